@@ -1,0 +1,58 @@
+"""The ``gsar`` command: ``judge``, ``demo``, ``bench`` and ``calibrate``.
+
+Each subcommand lives in ``gsar_otel.commands.<name>`` and exposes ``add_arguments(parser)`` and
+``run(args) -> int``; heavy imports happen inside ``run`` so ``gsar --help`` stays fast.
+Exit codes: 0 success (for ``judge``: the answer proceeds), 1 a negative verdict, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMANDS: dict[str, str] = {
+    "judge": "Judge one answer against its evidence and print the claims, S and the decision.",
+    "demo": "Run the example incident-response agent under @grounded (no key, no servers).",
+    "bench": "Measure a judge on labelled grounding data (balanced accuracy, confusion matrix).",
+    "calibrate": "Fit tau_proceed / tau_regenerate (and rho) on a small human-graded set.",
+}
+
+EXIT_OK = 0
+EXIT_NOT_PROCEED = 1
+EXIT_BAD_INPUT = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(prog="gsar", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, help_text in COMMANDS.items():
+        module = importlib.import_module(f"gsar_otel.commands.{name}")
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(command)
+        command.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``gsar`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args._module.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BadInput as error:
+        print(f"gsar {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return code
+
+
+class BadInput(Exception):
+    """Raised by a subcommand for input it cannot use; printed without a traceback, exit 2."""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

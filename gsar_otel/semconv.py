@@ -1,0 +1,122 @@
+"""Every telemetry name gsar-otel emits: spans, attributes, events, metrics and settings.
+
+These strings are a public contract (dashboards and alerts depend on them). Names of the
+OpenTelemetry GenAI semantic conventions are defined here as plain strings on purpose: the
+``_incubating`` constants in opentelemetry-semantic-conventions are deprecated.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- spans ----------------------------------------------------------------------------------
+SPAN_EVALUATE: Final = "gsar.evaluate"
+"""Name prefix of the evaluation span; the full name is ``gsar.evaluate {function}``."""
+SPAN_JUDGE: Final = "gsar.judge"
+"""One child span per judge round."""
+
+# --- evaluation span attributes ---------------------------------------------------------------
+GSAR_SCORE: Final = "gsar.score"
+GSAR_DECISION: Final = "gsar.decision"
+GSAR_DEGRADED: Final = "gsar.degraded"
+GSAR_ROUNDS: Final = "gsar.rounds"
+GSAR_REPLANS: Final = "gsar.replans"
+GSAR_REGENERATIONS: Final = "gsar.regenerations"
+GSAR_CLAIMS_TOTAL: Final = "gsar.claims.total"
+GSAR_CLAIMS_GROUNDED: Final = "gsar.claims.grounded"
+GSAR_CLAIMS_UNGROUNDED: Final = "gsar.claims.ungrounded"
+GSAR_CLAIMS_CONTRADICTED: Final = "gsar.claims.contradicted"
+GSAR_CLAIMS_COMPLEMENTARY: Final = "gsar.claims.complementary"
+GSAR_THRESHOLDS_PROCEED: Final = "gsar.thresholds.proceed"
+GSAR_THRESHOLDS_REGENERATE: Final = "gsar.thresholds.regenerate"
+GSAR_CONTRADICTION_PENALTY: Final = "gsar.contradiction_penalty"
+GSAR_JUDGE_NAME: Final = "gsar.judge.name"
+GSAR_JUDGE_MODEL: Final = "gsar.judge.model"
+GSAR_FUNCTION: Final = "gsar.function"
+GSAR_EVIDENCE_COUNT: Final = "gsar.evidence.count"
+GSAR_ADJUSTMENTS: Final = "gsar.adjustments"
+
+CLAIM_COUNT_ATTRIBUTES: Final = {
+    "grounded": GSAR_CLAIMS_GROUNDED,
+    "ungrounded": GSAR_CLAIMS_UNGROUNDED,
+    "contradicted": GSAR_CLAIMS_CONTRADICTED,
+    "complementary": GSAR_CLAIMS_COMPLEMENTARY,
+}
+
+# Extensions beyond the contract (additive; never renamed without a note).
+GSAR_DEGRADED_REASON: Final = "gsar.degraded.reason"
+GSAR_FINAL_ITERATION: Final = "gsar.final_iteration"
+GSAR_EVIDENCE_TRUNCATED: Final = "gsar.evidence.truncated"
+GSAR_MODE: Final = "gsar.mode"
+GSAR_SYNTHESIS: Final = "gsar.synthesis"
+"""The judged answer text; only with content capture on."""
+
+# --- judge span attributes --------------------------------------------------------------------
+GSAR_JUDGE_ROUND: Final = "gsar.judge.round"
+GSAR_JUDGE_ACTION: Final = "gsar.judge.action"
+"""What led to this round: initial, regenerate or replan."""
+GSAR_JUDGE_ERROR_TYPE: Final = "gsar.judge.error_type"
+GSAR_JUDGE_ABSTAINED: Final = "gsar.judge.abstained"
+GSAR_JUDGE_USAGE_INPUT_TOKENS: Final = "gen_ai.usage.input_tokens"
+GSAR_JUDGE_USAGE_OUTPUT_TOKENS: Final = "gen_ai.usage.output_tokens"
+GSAR_JUDGE_USAGE_CACHE_READ_TOKENS: Final = "gsar.judge.usage.cache_read_input_tokens"
+GSAR_JUDGE_USAGE_CACHE_CREATION_TOKENS: Final = "gsar.judge.usage.cache_creation_input_tokens"
+
+# --- per-claim event ----------------------------------------------------------------------------
+EVENT_CLAIM: Final = "gsar.claim"
+GSAR_CLAIM_INDEX: Final = "gsar.claim.index"
+GSAR_CLAIM_VERDICT: Final = "gsar.claim.verdict"
+GSAR_CLAIM_EVIDENCE_TYPE: Final = "gsar.claim.evidence_type"
+GSAR_CLAIM_WEIGHT: Final = "gsar.claim.weight"
+GSAR_CLAIM_EVIDENCE_REFS: Final = "gsar.claim.evidence_refs"
+GSAR_CLAIM_ADJUSTED: Final = "gsar.claim.adjusted"
+GSAR_CLAIM_TEXT: Final = "gsar.claim.text"
+"""Only with content capture on; the redaction hook applies."""
+GSAR_CLAIM_ADJUSTMENT: Final = "gsar.claim.adjustment"
+"""Extension: the integrity guard's adjustment kinds for this claim (string array)."""
+
+# --- GenAI evaluation event (OpenTelemetry GenAI semantic conventions) -------------------------
+EVENT_GEN_AI_EVALUATION_RESULT: Final = "gen_ai.evaluation.result"
+GEN_AI_EVALUATION_NAME: Final = "gen_ai.evaluation.name"
+GEN_AI_EVALUATION_SCORE_VALUE: Final = "gen_ai.evaluation.score.value"
+GEN_AI_EVALUATION_SCORE_LABEL: Final = "gen_ai.evaluation.score.label"
+GEN_AI_EVALUATION_EXPLANATION: Final = "gen_ai.evaluation.explanation"
+GEN_AI_EVALUATION_NAME_VALUE: Final = "gsar"
+
+# --- OpenInference (Arize Phoenix) -----------------------------------------------------------
+OPENINFERENCE_SPAN_KIND: Final = "openinference.span.kind"
+OPENINFERENCE_SPAN_KIND_EVALUATOR: Final = "EVALUATOR"
+
+# --- general ----------------------------------------------------------------------------------
+ERROR_TYPE: Final = "error.type"
+
+# --- metrics ----------------------------------------------------------------------------------
+METRIC_SCORE: Final = "gsar.score"
+METRIC_DECISIONS: Final = "gsar.decisions"
+METRIC_CLAIMS: Final = "gsar.claims"
+METRIC_JUDGE_DURATION: Final = "gsar.judge.duration"
+METRIC_EVALUATIONS_DEGRADED: Final = "gsar.evaluations.degraded"
+METRIC_JUDGE_ERRORS: Final = "gsar.judge.errors"
+METRIC_BACKGROUND_DROPPED: Final = "gsar.background.dropped"
+METRIC_JUDGE_TOKENS: Final = "gsar.judge.tokens"
+"""Extension: judge tokens by ``gsar.token.type`` (input, output, cache_read, cache_creation)."""
+GSAR_TOKEN_TYPE: Final = "gsar.token.type"
+
+SCORE_BUCKETS: Final = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
+"""Explicit boundaries for ``gsar.score``: they resolve 0.5, 0.65, 0.8, 0.9 and 1.0."""
+JUDGE_DURATION_BUCKETS: Final = (
+    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+)
+"""Explicit boundaries (seconds) for ``gsar.judge.duration``: from an offline judge to a slow LLM."""
+
+# --- settings (environment variables) ---------------------------------------------------------
+ENV_CAPTURE_CONTENT: Final = "GSAR_CAPTURE_CONTENT"
+ENV_OTEL_GENAI_CAPTURE_CONTENT: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+ENV_JUDGE: Final = "GSAR_JUDGE"
+ENV_JUDGE_MODEL: Final = "GSAR_JUDGE_MODEL"
+ENV_CONFIG: Final = "GSAR_CONFIG"
+ENV_SAMPLE_RATE: Final = "GSAR_SAMPLE_RATE"
+ENV_DISABLED: Final = "GSAR_DISABLED"
+ENV_BACKGROUND_QUEUE_SIZE: Final = "GSAR_BACKGROUND_QUEUE_SIZE"
+ENV_ANTHROPIC_API_KEY: Final = "ANTHROPIC_API_KEY"
+ENV_ANTHROPIC_BASE_URL: Final = "ANTHROPIC_BASE_URL"

@@ -1,0 +1,192 @@
+"""Small, deterministic text tools shared by the integrity guard and the offline judge.
+
+Sentences, content words with a light stemmer, and anchors: numbers (with units and
+percentages), clock times and identifiers. Numbers compare with rounding and formatting
+tolerance, so "97%" matches ``cpu_pct=97.2`` and "12 RPS" matches ``rps=12.4``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import lru_cache
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/%]*[A-Za-z0-9%]|[A-Za-z0-9]")
+_TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?(?![\d:])")
+_TOKEN_SPLIT = re.compile(r"[\s=;()\[\]{}\"'<>|`]+|,(?!\d{3}(?!\d))")
+_NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+_UNIT = re.compile(r"^(?:%|[a-zA-Z]{1,3}(?:/s)?)?$")
+
+STOPWORDS = frozenset(
+    """a an the and or but if then than that this these those there here of in on at to for from
+    by with without within into onto over under as is are was were be been being it its it's
+    we our us you your they their them he she his her i me my not no nor so such also just only
+    very more most much many some any all each every both either neither other another same
+    which who whom whose what when where why how do does did done has have had having can could
+    should would may might must will shall about after before during while until up down out off
+    again further once per via between among through across above below same own too s t
+    """.split()
+)
+
+_SUFFIXES = ("ations", "ation", "ingly", "ings", "ing", "edly", "ed", "ies", "es", "ly", "s")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``; line breaks and bullets also end a sentence."""
+    sentences: list[str] = []
+    for line in text.splitlines():
+        line = _BULLET.sub("", line).strip()
+        if not line:
+            continue
+        sentences.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+    return sentences
+
+
+@lru_cache(maxsize=8192)
+def stem(word: str) -> str:
+    """A light, deterministic stem: lowercase and strip one common English suffix."""
+    word = word.lower()
+    if any(ch.isdigit() for ch in word):
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Lowercased word tokens, identifiers (``db-prod-1``) kept whole, trailing dots removed."""
+    return [match.group(0).rstrip(".").lower() for match in _WORD.finditer(text)]
+
+
+def content_stems(text: str) -> set[str]:
+    """Stems of the words of ``text`` that carry content (stopwords and 1-letter words dropped)."""
+    return {stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())}
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    """A number as written: its value, decimal places, and whether it was a percentage."""
+
+    value: Decimal
+    decimals: int
+    percent: bool
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClockTime:
+    """A clock time ``hh:mm[:ss]``."""
+
+    hour: int
+    minute: int
+    second: str | None
+    raw: str
+
+
+def clock_times(text: str) -> list[ClockTime]:
+    """Clock times in ``text`` (``14:02``, ``02:48:12``)."""
+    found = []
+    for match in _TIME.finditer(text):
+        hour, minute = int(match.group(1)), int(match.group(2))
+        if hour < 24 and minute < 60:
+            found.append(ClockTime(hour, minute, match.group(3), match.group(0)))
+    return found
+
+
+def numbers(text: str) -> list[Number]:
+    """Numbers in ``text`` that stand on their own (not inside ids like ``db-prod-1``, not times).
+
+    A unit of up to three letters (``ms``, ``GB``, ``rps`` ...) or ``%`` may follow directly.
+    """
+    found: list[Number] = []
+    for token in _TOKEN_SPLIT.split(_TIME.sub(" ", text)):
+        token = token.rstrip(".:!?")
+        match = _NUMBER.match(token)
+        if not match or not _UNIT.match(token[match.end():]):
+            continue
+        raw = match.group(0)
+        digits = raw.replace(",", "").lstrip("+")
+        try:
+            value = Decimal(digits)
+        except InvalidOperation:
+            continue
+        decimals = len(digits.split(".")[1]) if "." in digits else 0
+        found.append(Number(value, decimals, token.endswith("%"), token))
+    return found
+
+
+def _rounds_to(candidate: Decimal, written: Number) -> bool:
+    quantum = Decimal(1).scaleb(-written.decimals)
+    if candidate.quantize(quantum, rounding=ROUND_HALF_UP) == written.value:
+        return True
+    return candidate.quantize(quantum, rounding=ROUND_DOWN) == written.value
+
+
+def number_matches(written: Number, evidence: Number) -> bool:
+    """True when ``written`` is ``evidence`` as a person would round or format it."""
+    if written.value == evidence.value:
+        return True
+    if _rounds_to(evidence.value, written):
+        return True
+    # A ratio written as a percentage, or a percentage written as a ratio.
+    if written.percent and not evidence.percent and abs(evidence.value) <= 1:
+        return _rounds_to(evidence.value * 100, written)
+    return False
+
+
+def time_matches(written: ClockTime, evidence: ClockTime) -> bool:
+    """True when ``written`` names the same clock time (to its precision) as ``evidence``."""
+    if (written.hour, written.minute) != (evidence.hour, evidence.minute):
+        return False
+    if written.second is None or evidence.second is None:
+        return True
+    return Decimal(written.second) == Decimal(evidence.second)
+
+
+@dataclass(frozen=True, slots=True)
+class Anchors:
+    """The checkable specifics of a text: numbers, clock times and identifiers."""
+
+    numbers: tuple[Number, ...]
+    times: tuple[ClockTime, ...]
+    identifiers: frozenset[str]
+
+
+_IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_.\-]*[A-Za-z])(?=[A-Za-z0-9_.\-]*\d)[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9]\b")
+
+
+def identifiers(text: str) -> frozenset[str]:
+    """Tokens mixing letters and digits (``db-prod-1``, ``A-9912``, ``T-218``), lowercased.
+
+    Numbers with a unit (``97%``, ``500ms``, ``2GB``) are numbers, not identifiers.
+    """
+    found = set()
+    for match in _IDENTIFIER.finditer(_TIME.sub(" ", text)):
+        token = match.group(0).lower()
+        number = _NUMBER.match(token)
+        if number and _UNIT.match(token[number.end():]):
+            continue
+        found.add(token)
+    return frozenset(found)
+
+
+def anchors(text: str) -> Anchors:
+    """Numbers, clock times and identifiers of ``text``."""
+    return Anchors(tuple(numbers(text)), tuple(clock_times(text)), identifiers(text))
+
+
+def number_supported(written: Number, evidence: Anchors) -> bool:
+    """True when some number of the evidence matches ``written``."""
+    return any(number_matches(written, candidate) for candidate in evidence.numbers)
+
+
+def time_supported(written: ClockTime, evidence: Anchors) -> bool:
+    """True when some clock time of the evidence matches ``written``."""
+    return any(time_matches(written, candidate) for candidate in evidence.times)
