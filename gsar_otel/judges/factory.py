@@ -1,0 +1,42 @@
+"""Choosing a judge by name: ``lexical``, ``anthropic``, or one a plugin provides."""
+
+from __future__ import annotations
+
+import os
+
+from gsar_otel.judges.base import Judge
+from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_JUDGE
+
+BUILTIN_JUDGES = ("lexical", "anthropic")
+
+
+def default_judge_name() -> str:
+    """``GSAR_JUDGE`` if set, else ``anthropic`` when an API key is configured, else ``lexical``."""
+    configured = os.environ.get(ENV_JUDGE, "").strip().lower()
+    if configured:
+        return configured
+    return "anthropic" if os.environ.get(ENV_ANTHROPIC_API_KEY, "").strip() else "lexical"
+
+
+def make_judge(name: str | None = None, *, model: str | None = None) -> Judge:
+    """Build the judge called ``name`` (default: :func:`default_judge_name`).
+
+    Raises:
+        ValueError: no built-in judge or plugin answers to ``name``; the message lists the names.
+    """
+    chosen = (name or default_judge_name()).strip().lower()
+    if chosen == "lexical":
+        from gsar_otel.judges.lexical import LexicalJudge
+
+        return LexicalJudge()
+    if chosen == "anthropic":
+        from gsar_otel.judges.anthropic import AnthropicJudge
+
+        return AnthropicJudge(model=model)
+    from gsar_otel.plugins import plugin_judge, plugin_judge_names
+
+    judge = plugin_judge(chosen, model=model)
+    if judge is None:
+        names = [*BUILTIN_JUDGES, *plugin_judge_names()]
+        raise ValueError(f"unknown judge {chosen!r}; available: {', '.join(names)}")
+    return judge

@@ -1,0 +1,1 @@
+"""Test support: servers the tests start (fake Messages API, Phoenix, Prometheus) and helpers."""
