@@ -1,0 +1,1 @@
+"""pytest-gsar: fail CI when the grounding of AI-agent answers regresses."""

@@ -1,0 +1,1 @@
+"""pytest hooks of the gsar plugin."""
