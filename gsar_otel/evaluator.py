@@ -14,18 +14,24 @@ import asyncio
 import inspect
 import math
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 
 from gsar_otel.evidence import EvidenceSet
 from gsar_otel.integrity import SYNTHESIS_TRUNCATED, Adjustment, check_judge_output
-from gsar_otel.judges.base import Judge, JudgeUsage, JudgeVerdict, judge_model, judge_name, run_judge
+from gsar_otel.judges.base import (
+    Judge,
+    JudgeUsage,
+    JudgeVerdict,
+    judge_model,
+    judge_name,
+    run_judge,
+)
 from gsar_otel.model import (
     DEFAULT_UNKNOWN_WEIGHT,
     Decision,
-    EvidenceType,
     GSARThresholds,
     JudgeOutput,
     Partition,
@@ -33,7 +39,7 @@ from gsar_otel.model import (
     check_unit_interval,
     safe_default_judge_output,
 )
-from gsar_otel.scoring import decide, gsar_score, resolve_weight_map
+from gsar_otel.scoring import WeightMapInput, decide, gsar_score, resolve_weight_map
 
 DEFAULT_MAX_SYNTHESIS_CHARS = 100_000
 """Longest answer judged; a longer one is cut and the cut is recorded as an adjustment."""
@@ -149,7 +155,7 @@ class GSAREvaluator:
         *,
         thresholds: GSARThresholds | None = None,
         contradiction_penalty: float = 0.5,
-        weight_map: Mapping[EvidenceType | str, float] | None = None,
+        weight_map: WeightMapInput | None = None,
         k_max: int = 2,
         max_rounds: int | None = None,
         max_regenerations: int = 2,
@@ -164,7 +170,8 @@ class GSAREvaluator:
             if fn is not None and not callable(fn):
                 raise ValueError(f"{name} must be callable or None, got {type(fn).__name__}")
         if thresholds is not None and not isinstance(thresholds, GSARThresholds):
-            raise ValueError(f"thresholds must be a GSARThresholds, got {type(thresholds).__name__}")
+            raise ValueError(
+                f"thresholds must be a GSARThresholds, got {type(thresholds).__name__}")
         self.judge = judge
         self.regenerate_fn = regenerate_fn
         self.replan_fn = replan_fn
@@ -289,7 +296,7 @@ class _Run:
                 break
             step = await self.recover(current)
             if isinstance(step, str):
-                reason = step  # type: ignore[assignment]
+                reason = step
                 break
             new_synthesis, new_evidence, action = step
             current = await self.judge(new_synthesis, new_evidence, action)

@@ -80,7 +80,8 @@ class Truncation(_Frozen):
 
 
 EvidenceInput = (
-    "str | Evidence | Mapping[str, Any] | Sequence[str | Evidence | Mapping[str, Any]] | EvidenceSet"
+    "str | Evidence | Mapping[str, Any] | Sequence[str | Evidence | Mapping[str, Any]] "
+    "| EvidenceSet"
 )
 
 
@@ -93,11 +94,14 @@ class EvidenceSet(_Frozen):
     @field_validator("items")
     @classmethod
     def _unique_ids(cls, items: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
-        seen: set[str] = set()
+        seen: dict[str, str] = {}
         for item in items:
-            if item.id in seen:
-                raise ValueError(f"evidence id {item.id!r} appears more than once")
-            seen.add(item.id)
+            key = normalize_ref(item.id)
+            if key in seen:
+                same = "" if seen[key] == item.id else f" (as {seen[key]!r})"
+                raise ValueError(f"evidence id {item.id!r} appears more than once{same}; "
+                                 "ids must be unique, ignoring case and brackets")
+            seen[key] = item.id
         return items
 
     def __iter__(self) -> Iterator[Evidence]:  # type: ignore[override]
@@ -163,20 +167,20 @@ class EvidenceSet(_Frozen):
                     and all(len(i.content) <= max_item_chars for i in value.items)):
                 return value
             raw: list[Any] = list(value.items)
-            earlier = list(value.truncations)
+            truncations = list(value.truncations)
         else:
             raw = _as_list(value)
-            earlier = []
+            truncations = []
+        # Ids the caller chose are reserved first, so a positional E<n> never collides with one.
+        taken = {normalize_ref(i) for i in (_explicit_id(e, n) for n, e in enumerate(raw, 1)) if i}
         items: list[Evidence] = []
-        truncations = earlier
         total = 0
         for position, entry in enumerate(raw, start=1):
-            item = _as_evidence(entry, position)
             if len(items) >= max_items or total >= max_total_chars:
                 dropped = raw[position - 1:]
                 truncations.append(Truncation(
                     evidence_id=None,
-                    original_chars=sum(len(_as_evidence(e, position + i).content)
+                    original_chars=sum(_entry_chars(e, position + i)
                                        for i, e in enumerate(dropped)),
                     kept_chars=0,
                     reason=f"{len(dropped)} evidence item(s) dropped past the limit of "
@@ -184,12 +188,16 @@ class EvidenceSet(_Frozen):
                 ))
                 break
             limit = min(max_item_chars, max_total_chars - total)
-            if len(item.content) > limit:
+            default_id = None
+            if _explicit_id(entry, position) is None:
+                default_id = _free_id(position, taken)
+                taken.add(default_id)
+            item, original = _as_evidence(entry, position, default_id or "", limit)
+            if original > limit:
                 truncations.append(Truncation(
-                    evidence_id=item.id, original_chars=len(item.content), kept_chars=limit,
+                    evidence_id=item.id, original_chars=original, kept_chars=limit,
                     reason=f"evidence item cut to {limit} characters",
                 ))
-                item = item.model_copy(update={"content": item.content[:limit]})
             items.append(item)
             total += len(item.content)
         return cls(items=tuple(items), truncations=tuple(truncations))
@@ -201,6 +209,13 @@ _REF_BRACKETS = re.compile(r"^[\[\(<{]\s*|\s*[\]\)>}]$")
 def normalize_ref(ref: str) -> str:
     """Canonical form of an evidence reference: ``[e1]`` -> ``E1``."""
     return _REF_BRACKETS.sub("", ref.strip()).strip().upper()
+
+
+def _free_id(start: int, taken: set[str]) -> str:
+    number = start
+    while f"E{number}" in taken:
+        number += 1
+    return f"E{number}"
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -218,28 +233,64 @@ def _as_list(value: Any) -> list[Any]:
     )
 
 
-def _as_evidence(entry: Any, position: int) -> Evidence:
-    default_id = f"E{position}"
+def _bad_item(position: int, entry: Any) -> ValueError:
+    return ValueError(f"evidence item {position} must be a string, a dict or an Evidence, "
+                      f"got {type(entry).__name__}")
+
+
+def _explicit_id(entry: Any, position: int) -> str | None:
+    """The id the caller gave this entry, or None when it gets a positional one."""
     if isinstance(entry, Evidence):
-        return entry
+        return entry.id
+    if isinstance(entry, Mapping) and "content" in entry and entry.get("id"):
+        return str(entry["id"])
+    if not isinstance(entry, str | Mapping):
+        raise _bad_item(position, entry)
+    return None
+
+
+def _entry_text(entry: Mapping[str, Any]) -> str:
+    if "content" in entry:
+        content = entry["content"]
+        return content if isinstance(content, str) else _compact_json(content)
+    return _compact_json(dict(entry))
+
+
+def _entry_chars(entry: Any, position: int) -> int:
     if isinstance(entry, str):
-        return Evidence(id=default_id, content=entry, type=infer_evidence_type(entry))
+        return len(entry)
+    if isinstance(entry, Evidence):
+        return len(entry.content)
     if isinstance(entry, Mapping):
+        return len(_entry_text(entry))
+    raise _bad_item(position, entry)
+
+
+def _as_evidence(entry: Any, position: int, default_id: str, limit: int) -> tuple[Evidence, int]:
+    """The entry as Evidence with content cut to ``limit``, and its original length.
+
+    Content is cut before the item is built, so a 10 MB string is never scanned in full.
+    """
+    if isinstance(entry, Evidence):
+        original = len(entry.content)
+        if original > limit:
+            entry = entry.model_copy(update={"content": entry.content[:limit]})
+        return entry, original
+    if isinstance(entry, str):
+        return Evidence(id=default_id, content=entry[:limit],
+                        type=infer_evidence_type(entry[:limit])), len(entry)
+    if isinstance(entry, Mapping):
+        content = _entry_text(entry)
+        kept = content[:limit]
         if "content" in entry:
-            content = entry["content"]
-            if not isinstance(content, str):
-                content = _compact_json(content)
-            data = {"id": str(entry.get("id") or default_id), "content": content,
-                    "source": entry.get("source")}
             kind = entry.get("type")
-            data["type"] = infer_evidence_type(content) if kind is None else kind
-            return Evidence(**data)
-        content = _compact_json(dict(entry))
-        return Evidence(id=default_id, content=content, type=infer_evidence_type(content))
-    raise ValueError(
-        f"evidence item {position} must be a string, a dict or an Evidence, "
-        f"got {type(entry).__name__}"
-    )
+            return Evidence(
+                id=str(entry.get("id") or default_id), content=kept,
+                type=infer_evidence_type(kept) if kind is None else kind,
+                source=entry.get("source"),
+            ), len(content)
+        return Evidence(id=default_id, content=kept, type=infer_evidence_type(kept)), len(content)
+    raise _bad_item(position, entry)
 
 
 def _compact_json(value: Any) -> str:
@@ -272,8 +323,8 @@ def collect_evidence() -> Iterator[list[Evidence]]:
 def record_evidence(
     content: Any,
     *,
-    id: str | None = None,  # noqa: A002 - the public name matches Evidence.id
-    type: EvidenceType | str | None = None,  # noqa: A002
+    id: str | None = None,
+    type: EvidenceType | str | None = None,
     source: str | None = None,
 ) -> Evidence | None:
     """Add one evidence item to the current ``@grounded`` call; a no-op outside one.
@@ -287,8 +338,12 @@ def record_evidence(
     if collected is None:
         return None
     text = content if isinstance(content, str) else _compact_json(content)
+    taken = {normalize_ref(existing.id) for existing in collected}
+    if id is not None and normalize_ref(id) in taken:
+        raise ValueError(f"evidence id {id!r} was already recorded in this call; ids must be "
+                         "unique")
     item = Evidence(
-        id=id or f"E{len(collected) + 1}",
+        id=id or _free_id(len(collected) + 1, taken),
         content=text,
         type=infer_evidence_type(text) if type is None else type,
         source=source,
@@ -305,7 +360,7 @@ R = TypeVar("R")
 def tool_evidence(func: Callable[P, R], /) -> Callable[P, R]: ...
 @overload
 def tool_evidence(
-    *, type: EvidenceType | str | None = None, source: str | None = None  # noqa: A002
+    *, type: EvidenceType | str | None = None, source: str | None = None
 ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 
 
@@ -313,7 +368,7 @@ def tool_evidence(
     func: Callable[P, R] | None = None,
     /,
     *,
-    type: EvidenceType | str | None = None,  # noqa: A002
+    type: EvidenceType | str | None = None,
     source: str | None = None,
 ) -> Any:
     """Decorate a tool so that its return value is recorded as evidence of the current call.
@@ -323,7 +378,7 @@ def tool_evidence(
     """
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
-        name = source or getattr(fn, "__qualname__", getattr(fn, "__name__", "tool"))
+        name: str = source or str(getattr(fn, "__qualname__", getattr(fn, "__name__", "tool")))
 
         if inspect.iscoroutinefunction(fn):
             async_fn: Callable[P, Awaitable[Any]] = fn
@@ -352,7 +407,7 @@ def _record_quietly(result: Any, kind: EvidenceType | str | None, source: str) -
     try:
         if result is not None:
             record_evidence(result, type=kind, source=source)
-    except Exception:  # noqa: BLE001
+    except Exception:
         import logging
 
         logging.getLogger(__name__).debug("could not record tool result as evidence",

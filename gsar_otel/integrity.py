@@ -33,7 +33,7 @@ from gsar_otel.model import (
     Partition,
     _Frozen,
 )
-from gsar_otel.scoring import resolve_weight_map
+from gsar_otel.scoring import WeightMapInput, resolve_weight_map
 from gsar_otel.text import anchors, content_stems, number_supported, split_sentences, time_supported
 
 UNKNOWN_EVIDENCE_TYPE: Final = "unknown_evidence_type"
@@ -85,7 +85,7 @@ def check_judge_output(
     *,
     synthesis: str,
     evidence: EvidenceSet,
-    weight_map: Mapping[EvidenceType | str, float] | None = None,
+    weight_map: WeightMapInput | None = None,
     contradiction_penalty: float = 0.5,
     default_unknown: float = DEFAULT_UNKNOWN_WEIGHT,
 ) -> IntegrityReport:
@@ -193,7 +193,7 @@ def _check_grounded(
 
 
 def uncovered_claim_type(
-    weight_map: Mapping[EvidenceType | str, float] | None,
+    weight_map: WeightMapInput | None,
     contradiction_penalty: float,
     default_unknown: float,
 ) -> EvidenceType:
@@ -217,7 +217,7 @@ def _check_coverage(
     buckets: dict[Bucket, list[Claim]],
     synthesis: str,
     adjustments: list[Adjustment],
-    weight_map: Mapping[EvidenceType | str, float] | None,
+    weight_map: WeightMapInput | None,
     contradiction_penalty: float,
     default_unknown: float,
 ) -> None:
@@ -237,7 +237,8 @@ def _check_coverage(
         sentence_anchors = anchors(sentence)
         missing = [n.raw for n in sentence_anchors.numbers
                    if not any(n.value == c.value for c in all_claim_anchors.numbers)]
-        missing += [t.raw for t in sentence_anchors.times if not time_supported(t, all_claim_anchors)]
+        missing += [t.raw for t in sentence_anchors.times
+                    if not time_supported(t, all_claim_anchors)]
         missing += sorted(sentence_anchors.identifiers - all_claim_anchors.identifiers)
         if coverage >= COVERAGE_THRESHOLD and not missing:
             continue

@@ -208,6 +208,9 @@ DECISION_RANK: Mapping[Decision, int] = MappingProxyType(
 """How bad a decision is, for "did it get worse" comparisons (higher is worse)."""
 
 
+_CLAIM_FIELDS = ("text", "type", "evidence_refs")
+
+
 class JudgeOutput(_Frozen):
     """A judge's verdict on one answer (Appendix C schema; field names must not change)."""
 
@@ -225,7 +228,8 @@ class JudgeOutput(_Frozen):
         default=(), description="X: assertions the evidence refutes."
     )
     complementary_claims: tuple[Claim, ...] = Field(
-        default=(), description="K: non-redundant perspectives that conflict with nothing in G or X."
+        default=(),
+        description="K: non-redundant perspectives that conflict with nothing in G or X.",
     )
     gaps: tuple[str, ...] = Field(default=(), description="Missing evidence worth gathering.")
     contradictions: tuple[str, ...] = Field(default=(), description="Conflicts noted, free-form.")
@@ -241,6 +245,29 @@ class JudgeOutput(_Frozen):
     @classmethod
     def _score(cls, value: object) -> float:
         return check_unit_interval("grounding_score", value)
+
+    @field_validator("grounded_claims", "ungrounded_claims", "contradicted_claims",
+                     "complementary_claims", mode="before")
+    @classmethod
+    def _lenient_claims(cls, value: object) -> object:
+        # A judge that adds its own keys to a claim ("confidence", "reason") or sends null for an
+        # empty list must not void the whole verdict; Claim itself stays strict for callers.
+        if value is None:
+            return ()
+        if isinstance(value, list | tuple):
+            return [{key: item[key] for key in _CLAIM_FIELDS if key in item}
+                    if isinstance(item, Mapping) else item for item in value]
+        return value
+
+    @field_validator("gaps", "contradictions", mode="before")
+    @classmethod
+    def _null_list(cls, value: object) -> object:
+        return () if value is None else value
+
+    @field_validator("explanation", mode="before")
+    @classmethod
+    def _null_explanation(cls, value: object) -> object:
+        return "" if value is None else value
 
     @model_validator(mode="after")
     def _abstain_has_reason(self) -> JudgeOutput:

@@ -29,9 +29,13 @@ BOUNDARY_TOLERANCE = 1e-9
 """Scores this close below a threshold count as reaching it (0.8 computed as 0.7999999999999999)."""
 
 WeightMap = Mapping[EvidenceType, float]
+WeightMapInput = (
+    Mapping[EvidenceType, float] | Mapping[str, float] | Mapping[EvidenceType | str, float]
+)
+"""A weight map as callers give it: keys are EvidenceType members or their string values."""
 
 
-def resolve_weight_map(weight_map: Mapping[EvidenceType | str, float] | None) -> WeightMap:
+def resolve_weight_map(weight_map: WeightMapInput | None) -> WeightMap:
     """Merge ``weight_map`` over DEFAULT_WEIGHT_MAP after validating every key and value.
 
     A partial map changes only the types it names.
@@ -69,7 +73,7 @@ def claim_weight(
 def partition_weight(
     claims: Iterable[Claim],
     *,
-    weight_map: Mapping[EvidenceType | str, float] | None = None,
+    weight_map: WeightMapInput | None = None,
     default_unknown: float = DEFAULT_UNKNOWN_WEIGHT,
 ) -> float:
     """Eq. (1): the summed type weight of ``claims``.
@@ -85,7 +89,7 @@ def partition_weight(
 def gsar_score(
     partition: Partition,
     *,
-    weight_map: Mapping[EvidenceType | str, float] | None = None,
+    weight_map: WeightMapInput | None = None,
     contradiction_penalty: float = 0.5,
     default_unknown: float = DEFAULT_UNKNOWN_WEIGHT,
 ) -> float:
@@ -107,13 +111,15 @@ def gsar_score(
     weights = resolve_weight_map(weight_map)
     unknown = check_unit_interval("default_unknown", default_unknown)
 
-    def weight(claims: Iterable[Claim]) -> float:
-        return math.fsum(claim_weight(claim, weights, unknown) for claim in claims)
+    def weights_of(claims: Iterable[Claim]) -> list[float]:
+        return [claim_weight(claim, weights, unknown) for claim in claims]
 
     if partition.is_empty:
         return NEUTRAL_SCORE
-    support = weight(partition.grounded) + weight(partition.complementary)
-    penalty = weight(partition.ungrounded) + rho * weight(partition.contradicted)
+    # One exact sum per side: G and K enter identically (P4), whatever bucket a claim sits in.
+    support = math.fsum(weights_of((*partition.grounded, *partition.complementary)))
+    penalty = math.fsum([*weights_of(partition.ungrounded),
+                         *(rho * w for w in weights_of(partition.contradicted))])
     denominator = support + penalty
     if denominator == 0.0:
         return NEUTRAL_SCORE

@@ -98,7 +98,7 @@ async def run_judge(judge: Judge, *, synthesis: str, evidence: EvidenceSet) -> J
             result: object = verdict
         else:
             result = await judge.judge(synthesis=synthesis, evidence=evidence)
-    except Exception as error:  # noqa: BLE001 - a failing judge is an abstain, not a crash
+    except Exception as error:  # a failing judge is an abstain, not a crash
         kind = type(error).__name__
         return JudgeVerdict(
             output=safe_default_judge_output(f"judge raised {kind}"),
