@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from gsar_otel import calibration as cal
 from gsar_otel.cli import BadInput
+from gsar_otel.config import GSARSettings, SettingsError, load_settings
 from gsar_otel.model import GSARThresholds, JudgeOutput, Partition
 
 JUDGE_CONCURRENCY = 4
@@ -91,15 +92,21 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
         raise BadInput("--plot needs matplotlib, which is not installed; install it with "
                        "pip install 'gsar-otel[plot]'")
+    settings = _current_settings()
     lines = read_graded(args.graded)
-    examples, judging = score_lines(lines, judge_name=args.judge, quiet=args.json)
+    examples, judging = score_lines(lines, judge_name=args.judge or settings.judge,
+                                    judge_model=settings.judge_model,
+                                    weight_map=settings.weight_map, quiet=args.json)
     try:
         scale = cal.check_calibration_input(examples, folds=args.folds)
     except ValueError as error:
         raise BadInput(f"{args.graded}: {error}") from None
 
     report = calibrate(examples, scale=scale, folds=args.folds, fit_rho=args.fit_rho,
-                       seed=args.seed, resamples=args.resamples)
+                       seed=args.seed, resamples=args.resamples,
+                       baseline=settings.thresholds_model(),
+                       baseline_rho=settings.contradiction_penalty)
+    report["defaults"]["source"] = _settings_source(settings)
     report["judging"] = judging
     fitted = report["fitted"]
     thresholds = GSARThresholds(**fitted["thresholds"])
@@ -109,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         report["settings_file"] = str(args.output)
     if args.plot is not None:
         draw_scores(args.plot, examples, scale=scale, fitted=thresholds,
-                    rho=fitted["contradiction_penalty"])
+                    rho=fitted["contradiction_penalty"], baseline=settings.thresholds_model())
         report["plot"] = str(args.plot)
     if args.json:
         print(json.dumps(report, indent=2))
@@ -118,7 +125,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- input --------------------------------------------------------------------------------------
+def _current_settings() -> GSARSettings:
+    """The configured settings (GSAR_CONFIG file and GSAR_* variables): judge and baseline."""
+    try:
+        return load_settings()
+    except SettingsError as error:
+        raise BadInput(str(error)) from None
+
+
+def _settings_source(settings: GSARSettings) -> str:
+    if settings.config_file:
+        return f"GSAR_CONFIG={settings.config_file} and environment"
+    configured = (settings.thresholds_model() != GSARThresholds()
+                  or settings.contradiction_penalty != cal.DEFAULT_RHO)
+    return "environment" if configured else "built-in"
+
+
+# --- input ----------------------------------------------------------------------------------------
 
 
 def read_graded(path: Path) -> list[GradedLine]:
@@ -215,8 +238,10 @@ def _first_line(error: Exception) -> str:
 # --- judging --------------------------------------------------------------------------------------
 
 
-def score_lines(lines: Sequence[GradedLine], *, judge_name: str | None, quiet: bool
-                ) -> tuple[list[cal.GradedScore], dict[str, Any]]:
+def score_lines(
+    lines: Sequence[GradedLine], *, judge_name: str | None, quiet: bool,
+    judge_model: str | None = None, weight_map: Mapping[str, float] | None = None,
+) -> tuple[list[cal.GradedScore], dict[str, Any]]:
     """Judge the lines that need it and reduce every line to a GradedScore.
 
     Returns:
@@ -232,7 +257,7 @@ def score_lines(lines: Sequence[GradedLine], *, judge_name: str | None, quiet: b
         from gsar_otel.judges.factory import make_judge
 
         try:
-            judge = make_judge(judge_name)
+            judge = make_judge(judge_name, model=judge_model)
         except ValueError as error:
             raise BadInput(str(error)) from None
         from gsar_otel.judges.base import judge_name as name_of
@@ -241,7 +266,7 @@ def score_lines(lines: Sequence[GradedLine], *, judge_name: str | None, quiet: b
         if not quiet:
             print(f"judging {len(to_judge)} answer(s) with {summary['judge']} ...",
                   file=sys.stderr)
-        judged = asyncio.run(_judge_all(judge, to_judge))
+        judged = asyncio.run(_judge_all(judge, to_judge, weight_map))
         errors = [error for _, _, error in judged.values() if error]
         summary["judge_errors"] = len(errors)
         if errors and len(errors) == len(to_judge):
@@ -254,16 +279,19 @@ def score_lines(lines: Sequence[GradedLine], *, judge_name: str | None, quiet: b
         else:
             partition, abstained, _ = judged[line.number]
         examples.append(cal.GradedScore.from_partition(partition, line.label,
-                                                       abstained=abstained))
+                                                       abstained=abstained,
+                                                       weight_map=weight_map))
     summary["abstained"] = sum(1 for e in examples if e.abstained)
     return examples, summary
 
 
-async def _judge_all(judge: Any, lines: Sequence[GradedLine]
+async def _judge_all(judge: Any, lines: Sequence[GradedLine],
+                     weight_map: Mapping[str, float] | None
                      ) -> dict[int, tuple[Partition, bool, str | None]]:
     from gsar_otel.evaluator import GSAREvaluator
 
-    evaluator = GSAREvaluator(judge)
+    # One-shot: no recovery callbacks, so each answer is judged exactly once.
+    evaluator = GSAREvaluator(judge, weight_map=weight_map)
     bound = asyncio.Semaphore(JUDGE_CONCURRENCY)
 
     async def one(line: GradedLine) -> tuple[int, tuple[Partition, bool, str | None]]:
@@ -282,11 +310,16 @@ async def _judge_all(judge: Any, lines: Sequence[GradedLine]
 
 def calibrate(
     examples: Sequence[cal.GradedScore], *, scale: cal.LabelScale, folds: int, fit_rho: bool,
-    seed: int, resamples: int,
+    seed: int, resamples: int, baseline: GSARThresholds | None = None,
+    baseline_rho: float = cal.DEFAULT_RHO,
 ) -> dict[str, Any]:
-    """Fit, cross-validate and measure; the report as a JSON-ready dict."""
-    defaults = GSARThresholds()
-    default_rho = cal.DEFAULT_RHO
+    """Fit, cross-validate and measure; the report as a JSON-ready dict.
+
+    ``baseline`` and ``baseline_rho`` are the values in force (default: built in); they are
+    measured as "defaults", and rho stays at ``baseline_rho`` unless ``fit_rho``.
+    """
+    defaults = baseline or GSARThresholds()
+    default_rho = baseline_rho
     truth = [e.label for e in examples]
 
     def metrics(predicted: Sequence[str]) -> dict[str, dict[str, float]]:
@@ -353,7 +386,9 @@ def render(report: Mapping[str, Any]) -> str:
            f"[{report['bootstrap']['confidence']:.0%} bootstrap CI]",
            "",
            f"{'':<22}{'proceed':>8}{'regen':>7}{'rho':>6}  {columns}"]
-    rows = [("defaults", report["defaults"]), ("fitted (in-sample)", report["fitted"])]
+    current = "defaults" if report["defaults"].get("source", "built-in") == "built-in" else (
+        "configured")
+    rows = [(current, report["defaults"]), ("fitted (in-sample)", report["fitted"])]
     for title, block in rows:
         t = block["thresholds"]
         out.append(f"{title:<22}{t['proceed']:>8.2f}{t['regenerate']:>7.2f}"
@@ -388,7 +423,7 @@ def _cells(metrics: Mapping[str, Mapping[str, float]], names: Sequence[str]) -> 
     return "  ".join(cells).rstrip()
 
 
-# --- output files -----------------------------------------------------------------------------------
+# --- output files ---------------------------------------------------------------------------------
 
 
 def _write(path: Path, text: str) -> None:
@@ -399,7 +434,8 @@ def _write(path: Path, text: str) -> None:
 
 
 def draw_scores(path: Path, examples: Sequence[cal.GradedScore], *, scale: cal.LabelScale,
-                fitted: GSARThresholds, rho: float) -> None:
+                fitted: GSARThresholds, rho: float, baseline: GSARThresholds | None = None
+                ) -> None:
     """Draw a PNG histogram of S by grade, with the default and fitted thresholds.
 
     Raises:
@@ -411,7 +447,7 @@ def draw_scores(path: Path, examples: Sequence[cal.GradedScore], *, scale: cal.L
     except ImportError:
         raise BadInput("--plot needs matplotlib, which is not installed; install it with "
                        "pip install 'gsar-otel[plot]'") from None
-    defaults = GSARThresholds()
+    defaults = baseline or GSARThresholds()
     classes = cal.BINARY_LABELS if scale == "binary" else cal.THREE_WAY_LABELS
     colours = {"proceed": "#2a9d8f", "ok": "#2a9d8f", "regenerate": "#e9c46a",
                "replan": "#e76f51", "not_ok": "#e76f51"}
