@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Create the GSAR grounding board in Honeycomb from gsar-grounding-board.json.
+
+For each query in the file: ``POST /1/queries/{dataset}`` (the Query Specification), then
+``POST /1/query_annotations/{dataset}`` (its name and description); finally ``POST /1/boards``
+with one query panel per query. Standard library only, so it runs with any Python 3.9+.
+
+The API key is read from ``HONEYCOMB_API_KEY`` (a configuration key with the "Manage Queries and
+Columns" and "Manage Public Boards" permissions); it is sent as the ``X-Honeycomb-Team`` header
+and never printed.
+
+Usage::
+
+    HONEYCOMB_API_KEY=... python3 dashboards/honeycomb/create_board.py --dataset my-agent
+    python3 dashboards/honeycomb/create_board.py --dataset my-agent --dry-run   # print, send nothing
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+DEFAULT_BOARD_FILE = Path(__file__).with_name("gsar-grounding-board.json")
+DEFAULT_API_URL = "https://api.honeycomb.io"
+API_KEY_ENV = "HONEYCOMB_API_KEY"
+
+
+class HoneycombError(RuntimeError):
+    """The Honeycomb API refused a request."""
+
+
+def load_board(path: Path) -> dict[str, Any]:
+    """Read and minimally validate a board file (``board`` + ``queries``)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or "board" not in data or "queries" not in data:
+        raise ValueError(f"{path}: expected an object with 'board' and 'queries'")
+    for index, entry in enumerate(data["queries"]):
+        missing = {"name", "query"} - set(entry)
+        if missing:
+            raise ValueError(f"{path}: queries[{index}] lacks {sorted(missing)}")
+    return data
+
+
+class Client:
+    """A tiny JSON client for Honeycomb's v1 API."""
+
+    def __init__(self, api_url: str, api_key: str, *, dry_run: bool = False) -> None:
+        self.api_url = api_url.rstrip("/")
+        self._api_key = api_key
+        self.dry_run = dry_run
+        self._fake_ids = 0
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """POST ``body`` as JSON to ``path``; the decoded JSON answer."""
+        if self.dry_run:
+            print(f"POST {self.api_url}{path}\n{json.dumps(body, indent=2)}")
+            self._fake_ids += 1
+            return {"id": f"dry-run-{self._fake_ids}", "links": {}}
+        request = urllib.request.Request(
+            f"{self.api_url}{path}",
+            data=json.dumps(body).encode("utf-8"),
+            method="POST",
+            headers={"X-Honeycomb-Team": self._api_key, "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                answer: dict[str, Any] = json.load(response)
+                return answer
+        except urllib.error.HTTPError as error:
+            detail = error.read().decode("utf-8", "replace")[:500]
+            raise HoneycombError(f"POST {path}: HTTP {error.code}: {detail}") from error
+
+
+def create_board(client: Client, board_file: dict[str, Any], dataset: str) -> dict[str, Any]:
+    """Create every query, its annotation and the board; the board as Honeycomb returns it."""
+    slug = urllib.parse.quote(dataset, safe="")
+    panels: list[dict[str, Any]] = []
+    for entry in board_file["queries"]:
+        query = client.post(f"/1/queries/{slug}", entry["query"])
+        annotation = client.post(
+            f"/1/query_annotations/{slug}",
+            {
+                "name": entry["name"],
+                "description": entry.get("description", ""),
+                "query_id": query["id"],
+            },
+        )
+        panel: dict[str, Any] = {
+            "type": "query",
+            "query_panel": {
+                "query_id": query["id"],
+                "query_annotation_id": annotation["id"],
+                "query_style": entry.get("query_style", "graph"),
+            },
+        }
+        if "position" in entry:
+            panel["position"] = entry["position"]
+        panels.append(panel)
+    board = dict(board_file["board"])
+    board.setdefault("type", "flexible")
+    board["panels"] = panels
+    if any("position" in panel for panel in panels):
+        board["layout_generation"] = "manual"
+    return client.post("/1/boards", board)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; returns the exit code."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", required=True,
+                        help="dataset slug holding the spans (usually the service.name)")
+    parser.add_argument("--board-file", type=Path, default=DEFAULT_BOARD_FILE)
+    parser.add_argument("--api-url", default=os.environ.get("HONEYCOMB_API_URL", DEFAULT_API_URL),
+                        help="API base URL; https://api.eu1.honeycomb.io for EU teams")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the requests instead of sending them")
+    args = parser.parse_args(argv)
+    api_key = os.environ.get(API_KEY_ENV, "").strip()
+    if not api_key and not args.dry_run:
+        print(f"set {API_KEY_ENV} to a Honeycomb configuration key", file=sys.stderr)
+        return 2
+    try:
+        board_file = load_board(args.board_file)
+        board = create_board(Client(args.api_url, api_key, dry_run=args.dry_run),
+                             board_file, args.dataset)
+    except (OSError, ValueError, HoneycombError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    url = board.get("links", {}).get("board_url") or board.get("id")
+    print(f"created board: {url}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
