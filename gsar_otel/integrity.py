@@ -17,6 +17,7 @@ recording every change as an :class:`Adjustment` that stays on the result and in
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -156,7 +157,8 @@ def _check_grounded(
     for claim in buckets["grounded"]:
         refs = [normalize_ref(ref) for ref in claim.evidence_refs if ref.strip()]
         valid = [ref for ref in dict.fromkeys(refs) if ref in known]
-        unknown = [ref for ref in claim.evidence_refs if normalize_ref(ref) not in known]
+        unknown = [ref for ref in claim.evidence_refs
+                   if ref.strip() and normalize_ref(ref) not in known]
         if not valid:
             kind = UNKNOWN_EVIDENCE_REF if refs else MISSING_EVIDENCE_REF
             reason = (f"cites evidence ids not in the evidence: {', '.join(unknown)}" if refs
@@ -192,25 +194,31 @@ def _check_grounded(
     buckets["grounded"] = keep
 
 
+UNVERIFIED_TYPE: Final = "unverified"
+"""Type string of an added claim that must weigh ``default_unknown`` (see uncovered_claim_type)."""
+
+
 def uncovered_claim_type(
     weight_map: WeightMapInput | None,
     contradiction_penalty: float,
     default_unknown: float,
-) -> EvidenceType:
+) -> EvidenceType | str:
     """The type an uncovered sentence is added with: ``inference``, unless that could pay.
 
-    An omitted claim re-enters as ungrounded with penalty w(type); a contradicted claim costs at
-    most rho * max(w). When that can exceed w(inference) (a large rho or custom weights), the
-    heaviest type is used instead, so omitting a claim never raises S.
+    An omitted claim re-enters as ungrounded with penalty w(type); had the judge listed it as
+    contradicted it would cost rho * w, at most rho * max(max weight, default_unknown). When that
+    can exceed w(inference) (a large rho or custom weights), the heaviest type is used instead, so
+    omitting a claim never raises S. When ``default_unknown`` outweighs every type, the added
+    claim gets the unknown type ``"unverified"``, which weighs exactly ``default_unknown``.
     """
     weights = resolve_weight_map(weight_map)
     heaviest = max(weights, key=lambda t: weights[t])
     worst_penalty = max(weights[heaviest], default_unknown)
-    if weights[EvidenceType.INFERENCE] >= worst_penalty:
-        return EvidenceType.INFERENCE
     if contradiction_penalty * worst_penalty <= weights[EvidenceType.INFERENCE]:
         return EvidenceType.INFERENCE
-    return heaviest
+    if weights[heaviest] >= worst_penalty:
+        return heaviest
+    return UNVERIFIED_TYPE
 
 
 def _check_coverage(
@@ -225,11 +233,16 @@ def _check_coverage(
     claim_words = [content_stems(claim.text) for claim in claims]
     claim_anchor_text = " \n".join(claim.text for claim in claims)
     all_claim_anchors = anchors(claim_anchor_text)
-    added_type: EvidenceType | None = None
-    for sentence in split_sentences(synthesis):
-        sentence_words = content_stems(sentence)
-        if not sentence_words:
+    added_type: EvidenceType | str | None = None
+    sentences = split_sentences(synthesis)
+    sentence_stems = [content_stems(sentence) for sentence in sentences]
+    # A word several sentences share ("CPU", "12 RPS") says nothing about which sentence a claim
+    # covers: a claim about one sentence must not make a sibling that shares words look covered.
+    sentences_with = Counter(word for stems in sentence_stems for word in stems)
+    for sentence, all_words in zip(sentences, sentence_stems, strict=True):
+        if not all_words:
             continue
+        sentence_words = {w for w in all_words if sentences_with[w] == 1} or all_words
         related = [w for w in claim_words
                    if w and len(w & sentence_words) >= 0.5 * min(len(w), len(sentence_words))]
         covered = set().union(*related) & sentence_words if related else set()
