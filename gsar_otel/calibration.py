@@ -18,7 +18,9 @@ How the fit works:
   band width below the fitted tau_proceed. With three-way labels, the macro-averaged F1 over the
   three classes (it does not let the largest class dominate, as accuracy would).
 - Among equally good grid points the one nearest the median of all of them wins: the centre of
-  the optimal plateau, not its edge, which generalises better and is reproducible.
+  the optimal plateau, not its edge, which generalises better and is reproducible. rho leaves
+  the value in force only when another value does strictly better (with no contradicted claims
+  in the set, rho cannot matter).
 - Thresholds have nothing to train but themselves, so the final search runs on the whole set.
   K-fold cross-validation (stratified by label, seeded) runs the same search on K-1 folds and
   predicts the held-out fold; the pooled out-of-fold predictions give an honest estimate of the
@@ -438,7 +440,9 @@ def fit_thresholds(
                 best, optimal = value, []
             if value >= best - _EPSILON:
                 optimal.append((rho, proceed, regenerate))
-    rho, proceed, regenerate = _central(optimal)
+    # rho moves away from the value in force only when that does better, not on a tie.
+    at_default = [point for point in optimal if point[0] == default_rho]
+    rho, proceed, regenerate = _central(at_default or optimal)
     if scale == "binary":
         regenerate = round(max(0.0, proceed - band), 6)
     return CalibrationFit(

@@ -120,3 +120,12 @@ def test_calibration_input_problems_are_named(examples: list[GradedScore], messa
 def test_folds_below_two_are_rejected() -> None:
     with pytest.raises(ValueError, match="--folds must be >= 2, got 1"):
         check_calibration_input(_repeat("ok", 10) + _repeat("not_ok", 10), folds=1)
+
+
+def test_rho_stays_at_the_value_in_force_when_no_answer_has_a_contradiction() -> None:
+    rows = graded_rows(120, proceed=0.7, regenerate=0.5, seed=9)
+    for row in rows:
+        row["partition"]["contradicted"] = []  # type: ignore[index]
+    examples = examples_from(rows)
+    assert fit_thresholds(examples, scale="three_way", fit_rho=True,
+                          default_rho=0.3).contradiction_penalty == 0.3
