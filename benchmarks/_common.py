@@ -62,6 +62,8 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "implementation": sys.implementation.name,
         "os": platform.platform(),
+        # Other work on the machine skews timings; the load is kept with the numbers.
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "packages": versions,
     }
 
