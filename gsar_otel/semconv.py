@@ -107,7 +107,7 @@ SCORE_BUCKETS: Final = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85
 JUDGE_DURATION_BUCKETS: Final = (
     0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
 )
-"""Explicit boundaries (seconds) for ``gsar.judge.duration``: from an offline judge to a slow LLM."""
+"""Explicit boundaries (seconds) for ``gsar.judge.duration``: an offline judge to a slow LLM."""
 
 # --- settings (environment variables) ---------------------------------------------------------
 ENV_CAPTURE_CONTENT: Final = "GSAR_CAPTURE_CONTENT"
@@ -120,3 +120,54 @@ ENV_DISABLED: Final = "GSAR_DISABLED"
 ENV_BACKGROUND_QUEUE_SIZE: Final = "GSAR_BACKGROUND_QUEUE_SIZE"
 ENV_ANTHROPIC_API_KEY: Final = "ANTHROPIC_API_KEY"
 ENV_ANTHROPIC_BASE_URL: Final = "ANTHROPIC_BASE_URL"
+
+# --- additions for the decorator, telemetry setup and plugins (additive) -----------------------
+GSAR_JUDGE_SCORE: Final = "gsar.judge.score"
+"""Extension on ``gsar.judge``: S of this round (the evaluation's final S is ``gsar.score``)."""
+GSAR_JUDGE_DECISION: Final = "gsar.judge.decision"
+"""Extension on ``gsar.judge``: the decision of this round."""
+GSAR_JUDGE_ATTEMPTS: Final = "gsar.judge.attempts"
+"""Extension on ``gsar.judge``: provider calls the judge made for this round (retries included)."""
+OPENINFERENCE_INPUT_VALUE: Final = "input.value"
+"""OpenInference input column in Phoenix: the judged answer, only with content capture on."""
+OPENINFERENCE_OUTPUT_VALUE: Final = "output.value"
+"""OpenInference output column in Phoenix: the decision and S (no content)."""
+
+TOKEN_TYPE_INPUT: Final = "input"
+TOKEN_TYPE_OUTPUT: Final = "output"
+TOKEN_TYPE_CACHE_READ: Final = "cache_read"
+TOKEN_TYPE_CACHE_CREATION: Final = "cache_creation"
+UNKNOWN_EVIDENCE_TYPE_VALUE: Final = "unknown"
+"""Metric value of ``gsar.claim.evidence_type`` for a type string outside EvidenceType (keeps the
+metric low-cardinality; the span event keeps the judge's own string)."""
+
+UNIT_SCORE: Final = "1"
+UNIT_SECONDS: Final = "s"
+UNIT_EVALUATIONS: Final = "{evaluation}"
+UNIT_CLAIMS: Final = "{claim}"
+UNIT_ERRORS: Final = "{error}"
+UNIT_TOKENS: Final = "{token}"
+
+MODE_INLINE: Final = "inline"
+MODE_BACKGROUND: Final = "background"
+
+REDACT_KIND_CLAIM: Final = "claim"
+REDACT_KIND_SYNTHESIS: Final = "synthesis"
+REDACT_KIND_EXPLANATION: Final = "explanation"
+
+INSTRUMENTATION_SCOPE: Final = "gsar_otel"
+"""Name of the tracer and meter gsar-otel uses."""
+PLUGIN_PROJECT: Final = "gsar_otel"
+"""pluggy project name, and the entry-point group third-party plugins register under."""
+
+ENV_PROCEED: Final = "GSAR_PROCEED"
+ENV_REGENERATE: Final = "GSAR_REGENERATE"
+ENV_CONTRADICTION_PENALTY: Final = "GSAR_CONTRADICTION_PENALTY"
+ENV_K_MAX: Final = "GSAR_K_MAX"
+ENV_OTLP_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_PROTOCOL"
+ENV_OTLP_TRACES_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+ENV_OTLP_METRICS_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"
+ENV_OTLP_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_ENDPOINT"
+ENV_OTLP_TRACES_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+ENV_OTLP_METRICS_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"
+ENV_OTEL_SERVICE_NAME: Final = "OTEL_SERVICE_NAME"

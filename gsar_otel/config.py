@@ -1,0 +1,336 @@
+"""Settings from ``GSAR_*`` environment variables and an optional settings file, validated once.
+
+Precedence, lowest first: built-in defaults, the file named by ``GSAR_CONFIG``, environment
+variables, then explicit arguments to ``@grounded`` (applied by the decorator).
+
+Environment variables:
+
+==================================  =========================================================
+``GSAR_JUDGE``                      judge name: ``lexical``, ``anthropic`` or a plugin's name
+``GSAR_JUDGE_MODEL``                model for the judge (e.g. a Claude model id)
+``GSAR_SAMPLE_RATE``                share of calls judged, in [0, 1] (default 1)
+``GSAR_CAPTURE_CONTENT``            ``true`` puts claim and answer text on spans (default off)
+``GSAR_DISABLED``                   ``true`` turns every ``@grounded`` into a plain call
+``GSAR_BACKGROUND_QUEUE_SIZE``      evaluations waiting in background mode (default 1000)
+``GSAR_PROCEED``                    proceed threshold (default 0.80)
+``GSAR_REGENERATE``                 regenerate threshold (default 0.65)
+``GSAR_CONTRADICTION_PENALTY``      rho in [0, 1] (default 0.5)
+``GSAR_K_MAX``                      replan budget (default 2)
+``GSAR_CONFIG``                     path of a ``.json`` or ``.toml`` settings file
+==================================  =========================================================
+
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` also turns content capture on, unless
+``GSAR_CAPTURE_CONTENT`` is set (the more specific variable wins).
+
+The settings file (written by ``gsar calibrate``) holds any of these keys, all optional::
+
+    {"thresholds": {"proceed": 0.8, "regenerate": 0.65}, "contradiction_penalty": 0.5,
+     "weight_map": {"tool_match": 1.0}, "k_max": 2, "max_regenerations": 2,
+     "judge": "lexical", "judge_model": null, "sample_rate": 1.0, "capture_content": false}
+
+or the same keys in TOML (``[thresholds]`` as a table). A ``null`` value means "not set".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from gsar_otel import semconv
+from gsar_otel.model import EvidenceType, GSARThresholds
+from gsar_otel.scoring import WeightMap, resolve_weight_map
+
+DEFAULT_BACKGROUND_QUEUE_SIZE: Final = 1000
+
+FILE_KEYS: Final = (
+    "thresholds", "contradiction_penalty", "weight_map", "k_max", "max_regenerations", "judge",
+    "judge_model", "sample_rate", "capture_content", "disabled", "background_queue_size",
+)
+"""Keys a settings file may hold."""
+THRESHOLD_KEYS: Final = ("proceed", "regenerate")
+
+_TRUE: Final = frozenset({"1", "true", "yes", "on"})
+_FALSE: Final = frozenset({"0", "false", "no", "off"})
+# Values the OpenTelemetry GenAI instrumentations accept for their capture variable.
+_OTEL_CAPTURE_ON: Final = frozenset({"span_only", "event_only", "span_and_event"})
+_OTEL_CAPTURE_OFF: Final = frozenset({"no_content"})
+
+
+class SettingsError(ValueError):
+    """A setting is invalid; the message names the variable or file key and the allowed values."""
+
+
+class GSARSettings(BaseModel):
+    """The effective gsar-otel settings (frozen). Build with :func:`load_settings`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    judge: str | None = Field(default=None, description="Judge name; None picks the default.")
+    judge_model: str | None = Field(default=None, description="Model for the judge.")
+    sample_rate: float = Field(default=1.0, ge=0.0, le=1.0, description="Share of calls judged.")
+    capture_content: bool = Field(default=False, description="Put claim/answer text on spans.")
+    disabled: bool = Field(default=False, description="Turn @grounded into a plain call.")
+    background_queue_size: int = Field(default=DEFAULT_BACKGROUND_QUEUE_SIZE, ge=1,
+                                       description="Evaluations waiting in background mode.")
+    proceed: float = Field(default=0.80, ge=0.0, le=1.0, description="Proceed threshold.")
+    regenerate: float = Field(default=0.65, ge=0.0, le=1.0, description="Regenerate threshold.")
+    contradiction_penalty: float = Field(default=0.5, ge=0.0, le=1.0, description="rho.")
+    weight_map: Mapping[str, float] | None = Field(
+        default=None, description="Weights for some evidence types, merged over the defaults.")
+    k_max: int = Field(default=2, ge=0, description="Replan budget.")
+    max_regenerations: int = Field(default=2, ge=0, description="Regenerate budget.")
+    config_file: str | None = Field(default=None, description="The settings file read, if any.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GSARSettings:
+        self.thresholds_model()
+        if self.weight_map is not None:
+            resolve_weight_map(self.weight_map)
+            # A frozen model should not hand out a mutable dict.
+            object.__setattr__(self, "weight_map", MappingProxyType(dict(self.weight_map)))
+        return self
+
+    def thresholds_model(self) -> GSARThresholds:
+        """The decision thresholds as a :class:`GSARThresholds`."""
+        return GSARThresholds(proceed=self.proceed, regenerate=self.regenerate)
+
+    def weight_map_model(self) -> WeightMap:
+        """The full weight map: the configured weights merged over the defaults."""
+        return resolve_weight_map(self.weight_map)
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+
+def _parse_bool(source: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise SettingsError(f"{source} must be true or false (also 1/0, yes/no, on/off), "
+                        f"got {value!r}")
+
+
+def _parse_unit(source: str, value: object) -> float:
+    number: float
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            raise SettingsError(f"{source} must be a number in [0, 1], got {value!r}") from None
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        raise SettingsError(f"{source} must be a number in [0, 1], got {value!r}")
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise SettingsError(f"{source} must be a number in [0, 1], got {value!r}")
+    return number
+
+
+def _int_parser(minimum: int) -> Callable[[str, object], int]:
+    def parse(source: str, value: object) -> int:
+        number: int | None = None
+        if isinstance(value, str):
+            try:
+                number = int(value.strip())
+            except ValueError:
+                number = None
+        elif isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        if number is None or number < minimum:
+            raise SettingsError(f"{source} must be an integer >= {minimum}, got {value!r}")
+        return number
+
+    return parse
+
+
+def _parse_name(source: str, value: object) -> str | None:
+    if not isinstance(value, str):
+        raise SettingsError(f"{source} must be a string, got {value!r}")
+    cleaned = value.strip()
+    return cleaned or None
+
+
+def _parse_judge(source: str, value: object) -> str | None:
+    name = _parse_name(source, value)
+    return name.lower() if name else None
+
+
+def _parse_weight_map(source: str, value: object) -> dict[str, float]:
+    if not isinstance(value, Mapping):
+        raise SettingsError(f"{source} must be a table of evidence type to weight, got {value!r}")
+    allowed = [t.value for t in EvidenceType]
+    weights: dict[str, float] = {}
+    for key, weight in value.items():
+        if key not in allowed:
+            raise SettingsError(f"{source} key {key!r} is not an evidence type; allowed: "
+                                f"{', '.join(allowed)}")
+        weights[str(key)] = _parse_unit(f"{source}.{key}", weight)
+    return weights
+
+
+_SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
+    "judge": _parse_judge,
+    "judge_model": _parse_name,
+    "sample_rate": _parse_unit,
+    "capture_content": _parse_bool,
+    "disabled": _parse_bool,
+    "background_queue_size": _int_parser(1),
+    "contradiction_penalty": _parse_unit,
+    "k_max": _int_parser(0),
+    "max_regenerations": _int_parser(0),
+    "weight_map": _parse_weight_map,
+})
+
+_ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
+    semconv.ENV_JUDGE: "judge",
+    semconv.ENV_JUDGE_MODEL: "judge_model",
+    semconv.ENV_SAMPLE_RATE: "sample_rate",
+    semconv.ENV_DISABLED: "disabled",
+    semconv.ENV_BACKGROUND_QUEUE_SIZE: "background_queue_size",
+    semconv.ENV_PROCEED: "proceed",
+    semconv.ENV_REGENERATE: "regenerate",
+    semconv.ENV_CONTRADICTION_PENALTY: "contradiction_penalty",
+    semconv.ENV_K_MAX: "k_max",
+})
+
+
+def read_settings_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and validate a ``.json`` or ``.toml`` settings file into GSARSettings field values.
+
+    Raises:
+        SettingsError: the file is missing, unreadable, of another type, or holds an unknown key
+            or an invalid value (the message names the file and the key).
+    """
+    file = Path(path)
+    suffix = file.suffix.lower()
+    if suffix not in (".json", ".toml"):
+        raise SettingsError(f"settings file {str(file)!r} must end in .json or .toml")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise SettingsError(f"cannot read settings file {str(file)!r} "
+                            f"(named by {semconv.ENV_CONFIG}): {error.strerror or error}") from None
+    try:
+        raw: object = json.loads(text) if suffix == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
+        raise SettingsError(f"settings file {str(file)!r} is not valid "
+                            f"{suffix[1:].upper()}: {error}") from None
+    if not isinstance(raw, Mapping):
+        raise SettingsError(f"settings file {str(file)!r} must hold a table of settings")
+    return _file_values(raw, f"settings file {str(file)!r}")
+
+
+def _file_values(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    unknown = sorted(set(raw) - set(FILE_KEYS))
+    if unknown:
+        raise SettingsError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; allowed: "
+                            f"{', '.join(FILE_KEYS)}")
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if value is None:
+            continue
+        if key == "thresholds":
+            if not isinstance(value, Mapping):
+                raise SettingsError(f"{where}: thresholds must be a table with keys "
+                                    f"{', '.join(THRESHOLD_KEYS)}, got {value!r}")
+            extra = sorted(set(value) - set(THRESHOLD_KEYS))
+            if extra:
+                raise SettingsError(f"{where}: unknown key(s) {', '.join(map(repr, extra))} in "
+                                    f"thresholds; allowed: {', '.join(THRESHOLD_KEYS)}")
+            for name in THRESHOLD_KEYS:
+                if value.get(name) is not None:
+                    values[name] = _parse_unit(f"{where}: thresholds.{name}", value[name])
+            continue
+        parsed = _SCALARS[key](f"{where}: {key}", value)
+        if parsed is not None:
+            values[key] = parsed
+    return values
+
+
+def _env_values(env: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for variable, field in _ENV_FIELDS.items():
+        raw = env.get(variable, "").strip()
+        if not raw:
+            continue
+        parser = _SCALARS.get(field, _parse_unit)
+        parsed = parser(variable, raw)
+        if parsed is not None:
+            values[field] = parsed
+    capture = env.get(semconv.ENV_CAPTURE_CONTENT, "").strip()
+    if capture:
+        values["capture_content"] = _parse_bool(semconv.ENV_CAPTURE_CONTENT, capture)
+    else:
+        otel = env.get(semconv.ENV_OTEL_GENAI_CAPTURE_CONTENT, "").strip().lower()
+        if otel in _TRUE or otel in _OTEL_CAPTURE_ON:
+            values["capture_content"] = True
+        elif otel in _FALSE or otel in _OTEL_CAPTURE_OFF:
+            values["capture_content"] = False
+        # Any other value belongs to another instrumentation's dialect: leave the setting alone.
+    return values
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> GSARSettings:
+    """Build settings from ``env`` (default: ``os.environ``) and the file ``GSAR_CONFIG`` names.
+
+    Raises:
+        SettingsError: any invalid variable, file or key; the message names it and the allowed
+            values.
+    """
+    environ: Mapping[str, str] = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    config = environ.get(semconv.ENV_CONFIG, "").strip()
+    if config:
+        values.update(read_settings_file(config))
+        values["config_file"] = config
+    values.update(_env_values(environ))
+    try:
+        return GSARSettings(**values)
+    except ValidationError as error:
+        problems = "; ".join(_describe(e) for e in error.errors())
+        sources = f" (environment and {config})" if config else ""
+        raise SettingsError(f"invalid gsar settings{sources}: {problems}") from None
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    message = str(error.get("msg", "invalid value"))
+    message = message.removeprefix("Value error, ")
+    location = ".".join(str(part) for part in error.get("loc", ()))
+    return f"{location}: {message}" if location else message
+
+
+_lock = threading.Lock()
+_cached: GSARSettings | None = None
+
+
+def get_settings() -> GSARSettings:
+    """The process's settings, loaded from the environment on first use and then cached.
+
+    Raises:
+        SettingsError: the environment or settings file is invalid.
+    """
+    global _cached
+    settings = _cached
+    if settings is not None:
+        return settings
+    with _lock:
+        if _cached is None:
+            _cached = load_settings()
+        return _cached
+
+
+def reset_settings() -> None:
+    """Forget the cached settings so the next :func:`get_settings` reads the environment again."""
+    global _cached
+    with _lock:
+        _cached = None
