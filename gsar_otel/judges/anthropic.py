@@ -1,0 +1,649 @@
+"""AnthropicJudge: the production GSAR judge, on Claude through the official ``anthropic`` SDK.
+
+One judge round is one Messages API call (two when the first reply needs repair). The verdict
+comes back as constrained JSON (structured output, the default) or as the input of a forced tool
+call (``output_mode="tool"``, for models or gateways without structured output). The fixed system
+prompt is sent as a cacheable prefix, and the usage the API reports is kept on every
+:class:`~gsar_otel.judges.base.JudgeVerdict`.
+
+The judge never raises into the caller (``asyncio.CancelledError`` aside): a rate limit or
+overload that outlasts the SDK's own retries, a server error, a timeout, a connection error, a
+refusal, a reply cut at ``max_tokens``, invalid JSON or a schema violation all end in a safe
+default (abstain) whose ``abstain_reason`` says what happened and whose ``error_type`` telemetry
+counts. Invalid output first gets one repair attempt that shows the model its validation error;
+if that fails too, the valid claims are salvaged when there are any.
+
+The SDK records its own OpenTelemetry client span for each call; this module adds none. The API
+key stays inside the SDK client: it is never logged, put in a reason or shown by ``repr``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import re
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from pydantic import ValidationError
+
+from gsar_otel.evidence import EvidenceSet
+from gsar_otel.judges.base import JudgeUsage, JudgeVerdict
+from gsar_otel.judges.prompt import (
+    PROMPT_VERSION,
+    SYSTEM_PROMPT,
+    VERDICT_TOOL_NAME,
+    OutputMode,
+    render_repair_prompt,
+    render_user_prompt,
+    verdict_schema,
+    verdict_tool,
+)
+from gsar_otel.model import (
+    BUCKETS,
+    Claim,
+    JudgeOutput,
+    check_unit_interval,
+    safe_default_judge_output,
+)
+from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_ANTHROPIC_BASE_URL, ENV_JUDGE_MODEL
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+    from anthropic.types import Message
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL: Final = "claude-sonnet-5-5"
+"""The newest Claude Sonnet the installed SDK names (``anthropic.types.Model``)."""
+DEFAULT_MAX_TOKENS: Final = 4096
+DEFAULT_TIMEOUT_S: Final = 60.0
+DEFAULT_MAX_RETRIES: Final = 2
+DEFAULT_MAX_CONCURRENCY: Final = 4
+OUTPUT_MODES: Final = ("structured", "tool")
+
+ENV_ANTHROPIC_AUTH_TOKEN: Final = "ANTHROPIC_AUTH_TOKEN"
+"""The SDK's bearer-token variable; read only to tell whether a credential is configured."""
+SAMPLING_REMOVED_API_VERSION: Final = "2026-10-21"
+"""From this Messages API version on, temperature / top_p / top_k are rejected with HTTP 400."""
+
+# error_type values for failures that are not SDK exceptions (those keep their class name).
+ERROR_REFUSAL: Final = "Refusal"
+ERROR_MAX_TOKENS: Final = "MaxTokensExceeded"
+ERROR_CONTEXT_WINDOW: Final = "ContextWindowExceeded"
+ERROR_INVALID_JSON: Final = "InvalidJSON"
+ERROR_SCHEMA: Final = "SchemaViolation"
+
+MISSING_KEY_MESSAGE: Final = (
+    f"AnthropicJudge needs an Anthropic API key: set {ENV_ANTHROPIC_API_KEY} (or "
+    f"{ENV_ANTHROPIC_AUTH_TOKEN}) in the environment, optionally with {ENV_ANTHROPIC_BASE_URL} "
+    "for a gateway, or pass client=anthropic.AsyncAnthropic(...). To judge offline without a "
+    "key, use LexicalJudge() (or GSAR_JUDGE=lexical / --judge lexical)."
+)
+
+_STOP_FAILURES: Final = {
+    "refusal": (ERROR_REFUSAL, "the judge model declined to judge this answer "
+                               "(stop_reason=refusal)"),
+    "max_tokens": (ERROR_MAX_TOKENS, "the verdict was cut off at max_tokens={max_tokens}; "
+                                     "raise max_tokens"),
+    "model_context_window_exceeded": (ERROR_CONTEXT_WINDOW, "evidence and answer exceed the "
+                                                            "judge model's context window"),
+}
+_CLAIM_KEYS: Final = ("text", "type", "evidence_refs")
+_MODEL_VERSION: Final = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?!\d)")
+
+
+class AnthropicJudge:
+    """The GSAR judge on Claude: structured verdicts, cached prompt, retries and safe fallbacks.
+
+    Args:
+        model: Claude model id; default ``GSAR_JUDGE_MODEL``, else :data:`DEFAULT_MODEL`.
+        client: An ``anthropic.AsyncAnthropic`` to use as is (any ``base_url``, auth, proxy).
+            Without one the judge builds its own from ``ANTHROPIC_API_KEY`` (or
+            ``ANTHROPIC_AUTH_TOKEN``) and ``ANTHROPIC_BASE_URL``, one per event loop.
+        max_tokens: Output budget of one verdict.
+        timeout: Seconds per API attempt (default 60 for an own client, else the client's).
+        max_retries: SDK retries on 429/5xx/529/timeouts (default 2, else the client's).
+        temperature: Sampling temperature, sent only where the API version and model accept one
+            (API versions before 2026-10-21 and models before the 4.7 generation); None never
+            sends it.
+        system_prompt: Replaces the built-in judging rules (changes :attr:`identity`).
+        prompt_caching: Mark the system prompt as a cacheable prefix (``cache_control``).
+        max_concurrency: Most calls in flight at once, per event loop.
+        output_mode: ``"structured"`` (constrained JSON) or ``"tool"`` (forced tool call).
+
+    Raises:
+        ValueError: A bad argument (the message names it and the allowed values), or no client
+            and no key in the environment.
+    """
+
+    name: Final = "anthropic"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        client: AsyncAnthropic | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        temperature: float | None = 0.0,
+        system_prompt: str | None = None,
+        prompt_caching: bool = True,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        output_mode: OutputMode = "structured",
+    ) -> None:
+        if model is None:
+            model = os.environ.get(ENV_JUDGE_MODEL, "").strip() or DEFAULT_MODEL
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"model must be a non-empty Claude model id, got {model!r}")
+        self.model: str = model.strip()
+        self.max_tokens = _positive_int("max_tokens", max_tokens)
+        self.max_concurrency = _positive_int("max_concurrency", max_concurrency)
+        if timeout is not None and (isinstance(timeout, bool)
+                                    or not isinstance(timeout, int | float) or not timeout > 0):
+            raise ValueError(f"timeout must be a positive number of seconds or None, "
+                             f"got {timeout!r}")
+        if max_retries is not None and (isinstance(max_retries, bool)
+                                        or not isinstance(max_retries, int) or max_retries < 0):
+            raise ValueError(f"max_retries must be an integer >= 0 or None, got {max_retries!r}")
+        self.temperature = None if temperature is None else check_unit_interval("temperature",
+                                                                                 temperature)
+        if system_prompt is not None and (not isinstance(system_prompt, str)
+                                          or not system_prompt.strip()):
+            raise ValueError("system_prompt must be a non-empty string or None")
+        self.system_prompt = system_prompt
+        if output_mode not in OUTPUT_MODES:
+            raise ValueError(f"output_mode must be one of {list(OUTPUT_MODES)}, "
+                             f"got {output_mode!r}")
+        self.output_mode: OutputMode = output_mode
+        self.prompt_caching = bool(prompt_caching)
+        self._sampling_rejected = False
+        self._lock = threading.Lock()
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
+                                                    asyncio.Semaphore] = weakref.WeakKeyDictionary()
+        self._own_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
+                                                      AsyncAnthropic] = weakref.WeakKeyDictionary()
+        self._template_taken = False
+        self._given_client = client is not None
+        self._client = self._prepare_client(client, timeout, max_retries)
+        self.timeout: float | None = (float(timeout) if timeout is not None
+                                      else None if client is not None else DEFAULT_TIMEOUT_S)
+        """Seconds per attempt; None when a given client's own setting applies."""
+        self.max_retries: int = int(self._client.max_retries)
+
+    # -- construction helpers ---------------------------------------------------------------------
+
+    @staticmethod
+    def _prepare_client(client: AsyncAnthropic | None, timeout: float | None,
+                        max_retries: int | None) -> AsyncAnthropic:
+        import anthropic
+
+        if client is None:
+            if not (os.environ.get(ENV_ANTHROPIC_API_KEY, "").strip()
+                    or os.environ.get(ENV_ANTHROPIC_AUTH_TOKEN, "").strip()):
+                raise ValueError(MISSING_KEY_MESSAGE)
+            return anthropic.AsyncAnthropic(
+                timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout,
+                max_retries=DEFAULT_MAX_RETRIES if max_retries is None else max_retries)
+        if isinstance(client, anthropic.Anthropic) or not hasattr(client, "messages"):
+            raise ValueError("client must be an anthropic.AsyncAnthropic (the judge is async), "
+                             f"got {type(client).__name__}")
+        options: dict[str, Any] = {}
+        if timeout is not None:
+            options["timeout"] = timeout
+        if max_retries is not None:
+            options["max_retries"] = max_retries
+        return client.with_options(**options) if options else client
+
+    def _client_for_loop(self) -> AsyncAnthropic:
+        # An SDK client's connection pool belongs to the event loop that opened it, so a client
+        # the judge built itself is never shared between loops (evaluate_sync runs a new loop
+        # per call). A client the caller gave is used as given.
+        if self._given_client:
+            return self._client
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            client = self._own_clients.get(loop)
+            if client is None:
+                if not self._template_taken:
+                    client, self._template_taken = self._client, True
+                else:
+                    import anthropic
+
+                    client = self._client.copy(http_client=anthropic.DefaultAsyncHttpxClient())
+                self._own_clients[loop] = client
+            return client
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            semaphore = self._semaphores.get(loop)
+            if semaphore is None:
+                semaphore = self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
+            return semaphore
+
+    @contextlib.asynccontextmanager
+    async def _slot(self) -> AsyncIterator[None]:
+        async with self._semaphore():
+            yield
+
+    # -- public surface ---------------------------------------------------------------------------
+
+    @property
+    def identity(self) -> dict[str, str]:
+        """What decides this judge's verdicts: backend, model and prompt version (cassette keys)."""
+        version = PROMPT_VERSION
+        if self.system_prompt is not None:
+            digest = hashlib.sha256(self.system_prompt.encode()).hexdigest()[:12]
+            version = f"{PROMPT_VERSION}+system-{digest}"
+        return {"backend": self.name, "model": self.model, "prompt_version": version}
+
+    def __repr__(self) -> str:
+        return (f"AnthropicJudge(model={self.model!r}, output_mode={self.output_mode!r}, "
+                f"max_tokens={self.max_tokens}, prompt_caching={self.prompt_caching}, "
+                f"max_concurrency={self.max_concurrency})")
+
+    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
+        """Judge ``synthesis`` against ``evidence`` (the Judge protocol)."""
+        return (await self.judge_verdict(synthesis=synthesis, evidence=evidence)).output
+
+    async def judge_verdict(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
+        """One judge round with its usage, model, attempts and (on failure) error type.
+
+        Never raises except ``asyncio.CancelledError``: every failure is a safe default.
+        """
+        state = _RoundState()
+        async with self._slot():
+            started = time.perf_counter()
+            try:
+                items = EvidenceSet.coerce(evidence)
+            except (ValueError, TypeError) as error:
+                output = safe_default_judge_output(f"evidence is not usable: {error}")
+                error_type: str | None = "InvalidEvidence"
+            else:
+                try:
+                    output, error_type = await self._judge_round(synthesis, items, state)
+                except Exception as error:  # a failed call abstains, never crashes
+                    output, error_type = self._call_failure(error)
+            duration = time.perf_counter() - started
+        return JudgeVerdict(output=output, usage=state.usage, model=state.model or self.model,
+                            error_type=error_type, duration_s=duration,
+                            attempts=max(state.attempts, 1))
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections of the client this judge built for the current loop."""
+        if self._given_client:
+            return
+        with self._lock:
+            client = self._own_clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
+    # -- one round --------------------------------------------------------------------------------
+
+    async def _judge_round(self, synthesis: str, evidence: EvidenceSet,
+                           state: _RoundState) -> tuple[JudgeOutput, str | None]:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": render_user_prompt(
+            synthesis, evidence, output_mode=self.output_mode)}]
+        message = await self._call(messages, state)
+        if (stopped := self._stop_failure(message)) is not None:
+            return stopped
+        try:
+            return _parse_reply(message, self.output_mode), None
+        except _OutputProblem as problem:
+            first = problem
+        messages.append({"role": "assistant", "content": _history(message)})
+        messages.append({"role": "user", "content": self._repair_turn(first)})
+        second: _OutputProblem | None = None
+        try:
+            repaired = await self._call(messages, state)
+        except Exception as error:  # the repair is optional: salvage
+            logger.debug("judge repair call failed: %s", type(error).__name__)
+        else:
+            if self._stop_failure(repaired) is None:
+                try:
+                    return _parse_reply(repaired, self.output_mode), None
+                except _OutputProblem as problem:
+                    second = problem
+        final = second or first
+        for candidate in (second, first):
+            salvaged = _salvage(candidate.data if candidate else None, final.detail)
+            if salvaged is not None:
+                return salvaged, ERROR_SCHEMA
+        return (safe_default_judge_output(
+            f"judge output unusable after one repair attempt: {final.detail}"), final.kind)
+
+    def _stop_failure(self, message: Message) -> tuple[JudgeOutput, str] | None:
+        failure = _STOP_FAILURES.get(str(message.stop_reason))
+        if failure is None:
+            return None
+        kind, reason = failure
+        return safe_default_judge_output(reason.format(max_tokens=self.max_tokens)), kind
+
+    def _repair_turn(self, problem: _OutputProblem) -> list[dict[str, Any]]:
+        text = render_repair_prompt(problem.detail, output_mode=self.output_mode)
+        if problem.tool_use_id is None:
+            return [{"type": "text", "text": text}]
+        # A tool call must be answered by its tool_result before anything else.
+        return [{"type": "tool_result", "tool_use_id": problem.tool_use_id, "is_error": True,
+                 "content": problem.detail}, {"type": "text", "text": text}]
+
+    async def _call(self, messages: list[dict[str, Any]], state: _RoundState) -> Message:
+        import anthropic
+
+        client = self._client_for_loop()
+        request = self._request(messages, client)
+        state.attempts += 1
+        try:
+            message: Message = await client.messages.create(**request)
+        except anthropic.BadRequestError as error:
+            if "extra_body" not in request or "temperature" not in _api_message(error).lower():
+                raise
+            # The API refused the sampling parameter (a newer model or API version): drop it for
+            # good and ask again; the verdict does not depend on it.
+            logger.info("the Messages API rejected temperature for %s; not sending it again",
+                        self.model)
+            self._sampling_rejected = True
+            request.pop("extra_body")
+            state.attempts += 1
+            message = await client.messages.create(**request)
+        state.add(message)
+        return message
+
+    def _request(self, messages: list[dict[str, Any]], client: AsyncAnthropic) -> dict[str, Any]:
+        system: dict[str, Any] = {"type": "text", "text": self.system_prompt or SYSTEM_PROMPT}
+        if self.prompt_caching:
+            system["cache_control"] = {"type": "ephemeral"}
+        request: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
+                                   "system": [system], "messages": messages}
+        if self.output_mode == "structured":
+            request["output_config"] = {"format": {"type": "json_schema",
+                                                   "schema": verdict_schema()}}
+        else:
+            request["tools"] = [verdict_tool()]
+            request["tool_choice"] = {"type": "tool", "name": VERDICT_TOOL_NAME,
+                                      "disable_parallel_tool_use": True}
+        if self._sends_temperature(client):
+            # The installed SDK has no temperature parameter (its API version removed it), so
+            # it travels as an extra body field, only where it is still accepted.
+            request["extra_body"] = {"temperature": self.temperature}
+        return request
+
+    def _sends_temperature(self, client: AsyncAnthropic) -> bool:
+        if self.temperature is None or self._sampling_rejected:
+            return False
+        version = str(client.default_headers.get("anthropic-version") or "")
+        return version < SAMPLING_REMOVED_API_VERSION and model_accepts_sampling(self.model)
+
+    def _call_failure(self, error: Exception) -> tuple[JudgeOutput, str]:
+        kind = type(error).__name__
+        status = getattr(error, "status_code", None)
+        reason = f"judge model call failed: {kind}"
+        if isinstance(status, int):
+            reason += f" (HTTP {status})"
+        retryable = _is_retryable(error, status)
+        if retryable:
+            reason += f" after {self.max_retries} retr{'y' if self.max_retries == 1 else 'ies'}"
+        elif isinstance(status, int):
+            detail = self._scrub(_api_message(error))[:300]
+            if detail:
+                reason += f": {detail}"
+        log = logger.debug if retryable else logger.warning
+        log("anthropic judge call failed: %s%s", kind, f" (HTTP {status})" if status else "")
+        return safe_default_judge_output(reason), kind
+
+    def _scrub(self, text: str) -> str:
+        # Defence in depth: an error text that somehow echoes a credential loses it.
+        for secret in (getattr(self._client, "api_key", None),
+                       getattr(self._client, "auth_token", None)):
+            if isinstance(secret, str) and len(secret) >= 8:
+                text = text.replace(secret, "[redacted]")
+        return text
+
+
+def model_accepts_sampling(model: str) -> bool:
+    """False for Claude models that reject temperature/top_p/top_k (4.7 on, Fable, Mythos)."""
+    lowered = model.lower()
+    if "fable" in lowered or "mythos" in lowered:
+        return False
+    match = _MODEL_VERSION.search(lowered)
+    if match is None:
+        return True
+    major, minor = int(match.group(1)), int(match.group(2) or 0)
+    return (major, minor) < (4, 7)
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def _is_retryable(error: Exception, status: object) -> bool:
+    import anthropic
+
+    if isinstance(error, anthropic.APIConnectionError):  # includes APITimeoutError
+        return True
+    return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
+
+
+def _api_message(error: Exception) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, Mapping):
+        inner = body.get("error")
+        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+    return ""
+
+
+# -- the round's bookkeeping ----------------------------------------------------------------------
+
+
+class _RoundState:
+    """Usage, attempts and answering model of one judge round (summed over a repair)."""
+
+    def __init__(self) -> None:
+        self.usage: JudgeUsage | None = None
+        self.attempts = 0
+        self.model: str | None = None
+
+    def add(self, message: Message) -> None:
+        self.model = getattr(message, "model", None) or self.model
+        raw = getattr(message, "usage", None)
+        if raw is None:
+            return
+        usage = JudgeUsage(
+            input_tokens=int(getattr(raw, "input_tokens", 0) or 0),
+            output_tokens=int(getattr(raw, "output_tokens", 0) or 0),
+            cache_read_input_tokens=int(getattr(raw, "cache_read_input_tokens", 0) or 0),
+            cache_creation_input_tokens=int(getattr(raw, "cache_creation_input_tokens", 0) or 0),
+        )
+        self.usage = usage if self.usage is None else self.usage + usage
+
+
+# -- reading a reply ------------------------------------------------------------------------------
+
+
+@dataclass
+class _OutputProblem(Exception):
+    """A reply that is not a usable verdict: why, and what (if anything) could be parsed."""
+
+    kind: str
+    detail: str
+    data: Any = None
+    tool_use_id: str | None = None
+
+
+def _history(message: Message) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for block in message.content:
+        if block.type == "text" and block.text:
+            blocks.append({"type": "text", "text": block.text})
+        elif block.type == "tool_use":
+            blocks.append({"type": "tool_use", "id": block.id, "name": block.name,
+                           "input": block.input})
+    return blocks or [{"type": "text", "text": "(no reply)"}]
+
+
+def _read_reply(message: Message, mode: OutputMode) -> tuple[Any, str | None]:
+    """The verdict payload of a reply: the forced tool's input, or the JSON in its text."""
+    tool_use_id: str | None = None
+    if mode == "tool":
+        for block in message.content:
+            if block.type == "tool_use" and block.name == VERDICT_TOOL_NAME:
+                return block.input, block.id
+            if block.type == "tool_use":
+                tool_use_id = block.id
+    text = "".join(block.text for block in message.content if block.type == "text")
+    if not text.strip():
+        raise _OutputProblem(ERROR_INVALID_JSON, "the reply contained no verdict",
+                             tool_use_id=tool_use_id)
+    try:
+        return _parse_json(text), tool_use_id
+    except ValueError as error:
+        raise _OutputProblem(ERROR_INVALID_JSON, f"the reply is not valid JSON ({error})",
+                             tool_use_id=tool_use_id) from None
+
+
+_FENCE: Final = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def _parse_json(text: str) -> Any:
+    """JSON from a reply: the whole text, else a fenced block, else the first complete object."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        first_error = error
+    for fenced in _FENCE.findall(text):
+        with contextlib.suppress(json.JSONDecodeError):
+            return json.loads(fenced)
+    start = text.find("{")
+    if start >= 0:
+        with contextlib.suppress(json.JSONDecodeError):
+            return json.JSONDecoder().raw_decode(text[start:])[0]
+    raise ValueError(f"{first_error.msg} at line {first_error.lineno} column {first_error.colno}")
+
+
+def _parse_reply(message: Message, mode: OutputMode) -> JudgeOutput:
+    data, tool_use_id = _read_reply(message, mode)
+    try:
+        return _to_output(data)
+    except _OutputProblem as problem:
+        problem.tool_use_id = tool_use_id
+        raise
+
+
+def _to_output(data: Any) -> JudgeOutput:
+    if not isinstance(data, Mapping):
+        raise _OutputProblem(ERROR_SCHEMA, "the verdict must be a JSON object with the schema's "
+                             f"fields, got {type(data).__name__}", data=data)
+    cleaned = dict(data)
+    for bucket in BUCKETS:
+        key = f"{bucket}_claims"
+        value = cleaned.get(key)
+        if value is None:
+            cleaned.pop(key, None)
+        elif isinstance(value, list):
+            # Fields the schema does not define on a claim are dropped, not fatal.
+            cleaned[key] = [{k: v for k, v in c.items() if k in _CLAIM_KEYS}
+                            if isinstance(c, Mapping) else c for c in value]
+    for key in ("gaps", "contradictions"):
+        if cleaned.get(key, ()) is None:
+            cleaned.pop(key)
+    try:
+        return JudgeOutput.model_validate(cleaned)
+    except ValidationError as error:
+        raise _OutputProblem(ERROR_SCHEMA, _describe(error), data=data) from None
+
+
+def _describe(error: ValidationError, limit: int = 8) -> str:
+    problems = []
+    for item in error.errors(include_url=False, include_input=False)[:limit]:
+        where = ".".join(str(part) for part in item["loc"]) or "verdict"
+        problems.append(f"{where}: {item['msg']}")
+    more = error.error_count() - limit
+    if more > 0:
+        problems.append(f"and {more} more")
+    return "schema violation: " + "; ".join(problems)
+
+
+def _is_unit(value: object) -> bool:
+    try:
+        check_unit_interval("grounding_score", value)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_str_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+_SALVAGE_FIELDS: Final[dict[str, tuple[Callable[[object], bool], object]]] = {
+    "grounding_score": (_is_unit, 0.5),
+    "is_grounded": (lambda v: isinstance(v, bool), False),
+    "gaps": (_is_str_list, []),
+    "contradictions": (_is_str_list, []),
+    "verification_needed": (lambda v: isinstance(v, bool), False),
+    "verification_reason": (lambda v: v is None or isinstance(v, str), None),
+    "explanation": (lambda v: isinstance(v, str), ""),
+    "decision_status": (lambda v: v in ("resolved", "abstain"), "resolved"),
+    "abstain_reason": (lambda v: v is None or isinstance(v, str), None),
+}
+
+
+def _salvage(data: Any, problem: str) -> JudgeOutput | None:
+    """The valid parts of a rejected verdict, or None when no claim survives.
+
+    Each bad claim and each bad field is dropped on its own (fields fall back to their
+    defaults) and the explanation records what was dropped.
+    """
+    if not isinstance(data, Mapping):
+        return None
+    dropped: list[str] = []
+    fields: dict[str, Any] = {}
+    for bucket in BUCKETS:
+        key = f"{bucket}_claims"
+        raw = data.get(key)
+        kept: list[Claim] = []
+        if raw is not None and not isinstance(raw, list):
+            dropped.append(key)
+        for index, entry in enumerate(raw if isinstance(raw, list) else []):
+            try:
+                if not isinstance(entry, Mapping):
+                    raise TypeError("a claim must be an object")
+                kept.append(Claim.model_validate({k: v for k, v in entry.items()
+                                                  if k in _CLAIM_KEYS}))
+            except (ValidationError, ValueError, TypeError):
+                dropped.append(f"{key}[{index}]")
+        fields[key] = kept
+    for name, (valid, default) in _SALVAGE_FIELDS.items():
+        value = data.get(name, default)
+        if not valid(value):
+            dropped.append(name)
+            value = default
+        fields[name] = value
+    if fields["decision_status"] == "abstain" and not (fields["abstain_reason"] or "").strip():
+        fields["abstain_reason"] = "the judge abstained without giving a reason"
+        dropped.append("abstain_reason")
+    claims = sum(len(fields[f"{bucket}_claims"]) for bucket in BUCKETS)
+    if claims == 0 and fields["decision_status"] != "abstain":
+        return None
+    note = (f"[Salvaged after {problem}; dropped: {', '.join(dropped) or 'nothing'}.]")
+    fields["explanation"] = f"{fields['explanation']} {note}".strip()
+    try:
+        return JudgeOutput.model_validate(fields)
+    except ValidationError:
+        return None
+
+
+__all__ = ["DEFAULT_MODEL", "MISSING_KEY_MESSAGE", "AnthropicJudge", "model_accepts_sampling"]
