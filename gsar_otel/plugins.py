@@ -146,9 +146,10 @@ def _implementations(hook_name: str) -> list[Callable[..., Any]]:
     for impl in reversed(caller.get_hookimpls()):
         function, argnames = impl.function, impl.argnames
 
-        def call(function: Callable[..., Any] = function, argnames: tuple[str, ...] = argnames,
-                 **kwargs: Any) -> Any:
-            return function(*(kwargs[a] for a in argnames))
+        # The bound names are underscored: a hook argument may itself be called ``function``.
+        def call(*, _function: Callable[..., Any] = function,
+                 _argnames: tuple[str, ...] = argnames, **kwargs: Any) -> Any:
+            return _function(*(kwargs[a] for a in _argnames))
 
         calls.append(call)
     return calls
