@@ -20,20 +20,15 @@ key stays inside the SDK client: it is never logged, put in a reason or shown by
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
-import json
 import logging
 import os
 import re
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
-
-from pydantic import ValidationError
 
 from gsar_otel.evidence import EvidenceSet
 from gsar_otel.judges.base import JudgeUsage, JudgeVerdict
@@ -47,13 +42,15 @@ from gsar_otel.judges.prompt import (
     verdict_schema,
     verdict_tool,
 )
-from gsar_otel.model import (
-    BUCKETS,
-    Claim,
-    JudgeOutput,
-    check_unit_interval,
-    safe_default_judge_output,
+from gsar_otel.judges.verdicts import (
+    ERROR_INVALID_JSON,
+    ERROR_SCHEMA,
+    VerdictProblem,
+    parse_json_text,
+    salvage_verdict,
+    verdict_from_payload,
 )
+from gsar_otel.model import JudgeOutput, check_unit_interval, safe_default_judge_output
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_ANTHROPIC_BASE_URL, ENV_JUDGE_MODEL
 
 if TYPE_CHECKING:
@@ -79,8 +76,6 @@ SAMPLING_REMOVED_API_VERSION: Final = "2026-10-21"
 ERROR_REFUSAL: Final = "Refusal"
 ERROR_MAX_TOKENS: Final = "MaxTokensExceeded"
 ERROR_CONTEXT_WINDOW: Final = "ContextWindowExceeded"
-ERROR_INVALID_JSON: Final = "InvalidJSON"
-ERROR_SCHEMA: Final = "SchemaViolation"
 
 MISSING_KEY_MESSAGE: Final = (
     f"AnthropicJudge needs an Anthropic API key: set {ENV_ANTHROPIC_API_KEY} (or "
@@ -97,7 +92,6 @@ _STOP_FAILURES: Final = {
     "model_context_window_exceeded": (ERROR_CONTEXT_WINDOW, "evidence and answer exceed the "
                                                             "judge model's context window"),
 }
-_CLAIM_KEYS: Final = ("text", "type", "evidence_refs")
 _MODEL_VERSION: Final = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?!\d)")
 
 
@@ -175,9 +169,9 @@ class AnthropicJudge:
         self._template_taken = False
         self._given_client = client is not None
         self._client = self._prepare_client(client, timeout, max_retries)
+        # None: a given client's own timeout applies.
         self.timeout: float | None = (float(timeout) if timeout is not None
                                       else None if client is not None else DEFAULT_TIMEOUT_S)
-        """Seconds per attempt; None when a given client's own setting applies."""
         self.max_retries: int = int(self._client.max_retries)
 
     # -- construction helpers ---------------------------------------------------------------------
@@ -231,11 +225,6 @@ class AnthropicJudge:
                 semaphore = self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
             return semaphore
 
-    @contextlib.asynccontextmanager
-    async def _slot(self) -> AsyncIterator[None]:
-        async with self._semaphore():
-            yield
-
     # -- public surface ---------------------------------------------------------------------------
 
     @property
@@ -262,7 +251,7 @@ class AnthropicJudge:
         Never raises except ``asyncio.CancelledError``: every failure is a safe default.
         """
         state = _RoundState()
-        async with self._slot():
+        async with self._semaphore():
             started = time.perf_counter()
             try:
                 items = EvidenceSet.coerce(evidence)
@@ -299,11 +288,11 @@ class AnthropicJudge:
             return stopped
         try:
             return _parse_reply(message, self.output_mode), None
-        except _OutputProblem as problem:
+        except VerdictProblem as problem:
             first = problem
         messages.append({"role": "assistant", "content": _history(message)})
         messages.append({"role": "user", "content": self._repair_turn(first)})
-        second: _OutputProblem | None = None
+        second: VerdictProblem | None = None
         try:
             repaired = await self._call(messages, state)
         except Exception as error:  # the repair is optional: salvage
@@ -312,11 +301,11 @@ class AnthropicJudge:
             if self._stop_failure(repaired) is None:
                 try:
                     return _parse_reply(repaired, self.output_mode), None
-                except _OutputProblem as problem:
+                except VerdictProblem as problem:
                     second = problem
         final = second or first
         for candidate in (second, first):
-            salvaged = _salvage(candidate.data if candidate else None, final.detail)
+            salvaged = salvage_verdict(candidate.data if candidate else None, final.detail)
             if salvaged is not None:
                 return salvaged, ERROR_SCHEMA
         return (safe_default_judge_output(
@@ -329,7 +318,7 @@ class AnthropicJudge:
         kind, reason = failure
         return safe_default_judge_output(reason.format(max_tokens=self.max_tokens)), kind
 
-    def _repair_turn(self, problem: _OutputProblem) -> list[dict[str, Any]]:
+    def _repair_turn(self, problem: VerdictProblem) -> list[dict[str, Any]]:
         text = render_repair_prompt(problem.detail, output_mode=self.output_mode)
         if problem.tool_use_id is None:
             return [{"type": "text", "text": text}]
@@ -473,17 +462,8 @@ class _RoundState:
 # -- reading a reply ------------------------------------------------------------------------------
 
 
-@dataclass
-class _OutputProblem(Exception):
-    """A reply that is not a usable verdict: why, and what (if anything) could be parsed."""
-
-    kind: str
-    detail: str
-    data: Any = None
-    tool_use_id: str | None = None
-
-
 def _history(message: Message) -> list[dict[str, Any]]:
+    """A reply as the assistant turn of the repair request."""
     blocks: list[dict[str, Any]] = []
     for block in message.content:
         if block.type == "text" and block.text:
@@ -494,156 +474,34 @@ def _history(message: Message) -> list[dict[str, Any]]:
     return blocks or [{"type": "text", "text": "(no reply)"}]
 
 
-def _read_reply(message: Message, mode: OutputMode) -> tuple[Any, str | None]:
-    """The verdict payload of a reply: the forced tool's input, or the JSON in its text."""
+def _parse_reply(message: Message, mode: OutputMode) -> JudgeOutput:
+    """The verdict in a reply: the forced tool's input, else the JSON in its text.
+
+    Raises:
+        VerdictProblem: the reply holds no usable verdict; ``tool_use_id`` names the tool call
+            that must be answered before a repair turn.
+    """
     tool_use_id: str | None = None
+    data: Any = None
+    found = False
     if mode == "tool":
         for block in message.content:
-            if block.type == "tool_use" and block.name == VERDICT_TOOL_NAME:
-                return block.input, block.id
             if block.type == "tool_use":
                 tool_use_id = block.id
-    text = "".join(block.text for block in message.content if block.type == "text")
-    if not text.strip():
-        raise _OutputProblem(ERROR_INVALID_JSON, "the reply contained no verdict",
-                             tool_use_id=tool_use_id)
+                if block.name == VERDICT_TOOL_NAME:
+                    data, found = block.input, True
+                    break
     try:
-        return _parse_json(text), tool_use_id
-    except ValueError as error:
-        raise _OutputProblem(ERROR_INVALID_JSON, f"the reply is not valid JSON ({error})",
-                             tool_use_id=tool_use_id) from None
-
-
-_FENCE: Final = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
-
-
-def _parse_json(text: str) -> Any:
-    """JSON from a reply: the whole text, else a fenced block, else the first complete object."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        first_error = error
-    for fenced in _FENCE.findall(text):
-        with contextlib.suppress(json.JSONDecodeError):
-            return json.loads(fenced)
-    start = text.find("{")
-    if start >= 0:
-        with contextlib.suppress(json.JSONDecodeError):
-            return json.JSONDecoder().raw_decode(text[start:])[0]
-    raise ValueError(f"{first_error.msg} at line {first_error.lineno} column {first_error.colno}")
-
-
-def _parse_reply(message: Message, mode: OutputMode) -> JudgeOutput:
-    data, tool_use_id = _read_reply(message, mode)
-    try:
-        return _to_output(data)
-    except _OutputProblem as problem:
+        if not found:
+            data = parse_json_text("".join(block.text for block in message.content
+                                           if block.type == "text"))
+        return verdict_from_payload(data)
+    except VerdictProblem as problem:
         problem.tool_use_id = tool_use_id
         raise
 
 
-def _to_output(data: Any) -> JudgeOutput:
-    if not isinstance(data, Mapping):
-        raise _OutputProblem(ERROR_SCHEMA, "the verdict must be a JSON object with the schema's "
-                             f"fields, got {type(data).__name__}", data=data)
-    cleaned = dict(data)
-    for bucket in BUCKETS:
-        key = f"{bucket}_claims"
-        value = cleaned.get(key)
-        if value is None:
-            cleaned.pop(key, None)
-        elif isinstance(value, list):
-            # Fields the schema does not define on a claim are dropped, not fatal.
-            cleaned[key] = [{k: v for k, v in c.items() if k in _CLAIM_KEYS}
-                            if isinstance(c, Mapping) else c for c in value]
-    for key in ("gaps", "contradictions"):
-        if cleaned.get(key, ()) is None:
-            cleaned.pop(key)
-    try:
-        return JudgeOutput.model_validate(cleaned)
-    except ValidationError as error:
-        raise _OutputProblem(ERROR_SCHEMA, _describe(error), data=data) from None
-
-
-def _describe(error: ValidationError, limit: int = 8) -> str:
-    problems = []
-    for item in error.errors(include_url=False, include_input=False)[:limit]:
-        where = ".".join(str(part) for part in item["loc"]) or "verdict"
-        problems.append(f"{where}: {item['msg']}")
-    more = error.error_count() - limit
-    if more > 0:
-        problems.append(f"and {more} more")
-    return "schema violation: " + "; ".join(problems)
-
-
-def _is_unit(value: object) -> bool:
-    try:
-        check_unit_interval("grounding_score", value)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_str_list(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-_SALVAGE_FIELDS: Final[dict[str, tuple[Callable[[object], bool], object]]] = {
-    "grounding_score": (_is_unit, 0.5),
-    "is_grounded": (lambda v: isinstance(v, bool), False),
-    "gaps": (_is_str_list, []),
-    "contradictions": (_is_str_list, []),
-    "verification_needed": (lambda v: isinstance(v, bool), False),
-    "verification_reason": (lambda v: v is None or isinstance(v, str), None),
-    "explanation": (lambda v: isinstance(v, str), ""),
-    "decision_status": (lambda v: v in ("resolved", "abstain"), "resolved"),
-    "abstain_reason": (lambda v: v is None or isinstance(v, str), None),
-}
-
-
-def _salvage(data: Any, problem: str) -> JudgeOutput | None:
-    """The valid parts of a rejected verdict, or None when no claim survives.
-
-    Each bad claim and each bad field is dropped on its own (fields fall back to their
-    defaults) and the explanation records what was dropped.
-    """
-    if not isinstance(data, Mapping):
-        return None
-    dropped: list[str] = []
-    fields: dict[str, Any] = {}
-    for bucket in BUCKETS:
-        key = f"{bucket}_claims"
-        raw = data.get(key)
-        kept: list[Claim] = []
-        if raw is not None and not isinstance(raw, list):
-            dropped.append(key)
-        for index, entry in enumerate(raw if isinstance(raw, list) else []):
-            try:
-                if not isinstance(entry, Mapping):
-                    raise TypeError("a claim must be an object")
-                kept.append(Claim.model_validate({k: v for k, v in entry.items()
-                                                  if k in _CLAIM_KEYS}))
-            except (ValidationError, ValueError, TypeError):
-                dropped.append(f"{key}[{index}]")
-        fields[key] = kept
-    for name, (valid, default) in _SALVAGE_FIELDS.items():
-        value = data.get(name, default)
-        if not valid(value):
-            dropped.append(name)
-            value = default
-        fields[name] = value
-    if fields["decision_status"] == "abstain" and not (fields["abstain_reason"] or "").strip():
-        fields["abstain_reason"] = "the judge abstained without giving a reason"
-        dropped.append("abstain_reason")
-    claims = sum(len(fields[f"{bucket}_claims"]) for bucket in BUCKETS)
-    if claims == 0 and fields["decision_status"] != "abstain":
-        return None
-    note = (f"[Salvaged after {problem}; dropped: {', '.join(dropped) or 'nothing'}.]")
-    fields["explanation"] = f"{fields['explanation']} {note}".strip()
-    try:
-        return JudgeOutput.model_validate(fields)
-    except ValidationError:
-        return None
-
-
-__all__ = ["DEFAULT_MODEL", "MISSING_KEY_MESSAGE", "AnthropicJudge", "model_accepts_sampling"]
+__all__ = [
+    "DEFAULT_MODEL", "ERROR_INVALID_JSON", "ERROR_SCHEMA", "MISSING_KEY_MESSAGE", "AnthropicJudge",
+    "model_accepts_sampling",
+]
