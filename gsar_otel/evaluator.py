@@ -41,6 +41,9 @@ from gsar_otel.model import (
 )
 from gsar_otel.scoring import WeightMapInput, decide, gsar_score, resolve_weight_map
 
+DEADLINE_EXCEEDED = "DeadlineExceeded"
+"""``judge_error`` of a round the deadline cut off."""
+
 DEFAULT_MAX_SYNTHESIS_CHARS = 100_000
 """Longest answer judged; a longer one is cut and the cut is recorded as an adjustment."""
 
@@ -114,12 +117,6 @@ class GSARResult(_Frozen):
 
 
 T = TypeVar("T")
-
-
-async def _maybe_await(value: T | Awaitable[T]) -> T:
-    if inspect.isawaitable(value):
-        return await value
-    return value
 
 
 class GSAREvaluator:
@@ -239,7 +236,7 @@ class GSAREvaluator:
             except TimeoutError:
                 verdict = JudgeVerdict(
                     output=safe_default_judge_output("judge did not answer before the deadline"),
-                    error_type="DeadlineExceeded", duration_s=timeout_s)
+                    error_type=DEADLINE_EXCEEDED, duration_s=max(timeout_s, 0.0))
         else:
             verdict = await run_judge(self.judge, synthesis=judged, evidence=evidence)
         report = check_judge_output(
@@ -258,6 +255,10 @@ class GSAREvaluator:
             judge_duration_s=verdict.duration_s, judge_usage=verdict.usage,
             judge_model=verdict.model or judge_model(self.judge),
         )
+
+
+class _DeadlineReached(Exception):
+    """The evaluation's deadline cut off a recovery callback."""
 
 
 class _Run:
@@ -281,22 +282,56 @@ class _Run:
         self.trajectory.append(entry)
         return entry
 
+    def out_of_time(self) -> bool:
+        left = self.remaining()
+        return left is not None and left <= 0
+
+    async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run a user callback, sync or async; an async one is cut off at the deadline.
+
+        The callback's own exceptions propagate unchanged; only our deadline becomes
+        ``_DeadlineReached``.
+        """
+        value = fn(*args)
+        if not inspect.isawaitable(value):
+            return value
+        left = self.remaining()
+        if left is None:
+            return await value
+        scope = asyncio.timeout(left)
+        try:
+            async with scope:
+                return await value
+        except TimeoutError:
+            if scope.expired():
+                raise _DeadlineReached from None
+            raise
+
     async def run(self, synthesis: str, evidence: EvidenceSet) -> GSARResult:
         ev = self.ev
         current = await self.judge(synthesis, evidence, "initial")
         one_shot = ev.regenerate_fn is None and ev.replan_fn is None
         reason: DegradedReason | None = None
+        if one_shot and current.judge_error == DEADLINE_EXCEEDED:
+            reason = "deadline"
         while current.decision is not Decision.PROCEED and not one_shot:
+            if self.out_of_time():
+                reason = "deadline"
+                break
             if len(self.trajectory) >= ev.max_rounds:
                 reason = "max_rounds"
                 break
-            left = self.remaining()
-            if left is not None and left <= 0:
+            try:
+                step = await self.recover(current)
+            except _DeadlineReached:
                 reason = "deadline"
                 break
-            step = await self.recover(current)
             if isinstance(step, str):
                 reason = step
+                break
+            if self.out_of_time():
+                # A (sync) callback ran past the deadline: report what was judged, judge no more.
+                reason = "deadline"
                 break
             new_synthesis, new_evidence, action = step
             current = await self.judge(new_synthesis, new_evidence, action)
@@ -310,12 +345,7 @@ class _Run:
         wants_regenerate = current.decision is Decision.REGENERATE
         can_regenerate = ev.regenerate_fn is not None and self.regenerations < ev.max_regenerations
         if wants_regenerate and can_regenerate:
-            assert ev.regenerate_fn is not None
-            new_text = await _maybe_await(ev.regenerate_fn(current.report_synthesis,
-                                                           current.judge_output))
-            self.regenerations += 1
-            if not isinstance(new_text, str):
-                raise TypeError(f"regenerate_fn must return a str, got {type(new_text).__name__}")
+            new_text = await self.regenerate(current)
             if _same_text(new_text, current.report_synthesis):
                 return await self.replan(current, fallback="stalled")
             return new_text, current.evidence_corpus, "regenerate"
@@ -324,18 +354,21 @@ class _Run:
         # replan, abstain, or a regenerate escalated past its budget
         if ev.replan_fn is None:
             if can_regenerate:
-                assert ev.regenerate_fn is not None
-                new_text = await _maybe_await(ev.regenerate_fn(current.report_synthesis,
-                                                               current.judge_output))
-                self.regenerations += 1
-                if not isinstance(new_text, str):
-                    raise TypeError(f"regenerate_fn must return a str, got "
-                                    f"{type(new_text).__name__}")
+                new_text = await self.regenerate(current)
                 if _same_text(new_text, current.report_synthesis):
                     return "stalled"
                 return new_text, current.evidence_corpus, "regenerate"
             return "regenerate_budget" if ev.regenerate_fn is not None else "no_recovery"
         return await self.replan(current, fallback="replan_budget")
+
+    async def regenerate(self, current: GSAREvaluation) -> str:
+        assert self.ev.regenerate_fn is not None
+        new_text = await self.call(self.ev.regenerate_fn, current.report_synthesis,
+                                   current.judge_output)
+        self.regenerations += 1
+        if not isinstance(new_text, str):
+            raise TypeError(f"regenerate_fn must return a str, got {type(new_text).__name__}")
+        return new_text
 
     async def replan(
         self, current: GSAREvaluation, *, fallback: DegradedReason
@@ -345,8 +378,8 @@ class _Run:
             return fallback
         if self.replans >= ev.k_max:
             return "replan_budget"
-        returned = await _maybe_await(ev.replan_fn(current.report_synthesis,
-                                                   current.evidence_corpus, current.judge_output))
+        returned = await self.call(ev.replan_fn, current.report_synthesis,
+                                   current.evidence_corpus, current.judge_output)
         self.replans += 1
         if not (isinstance(returned, tuple) and len(returned) == 2
                 and isinstance(returned[0], str)):

@@ -172,7 +172,9 @@ class EvidenceSet(_Frozen):
             raw = _as_list(value)
             truncations = []
         # Ids the caller chose are reserved first, so a positional E<n> never collides with one.
-        taken = {normalize_ref(i) for i in (_explicit_id(e, n) for n, e in enumerate(raw, 1)) if i}
+        # Only the first max_items entries can be kept, so only their ids matter.
+        taken = {normalize_ref(i) for i in (_explicit_id(e, n)
+                                            for n, e in enumerate(raw[:max_items], 1)) if i}
         items: list[Evidence] = []
         total = 0
         for position, entry in enumerate(raw, start=1):

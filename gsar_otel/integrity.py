@@ -230,7 +230,12 @@ def _check_coverage(
     default_unknown: float,
 ) -> None:
     claims = [claim for claims in buckets.values() for claim in claims]
+    claim_keys = {_key(claim.text) for claim in claims}
     claim_words = [content_stems(claim.text) for claim in claims]
+    claims_with: dict[str, list[int]] = {}
+    for index, stems in enumerate(claim_words):
+        for word in stems:
+            claims_with.setdefault(word, []).append(index)
     claim_anchor_text = " \n".join(claim.text for claim in claims)
     all_claim_anchors = anchors(claim_anchor_text)
     added_type: EvidenceType | str | None = None
@@ -240,12 +245,15 @@ def _check_coverage(
     # covers: a claim about one sentence must not make a sibling that shares words look covered.
     sentences_with = Counter(word for stems in sentence_stems for word in stems)
     for sentence, all_words in zip(sentences, sentence_stems, strict=True):
-        if not all_words:
-            continue
+        if not all_words or _key(sentence) in claim_keys:
+            continue  # nothing to cover, or a claim states the sentence verbatim
         sentence_words = {w for w in all_words if sentences_with[w] == 1} or all_words
-        related = [w for w in claim_words
-                   if w and len(w & sentence_words) >= 0.5 * min(len(w), len(sentence_words))]
-        covered = set().union(*related) & sentence_words if related else set()
+        # Overlap of each claim with the sentence, via the word index (claims sharing no word
+        # with the sentence are never looked at: long answers stay near-linear).
+        overlap = Counter(i for word in sentence_words for i in claims_with.get(word, ()))
+        covered = {word for i, shared in overlap.items()
+                   if shared >= 0.5 * min(len(claim_words[i]), len(sentence_words))
+                   for word in claim_words[i] & sentence_words}
         coverage = len(covered) / len(sentence_words)
         sentence_anchors = anchors(sentence)
         missing = [n.raw for n in sentence_anchors.numbers

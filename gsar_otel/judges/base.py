@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from pydantic import ValidationError
+
 from gsar_otel.evidence import EvidenceSet
 from gsar_otel.model import JudgeOutput, _Frozen, safe_default_judge_output
 
@@ -108,10 +110,22 @@ async def run_judge(judge: Judge, *, synthesis: str, evidence: EvidenceSet) -> J
         )
     if not isinstance(result, JudgeOutput):
         kind = type(result).__name__
-        return JudgeVerdict(
-            output=safe_default_judge_output(f"judge returned {kind}, not a JudgeOutput"),
-            model=judge_model(judge),
-            error_type="InvalidJudgeOutput",
-            duration_s=timer.elapsed(),
-        )
+        return _invalid(judge, f"judge returned {kind}, not a JudgeOutput", timer)
+    try:
+        # A JudgeOutput built with model_construct() skipped validation (a NaN score, an abstain
+        # without a reason): check it once more so nothing unvalidated reaches scoring.
+        result = JudgeOutput.model_validate(result.model_dump())
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'output'}: {e['msg']}"
+                             for e in error.errors())
+        return _invalid(judge, f"judge returned an invalid JudgeOutput: {problems}", timer)
     return JudgeVerdict(output=result, model=judge_model(judge), duration_s=timer.elapsed())
+
+
+def _invalid(judge: object, reason: str, timer: _Timer) -> JudgeVerdict:
+    return JudgeVerdict(
+        output=safe_default_judge_output(reason),
+        model=judge_model(judge),
+        error_type="InvalidJudgeOutput",
+        duration_s=timer.elapsed(),
+    )

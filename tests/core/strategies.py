@@ -25,17 +25,24 @@ coarse_rhos = st.one_of(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), coarse_uni
 evidence_types = st.sampled_from(EVIDENCE_TYPES)
 
 # Unknown type strings a judge might invent; they are kept and weighted as default_unknown.
-unknown_types = st.sampled_from(["hunch", "vibes", "observation", "log_line"])
+UNKNOWN_TYPES = ["hunch", "vibes", "observation", "log_line"]
+unknown_types = st.sampled_from(UNKNOWN_TYPES)
+
+
+_CLAIM_POOL = {
+    allow_unknown: [Claim(f"claim {i}", kind) for i in range(3)
+                    for kind in [*EVIDENCE_TYPES, *(UNKNOWN_TYPES if allow_unknown else [])]]
+    for allow_unknown in (True, False)
+}
 
 
 def claims(*, allow_unknown: bool = True) -> st.SearchStrategy[Claim]:
-    """One claim of a random (mostly known, sometimes unknown) evidence type."""
-    types = st.one_of(evidence_types, unknown_types) if allow_unknown else evidence_types
-    return st.builds(
-        lambda text, kind: Claim(text, kind),
-        st.text(alphabet="abcdefgh ", min_size=1, max_size=12).filter(str.strip),
-        types,
-    )
+    """One claim of a random (mostly known, sometimes unknown) evidence type.
+
+    Drawn from a prebuilt pool: the score depends on types only, and sampling is much cheaper
+    than building a pydantic model per example.
+    """
+    return st.sampled_from(_CLAIM_POOL[allow_unknown])
 
 
 def claim_lists(max_size: int = 4) -> st.SearchStrategy[list[Claim]]:
