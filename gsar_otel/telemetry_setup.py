@@ -326,9 +326,18 @@ def _prometheus_reader(handle: TelemetryHandle, port: int, host: str) -> MetricR
         from prometheus_client import CollectorRegistry, start_http_server
     except ImportError as error:
         raise _import_error("prometheus_port", "prometheus", error) from error
+
+    class PullOnlyPrometheusReader(PrometheusMetricReader):
+        """Prometheus pulls, so a flush has nothing to send. The stock reader collects on flush
+        and queues that stale copy of every family; the next scrape then serves each family
+        twice, and Prometheus keeps the older value."""
+
+        def force_flush(self, timeout_millis: float = 10_000) -> bool:
+            return True
+
     # A registry of our own, so that two setups in one process never collide.
     registry = CollectorRegistry(auto_describe=True)
-    reader = PrometheusMetricReader(registry=registry)
+    reader = PullOnlyPrometheusReader(registry=registry)
     server, _thread = start_http_server(port, addr=host, registry=registry)
     handle._prometheus_server = server
     handle.prometheus_port = server.server_port

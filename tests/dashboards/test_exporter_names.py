@@ -1,0 +1,111 @@
+"""The naming rules mirrored in ``queries.py`` agree with the real Prometheus exporter, and the
+``configure_telemetry(prometheus_port=...)`` endpoint serves what the dashboards query."""
+
+from __future__ import annotations
+
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+from opentelemetry.exporter.prometheus import PrometheusMetricReader
+from opentelemetry.sdk.metrics import MeterProvider
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from gsar_otel import semconv
+from gsar_otel.telemetry import configure_telemetry, get_telemetry
+from tests.dashboards.queries import (
+    allowed_prometheus_labels,
+    prometheus_label,
+    prometheus_series_names,
+    semconv_attribute_names,
+)
+from tests.dashboards.telemetry_names import emitted_series_names, instrument_kinds
+
+EVERY_LABEL = {attribute: "x" for attribute in semconv_attribute_names()}
+
+
+def _samples(exposition: str) -> list[tuple[str, dict[str, str], float]]:
+    return [
+        (sample.name, dict(sample.labels), sample.value)
+        for family in text_string_to_metric_families(exposition)
+        for sample in family.samples
+    ]
+
+
+@pytest.fixture
+def exporter() -> Iterator[tuple[MeterProvider, CollectorRegistry]]:
+    registry = CollectorRegistry()
+    provider = MeterProvider(metric_readers=[PrometheusMetricReader(registry=registry)])
+    try:
+        yield provider, registry
+    finally:
+        provider.shutdown()
+
+
+def test_every_instrument_becomes_the_series_the_dashboards_query(
+    exporter: tuple[MeterProvider, CollectorRegistry],
+) -> None:
+    provider, registry = exporter
+    instruments = get_telemetry(meter_provider=provider).instruments
+    for field in instruments.__dataclass_fields__:
+        instrument = getattr(instruments, field)
+        if hasattr(instrument, "record"):
+            instrument.record(0.7, EVERY_LABEL)
+        else:
+            instrument.add(1, EVERY_LABEL)
+
+    samples = _samples(generate_latest(registry).decode())
+    names = {name for name, _, _ in samples} - {"target_info"}
+    assert names == emitted_series_names()
+    labels = set().union(*(set(labels) for name, labels, _ in samples if name != "target_info"))
+    assert labels <= allowed_prometheus_labels()
+    assert {prometheus_label(a) for a in semconv_attribute_names()} <= labels
+
+
+@pytest.mark.parametrize(
+    ("unit", "kind"),
+    [("1", "histogram"), ("s", "histogram"), ("ms", "histogram"), ("By", "counter"),
+     ("{token}", "counter"), ("%", "counter"), ("", "counter"), ("{evaluation}", "counter")],
+)
+def test_mirrored_unit_rules_match_the_exporter(
+    exporter: tuple[MeterProvider, CollectorRegistry], unit: str, kind: str
+) -> None:
+    provider, registry = exporter
+    meter = provider.get_meter("unit-check")
+    name = "gsar.unit.check"
+    if kind == "histogram":
+        meter.create_histogram(name, unit=unit).record(1.0)
+    else:
+        meter.create_counter(name, unit=unit).add(1)
+    real = {n for n, _, _ in _samples(generate_latest(registry).decode())} - {"target_info"}
+    assert real == prometheus_series_names(name, unit, kind)
+
+
+def test_the_score_histogram_keeps_its_name_without_a_unit_suffix() -> None:
+    kind, unit = instrument_kinds()[semconv.METRIC_SCORE]
+    assert (kind, unit) == ("histogram", "1")
+    assert prometheus_series_names(semconv.METRIC_SCORE, unit, kind) == {
+        "gsar_score_bucket", "gsar_score_sum", "gsar_score_count"}
+
+
+def test_configured_endpoint_serves_each_series_once_even_after_a_flush() -> None:
+    handle = configure_telemetry(set_global=False, console=False, otlp=False, prometheus_port=0)
+    try:
+        assert handle.prometheus_port
+        decisions = get_telemetry(meter_provider=handle.meter_provider).instruments.decisions
+        attributes = {semconv.GSAR_FUNCTION: "answer", semconv.GSAR_DECISION: "proceed"}
+        decisions.add(1, attributes)
+        assert handle.force_flush()
+        decisions.add(1, attributes)
+        url = f"http://127.0.0.1:{handle.prometheus_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            exposition = response.read().decode()
+    finally:
+        handle.shutdown()
+    samples = [(n, tuple(sorted(labels.items()))) for n, labels, _ in _samples(exposition)]
+    repeated = [s for s, count in Counter(samples).items() if count > 1]
+    assert repeated == [], "a flush made the scrape repeat series"
+    values = [v for n, labels, v in _samples(exposition) if n == "gsar_decisions_total"]
+    assert values == [2.0]
