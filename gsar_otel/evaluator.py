@@ -133,7 +133,11 @@ class GSAREvaluator:
         k_max: replan budget (>= 0).
         max_rounds: most judge rounds in all (>= 1); default ``1 + k_max + max_regenerations``.
         max_regenerations: regenerate budget (>= 0); past it a regenerate escalates to replan.
-        deadline_s: wall-clock budget for the whole evaluation, in seconds.
+        deadline_s: wall-clock budget for the whole evaluation, in seconds. A judge round or an
+            async callback still running at the deadline is cancelled (a judge round becomes an
+            abstain with ``judge_error="DeadlineExceeded"``); a sync callback cannot be
+            interrupted, so the loop stops after it returns. Either way the result is degraded
+            with ``degraded_reason="deadline"``.
         default_unknown: weight of an evidence type the map does not know.
         max_synthesis_chars: longest answer judged; longer ones are cut (recorded).
 
