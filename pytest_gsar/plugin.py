@@ -1,1 +1,217 @@
-"""pytest hooks of the gsar plugin."""
+"""The gsar pytest plugin: fail CI when the grounding of AI-agent answers regresses.
+
+Hooks only. The machinery lives in the sibling modules and is imported on first use, so a test
+suite that never judges an answer pays for nothing but option parsing.
+
+- Fixtures: ``assert_grounded``, ``gsar_judge``, ``gsar_evaluator``; marker
+  ``@pytest.mark.gsar(min_score=..., judge=..., decision=...)``.
+- Case files ``gsar_*.jsonl`` / ``*.gsar.jsonl``: one test item per recorded agent output.
+- Recorded verdicts (``--gsar-record-mode``), score baselines (``--gsar-baseline``), a terminal
+  summary, JUnit XML properties and an HTML report (``--gsar-report``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_gsar.options import INI_HELP, RECORD_MODES, resolve_options
+from pytest_gsar.records import RECORDS_KEY, REPORT_ATTRIBUTE, JudgementRecord
+from pytest_gsar.state import STATE_KEY, GSARSession
+
+if TYPE_CHECKING:
+    from gsar_otel.evaluator import GSAREvaluator
+    from gsar_otel.judges.base import Judge
+    from pytest_gsar.cases import GSARCaseFile
+    from pytest_gsar.fixtures import AssertGrounded
+
+WORKER_DESELECTED = "gsar_deselected"
+"""``workeroutput`` key through which xdist workers tell the controller what they deselected."""
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Add ``pytest_gsar_make_judge`` and ``pytest_gsar_result`` for conftest files."""
+    from pytest_gsar import hooks
+
+    pluginmanager.add_hookspecs(hooks)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The ``gsar`` option group; every flag also has an ini option of the same name."""
+    group = parser.getgroup("gsar", "grounding of AI-agent answers (gsar)")
+    group.addoption("--gsar-judge", dest="gsar_judge", metavar="NAME",
+                    help="judge for assert_grounded and case files: lexical, anthropic, or a "
+                         "plugin's (ini: gsar_judge)")
+    group.addoption("--gsar-record-mode", dest="gsar_record_mode", choices=RECORD_MODES,
+                    help="recorded judge verdicts: none replays only (default), once records "
+                         "into new cassettes, new_episodes adds missing verdicts, all re-records "
+                         "(ini: gsar_record_mode)")
+    group.addoption("--gsar-cassette-dir", dest="gsar_cassette_dir", metavar="DIR",
+                    help="where recorded verdicts live (default: cassettes/gsar next to each "
+                         "test file; ini: gsar_cassette_dir)")
+    group.addoption("--gsar-baseline", dest="gsar_baseline", metavar="PATH",
+                    help="fail when S drops or the decision gets worse against this baseline "
+                         "(ini: gsar_baseline)")
+    group.addoption("--gsar-update-baseline", dest="gsar_update_baseline", action="store_true",
+                    help="write this run's scores into the baseline instead of failing on them")
+    group.addoption("--gsar-tolerance", dest="gsar_tolerance", metavar="DROP",
+                    help="largest allowed drop of S below the baseline, 0..1 (default 0.05; "
+                         "ini: gsar_tolerance)")
+    group.addoption("--gsar-min-score", dest="gsar_min_score", metavar="S",
+                    help="lowest passing S where a test sets none, 0..1 (ini: gsar_min_score)")
+    group.addoption("--gsar-report", dest="gsar_report", metavar="PATH",
+                    help="write a self-contained HTML grounding report (ini: gsar_report)")
+    for name, text in INI_HELP.items():
+        parser.addini(name, text, type="string", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker, validate the options and keep the session state in the stash."""
+    config.addinivalue_line(
+        "markers", "gsar(min_score=None, judge=None, decision=None): per-test defaults for "
+                   "assert_grounded (command line and ini options take precedence)")
+    state = GSARSession(config, resolve_options(config))
+    if state.options.baseline is not None:
+        from pytest_gsar.baseline import BaselineError
+
+        try:
+            state.baseline()
+        except BaselineError as error:
+            raise pytest.UsageError(str(error)) from None
+    config.stash[STATE_KEY] = state
+    config.pluginmanager.register(_ReportCollector(state), "gsar-report-collector")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Close the session's event loop."""
+    state = config.stash.get(STATE_KEY, None)
+    if state is not None:
+        state.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GSARCaseFile | None:
+    """Collect ``gsar_*.jsonl`` and ``*.gsar.jsonl`` as files of recorded cases."""
+    if file_path.suffix != ".jsonl":
+        return None
+    from pytest_gsar.cases import GSARCaseFile, is_case_file
+
+    if not is_case_file(file_path):
+        return None
+    case_file: GSARCaseFile = GSARCaseFile.from_parent(parent, path=file_path)
+    return case_file
+
+
+@pytest.fixture
+def assert_grounded(request: pytest.FixtureRequest) -> AssertGrounded:
+    """``assert_grounded(synthesis, evidence, *, min_score=None, decision=None, judge=None,
+    **evaluator_options)``: judge an answer; fail the test with the claims that fall short."""
+    from pytest_gsar.fixtures import AssertGrounded
+
+    return AssertGrounded(request.node)
+
+
+@pytest.fixture
+def gsar_judge(request: pytest.FixtureRequest) -> Iterator[Judge]:
+    """The configured judge, replaying from (or recording into) the test's cassette."""
+    from pytest_gsar.fixtures import evaluator_for, finish_recordings
+
+    evaluator, recording = evaluator_for(request.node)
+    yield evaluator.judge
+    finish_recordings(recording)
+
+
+@pytest.fixture
+def gsar_evaluator(request: pytest.FixtureRequest) -> Iterator[GSAREvaluator]:
+    """A GSAREvaluator with the configured judge and the ``GSAR_CONFIG`` settings."""
+    from pytest_gsar.fixtures import evaluator_for, finish_recordings
+
+    evaluator, recording = evaluator_for(request.node)
+    yield evaluator
+    finish_recordings(recording)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Put the test's judgements on its call report, which xdist carries to the controller."""
+    report = yield
+    if call.when == "call":
+        records = item.stash.get(RECORDS_KEY, None)
+        if records:
+            setattr(report, REPORT_ATTRIBUTE, [record.to_json() for record in records])
+    return report
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Write a case file's recorded verdicts once its last case (in this process) has run."""
+    state = item.config.stash.get(STATE_KEY, None)
+    if state is not None and state.dirty_stores and (nextitem is None
+                                                     or nextitem.path != item.path):
+        state.save_cassettes()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Write the baseline and the HTML report, once, on the controller."""
+    state = session.config.stash.get(STATE_KEY, None)
+    if state is None:
+        return
+    if state.dirty_stores:
+        try:
+            state.save_cassettes()
+        except Exception as error:
+            state.errors.append(str(error))
+    if state.is_worker:
+        workeroutput: dict[str, Any] = session.config.workeroutput  # type: ignore[attr-defined]
+        workeroutput[WORKER_DESELECTED] = sorted(state.deselected)
+        return
+    if not state.records and state.options.baseline is None and state.options.report is None:
+        return
+    from pytest_gsar.report import finish_session
+
+    finish_session(state)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The gsar section: failures (everything with -v), totals, baseline news and a hint."""
+    state = config.stash.get(STATE_KEY, None)
+    if state is None or state.is_worker:
+        return
+    if not (state.records or state.diff or state.errors or state.report_written):
+        return
+    from pytest_gsar.report import write_summary
+
+    write_summary(terminalreporter, state.records, verbose=config.get_verbosity() > 0,
+                  diff=state.diff, baseline=state.options.baseline,
+                  update=state.options.update_baseline, baseline_written=state.baseline_written,
+                  report=state.report_written, errors=state.errors)
+
+
+class _ReportCollector:
+    """Gathers judgements and outcomes from test reports, wherever the tests ran."""
+
+    def __init__(self, state: GSARSession) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        state = self.state
+        if state.is_worker:
+            return
+        if state.options.baseline is not None and (
+                report.when == "call" or (report.when == "setup" and not report.passed)):
+            state.outcomes[report.nodeid] = report.outcome
+            state.files_ran.add(report.nodeid.split("::", 1)[0])
+        data = getattr(report, REPORT_ATTRIBUTE, None)
+        if data:
+            state.records.extend(JudgementRecord.from_json(entry) for entry in data)
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.state.deselected.update(item.nodeid for item in items)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        self.state.deselected.update(output.get(WORKER_DESELECTED, ()))

@@ -1,0 +1,195 @@
+"""Score baselines: the S and decision each judgement had when the baseline was last written.
+
+The file is JSON with sorted keys and scores rounded to four places, so it diffs well in review::
+
+    {
+      "entries": {
+        "tests/gsar_incidents.jsonl::db-outage": {"decision": "proceed", "judge": "lexical",
+                                                   "score": 0.8667}
+      },
+      "format": "gsar-baseline/1"
+    }
+
+Keys are pytest node ids; a test that judges more than once adds ``#2``, ``#3``... A judgement
+regresses when S falls more than the tolerance below its baseline or its decision gets worse
+(proceed < regenerate < replan < abstain).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from gsar_otel.model import DECISION_RANK, Decision
+from pytest_gsar.records import JudgementRecord
+
+BASELINE_FORMAT: Final = "gsar-baseline/1"
+SCORE_PLACES: Final = 4
+_EPSILON: Final = 1e-9
+
+
+def decision_rank(decision: str) -> int:
+    """How bad a decision is (``gsar_otel.model.DECISION_RANK``); unknown names rank worst."""
+    try:
+        return DECISION_RANK[Decision(decision)]
+    except ValueError:
+        return len(DECISION_RANK)
+
+
+class BaselineError(Exception):
+    """The baseline file cannot be read or written."""
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineEntry:
+    """The stored S and decision of one judgement."""
+
+    score: float
+    decision: str
+    judge: str = ""
+
+
+def file_of(key: str) -> str:
+    """The test file part of a node id (``tests/gsar_x.jsonl::case`` -> ``tests/gsar_x.jsonl``)."""
+    return key.split("::", 1)[0]
+
+
+def load_baseline(path: Path) -> dict[str, BaselineEntry]:
+    """The entries of the baseline at ``path``; none when the file does not exist yet.
+
+    Raises:
+        BaselineError: the file is not a gsar baseline; the message says what is wrong.
+    """
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise BaselineError(f"cannot read baseline {path}: {error}") from None
+    if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT or not isinstance(
+            data.get("entries"), dict):
+        raise BaselineError(f"{path} is not a gsar baseline (expected a JSON object with "
+                            f"\"format\": \"{BASELINE_FORMAT}\" and \"entries\")")
+    entries: dict[str, BaselineEntry] = {}
+    for key, raw in data["entries"].items():
+        try:
+            score = float(raw["score"])
+            decision = str(raw["decision"])
+        except (KeyError, TypeError, ValueError):
+            raise BaselineError(f"baseline {path}: entry {key!r} needs a numeric \"score\" and "
+                                f"a \"decision\"") from None
+        if decision not in DECISION_RANK:
+            raise BaselineError(f"baseline {path}: entry {key!r} has decision {decision!r}; "
+                                f"allowed: {', '.join(DECISION_RANK)}")
+        entries[key] = BaselineEntry(score=score, decision=decision,
+                                     judge=str(raw.get("judge") or ""))
+    return entries
+
+
+def compare(entry: BaselineEntry, *, score: float, decision: str, tolerance: float) -> list[str]:
+    """Why a judgement regressed against ``entry``; empty when it did not."""
+    problems = []
+    drop = entry.score - score
+    if drop > tolerance + _EPSILON:
+        problems.append(f"S fell {drop:.2f} below the baseline {entry.score:.2f} "
+                        f"(tolerance {tolerance:.2f})")
+    if decision_rank(decision) > decision_rank(entry.decision):
+        problems.append(f"decision got worse than the baseline: {entry.decision} -> {decision}")
+    return problems
+
+
+def test_of(key: str) -> str:
+    """The node id of the test that made the judgement ``key`` (``#2``... suffix removed)."""
+    head, _, suffix = key.rpartition("#")
+    return head if head and suffix.isdigit() else key
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineDiff:
+    """How a run's judgements relate to the baseline."""
+
+    new: tuple[str, ...]
+    """Judged now, not in the baseline."""
+    vanished: tuple[str, ...]
+    """In the baseline, and gone: the case or test was removed, or a passing test no longer
+    makes that judgement."""
+    regressed: tuple[str, ...]
+    not_run: tuple[str, ...]
+    """In the baseline, not judged because their test did not run (deselected, skipped, another
+    file) or failed before judging."""
+
+
+def diff(baseline: Mapping[str, BaselineEntry], records: Iterable[JudgementRecord], *,
+         outcomes: Mapping[str, str], files_ran: set[str], deselected: set[str]) -> BaselineDiff:
+    """Compare a run with the baseline.
+
+    Args:
+        baseline: the stored entries.
+        records: the run's judgements.
+        outcomes: ``passed`` / ``failed`` / ``skipped`` per test node id that ran.
+        files_ran: test files with at least one test that ran.
+        deselected: node ids deselected in this run (``-k``, ``-m``, ``--lf``...).
+    """
+    judged = {r.key: r for r in records}
+    vanished: list[str] = []
+    not_run: list[str] = []
+    for key in sorted(baseline):
+        if key in judged:
+            continue
+        test = key if key in outcomes else test_of(key)
+        outcome = outcomes.get(test)
+        if outcome is not None:
+            gone = outcome == "passed"
+        else:
+            gone = file_of(test) in files_ran and test not in deselected
+        (vanished if gone else not_run).append(key)
+    return BaselineDiff(
+        new=tuple(sorted(k for k, r in judged.items()
+                         if k not in baseline and r.score is not None)),
+        vanished=tuple(vanished),
+        regressed=tuple(sorted(k for k, r in judged.items() if r.regressed)),
+        not_run=tuple(not_run),
+    )
+
+
+def updated_entries(baseline: Mapping[str, BaselineEntry], records: Iterable[JudgementRecord],
+                    vanished: Iterable[str]) -> dict[str, BaselineEntry]:
+    """The baseline after a run: judged entries replaced, vanished ones dropped, others kept.
+
+    A judgement without a verdict (missing recording) keeps its old entry.
+    """
+    gone = set(vanished)
+    kept = {key: entry for key, entry in baseline.items() if key not in gone}
+    for record in records:
+        if record.score is not None and record.decision is not None:
+            kept[record.key] = BaselineEntry(score=round(record.score, SCORE_PLACES),
+                                             decision=record.decision, judge=record.judge)
+    return kept
+
+
+def write_baseline(path: Path, entries: Mapping[str, BaselineEntry]) -> None:
+    """Write ``entries`` to ``path`` atomically (stable JSON).
+
+    Raises:
+        BaselineError: the file cannot be written.
+    """
+    data = {
+        "format": BASELINE_FORMAT,
+        "entries": {key: {"score": round(entry.score, SCORE_PLACES), "decision": entry.decision,
+                          "judge": entry.judge}
+                    for key, entry in entries.items()},
+    }
+    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError as error:
+        raise BaselineError(f"cannot write baseline {path}: {error}") from None

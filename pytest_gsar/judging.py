@@ -1,0 +1,355 @@
+"""One judgement inside a test: pick the judge, replay or record, evaluate, check, report.
+
+Shared by the ``assert_grounded`` fixture and the case-file items, so both fail the same way
+and feed the same summary, baseline and report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import pytest
+
+from pytest_gsar.baseline import compare
+from pytest_gsar.records import RECORDS_KEY, JudgementRecord
+from pytest_gsar.state import GSARSession, session_of
+
+if TYPE_CHECKING:
+    from gsar_otel.evaluator import GSAREvaluator, GSARResult
+    from gsar_otel.judges.base import Judge
+    from gsar_otel.judges.recorded import RecordingJudge
+
+MARKER: Final = "gsar"
+MARKER_OPTIONS: Final = ("decision", "judge", "min_score")
+DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
+_EPSILON: Final = 1e-9
+
+
+
+class GroundingFailure(AssertionError):
+    """A judgement did not meet its test's expectations; the message explains every shortfall."""
+
+
+# --- resolving a test's settings ------------------------------------------------------------------
+
+
+def marker_options(item: pytest.Item) -> dict[str, Any]:
+    """The keyword options of the closest ``@pytest.mark.gsar`` (empty without one)."""
+    marker = item.get_closest_marker(MARKER)
+    if marker is None:
+        return {}
+    if marker.args:
+        raise GroundingFailure(f"@pytest.mark.gsar takes keyword options only "
+                               f"({', '.join(MARKER_OPTIONS)}), got positional {marker.args!r}")
+    unknown = sorted(set(marker.kwargs) - set(MARKER_OPTIONS))
+    if unknown:
+        raise GroundingFailure(f"@pytest.mark.gsar: unknown option(s) {', '.join(unknown)}; "
+                               f"valid: {', '.join(MARKER_OPTIONS)}")
+    return dict(marker.kwargs)
+
+
+def _check_min_score(value: object, source: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise GroundingFailure(f"{source} must be a number between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def _check_decision(value: object, source: str) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip().lower()
+    if text not in DECISIONS:
+        raise GroundingFailure(f"{source} must be one of {', '.join(DECISIONS)}, got {value!r}")
+    return text
+
+
+def resolve_judge(item: pytest.Item, explicit: object, marker: Mapping[str, Any]) -> Judge:
+    """The judge for one judgement: explicit argument > CLI > ini > marker > session default."""
+    state = session_of(item.config)
+    chosen: object = explicit
+    if chosen is None:
+        chosen = state.options.judge
+    if chosen is None:
+        chosen = marker.get("judge")
+    try:
+        if chosen is None:
+            return state.default_judge()
+        if isinstance(chosen, str):
+            return state.judge_named(chosen)
+    except ValueError as error:
+        raise GroundingFailure(str(error)) from None
+    if callable(getattr(chosen, "judge", None)):
+        return chosen  # type: ignore[return-value]
+    raise GroundingFailure(f"judge must be a judge name or an object with an async judge() "
+                           f"method, got {type(chosen).__name__}")
+
+
+def cassette_path(item: pytest.Item, state: GSARSession) -> Path:
+    """Where the verdicts of ``item`` are recorded.
+
+    A test function ``test_x`` in ``tests/test_agent.py`` uses
+    ``tests/cassettes/gsar/test_agent/test_x.json``; every case of ``tests/gsar_cases.jsonl``
+    shares ``tests/cassettes/gsar/gsar_cases.json``.
+    """
+    from pytest_gsar.cases import GSARCase
+
+    if isinstance(item, GSARCase):
+        return state.cassette_base(item.path) / f"{item.path.name.removesuffix('.jsonl')}.json"
+    name = item.name
+    cls = getattr(item, "cls", None)
+    if cls is not None:
+        name = f"{cls.__name__}.{name}"
+    for char in '<>?%*:|"\'/\\ ':
+        name = name.replace(char, "-")
+    return state.cassette_base(item.path) / item.path.stem / f"{name}.json"
+
+
+def _evaluator(item: pytest.Item, judge: Judge, state: GSARSession,
+               options: Mapping[str, Any]) -> GSAREvaluator:
+    from gsar_otel.telemetry import TracedEvaluator
+
+    try:
+        settings = state.settings()
+        defaults: dict[str, Any] = {
+            "thresholds": settings.thresholds_model(),
+            "contradiction_penalty": settings.contradiction_penalty,
+            "weight_map": settings.weight_map, "k_max": settings.k_max,
+            "max_regenerations": settings.max_regenerations,
+        }
+    except ValueError as error:
+        raise GroundingFailure(str(error)) from None
+    defaults.update(options)
+    try:
+        return TracedEvaluator(judge, function=telemetry_function(item), **defaults)
+    except (TypeError, ValueError) as error:
+        raise GroundingFailure(f"invalid evaluator option: {error}") from None
+
+
+def telemetry_function(item: pytest.Item) -> str:
+    """``gsar.function`` for judgements made by ``item``: its test file (few distinct values,
+    as metric attributes need)."""
+    return item.nodeid.split("::", 1)[0]
+
+
+def build_evaluator(item: pytest.Item, *, judge: object = None,
+                    evaluator_options: Mapping[str, Any] | None = None,
+                    ) -> tuple[GSAREvaluator, RecordingJudge | None]:
+    """The evaluator for ``item``: its judge, wrapped for replay unless it is deterministic."""
+    from pytest_gsar.cases import GSARCase
+
+    state = session_of(item.config)
+    inner = resolve_judge(item, judge, marker_options(item))
+    # The cases of one file share a cassette and settings: build their evaluator once.
+    cache_key = (item.path, id(inner)) if isinstance(item, GSARCase) and not (
+        evaluator_options) else None
+    if cache_key is not None and cache_key in state.evaluators:
+        return state.evaluators[cache_key]
+    recording = wrap_for_recording(item, inner)
+    built = _evaluator(item, recording or inner, state, evaluator_options or {}), recording
+    if cache_key is not None:
+        state.evaluators[cache_key] = built
+    return built
+
+
+def wrap_for_recording(item: pytest.Item, judge: Judge) -> RecordingJudge | None:
+    """``judge`` behind the test's cassette, or None for a deterministic judge."""
+    from gsar_otel.judges.recorded import RecordingJudge, is_deterministic
+
+    if isinstance(judge, RecordingJudge) or is_deterministic(judge):
+        return None
+    state = session_of(item.config)
+    return RecordingJudge(judge, state.store(cassette_path(item, state)), state.options.record_mode,
+                          identity=state.identity(judge))
+
+
+# --- judging -------------------------------------------------------------------------------------
+
+
+def judge_in_test(
+    item: pytest.Item,
+    synthesis: Any,
+    evidence: Any,
+    *,
+    min_score: float | None = None,
+    decision: str | None = None,
+    judge: object = None,
+    evaluator_options: Mapping[str, Any] | None = None,
+    origin: str = "assert_grounded",
+    defer_save: bool = False,
+) -> GSARResult:
+    """Judge ``synthesis`` against ``evidence`` for ``item`` and fail it when it falls short.
+
+    Passing rule: with ``decision`` the final decision must equal it; with ``min_score`` S must
+    reach it (and the judge must not abstain unless ``decision="abstain"``); with neither the
+    decision must be ``proceed``. With a baseline, S may not fall more than the tolerance below
+    the stored S and the decision may not get worse.
+
+    ``defer_save`` leaves new recordings for the plugin to write after the item (a case file
+    writes its shared cassette once, after its last case).
+
+    Raises:
+        GroundingFailure: the judgement falls short, the verdict is not recorded, or a setting is
+            invalid.
+    """
+    __tracebackhide__ = True
+    from gsar_otel.judges.recorded import CassetteError
+
+    state = session_of(item.config)
+    marker = marker_options(item)
+    min_score = _check_min_score(min_score, f"{origin} min_score")
+    if min_score is None:
+        min_score = state.options.min_score
+    if min_score is None:
+        min_score = _check_min_score(marker.get("min_score"), "@pytest.mark.gsar min_score")
+    decision = _check_decision(decision, f"{origin} decision")
+    if decision is None:
+        decision = _check_decision(marker.get("decision"), "@pytest.mark.gsar decision")
+
+    evaluator, recording = build_evaluator(item, judge=judge, evaluator_options=evaluator_options)
+    if recording is not None:
+        recording.misses.clear()
+    key = _next_key(item)
+    try:
+        result = state.run(evaluator.evaluate(report_synthesis=synthesis,
+                                              evidence_corpus=evidence))
+        if recording is not None and recording.store.dirty:
+            if defer_save:
+                state.dirty_stores.add(recording.store)
+            else:
+                recording.store.save()
+    except (ValueError, CassetteError) as error:
+        raise GroundingFailure(f"{origin}: {error}") from None
+    if recording is not None and recording.misses:
+        miss = recording.misses[0]
+        _keep(item, JudgementRecord(key=key, nodeid=item.nodeid, passed=False,
+                                    problems=[miss.message], judge=recording.name,
+                                    missing=miss.message))
+        raise GroundingFailure(miss.message)
+
+    problems = expectation_problems(result, min_score=min_score, decision=decision)
+    record = _record(item, key, result, state, problems, evaluator)
+    _keep(item, record)
+    item.user_properties.append(("gsar_score", f"{result.final_score:.4f}"))
+    item.user_properties.append(("gsar_decision", str(result.final_decision)))
+    item.config.hook.pytest_gsar_result(item=item, result=result)
+    if record.problems:
+        raise GroundingFailure(failure_message(result, record))
+    return result
+
+
+def expectation_problems(result: GSARResult, *, min_score: float | None,
+                         decision: str | None) -> list[str]:
+    """Why ``result`` misses the test's expectations; empty when it meets them."""
+    actual = str(result.final_decision)
+    problems = []
+    if decision is not None and actual != decision:
+        problems.append(f"decision is {actual}, expected {decision}")
+    if min_score is not None:
+        if result.final_score < min_score - _EPSILON:
+            problems.append(f"S = {result.final_score:.2f} is below min_score {min_score:.2f}")
+        if decision is None and actual == "abstain":
+            reason = result.final_judge_output.abstain_reason or "no reason given"
+            problems.append(f"the judge abstained ({reason})")
+    if decision is None and min_score is None and actual != "proceed":
+        problems.append(f"decision is {actual}, expected proceed")
+    return problems
+
+
+def _next_key(item: pytest.Item) -> str:
+    records = item.stash.get(RECORDS_KEY, [])
+    return item.nodeid if not records else f"{item.nodeid}#{len(records) + 1}"
+
+
+def _keep(item: pytest.Item, record: JudgementRecord) -> None:
+    item.stash.setdefault(RECORDS_KEY, []).append(record)
+
+
+def _record(item: pytest.Item, key: str, result: GSARResult, state: GSARSession,
+            problems: list[str], evaluator: GSAREvaluator) -> JudgementRecord:
+    record = JudgementRecord(
+        key=key, nodeid=item.nodeid, passed=True, score=result.final_score,
+        decision=str(result.final_decision), counts=result.final_partition.counts(),
+        judge=_judge_label(result))
+    if state.options.baseline is not None:
+        entry = state.baseline().get(key)
+        if entry is not None:
+            record.baseline_score = entry.score
+            record.baseline_decision = entry.decision
+            regression = compare(entry, score=result.final_score,
+                                 decision=str(result.final_decision),
+                                 tolerance=state.options.tolerance)
+            record.regressed = bool(regression)
+            if not state.options.update_baseline:
+                problems = [*problems, *regression]
+    record.problems = problems
+    record.passed = not problems
+    if state.options.report is not None:
+        record.details = result_details(result, evaluator)
+    return record
+
+
+def _judge_label(result: GSARResult) -> str:
+    if result.judge_model:
+        return f"{result.judge_name} ({result.judge_model})"
+    return result.judge_name
+
+
+def _adjustment_kinds(result: GSARResult) -> dict[str, list[str]]:
+    kinds: dict[str, list[str]] = {}
+    for adjustment in result.adjustments:
+        kinds.setdefault(adjustment.claim, []).append(adjustment.kind)
+    return kinds
+
+
+def result_details(result: GSARResult, evaluator: GSAREvaluator) -> dict[str, Any]:
+    """The answer, evidence and claims of ``result`` as JSON data, for the HTML report."""
+    from gsar_otel.scoring import claim_weight
+
+    kinds = _adjustment_kinds(result)
+    return {
+        "synthesis": result.final_report,
+        "evidence": [{"id": e.id, "type": str(e.type), "content": e.content}
+                     for e in result.final_evidence.items],
+        "claims": [{"bucket": bucket, "text": claim.text, "type": str(claim.type),
+                    "refs": list(claim.evidence_refs), "adjustments": kinds.get(claim.text, []),
+                    "weight": round(claim_weight(claim, evaluator.weight_map,
+                                                 evaluator.default_unknown), 4)}
+                   for bucket, claims in result.final_partition.buckets() for claim in claims],
+        "explanation": result.final_judge_output.explanation,
+        "degraded": result.degraded,
+    }
+
+
+def failure_message(result: GSARResult, record: JudgementRecord) -> str:
+    """The readable explanation of a failed judgement: S, decision, every claim not grounded."""
+    counts = record.counts
+    lines = [
+        f"grounding check failed: {'; '.join(record.problems)}",
+        f"S = {result.final_score:.2f}, decision = {result.final_decision}, judge = {record.judge}"
+        f", claims G{counts.get('grounded', 0)} U{counts.get('ungrounded', 0)}"
+        f" X{counts.get('contradicted', 0)} K{counts.get('complementary', 0)}",
+    ]
+    if record.baseline_score is not None:
+        delta = result.final_score - record.baseline_score
+        lines.append(f"baseline: S {record.baseline_score:.2f} -> {result.final_score:.2f} "
+                     f"({delta:+.2f}), decision {record.baseline_decision} -> "
+                     f"{result.final_decision}")
+    kinds = _adjustment_kinds(result)
+    partition = result.final_partition
+    shortfalls = [(bucket, claim) for bucket, claims in partition.buckets()
+                  if bucket in ("ungrounded", "contradicted") for claim in claims]
+    if shortfalls:
+        lines.append(f"claims not grounded ({len(shortfalls)} of {partition.total_claims}):")
+        for bucket, claim in shortfalls:
+            refs = ", ".join(claim.evidence_refs) or "none"
+            adjusted = f" [adjusted: {', '.join(kinds[claim.text])}]" if claim.text in kinds else ""
+            lines.append(f"  - {bucket}, {claim.type}, refs {refs}: {claim.text!r}{adjusted}")
+    if result.final_judge_output.abstained:
+        lines.append(f"the judge abstained: {result.final_judge_output.abstain_reason}")
+    elif result.final_judge_output.explanation:
+        lines.append(f"the judge said: {result.final_judge_output.explanation}")
+    return "\n".join(lines)

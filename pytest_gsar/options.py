@@ -1,0 +1,128 @@
+"""The plugin's settings: command-line flags over ini options, validated once per session.
+
+Kept free of heavy imports: pytest loads this for every session, gsar used or not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+RECORD_MODES: Final = ("none", "once", "new_episodes", "all")
+"""Record modes, as in ``gsar_otel.judges.recorded.RecordMode`` (checked by a test)."""
+DEFAULT_RECORD_MODE: Final = "none"
+DEFAULT_TOLERANCE: Final = 0.05
+
+INI_HELP: Final = {
+    "gsar_judge": "judge for assert_grounded and case files: lexical, anthropic, or a plugin's",
+    "gsar_record_mode": f"recorded verdicts: {'|'.join(RECORD_MODES)} (default none: replay only)",
+    "gsar_cassette_dir": "directory of recorded verdicts (default: cassettes/gsar next to each "
+                         "test file)",
+    "gsar_baseline": "score baseline file to compare every judgement against",
+    "gsar_tolerance": f"largest allowed drop of S below the baseline (default {DEFAULT_TOLERANCE})",
+    "gsar_min_score": "lowest passing S when a test sets none (default: decision must be proceed)",
+    "gsar_report": "write a self-contained HTML grounding report to this path",
+}
+"""The ini options (``[tool.pytest.ini_options]``) and their help."""
+
+
+@dataclass(frozen=True, slots=True)
+class GSAROptions:
+    """The session's gsar settings after CLI > ini precedence and validation."""
+
+    judge: str | None = None
+    record_mode: str = DEFAULT_RECORD_MODE
+    cassette_dir: Path | None = None
+    baseline: Path | None = None
+    update_baseline: bool = False
+    tolerance: float = DEFAULT_TOLERANCE
+    min_score: float | None = None
+    report: Path | None = None
+
+
+def _flag(ini_name: str) -> str:
+    return "--" + ini_name.replace("_", "-")
+
+
+def _raw(config: pytest.Config, ini_name: str) -> tuple[str | None, str, Path]:
+    """The value set for an option, the place it came from, and the directory it is relative to."""
+    cli = config.getoption(ini_name, default=None)
+    if cli is not None and str(cli).strip() != "":
+        return str(cli).strip(), _flag(ini_name), config.invocation_params.dir
+    ini = config.getini(ini_name)
+    base = config.inipath.parent if config.inipath is not None else config.rootpath
+    if isinstance(ini, str) and ini.strip():
+        return ini.strip(), f"{ini_name} (ini)", base
+    return None, "", base
+
+
+def _unit(value: str, source: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise pytest.UsageError(f"{source} must be a number between 0 and 1, got {value!r}")
+    return number
+
+
+def available_judges() -> list[str]:
+    """Judge names ``make_judge`` accepts: the built-in ones and those plugins add."""
+    from gsar_otel.judges.factory import BUILTIN_JUDGES
+    from gsar_otel.plugins import plugin_judge_names
+
+    return [*BUILTIN_JUDGES, *(n for n in plugin_judge_names() if n not in BUILTIN_JUDGES)]
+
+
+def check_judge_name(name: str, source: str) -> str:
+    """``name`` lowercased when a judge answers to it.
+
+    Raises:
+        pytest.UsageError: naming ``source`` and the available judges.
+    """
+    chosen = name.strip().lower()
+    names = available_judges()
+    if chosen not in names:
+        raise pytest.UsageError(
+            f"{source}: unknown judge {name!r}; available: {', '.join(names)}")
+    return chosen
+
+
+def resolve_options(config: pytest.Config) -> GSAROptions:
+    """Read and validate every gsar option.
+
+    Raises:
+        pytest.UsageError: a value is invalid; the message names the option and valid values.
+    """
+    judge, source, _ = _raw(config, "gsar_judge")
+    if judge is not None:
+        judge = check_judge_name(judge, source)
+
+    mode, source, _ = _raw(config, "gsar_record_mode")
+    record_mode = DEFAULT_RECORD_MODE if mode is None else mode.lower()
+    if record_mode not in RECORD_MODES:
+        raise pytest.UsageError(f"{source} must be one of {', '.join(RECORD_MODES)}; "
+                                f"got {mode!r}")
+
+    paths: dict[str, Path | None] = {}
+    for name in ("gsar_cassette_dir", "gsar_baseline", "gsar_report"):
+        value, _, base = _raw(config, name)
+        paths[name] = None if value is None else (base / Path(value).expanduser()).resolve()
+
+    tolerance_raw, source, _ = _raw(config, "gsar_tolerance")
+    tolerance = DEFAULT_TOLERANCE if tolerance_raw is None else _unit(tolerance_raw, source)
+    min_raw, source, _ = _raw(config, "gsar_min_score")
+    min_score = None if min_raw is None else _unit(min_raw, source)
+
+    update = bool(config.getoption("gsar_update_baseline", default=False))
+    if update and paths["gsar_baseline"] is None:
+        raise pytest.UsageError("--gsar-update-baseline needs a baseline file: pass "
+                                "--gsar-baseline=PATH or set gsar_baseline in the ini file")
+    return GSAROptions(judge=judge, record_mode=record_mode,
+                       cassette_dir=paths["gsar_cassette_dir"], baseline=paths["gsar_baseline"],
+                       update_baseline=update, tolerance=tolerance, min_score=min_score,
+                       report=paths["gsar_report"])

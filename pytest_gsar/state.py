@@ -1,0 +1,274 @@
+"""Per-session state kept in ``config.stash``: judges, cassettes, the event loop, the records.
+
+Everything expensive is built on first use and cached for the session (per xdist worker): one
+judge per name, one cassette store per file, one event loop for every judgement (so an HTTP
+client a judge keeps stays bound to a live loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import pytest
+
+from pytest_gsar.options import GSAROptions
+from pytest_gsar.records import JudgementRecord
+
+if TYPE_CHECKING:
+    from gsar_otel.config import GSARSettings
+    from gsar_otel.evaluator import GSAREvaluator
+    from gsar_otel.evidence import EvidenceSet
+    from gsar_otel.judges.base import Judge, JudgeVerdict
+    from gsar_otel.judges.recorded import CassetteStore, RecordingJudge
+    from gsar_otel.model import JudgeOutput
+    from pytest_gsar.baseline import BaselineDiff, BaselineEntry
+
+T = TypeVar("T")
+
+
+class GSARSession:
+    """What the plugin knows during one pytest session."""
+
+    def __init__(self, config: pytest.Config, options: GSAROptions) -> None:
+        self.config = config
+        self.options = options
+        self.is_worker = hasattr(config, "workerinput")
+        self.records: list[JudgementRecord] = []
+        """Every judgement reported in this process (on the controller: from all workers)."""
+        self.files_ran: set[str] = set()
+        """Test files with at least one test that ran (on the controller)."""
+        self.outcomes: dict[str, str] = {}
+        """passed / failed / skipped per test node id, kept when a baseline is in use."""
+        self.deselected: set[str] = set()
+        self.diff: BaselineDiff | None = None
+        self.baseline_written: int | None = None
+        self.report_written: Path | None = None
+        self.errors: list[str] = []
+        self._judges: dict[str, Judge] = {}
+        self._judge_errors: dict[str, str] = {}
+        self._identities: dict[int, dict[str, str]] = {}
+        self._stores: dict[Path, CassetteStore] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.evaluators: dict[tuple[Path, int], tuple[GSAREvaluator, RecordingJudge | None]] = {}
+        self.dirty_stores: set[CassetteStore] = set()
+        """Cassettes with recordings not yet written (a case file's, until its last case)."""
+        self._baseline: dict[str, BaselineEntry] | None = None
+        self._hook_judge: tuple[Judge | None] | None = None
+        self._settings: GSARSettings | None = None
+
+    # --- judges -----------------------------------------------------------------------------
+
+    def judge_named(self, name: str) -> Judge:
+        """The judge called ``name``, built once per session.
+
+        In record mode ``none`` the Anthropic judge is not built at all (replaying needs no API
+        key and no SDK): a :class:`DeferredJudge` with the same identity stands in for it.
+
+        Raises:
+            ValueError: no judge answers to ``name``, or it cannot be built (e.g. no API key).
+        """
+        key = name.strip().lower()
+        judge = self._judges.get(key)
+        if judge is not None:
+            return judge
+        if key in self._judge_errors:
+            raise ValueError(self._judge_errors[key])
+        if key == "anthropic" and self.options.record_mode == "none":
+            judge = self._judges[key] = DeferredJudge(anthropic_identity(self.judge_model()),
+                                                      lambda: self._build(key))
+            return judge
+        judge = self._judges[key] = self._build(key)
+        return judge
+
+    def _build(self, key: str) -> Judge:
+        from gsar_otel.judges.factory import make_judge
+
+        try:
+            return make_judge(key, model=self.judge_model())
+        except Exception as error:
+            self._judge_errors[key] = f"cannot build the {key!r} judge: {error}"
+            raise ValueError(self._judge_errors[key]) from None
+
+    def judge_model(self) -> str | None:
+        """The judge model the settings name (``GSAR_JUDGE_MODEL`` / ``GSAR_CONFIG``), if any."""
+        model = self.settings_value("judge_model")
+        return str(model) if model else None
+
+    def default_judge(self) -> Judge:
+        """The judge used when nothing names one: the ``pytest_gsar_make_judge`` hook, else the
+        ``GSAR_CONFIG`` / ``GSAR_JUDGE`` setting, else ``make_judge``'s default."""
+        if self._hook_judge is None:
+            made = self.config.hook.pytest_gsar_make_judge(config=self.config)
+            self._hook_judge = (made,)
+        if self._hook_judge[0] is not None:
+            return self._hook_judge[0]
+        configured = self.settings_value("judge")
+        from gsar_otel.judges.factory import default_judge_name
+
+        return self.judge_named(str(configured) if configured else default_judge_name())
+
+    def identity(self, judge: Judge) -> dict[str, str]:
+        """The judge's identity for cassette keys, computed once per judge."""
+        cached = self._identities.get(id(judge))
+        if cached is None:
+            from gsar_otel.judges.recorded import judge_identity
+
+            cached = self._identities[id(judge)] = judge_identity(judge)
+        return cached
+
+    # --- settings from GSAR_CONFIG ----------------------------------------------------------
+
+    def settings(self) -> GSARSettings:
+        """The ``GSAR_*`` / ``GSAR_CONFIG`` settings, read once per session.
+
+        Raises:
+            ValueError: the settings are invalid (the message names the variable or key).
+        """
+        if self._settings is None:
+            from gsar_otel.config import load_settings
+
+            self._settings = load_settings()
+        return self._settings
+
+    def settings_value(self, name: str) -> Any:
+        """One value of :meth:`settings`."""
+        return getattr(self.settings(), name, None)
+
+    # --- cassettes --------------------------------------------------------------------------
+
+    def store(self, path: Path) -> CassetteStore:
+        """The cassette at ``path``, loaded once per session."""
+        store = self._stores.get(path)
+        if store is None:
+            from gsar_otel.judges.recorded import CassetteStore
+
+            store = self._stores[path] = CassetteStore(path)
+        return store
+
+    def cassette_base(self, test_file: Path) -> Path:
+        """Directory holding the cassettes of ``test_file``'s tests."""
+        directory = self.options.cassette_dir
+        if directory is None:
+            return test_file.parent / "cassettes" / "gsar"
+        try:
+            relative = test_file.parent.resolve().relative_to(self.config.rootpath)
+        except ValueError:
+            return directory
+        return directory / relative
+
+    # --- baseline ---------------------------------------------------------------------------
+
+    def baseline(self) -> dict[str, BaselineEntry]:
+        """The baseline's entries (none without ``--gsar-baseline``), loaded once."""
+        if self._baseline is None:
+            path = self.options.baseline
+            if path is None:
+                self._baseline = {}
+            else:
+                from pytest_gsar.baseline import load_baseline
+
+                self._baseline = load_baseline(path)
+        return self._baseline
+
+    # --- running judgements -----------------------------------------------------------------
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the session's event loop (in a worker thread inside async code)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            if self._loop is None or self._loop.is_closed():
+                self._loop = asyncio.new_event_loop()
+            return self._loop.run_until_complete(coroutine)
+        from gsar_otel.evaluator import run_sync
+
+        return run_sync(coroutine)
+
+    def save_cassettes(self) -> None:
+        """Write every cassette with unwritten recordings.
+
+        Raises:
+            CassetteError: a cassette cannot be written (the others are still tried).
+        """
+        stores, self.dirty_stores = list(self.dirty_stores), set()
+        failures = []
+        for store in stores:
+            try:
+                store.save()
+            except Exception as error:
+                failures.append(error)
+        if failures:
+            raise failures[0]
+
+    def close(self) -> None:
+        """Release the event loop."""
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                loop.close()
+
+
+def anthropic_identity(model: str | None) -> dict[str, str]:
+    """The identity an ``AnthropicJudge(model=model)`` has, without building one (no key, no SDK).
+
+    Mirrors AnthropicJudge's own model default; a test keeps the two in step.
+    """
+    import os
+
+    from gsar_otel.judges.anthropic import DEFAULT_MODEL
+    from gsar_otel.judges.prompt import PROMPT_VERSION
+    from gsar_otel.semconv import ENV_JUDGE_MODEL
+
+    chosen = (model or "").strip() or os.environ.get(ENV_JUDGE_MODEL, "").strip() or DEFAULT_MODEL
+    return {"backend": "anthropic", "model": chosen, "prompt_version": PROMPT_VERSION}
+
+
+class DeferredJudge:
+    """A judge known by its identity, built only if a verdict must really be judged.
+
+    Lets record mode ``none`` replay an API-backed judge's verdicts with no key configured.
+    """
+
+    def __init__(self, identity: dict[str, str], build: Callable[[], Judge]) -> None:
+        self.identity = identity
+        self._build = build
+        self._judge: Judge | None = None
+
+    @property
+    def name(self) -> str:
+        """The backend name."""
+        return self.identity.get("backend", "deferred")
+
+    @property
+    def model(self) -> str | None:
+        """The model, when the identity names one."""
+        return self.identity.get("model") or None
+
+    def _inner(self) -> Judge:
+        if self._judge is None:
+            self._judge = self._build()
+        return self._judge
+
+    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
+        """Build the real judge and judge with it."""
+        return await self._inner().judge(synthesis=synthesis, evidence=evidence)
+
+    async def judge_verdict(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
+        """Build the real judge and run one round with it."""
+        from gsar_otel.judges.base import run_judge
+
+        return await run_judge(self._inner(), synthesis=synthesis, evidence=evidence)
+
+
+STATE_KEY = pytest.StashKey[GSARSession]()
+"""Where the session's GSARSession lives in ``config.stash``."""
+
+
+def session_of(config: pytest.Config) -> GSARSession:
+    """The GSARSession of ``config``."""
+    return config.stash[STATE_KEY]
