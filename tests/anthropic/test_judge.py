@@ -340,3 +340,14 @@ def test_cancellation_propagates_and_frees_the_slot(
 
     assert after.error_type is None
     assert len(fake_anthropic.message_requests) == 2
+
+
+def test_importing_the_judge_module_does_not_import_the_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, gsar_otel, gsar_otel.judges.anthropic, gsar_otel.judges.factory; "
+            "print('anthropic' in sys.modules)")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True)
+    assert shown.stdout.strip() == "False"

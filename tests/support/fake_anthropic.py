@@ -196,6 +196,10 @@ class _QuietServer(ThreadingHTTPServer):
 def _handler_for(server: FakeMessagesServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body leave in one segment, without Nagle's delay: a keep-alive reply
+        # otherwise waits ~40 ms for the client's delayed ACK.
+        disable_nagle_algorithm = True
+        wbufsize = 64 * 1024
 
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: tests read the recorded requests instead."""
