@@ -12,7 +12,7 @@ and never printed.
 Usage::
 
     HONEYCOMB_API_KEY=... python3 dashboards/honeycomb/create_board.py --dataset my-agent
-    python3 dashboards/honeycomb/create_board.py --dataset my-agent --dry-run   # print, send nothing
+    python3 dashboards/honeycomb/create_board.py --dataset my-agent --dry-run  # print only
 """
 
 from __future__ import annotations

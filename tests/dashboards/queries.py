@@ -25,7 +25,9 @@ SCORE_THRESHOLDS = (0.65, 0.8)
 PROMETHEUS_TARGET_LABELS = frozenset({"job", "instance"})
 """Added by Prometheus to every scraped series."""
 HISTOGRAM_BUCKET_LABEL = "le"
-EXPORTER_SCOPE_LABELS = frozenset({"otel_scope_name", "otel_scope_version", "otel_scope_schema_url"})
+EXPORTER_SCOPE_LABELS = frozenset(
+    {"otel_scope_name", "otel_scope_version", "otel_scope_schema_url"}
+)
 """Added by opentelemetry-exporter-prometheus (scope labels are on by default)."""
 
 # --- the exporter's naming rules, mirrored (its ``_mapping`` module is private) ------------------
@@ -79,7 +81,9 @@ _DOTTED = re.compile(r"^[a-z_]+(\.[a-z_]+)+$")
 
 def semconv_metric_names() -> dict[str, str]:
     """``{constant: otel metric name}`` for every ``METRIC_*`` constant."""
-    return {k: v for k, v in vars(semconv).items() if k.startswith("METRIC_") and isinstance(v, str)}
+    return {
+        k: v for k, v in vars(semconv).items() if k.startswith("METRIC_") and isinstance(v, str)
+    }
 
 
 def semconv_attribute_names() -> frozenset[str]:
@@ -95,7 +99,8 @@ def semconv_attribute_names() -> frozenset[str]:
 
 
 def allowed_prometheus_labels() -> frozenset[str]:
-    """Labels a query may use: semconv attributes as labels, plus what Prometheus/the exporter add."""
+    """Labels a query may use: semconv attributes as labels, plus what Prometheus and the
+    exporter add."""
     return frozenset(
         {prometheus_label(a) for a in semconv_attribute_names()}
         | PROMETHEUS_TARGET_LABELS
@@ -122,7 +127,9 @@ def query_panels(dashboard: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [p for p in grafana_panels(dashboard) if p.get("type") not in {"row", "text"}]
 
 
-def grafana_targets(dashboard: Mapping[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+def grafana_targets(
+    dashboard: Mapping[str, Any],
+) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """``(panel, target)`` for every query target of every panel."""
     for panel in query_panels(dashboard):
         for target in panel.get("targets", []):
@@ -166,7 +173,7 @@ def label_values_query(variable: Mapping[str, Any]) -> tuple[str, str]:
     return match["selector"], match["label"]
 
 
-# --- PromQL analysis --------------------------------------------------------------------------------
+# --- PromQL analysis ------------------------------------------------------------------------------
 @dataclass
 class PromQLUse:
     """What one PromQL expression reads: series names, and the labels it relies on per series."""
@@ -238,9 +245,12 @@ def analyse_promql(expr: str, *, legend_labels: set[str] | None = None) -> PromQ
             labels.update(getattr(node.modifier, "group_labels", None) or [])
             attach(node.lhs, labels)
             attach(node.rhs, labels)
-        elif isinstance(node, promql_parser.Call) and node.func.name == "histogram_quantile":
-            if HISTOGRAM_BUCKET_LABEL not in _grouping_labels_under(node.args[1]):
-                use.quantiles_without_le.append(str(node))
+        elif (
+            isinstance(node, promql_parser.Call)
+            and node.func.name == "histogram_quantile"
+            and HISTOGRAM_BUCKET_LABEL not in _grouping_labels_under(node.args[1])
+        ):
+            use.quantiles_without_le.append(str(node))
 
     promql_parser.walk(tree, visit)
     if legend_labels:
@@ -266,7 +276,8 @@ HONEYCOMB_SPAN_FIELDS = frozenset({
 
 
 def honeycomb_columns(spec: Mapping[str, Any]) -> set[str]:
-    """Every column a Query Specification reads: filters, breakdowns, calculations, orders, havings."""
+    """Every column a Query Specification reads (filters, breakdowns, calculations, orders,
+    havings)."""
     columns: set[str] = set(spec.get("breakdowns", []))
     for key in ("filters", "calculations", "orders", "havings"):
         for item in spec.get(key, []):

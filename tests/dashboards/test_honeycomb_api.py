@@ -36,7 +36,7 @@ def honeycomb() -> Iterator[FakeHoneycomb]:
     state = FakeHoneycomb(url="")
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             if self.headers.get("X-Honeycomb-Team") != API_KEY:
                 self._answer(401, {"error": "unknown API key - check your credentials"})
@@ -64,7 +64,7 @@ def honeycomb() -> Iterator[FakeHoneycomb]:
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -104,7 +104,8 @@ def _last_scrape(prometheus: PrometheusServer) -> float:
 @pytest.fixture(scope="module")
 def scraped(prometheus_factory: PrometheusFactory) -> Iterator[Scraped]:
     if prometheus_binary() is None:
-        unavailable("prometheus is not installed (Debian package `prometheus`; `make test` installs it)")
+        unavailable("prometheus is not installed (Debian package `prometheus`; "
+                    "`make test` installs it)")
     port = free_port()
     env = {**os.environ, semconv.ENV_BACKGROUND_QUEUE_SIZE: "4"}
     for variable in (semconv.ENV_OTLP_ENDPOINT, semconv.ENV_OTLP_METRICS_ENDPOINT,

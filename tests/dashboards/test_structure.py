@@ -129,7 +129,7 @@ def test_grafana_panels_have_unique_ids_titles_and_targets(dashboard: dict[str, 
     assert len(ids) == len(set(ids)), f"duplicate panel ids: {ids}"
     titles = [p["title"] for p in query_panels(dashboard)]
     assert all(t.strip() for t in titles)
-    assert len(titles) == len(set(titles)), "panel titles must be unique (the README table uses them)"
+    assert len(titles) == len(set(titles)), "titles must be unique (the README table uses them)"
     for panel in query_panels(dashboard):
         assert panel.get("description"), f"{panel['title']}: say what the panel shows"
         targets = panel["targets"]
@@ -143,7 +143,7 @@ def test_grafana_panels_fit_the_grid_without_overlapping(dashboard: dict[str, An
     boxes = []
     for panel in grafana_panels(dashboard):
         pos = panel["gridPos"]
-        assert 0 <= pos["x"] and pos["x"] + pos["w"] <= 24, panel["title"]
+        assert pos["x"] >= 0 and pos["x"] + pos["w"] <= 24, panel["title"]
         boxes.append((panel["title"], pos["x"], pos["y"], pos["x"] + pos["w"], pos["y"] + pos["h"]))
     for (a, ax0, ay0, ax1, ay1), (b, bx0, by0, bx1, by1) in combinations(boxes, 2):
         overlap = ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1
@@ -190,9 +190,10 @@ def test_grafana_dashboard_has_every_panel_the_issue_asks_for(dashboard: dict[st
         name = series_name_of(metric)
         return any(name in e and label in e for e in exprs.values())
 
-    decision, function = prometheus_label(semconv.GSAR_DECISION), prometheus_label(semconv.GSAR_FUNCTION)
+    decision = prometheus_label(semconv.GSAR_DECISION)
+    function = prometheus_label(semconv.GSAR_FUNCTION)
     assert any(series_name_of(semconv.METRIC_DECISIONS) in e and decision in e and function in e
-               and "* 60" in e for e in exprs.values()), "decisions per minute by decision and function"
+               and "* 60" in e for e in exprs.values()), "decisions/minute by decision, function"
     assert any(p["type"] == "piechart" and decision in exprs[t] for t, p in panels.items()), "share"
     assert panel_grouping(semconv.METRIC_CLAIMS, prometheus_label(semconv.GSAR_CLAIM_VERDICT))
     assert panel_grouping(semconv.METRIC_CLAIMS, prometheus_label(semconv.GSAR_CLAIM_EVIDENCE_TYPE))
@@ -238,7 +239,8 @@ def test_the_promql_analysis_catches_a_misspelt_label_and_metric() -> None:
     use = analyse_promql('sum by (gsar_decison) (rate(gsar_decision_total{job="x"}[1m]))')
     assert use.metrics - emitted_series_names() == {"gsar_decision_total"}
     assert use.all_labels() - allowed_prometheus_labels() == {"gsar_decison"}
-    assert analyse_promql("histogram_quantile(0.5, sum(rate(gsar_score_bucket[1m])))").quantiles_without_le
+    no_le = analyse_promql("histogram_quantile(0.5, sum(rate(gsar_score_bucket[1m])))")
+    assert no_le.quantiles_without_le
     with pytest.raises(ValueError, match="does not parse"):
         analyse_promql("sum by (gsar_decision (rate(gsar_decisions_total[1m]))")
     with pytest.raises(KeyError, match=r"\$nope"):
@@ -288,17 +290,19 @@ def test_honeycomb_queries_follow_the_query_specification(board: dict[str, Any])
         assert spec["calculations"], name
         for calc in spec["calculations"]:
             assert calc["op"] in CALCULATION_OPS, f"{name}: {calc}"
-            assert ("column" in calc) == (calc["op"] not in {"COUNT", "CONCURRENCY"}), f"{name}: {calc}"
+            needs_column = calc["op"] not in {"COUNT", "CONCURRENCY"}
+            assert ("column" in calc) == needs_column, f"{name}: {calc}"
         for flt in spec.get("filters", []):
             assert flt["op"] in FILTER_OPS, f"{name}: {flt}"
-            assert ("value" in flt) == (flt["op"] not in {"exists", "does-not-exist"}), f"{name}: {flt}"
+            needs_value = flt["op"] not in {"exists", "does-not-exist"}
+            assert ("value" in flt) == needs_value, f"{name}: {flt}"
         assert spec.get("filter_combination", "AND") in {"AND", "OR"}
         calcs = {(c["op"], c.get("column")) for c in spec["calculations"]}
         for order in spec.get("orders", []):
             assert order.get("order", "ascending") in {"ascending", "descending"}
             in_calcs = "op" in order and (order["op"], order.get("column")) in calcs
             in_breakdowns = "op" not in order and order.get("column") in spec.get("breakdowns", [])
-            assert in_calcs or in_breakdowns, f"{name}: order {order} is neither a calculation nor a breakdown"
+            assert in_calcs or in_breakdowns, f"{name}: order {order} matches no calc/breakdown"
         assert isinstance(spec["time_range"], int) and spec["time_range"] > 0
         assert 1 <= spec.get("limit", 100) <= 10_000
 
@@ -309,7 +313,7 @@ def test_honeycomb_queries_read_only_semconv_attributes_and_span_fields(
     allowed = semconv_attribute_names() | HONEYCOMB_SPAN_FIELDS
     for entry in board["queries"]:
         unknown = honeycomb_columns(entry["query"]) - allowed
-        assert not unknown, f"{entry['name']}: {sorted(unknown)} is neither a semconv attribute nor a span field"
+        assert not unknown, f"{entry['name']}: {sorted(unknown)}: not semconv, not a span field"
 
 
 def test_honeycomb_span_name_filters_use_semconv_names(board: dict[str, Any]) -> None:
@@ -320,7 +324,9 @@ def test_honeycomb_span_name_filters_use_semconv_names(board: dict[str, Any]) ->
                 assert flt["value"] in names, f"{entry['name']}: {flt}"
 
 
-def _find(board: dict[str, Any], *, calc: tuple[str, str | None], name: str) -> list[dict[str, Any]]:
+def _find(
+    board: dict[str, Any], *, calc: tuple[str, str | None], name: str
+) -> list[dict[str, Any]]:
     found = []
     for entry in board["queries"]:
         spec = entry["query"]

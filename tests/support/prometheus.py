@@ -79,7 +79,9 @@ class PrometheusServer:
         except urllib.error.HTTPError as error:
             # Prometheus reports bad queries as 400/422 with a JSON body naming the problem.
             body = error.read().decode("utf-8", "replace")
-            raise PrometheusQueryError(f"{path} {dict(params)!r}: HTTP {error.code}: {body}") from error
+            raise PrometheusQueryError(
+                f"{path} {dict(params)!r}: HTTP {error.code}: {body}"
+            ) from error
         if payload.get("status") != "success":
             raise PrometheusQueryError(f"{path} {dict(params)!r}: {payload.get('error')!r}")
         return payload["data"]
@@ -164,7 +166,8 @@ def start_prometheus(
     """
     binary = prometheus_binary()
     if binary is None:
-        unavailable("prometheus is not installed (Debian package `prometheus`; `make test` installs it)")
+        unavailable("prometheus is not installed (Debian package `prometheus`; "
+                    "`make test` installs it)")
         raise AssertionError("unreachable")  # unavailable() always raises
     workdir.mkdir(parents=True, exist_ok=True)
     config_path = workdir / "prometheus.yml"
