@@ -51,11 +51,55 @@ _EXPORTS: dict[str, str] = {
     "GSARResult": "gsar_otel.evaluator",
     "grounded": "gsar_otel.decorator",
     "GroundingError": "gsar_otel.decorator",
+    "GroundedCall": "gsar_otel.decorator",
     "flush": "gsar_otel.decorator",
     "configure_telemetry": "gsar_otel.telemetry",
+    "TelemetryHandle": "gsar_otel.telemetry",
+    "TracedEvaluator": "gsar_otel.telemetry",
+    "emit_result": "gsar_otel.telemetry",
+    "GSARSettings": "gsar_otel.config",
+    "SettingsError": "gsar_otel.config",
+    "load_settings": "gsar_otel.config",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "DEFAULT_WEIGHT_MAP",
+    "Adjustment",
+    "AnthropicJudge",
+    "Claim",
+    "Decision",
+    "Evidence",
+    "EvidenceSet",
+    "EvidenceType",
+    "GSAREvaluation",
+    "GSAREvaluator",
+    "GSARResult",
+    "GSARSettings",
+    "GSARThresholds",
+    "GroundedCall",
+    "GroundingError",
+    "Judge",
+    "JudgeOutput",
+    "JudgeUsage",
+    "JudgeVerdict",
+    "LexicalJudge",
+    "Partition",
+    "SettingsError",
+    "TelemetryHandle",
+    "TracedEvaluator",
+    "check_judge_output",
+    "configure_telemetry",
+    "decide",
+    "emit_result",
+    "flush",
+    "grounded",
+    "gsar_score",
+    "load_settings",
+    "partition_weight",
+    "record_evidence",
+    "safe_default_judge_output",
+    "tool_evidence",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -72,7 +116,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from gsar_otel.decorator import GroundingError, flush, grounded
+    from gsar_otel.config import GSARSettings, SettingsError, load_settings
+    from gsar_otel.decorator import GroundedCall, GroundingError, flush, grounded
     from gsar_otel.evaluator import GSAREvaluation, GSAREvaluator, GSARResult
     from gsar_otel.evidence import Evidence, EvidenceSet, record_evidence, tool_evidence
     from gsar_otel.integrity import Adjustment, check_judge_output
@@ -90,4 +135,9 @@ if TYPE_CHECKING:
         safe_default_judge_output,
     )
     from gsar_otel.scoring import decide, gsar_score, partition_weight
-    from gsar_otel.telemetry import configure_telemetry
+    from gsar_otel.telemetry import (
+        TelemetryHandle,
+        TracedEvaluator,
+        configure_telemetry,
+        emit_result,
+    )

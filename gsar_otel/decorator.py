@@ -30,6 +30,7 @@ Cancelling an async call cancels its judging too; the ``CancelledError`` propaga
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import functools
 import inspect
@@ -37,7 +38,8 @@ import logging
 import os
 import random
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, ParamSpec, TypeVar, overload
 
@@ -55,6 +57,7 @@ logger = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 
 Mode = Literal["inline", "background"]
 OnLow = Literal["observe", "raise", "recover"]
@@ -308,10 +311,11 @@ class _Grounded:
 
     def judge_inline_sync(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                           collected: list[Evidence]) -> Any:
-        """:meth:`judge_inline` for sync functions (on an event loop of its own)."""
+        """:meth:`judge_inline` for sync functions (on this thread's own event loop)."""
         user_errors: list[BaseException] = []
         try:
-            return run_sync(self.judge_inline(result, args, kwargs, collected, user_errors))
+            return _run_on_thread_loop(
+                self.judge_inline(result, args, kwargs, collected, user_errors))
         except Exception as error:
             if isinstance(error, GroundingError) or any(error is e for e in user_errors):
                 raise
@@ -340,6 +344,37 @@ class _Grounded:
                 1, {sc.GSAR_FUNCTION: self.function})
         except Exception:
             logger.debug("gsar: counting a dropped evaluation failed", exc_info=True)
+
+
+_thread_state = threading.local()
+
+
+def _forget_thread_loops() -> None:
+    global _thread_state
+    _thread_state = threading.local()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_thread_loops)
+
+
+def _run_on_thread_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` for a sync caller.
+
+    Each thread keeps one event loop for this (closed when the thread object goes away), so a
+    judge's per-loop HTTP client and its connections are reused from call to call. A caller
+    that is itself inside a running loop gets a worker thread instead (``run_sync``).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        loop: asyncio.AbstractEventLoop | None = getattr(_thread_state, "loop", None)
+        if loop is None or loop.is_closed():
+            loop = asyncio.new_event_loop()
+            _thread_state.loop = loop
+            weakref.finalize(threading.current_thread(), loop.close)
+        return loop.run_until_complete(coro)
+    return run_sync(coro)
 
 
 def _watch(fn: Callable[..., Any] | None, errors: list[BaseException]

@@ -147,7 +147,9 @@ def test_providers_are_installed_globally_when_the_host_has_none() -> None:
         os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://127.0.0.1:9"
         os.environ["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc"
         import gsar_otel, sys
-        exporters_before = any(m.startswith("opentelemetry.exporter") for m in sys.modules)
+        from gsar_otel import grounded, flush
+        exporters_before = any(m.startswith(("opentelemetry.exporter", "opentelemetry.sdk"))
+                               for m in sys.modules)
         from opentelemetry import metrics, trace
         handle = gsar_otel.configure_telemetry(service_name="checkout")
         print(json.dumps({

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 from typing import Any
 
 import pytest
@@ -250,3 +251,32 @@ def test_the_settings_file_supplies_thresholds_below_the_environment(
     agent()
     attributes = dict(otel.one_evaluate_span().attributes or {})
     assert (attributes["gsar.thresholds.proceed"], attributes["gsar.decision"]) == (0.6, "proceed")
+
+
+class LoopRecordingJudge(ScriptedJudge):
+    """Remembers the event loop each round ran on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loops: list[int] = []
+
+    async def judge_verdict(self, **kwargs: Any) -> Any:
+        self.loops.append(id(asyncio.get_running_loop()))
+        return await super().judge_verdict(**kwargs)
+
+
+def test_sync_calls_reuse_one_event_loop_per_thread(otel: Otel) -> None:
+    judge = LoopRecordingJudge()
+
+    @grounded(judge=judge)
+    def agent() -> str:
+        return ANSWER
+
+    agent()
+    agent()
+    thread = threading.Thread(target=agent)
+    thread.start()
+    thread.join()
+    assert judge.loops[0] == judge.loops[1]
+    assert judge.loops[2] != judge.loops[0]
+    assert len(otel.evaluate_spans()) == 3
