@@ -254,10 +254,12 @@ class AnthropicJudge:
         async with self._semaphore():
             started = time.perf_counter()
             try:
+                if not isinstance(synthesis, str):
+                    raise TypeError(f"synthesis must be a str, got {type(synthesis).__name__}")
                 items = EvidenceSet.coerce(evidence)
             except (ValueError, TypeError) as error:
-                output = safe_default_judge_output(f"evidence is not usable: {error}")
-                error_type: str | None = "InvalidEvidence"
+                output = safe_default_judge_output(f"input is not usable: {error}")
+                error_type: str | None = "InvalidInput"
             else:
                 try:
                     output, error_type = await self._judge_round(synthesis, items, state)

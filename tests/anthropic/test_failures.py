@@ -229,8 +229,13 @@ def test_an_abstaining_judge_reply_is_kept_as_a_real_abstain(
     assert result.output.abstain_reason == "the evidence is truncated mid-row"
 
 
-def test_unusable_evidence_is_a_safe_default_not_an_exception(make_judge: JudgeFactory) -> None:
+def test_unusable_input_is_a_safe_default_not_an_exception(
+        fake_anthropic: FakeMessagesServer, make_judge: JudgeFactory) -> None:
     judge = make_judge()
-    result = asyncio.run(judge.judge_verdict(synthesis=INCIDENT_ANSWER,
-                                             evidence=typing.cast(typing.Any, 42)))
-    assert_safe_default(result, "InvalidEvidence", "evidence is not usable")
+    bad_evidence = asyncio.run(judge.judge_verdict(synthesis=INCIDENT_ANSWER,
+                                                   evidence=typing.cast(typing.Any, 42)))
+    bad_synthesis = asyncio.run(judge.judge_verdict(synthesis=typing.cast(typing.Any, None),
+                                                    evidence=INCIDENT_EVIDENCE))
+    assert_safe_default(bad_evidence, "InvalidInput", "evidence must be")
+    assert_safe_default(bad_synthesis, "InvalidInput", "synthesis must be a str")
+    assert fake_anthropic.message_requests == []
