@@ -2,8 +2,9 @@
 
 A subprocess (``tests/dashboards/workload.py``) runs ``@grounded`` calls with every outcome and
 serves its metrics through ``configure_telemetry(prometheus_port=...)``; Prometheus
-(``/usr/bin/prometheus``) scrapes it every second. Each panel query then runs, with Grafana's
-variables filled in, through ``/api/v1/query`` and ``/api/v1/query_range``.
+(``/usr/bin/prometheus``) scrapes it every second, and ``gsar demo --prometheus-port`` beside
+it. Each panel query then runs, with Grafana's variables filled in, through ``/api/v1/query`` and
+``/api/v1/query_range``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ __all__ = ["prometheus_factory"]  # the fixture, imported so pytest finds it
 pytestmark = pytest.mark.e2e
 
 JOB = "gsar-workload"
+DEMO_JOB = "gsar-demo"
+DEMO_REPEAT = 20
 WORKLOAD_FUNCTIONS = {
     "triage_incident", "summarise_alerts", "explain_outage", "lookup_runbook",
     "digest_in_background",
@@ -71,6 +74,7 @@ class Scraped:
     load_stopped: float
     end: float
     cycles: int
+    demo_exit: int | None
 
 
 class _Lines:
@@ -117,12 +121,22 @@ def scraped(prometheus_factory: PrometheusFactory) -> Iterator[Scraped]:
         cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True,
     )
+    demo_port = free_port()
+    demo_env = {k: v for k, v in env.items() if k != semconv.ENV_ANTHROPIC_API_KEY}
+    demo = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from gsar_otel.cli import main; sys.exit(main())",
+         "demo", "--judge", "lexical", "--repeat", str(DEMO_REPEAT),
+         "--prometheus-port", str(demo_port), "--serve-seconds", "60"],
+        cwd=ROOT, env=demo_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     assert workload.stdin is not None and workload.stdout is not None
     lines = _Lines(workload.stdout)
     try:
         lines.expect("serving", timeout_s=30)
         start = time.time()
-        prometheus = prometheus_factory({JOB: [f"127.0.0.1:{port}"]})
+        prometheus = prometheus_factory(
+            {JOB: [f"127.0.0.1:{port}"], DEMO_JOB: [f"127.0.0.1:{demo_port}"]})
         prometheus.wait_for(
             f'count_over_time(up{{job="{JOB}"}}[1m]) >= {SCRAPES_UNDER_LOAD}', timeout_s=40)
         workload.stdin.write("stop\n")
@@ -134,8 +148,14 @@ def scraped(prometheus_factory: PrometheusFactory) -> Iterator[Scraped]:
         while _last_scrape(prometheus) < load_stopped + 0.5 and time.monotonic() < deadline:
             time.sleep(0.2)
         yield Scraped(prometheus, start=start, load_stopped=load_stopped, end=time.time(),
-                      cycles=cycles)
+                      cycles=cycles, demo_exit=demo.poll())
     finally:
+        demo.terminate()
+        try:
+            demo.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            demo.kill()
+            demo.wait(timeout=5)
         workload.stdin.close()
         try:
             workload.wait(timeout=15)
@@ -175,6 +195,21 @@ def test_prometheus_stores_exactly_the_series_names_derived_from_semconv(
         for series in scraped.prometheus.series(f'{{job="{JOB}", __name__=~"gsar_.*"}}')
     }
     assert stored == emitted_series_names()
+
+
+def test_gsar_demo_serves_the_dashboard_metrics_to_prometheus(scraped: Scraped) -> None:
+    assert scraped.demo_exit is None, "gsar demo should still be serving"
+    (target,) = [t for t in scraped.prometheus.targets() if t["labels"]["job"] == DEMO_JOB]
+    assert target["health"] == "up", target["lastError"]
+    stored = {s["__name__"] for s in scraped.prometheus.series(
+        f'{{job="{DEMO_JOB}", __name__=~"gsar_.*"}}')}
+    assert stored <= emitted_series_names()
+    for metric in (semconv.METRIC_SCORE, semconv.METRIC_DECISIONS, semconv.METRIC_CLAIMS,
+                   semconv.METRIC_JUDGE_DURATION):
+        assert series_name_of(metric) in stored, metric
+    evaluations = scraped.prometheus.query(
+        f'sum({series_name_of(semconv.METRIC_DECISIONS)}{{job="{DEMO_JOB}"}})')
+    assert float(evaluations[0]["value"][1]) >= DEMO_REPEAT
 
 
 def test_score_buckets_resolve_the_thresholds(scraped: Scraped) -> None:
