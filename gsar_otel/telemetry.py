@@ -9,6 +9,22 @@ providers with exporters is :func:`configure_telemetry`'s job.
 Telemetry never breaks the host: every failure inside this module is logged at debug level and
 swallowed, and spans always end (in ``finally``).
 
+Metrics and their attributes (all low-cardinality; ``gsar.function`` is the decorated function's
+name, or ``name=``):
+
+=============================  ===========  =================================================
+``gsar.score``                 histogram 1  gsar.function
+``gsar.decisions``             counter      gsar.function, gsar.decision
+``gsar.claims``                counter      gsar.function, gsar.claim.verdict,
+                                            gsar.claim.evidence_type (``unknown`` for a type
+                                            outside EvidenceType)
+``gsar.judge.duration``        histogram s  gsar.function, gsar.judge.name (+ error.type)
+``gsar.judge.errors``          counter      gsar.function, gsar.judge.name, error.type
+``gsar.judge.tokens``          counter      gsar.function, gsar.judge.name, gsar.token.type
+``gsar.evaluations.degraded``  counter      gsar.function, gsar.degraded.reason
+``gsar.background.dropped``    counter      gsar.function
+=============================  ===========  =================================================
+
 To trace an evaluation you run yourself, use :class:`TracedEvaluator` in place of
 :class:`~gsar_otel.evaluator.GSAREvaluator`; to report a result computed elsewhere, use
 :func:`emit_result`.
