@@ -17,11 +17,13 @@ Run::
     python benchmarks/replay_suite.py              # 1,000 cases, 5 runs each
     python benchmarks/replay_suite.py --json --cases 100 --runs 2
     python benchmarks/replay_suite.py --check      # exit 1 when the target is missed
+    python benchmarks/replay_suite.py --workdir /tmp/replay   # keep the suites to profile one
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -140,10 +142,19 @@ def _outcome(done: subprocess.CompletedProcess[str]) -> str:
     return lines[-1].strip("= ") if lines else ""
 
 
-def measure(cases: int, runs: int, seed: int) -> dict[str, Any]:
-    """Set up the suites, record the cassettes, and time every suite ``runs`` times."""
-    with tempfile.TemporaryDirectory(prefix="gsar-replay-") as temporary:
-        dirs = write_suites(Path(temporary), cases, seed)
+def measure(cases: int, runs: int, seed: int, workdir: Path | None = None) -> dict[str, Any]:
+    """Set up the suites, record the cassettes, and time every suite ``runs`` times.
+
+    The suites live in a temporary directory, or in ``workdir`` (kept, for profiling a suite).
+    """
+    with contextlib.ExitStack() as stack:
+        if workdir is None:
+            base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gsar-replay-")))
+        else:
+            if workdir.exists() and any(workdir.iterdir()):
+                raise SystemExit(f"--workdir {workdir} must be empty or absent")
+            base = workdir
+        dirs = write_suites(base, cases, seed)
         recording = record_cassettes(dirs["anthropic replay"])
         env = _environment()
         times: dict[str, list[float]] = {suite: [] for suite in SUITES}
@@ -197,6 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed for the generated cases")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--check", action="store_true", help="exit 1 when the target is missed")
+    parser.add_argument("--workdir", type=Path,
+                        help="write the suites here and keep them (default: a temporary directory)")
     args = parser.parse_args(argv)
     if args.cases < 1 or args.runs < 1:
         parser.error("--cases and --runs must be >= 1")
@@ -204,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report: dict[str, Any] = {"benchmark": "replay_suite", "machine": machine(),
                               "settings": {"cases": args.cases, "runs": args.runs,
                                            "seed": args.seed}}
-    report.update(measure(args.cases, args.runs, args.seed))
+    report.update(measure(args.cases, args.runs, args.seed, args.workdir))
     report["duration_s"] = time.perf_counter() - started
     print(json.dumps(report, indent=2) if args.json else render(report))
     missed = [t for t in report["targets"] if not t["passed"]]

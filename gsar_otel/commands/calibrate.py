@@ -462,7 +462,9 @@ def draw_scores(path: Path, examples: Sequence[cal.GradedScore], *, scale: cal.L
     lines = [("tau_proceed", fitted.proceed, defaults.proceed, "#264653"),
              ("tau_regenerate", fitted.regenerate, defaults.regenerate, "#6d597a")]
     for name, value, default, colour in lines:
-        axes.axvline(value, color=colour, linestyle="-", label=f"fitted {name} {value:.2f}")
+        kept = scale == "binary" and name == "tau_regenerate"
+        label = f"{name} {value:.2f} (band kept)" if kept else f"fitted {name} {value:.2f}"
+        axes.axvline(value, color=colour, linestyle="-", label=label)
         axes.axvline(default, color=colour, linestyle=":", label=f"default {name} {default:.2f}")
     abstained = sum(1 for e in examples if e.abstained)
     axes.set_xlabel(f"GSAR score S (rho = {rho:.2f})")
