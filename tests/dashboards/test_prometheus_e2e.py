@@ -222,6 +222,10 @@ def test_the_workload_produced_every_outcome(scraped: Scraped) -> None:
         f"sum by (gsar_decision) ({series_name_of(semconv.METRIC_DECISIONS)})")
     assert {r["metric"]["gsar_decision"] for r in decisions} == {
         "proceed", "regenerate", "replan", "abstain"}
+    verdicts = scraped.prometheus.query(
+        f"sum by (gsar_claim_verdict) ({series_name_of(semconv.METRIC_CLAIMS)})")
+    assert {r["metric"]["gsar_claim_verdict"] for r in verdicts} == set(
+        semconv.CLAIM_COUNT_ATTRIBUTES)
     for metric in (semconv.METRIC_EVALUATIONS_DEGRADED, semconv.METRIC_JUDGE_ERRORS,
                    semconv.METRIC_BACKGROUND_DROPPED, semconv.METRIC_JUDGE_TOKENS):
         assert has_real_data(scraped.prometheus.query(f"sum({series_name_of(metric)})")), metric

@@ -6,9 +6,10 @@ Run from the repository root::
 
 It serves its metrics on 127.0.0.1:PORT through ``configure_telemetry(prometheus_port=...)`` and
 runs cycles of ``@grounded`` calls with the offline ``LexicalJudge``: answers that proceed,
-regenerate and replan, a recovery loop that ends degraded, a judge that fails (so the call
-abstains and ``gsar.judge.errors`` counts the error type), a judge that reports token usage, and
-bursts of background calls that overflow the bounded queue (``gsar.background.dropped``).
+regenerate and replan, claims of all four verdicts, a recovery loop that ends degraded, a judge
+that fails (so the call abstains and ``gsar.judge.errors`` counts the error type), a judge that
+reports token usage, and bursts of background calls that overflow the bounded queue
+(``gsar.background.dropped``).
 
 It prints ``serving PORT`` once the endpoint is up, keeps running cycles until a ``stop`` line
 arrives on stdin (or ``--max-load-seconds`` pass), prints ``stopped CYCLES``, and keeps serving
@@ -44,6 +45,10 @@ ANSWERS = {
     "proceed": ("CPU on web-3 reached 97.2% at 14:02. Request rate on checkout dropped to "
                 "12.4 RPS at 14:03. Deploy 4711 of checkout finished at 14:01. The HighLatency "
                 "alert fired for checkout at 14:02."),
+    # a framing line of no content of its own: a complementary claim; still proceeds
+    "summary": ("Here is a summary:\nCPU on web-3 reached 97.2% at 14:02. Request rate on "
+                "checkout dropped to 12.4 RPS at 14:03. Deploy 4711 of checkout finished at "
+                "14:01. The HighLatency alert fired for checkout at 14:02."),
     # two grounded, one causal inference: S ~ 0.77, regenerate
     "regenerate": ("CPU on web-3 reached 97.2% at 14:02. Request rate on checkout dropped to "
                    "12.4 RPS at 14:03. The outage was probably caused by the deploy."),
@@ -157,7 +162,7 @@ def digest_in_background(kind: str) -> str:
 
 def run_cycle(cycle: int) -> None:
     """One round of calls covering every outcome."""
-    for kind in ("proceed", "regenerate", "replan", "contradicted"):
+    for kind in ("proceed", "summary", "regenerate", "replan", "contradicted"):
         triage_incident(kind)
     asyncio.run(summarise_alerts(("proceed", "regenerate", "replan")[cycle % 3]))
     explain_outage()
