@@ -206,14 +206,10 @@ def flush(timeout: float = 5.0) -> bool:
 
 
 def _flush_providers(timeout_s: float) -> bool:
-    from opentelemetry import metrics, trace
-
-    from gsar_otel import telemetry
+    from gsar_otel.instruments import current_providers
 
     ok = True
-    providers = (telemetry._override_tracer_provider or trace.get_tracer_provider(),
-                 telemetry._override_meter_provider or metrics.get_meter_provider())
-    for provider in providers:
+    for provider in current_providers():
         force_flush = getattr(provider, "force_flush", None)
         if not callable(force_flush):
             continue
@@ -226,6 +222,10 @@ def _flush_providers(timeout_s: float) -> bool:
 
 
 def _flush_at_exit() -> None:
+    if _worker is None:
+        # No background evaluation ever ran: nothing of ours is pending, and the providers
+        # flush in their own exit shutdown (flushing here could hit one already shut down).
+        return
     try:
         if not flush(EXIT_FLUSH_TIMEOUT_S):
             logger.debug("gsar: background evaluations did not finish before exit")
