@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -187,8 +188,8 @@ class _Telemetry:
         if where:
             out.write(f"  {len(spans)} span(s) exported to {', '.join(where)}\n")
         else:
-            out.write(f"  {len(spans)} span(s), shown here only (set OTEL_EXPORTER_OTLP_ENDPOINT, "
-                      "e.g. http://localhost:4318, to export them over OTLP)\n")
+            out.write(f"  {len(spans)} span(s), shown here only; set OTEL_EXPORTER_OTLP_ENDPOINT "
+                      "(e.g. http://localhost:4318)\n  to export them over OTLP\n")
         tree = _span_tree(spans)
         roots = [index for index, (_, depth) in enumerate(tree) if depth == 0]
         shown = tree[: roots[1]] if len(roots) > 1 else tree
@@ -326,7 +327,8 @@ def _print_report(out: TextIO, meta: dict[str, Any], answers: Sequence[str],
     out.write(f"\nFinal answer ({result.final_decision.value}, S = {result.final_score:.3f}, "
               f"{result.regenerations_used} regeneration(s), {result.replans_used} replan(s)"
               f"{', degraded: ' + str(result.degraded_reason) if result.degraded else ''})\n")
-    out.write(f"  {answers[0]}\n")
+    out.write(textwrap.fill(answers[0], width=98, initial_indent="  ",
+                            subsequent_indent="  ", break_on_hyphens=False) + "\n")
     if result.final_decision.value != "proceed":
         out.write("  (it did not reach 'proceed': treat it as unverified)\n")
     held_back = _held_back(result)

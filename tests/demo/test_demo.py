@@ -66,9 +66,9 @@ def test_demo_shows_the_causal_claim_ungrounded_then_recovers_to_proceed(
     assert re.search(r"^\s+1\s+regenerate\s+1\.000\s+proceed$", trajectory, re.MULTILINE)
     final = out.split("Final answer", 1)[1]
     assert final.startswith(" (proceed, S = 1.000, 1 regeneration(s), 0 replan(s))")
-    answer_line = final.splitlines()[1]
-    assert "Config push cfg-4471 was applied to db-prod-1 at 14:01:30." in answer_line
-    assert CAUSAL not in answer_line
+    answer = " ".join(line.strip() for line in final.split("Held back")[0].splitlines()[1:])
+    assert "Config push cfg-4471 was applied to db-prod-1 at 14:01:30." in answer
+    assert CAUSAL not in answer
     assert "Held back as not grounded" in final and f"  - {CAUSAL}" in final
 
 
