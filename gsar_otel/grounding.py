@@ -1,0 +1,396 @@
+"""The core behind ``@grounded``: sampling, evidence capture, judging inline or in the
+background, ``on_low``, and never breaking the host. The decorator's sync and async shells in
+:mod:`gsar_otel.decorator` only call into :class:`GroundedFunction`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import logging
+import os
+import random
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeVar
+
+from gsar_otel import semconv as sc
+from gsar_otel.background import get_worker
+from gsar_otel.config import GSARSettings, SettingsError, get_settings
+from gsar_otel.evaluator import GSARResult, run_sync
+from gsar_otel.evidence import _COLLECTOR, Evidence, EvidenceSet
+from gsar_otel.judges.base import Judge
+from gsar_otel.model import Decision, GSARThresholds
+
+__all__ = ["GroundedCall", "GroundedFunction", "GroundingError", "merge_evidence"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+Mode = Literal["inline", "background"]
+OnLow = Literal["observe", "raise", "recover"]
+
+# Seeded from the OS once per process (and again in a forked child): sampling stays random
+# across workers of a pre-fork server.
+_rng = random.Random()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_rng.seed)
+
+
+class GroundingError(Exception):
+    """Raised by ``@grounded(on_low="raise")`` when the final decision is not ``proceed``.
+
+    Attributes:
+        result: the :class:`~gsar_otel.evaluator.GSARResult` behind the decision.
+        function: the name of the decorated function.
+    """
+
+    def __init__(self, result: GSARResult, function: str) -> None:
+        self.result = result
+        self.function = function
+        super().__init__(f"{function}: grounding decision {result.final_decision.value!r} "
+                         f"(score {result.final_score:.2f}) is not 'proceed'")
+
+
+@dataclass(frozen=True, slots=True)
+class GroundedCall:
+    """What an ``evidence=`` extractor sees of one call."""
+
+    args: tuple[Any, ...]
+    kwargs: Mapping[str, Any]
+    result: Any
+    collected: tuple[Evidence, ...]
+    """Evidence recorded during the call (``record_evidence`` / ``@tool_evidence``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroundedOptions:
+    """The validated options of one decorated function."""
+
+    judge: Judge | str | None
+    evidence: Callable[[GroundedCall], Any] | None
+    synthesis: Callable[[Any], str] | None
+    mode: Mode
+    on_low: OnLow
+    regenerate_fn: Callable[..., Any] | None
+    replan_fn: Callable[..., Any] | None
+    thresholds: GSARThresholds | None
+    contradiction_penalty: float | None
+    k_max: int | None
+    sample_rate: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """Options merged with the settings, resolved on the first call."""
+
+    skip: bool
+    rate: float
+    settings: GSARSettings | None
+
+
+_SKIP: Final = _Plan(skip=True, rate=0.0, settings=None)
+
+
+class GroundedFunction:
+    """The one core behind the sync and async shells of a decorated function."""
+
+    def __init__(self, fn: Callable[..., Any], options: GroundedOptions, function: str) -> None:
+        self.fn = fn
+        self.options = options
+        self.function = function
+        self.background = options.mode == "background"
+        self.plan: _Plan | None = None
+        self._lock = threading.Lock()
+        self._judge: Judge | None = None
+        self._judge_error: Exception | None = None
+        self._warned = False
+        self._runner = self._run_background
+
+    # -- the hot path -----------------------------------------------------------------------
+
+    def start(self) -> tuple[list[Evidence], contextvars.Token[Any], list[Evidence] | None] | None:
+        """Begin collecting evidence for one call, or None when this call is not judged."""
+        plan = self.plan or self._resolve()
+        if plan.skip or (plan.rate < 1.0 and _rng.random() >= plan.rate):
+            return None
+        parent = _COLLECTOR.get()
+        collected: list[Evidence] = []
+        return collected, _COLLECTOR.set(collected), parent
+
+    @staticmethod
+    def stop(capture: tuple[list[Evidence], contextvars.Token[Any], list[Evidence] | None]
+             ) -> None:
+        """Stop collecting; evidence also counts for an enclosing ``@grounded`` call."""
+        collected, token, parent = capture
+        try:
+            _COLLECTOR.reset(token)
+            if parent is not None and collected:
+                parent.extend(collected)
+        except Exception:
+            logger.debug("gsar: resetting the evidence collector failed", exc_info=True)
+
+    def submit(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+               collected: list[Evidence]) -> None:
+        """Hand the call to the background worker (never raises)."""
+        try:
+            plan = self.plan
+            size = plan.settings.background_queue_size if plan and plan.settings else 1000
+            worker = get_worker(size)
+            if not worker.submit(self._runner, (result, args, kwargs, collected),
+                                 contextvars.copy_context()):
+                self._dropped()
+        except Exception:
+            logger.debug("gsar: queueing a background evaluation failed", exc_info=True)
+
+    # -- resolution -------------------------------------------------------------------------
+
+    def _resolve(self) -> _Plan:
+        with self._lock:
+            if self.plan is not None:
+                return self.plan
+            try:
+                settings = get_settings()
+            except SettingsError as error:
+                logger.warning("gsar: grounding is off for %s: %s", self.function, error)
+                self.plan = _SKIP
+                return _SKIP
+            rate = self.options.sample_rate * settings.sample_rate
+            self.plan = _Plan(skip=settings.disabled or rate <= 0.0, rate=rate, settings=settings)
+            return self.plan
+
+    def _get_judge(self, settings: GSARSettings) -> Judge:
+        if self._judge is not None:
+            return self._judge
+        with self._lock:
+            if self._judge is None:
+                if self._judge_error is not None:
+                    raise self._judge_error
+                option = self.options.judge
+                if option is not None and not isinstance(option, str):
+                    self._judge = option
+                else:
+                    from gsar_otel.judges.factory import make_judge
+
+                    try:
+                        self._judge = make_judge(option or settings.judge,
+                                                 model=settings.judge_model)
+                    except Exception as error:
+                        self._judge_error = error
+                        logger.warning("gsar: no judge for %s: %s", self.function, error)
+                        raise
+            return self._judge
+
+    # -- evaluation (shared by inline and background) ----------------------------------------
+
+    async def _evaluate(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                        collected: list[Evidence],
+                        callbacks: tuple[Callable[..., Any] | None, Callable[..., Any] | None],
+                        ) -> GSARResult | None:
+        """Judge one call. Returns None when gsar-otel itself failed (already recorded).
+
+        Only BaseExceptions (cancellation) and the user's callback errors propagate; the
+        latter are recognised by identity and re-raised unchanged by the caller of this method.
+        """
+        from gsar_otel.telemetry import TracedEvaluator, start_evaluation
+
+        plan = self.plan
+        settings = plan.settings if plan and plan.settings else get_settings()
+        options = self.options
+        thresholds = options.thresholds or settings.thresholds_model()
+        penalty = (settings.contradiction_penalty if options.contradiction_penalty is None
+                   else options.contradiction_penalty)
+        recorder = start_evaluation(
+            function=self.function, mode=options.mode, thresholds=thresholds,
+            contradiction_penalty=penalty, weight_map=settings.weight_map_model(),
+            capture_content=settings.capture_content)
+        try:
+            judge = self._get_judge(settings)
+            recorder.set_judge(judge)
+            synthesis = self._synthesis(result)
+            evidence = self._evidence(result, args, kwargs, collected)
+            regenerate_fn, replan_fn = callbacks
+            evaluator = TracedEvaluator(
+                judge, regenerate_fn, replan_fn, function=self.function, mode=options.mode,
+                capture_content=settings.capture_content, thresholds=thresholds,
+                contradiction_penalty=penalty, weight_map=settings.weight_map,
+                k_max=settings.k_max if options.k_max is None else options.k_max,
+                max_regenerations=settings.max_regenerations)
+            return await evaluator.evaluate_recorded(recorder, report_synthesis=synthesis,
+                                                     evidence_corpus=evidence)
+        except BaseException as error:
+            recorder.fail(error)
+            raise
+        finally:
+            recorder.end()
+
+    def _synthesis(self, result: Any) -> str:
+        extractor = self.options.synthesis
+        if extractor is None:
+            if isinstance(result, str):
+                return result
+            if not self._warned:
+                self._warned = True
+                logger.warning("gsar: %s returned %s, not a str; pass synthesis= to @grounded "
+                               "to say which text to judge", self.function, type(result).__name__)
+            raise TypeError(f"{self.function} returned {type(result).__name__}; pass synthesis=")
+        text = extractor(result)
+        if not isinstance(text, str):
+            raise TypeError(f"synthesis extractor returned {type(text).__name__}, not a str")
+        return text
+
+    def _evidence(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                  collected: list[Evidence]) -> EvidenceSet:
+        extra: EvidenceSet | None = None
+        if self.options.evidence is not None:
+            call = GroundedCall(args=args, kwargs=kwargs, result=result,
+                                collected=tuple(collected))
+            extra = EvidenceSet.coerce(self.options.evidence(call))
+        return merge_evidence(collected, extra)
+
+    async def _run_background(self, payload: tuple[Any, tuple[Any, ...], dict[str, Any],
+                                                   list[Evidence]]) -> None:
+        try:
+            await self._evaluate(*payload, callbacks=(None, None))
+        except Exception:  # background judging never reaches the host
+            logger.debug("gsar: background evaluation of %s failed", self.function,
+                         exc_info=True)
+
+    async def judge_inline(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                           collected: list[Evidence],
+                           user_errors: list[BaseException] | None = None) -> Any:
+        """Judge before returning and apply ``on_low``; returns what the call should return.
+
+        Raises:
+            GroundingError: ``on_low="raise"`` and the answer does not proceed.
+            Exception: an error of ``regenerate_fn`` / ``replan_fn``, unchanged.
+        """
+        errors: list[BaseException] = [] if user_errors is None else user_errors
+        callbacks = (_watch(self.options.regenerate_fn, errors),
+                     _watch(self.options.replan_fn, errors))
+        try:
+            outcome = await self._evaluate(result, args, kwargs, collected, callbacks)
+        except Exception as error:
+            if any(error is e for e in errors):
+                raise
+            logger.debug("gsar: evaluating %s failed", self.function, exc_info=True)
+            return result
+        return self._apply_on_low(result, outcome)
+
+    def judge_inline_sync(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                          collected: list[Evidence]) -> Any:
+        """:meth:`judge_inline` for sync functions (on this thread's own event loop)."""
+        user_errors: list[BaseException] = []
+        try:
+            return _run_on_thread_loop(
+                self.judge_inline(result, args, kwargs, collected, user_errors))
+        except Exception as error:
+            if isinstance(error, GroundingError) or any(error is e for e in user_errors):
+                raise
+            logger.debug("gsar: evaluating %s failed", self.function, exc_info=True)
+            return result
+
+    def _apply_on_low(self, result: Any, outcome: GSARResult | None) -> Any:
+        on_low = self.options.on_low
+        if outcome is None or on_low == "observe" or not outcome.trajectory:
+            return result
+        if on_low == "raise":
+            judge_failed = outcome.trajectory[outcome.final_iteration].judge_error is not None
+            if outcome.final_decision is not Decision.PROCEED and not judge_failed:
+                raise GroundingError(outcome, self.function)
+            return result
+        # recover: the original object unless the loop settled on a different text
+        if outcome.final_report == outcome.trajectory[0].report_synthesis:
+            return result
+        return outcome.final_report
+
+    def _dropped(self) -> None:
+        try:
+            from gsar_otel.telemetry import get_telemetry
+
+            get_telemetry().instruments.background_dropped.add(
+                1, {sc.GSAR_FUNCTION: self.function})
+        except Exception:
+            logger.debug("gsar: counting a dropped evaluation failed", exc_info=True)
+
+
+_thread_state = threading.local()
+
+
+def _forget_thread_loops() -> None:
+    global _thread_state
+    _thread_state = threading.local()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_thread_loops)
+
+
+def _run_on_thread_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` for a sync caller.
+
+    Each thread keeps one event loop for this (closed when the thread object goes away), so a
+    judge's per-loop HTTP client and its connections are reused from call to call. A caller
+    that is itself inside a running loop gets a worker thread instead (``run_sync``).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        loop: asyncio.AbstractEventLoop | None = getattr(_thread_state, "loop", None)
+        if loop is None or loop.is_closed():
+            loop = asyncio.new_event_loop()
+            _thread_state.loop = loop
+            weakref.finalize(threading.current_thread(), loop.close)
+        return loop.run_until_complete(coro)
+    return run_sync(coro)
+
+
+def _watch(fn: Callable[..., Any] | None, errors: list[BaseException]
+           ) -> Callable[..., Any] | None:
+    """Wrap a user callback so that its own exceptions can be told apart from ours."""
+    if fn is None:
+        return None
+
+    def call(*args: Any) -> Any:
+        try:
+            value = fn(*args)
+        except Exception as error:
+            errors.append(error)
+            raise
+        if inspect.isawaitable(value):
+            return _watch_awaitable(value, errors)
+        return value
+
+    return call
+
+
+async def _watch_awaitable(value: Awaitable[Any], errors: list[BaseException]) -> Any:
+    try:
+        return await value
+    except Exception as error:
+        errors.append(error)
+        raise
+
+
+def merge_evidence(collected: Sequence[Evidence], extra: EvidenceSet | None) -> EvidenceSet:
+    """Collected evidence followed by an extractor's, with colliding ids renumbered (``E<n>``)."""
+    items = [*collected, *(extra.items if extra is not None else ())]
+    reserved = {item.id for item in items}
+    used: set[str] = set()
+    merged: list[Evidence] = []
+    next_number = 1
+    for item in items:
+        if item.id in used:
+            while f"E{next_number}" in reserved or f"E{next_number}" in used:
+                next_number += 1
+            item = item.model_copy(update={"id": f"E{next_number}"})
+        used.add(item.id)
+        merged.append(item)
+    merged_set = EvidenceSet.coerce(merged)
+    if extra is not None and extra.truncations:
+        merged_set = merged_set.model_copy(
+            update={"truncations": (*extra.truncations, *merged_set.truncations)})
+    return merged_set
