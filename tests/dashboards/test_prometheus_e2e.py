@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 import pytest
@@ -88,7 +89,7 @@ class _Lines:
         for line in stream:
             self._lines.put(line.strip())
 
-    def expect(self, prefix: str, timeout_s: float) -> str:
+    def expect(self, prefix: str, timeout_s: float, log: Path) -> str:
         deadline = time.monotonic() + timeout_s
         while (left := deadline - time.monotonic()) > 0:
             try:
@@ -97,7 +98,9 @@ class _Lines:
                 break
             if line.startswith(prefix):
                 return line
-        raise TimeoutError(f"the workload did not print {prefix!r} within {timeout_s}s")
+        tail = log.read_text(errors="replace")[-3000:]
+        raise TimeoutError(f"the workload did not print {prefix!r} within {timeout_s}s; "
+                           f"its stderr ends:\n{tail}")
 
 
 def _last_scrape(prometheus: PrometheusServer) -> float:
@@ -106,7 +109,9 @@ def _last_scrape(prometheus: PrometheusServer) -> float:
 
 
 @pytest.fixture(scope="module")
-def scraped(prometheus_factory: PrometheusFactory) -> Iterator[Scraped]:
+def scraped(
+    prometheus_factory: PrometheusFactory, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Scraped]:
     if prometheus_binary() is None:
         unavailable("prometheus is not installed (Debian package `prometheus`; "
                     "`make test` installs it)")
@@ -115,11 +120,13 @@ def scraped(prometheus_factory: PrometheusFactory) -> Iterator[Scraped]:
     for variable in (semconv.ENV_OTLP_ENDPOINT, semconv.ENV_OTLP_METRICS_ENDPOINT,
                      semconv.ENV_OTLP_TRACES_ENDPOINT, semconv.ENV_JUDGE):
         env.pop(variable, None)
+    # stderr to a file: a pipe nobody reads would block the workload once it fills up
+    log_path = tmp_path_factory.mktemp("workload") / "stderr.log"
+    log = log_path.open("w")
     workload = subprocess.Popen(
         [sys.executable, "-m", "tests.dashboards.workload", "--port", str(port),
          "--max-load-seconds", "45", "--serve-seconds", "60"],
-        cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
+        cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
     )
     demo_port = free_port()
     demo_env = {k: v for k, v in env.items() if k != semconv.ENV_ANTHROPIC_API_KEY}
@@ -133,7 +140,7 @@ def scraped(prometheus_factory: PrometheusFactory) -> Iterator[Scraped]:
     assert workload.stdin is not None and workload.stdout is not None
     lines = _Lines(workload.stdout)
     try:
-        lines.expect("serving", timeout_s=30)
+        lines.expect("serving", timeout_s=30, log=log_path)
         start = time.time()
         prometheus = prometheus_factory(
             {JOB: [f"127.0.0.1:{port}"], DEMO_JOB: [f"127.0.0.1:{demo_port}"]})
@@ -141,7 +148,7 @@ def scraped(prometheus_factory: PrometheusFactory) -> Iterator[Scraped]:
             f'count_over_time(up{{job="{JOB}"}}[1m]) >= {SCRAPES_UNDER_LOAD}', timeout_s=40)
         workload.stdin.write("stop\n")
         workload.stdin.flush()
-        cycles = int(lines.expect("stopped", timeout_s=30).split()[1])
+        cycles = int(lines.expect("stopped", timeout_s=30, log=log_path).split()[1])
         load_stopped = time.time()
         # One more scrape after the last call, so the final counts are stored.
         deadline = time.monotonic() + 10
@@ -162,8 +169,7 @@ def scraped(prometheus_factory: PrometheusFactory) -> Iterator[Scraped]:
         except subprocess.TimeoutExpired:
             workload.kill()
             workload.wait(timeout=5)
-        if workload.stderr is not None:
-            workload.stderr.close()
+        log.close()
 
 
 def _variables(scraped: Scraped, *, function: str = ".*") -> dict[str, str]:
