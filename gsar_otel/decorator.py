@@ -16,8 +16,10 @@ with ``on_low="observe"`` (the default) the caller gets the very same object bac
 exception, as without the decorator, even when the judge, the exporter or an extractor fails.
 Two options change the outcome on purpose:
 
-- ``on_low="raise"``: :class:`GroundingError` when the final decision is not ``proceed``. A round
-  whose judge itself failed (e.g. the provider was down) never raises: judging fails open.
+- ``on_low="raise"``: :class:`GroundingError` when the final decision is not ``proceed``. This
+  gate fails closed: a round whose judge itself failed (e.g. the provider was down) is an
+  ``abstain`` and raises too, with the judge's error type in ``error.result.judge_errors``.
+  Failures inside gsar-otel itself (telemetry, extractors) still never raise.
 - ``on_low="recover"``: the evaluator loop runs ``regenerate_fn`` / ``replan_fn`` until the answer
   proceeds or the budget ends, and the call returns the loop's final report (a ``str``). When the
   final report is the original answer (it proceeded at once, or nothing better was found) the

@@ -298,8 +298,8 @@ class GroundedFunction:
         if outcome is None or on_low == "observe" or not outcome.trajectory:
             return result
         if on_low == "raise":
-            judge_failed = outcome.trajectory[outcome.final_iteration].judge_error is not None
-            if outcome.final_decision is not Decision.PROCEED and not judge_failed:
+            # Fail closed: a judge that could not judge has not shown the answer is grounded.
+            if outcome.final_decision is not Decision.PROCEED:
                 raise GroundingError(outcome, self.function)
             return result
         # recover: the original object unless the loop settled on a different text

@@ -64,12 +64,15 @@ def test_raise_mode_returns_the_same_object_when_the_answer_proceeds(otel: Otel)
     assert agent() is answer
 
 
-def test_raise_mode_fails_open_when_the_judge_itself_fails(otel: Otel) -> None:
+def test_raise_mode_fails_closed_when_the_judge_itself_fails(otel: Otel) -> None:
     @grounded(judge=FailingJudge(), on_low="raise")
     def agent() -> str:
         return ANSWER
 
-    assert agent() == ANSWER
+    with pytest.raises(GroundingError) as raised:
+        agent()
+    assert raised.value.result.final_decision == "abstain"
+    assert raised.value.result.judge_errors
     assert dict(otel.one_evaluate_span().attributes or {})["gsar.decision"] == "abstain"
 
 
