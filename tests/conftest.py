@@ -1,3 +1,3 @@
 """Shared fixtures. Server fixtures live in tests/support/ and are registered here."""
 
-pytest_plugins: list[str] = []
+pytest_plugins: list[str] = ["pytester"]

@@ -1,0 +1,34 @@
+"""Fixtures for the pytest plugin's own tests: an isolated pytester, the fake Messages API.
+
+Inner test sessions run the installed plugin (the ``pytest11`` entry point), in process where
+possible. Every ``GSAR_*``, ``ANTHROPIC_*`` and ``OTEL_*`` variable of the outer environment is
+removed so a developer's settings cannot change an inner run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import pytest
+
+from tests.plugin.helpers import write_ini
+from tests.support.fake_anthropic import fake_anthropic  # noqa: F401 - fixture
+
+# pytester drops the modules an in-process run imported when it ends; importing what every inner
+# session needs here, once, keeps each inner run from importing (and rewriting) them again.
+for _module in ("hypothesis", "anthropic", "gsar_otel.telemetry", "gsar_otel.judges.lexical",
+                "gsar_otel.judges.anthropic", "gsar_otel.judges.recorded", "gsar_otel.config",
+                "pytest_gsar.cases", "pytest_gsar.fixtures", "pytest_gsar.judging",
+                "pytest_gsar.report"):
+    importlib.import_module(_module)
+
+
+@pytest.fixture
+def gsar_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A pytester whose inner sessions see no gsar, Anthropic or OpenTelemetry settings."""
+    for name in list(os.environ):
+        if name.startswith(("GSAR_", "ANTHROPIC_", "OTEL_")):
+            monkeypatch.delenv(name)
+    write_ini(pytester)
+    return pytester

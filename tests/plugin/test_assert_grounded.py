@@ -1,0 +1,168 @@
+"""The assert_grounded, gsar_judge and gsar_evaluator fixtures."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.plugin.helpers import CONTRADICTED, GOOD, HALF, METRIC_ROW
+
+
+def test_assert_grounded_passes_a_grounded_answer_and_returns_the_result(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        def test_answer(assert_grounded):
+            result = assert_grounded({GOOD!r}, [{METRIC_ROW!r}])
+            assert result.final_decision == "proceed"
+            assert result.final_score == 1.0
+            assert result.judge_name == "lexical"
+    """)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+
+
+def test_a_failure_shows_score_decision_and_every_claim_that_is_not_grounded(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        def test_answer(assert_grounded):
+            assert_grounded({HALF!r}, [{METRIC_ROW!r}])
+    """)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*GroundingFailure: grounding check failed: decision is replan, expected proceed",
+        "*S = 0.62, decision = replan, judge = lexical, claims G1 U1 X0 K0",
+        "*claims not grounded (1 of 2):",
+        "*- ungrounded, inference, refs *: 'The outage was caused by a config push.'*",
+    ])
+    # The traceback points at the test's own line, not into the plugin.
+    result.stdout.fnmatch_lines(["test_a_failure_shows*.py:2: GroundingFailure"])
+    assert "judging.py" not in result.stdout.str()
+
+
+def test_a_contradicted_claim_is_listed_with_its_bucket_type_and_refs(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        def test_answer(assert_grounded):
+            assert_grounded({CONTRADICTED!r}, [{METRIC_ROW!r}])
+    """)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*- contradicted, tool_match, refs E1: "
+                                 "'CPU on host db-prod-1 reached 45% at 14:02.'*"])
+
+
+def test_min_score_and_decision_arguments_set_the_passing_rule(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        def test_low_bar(assert_grounded):
+            assert_grounded({HALF!r}, [{METRIC_ROW!r}], min_score=0.6)
+
+        def test_high_bar(assert_grounded):
+            assert_grounded({HALF!r}, [{METRIC_ROW!r}], min_score=0.7)
+
+        def test_expected_decision(assert_grounded):
+            assert_grounded({HALF!r}, [{METRIC_ROW!r}], decision="replan")
+
+        def test_wrong_decision(assert_grounded):
+            assert_grounded({GOOD!r}, [{METRIC_ROW!r}], decision="replan")
+    """)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(["*S = 0.62 is below min_score 0.70*",
+                                 "*decision is proceed, expected replan*"])
+
+
+def test_evaluator_options_reach_the_evaluator(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        from gsar_otel import GSARThresholds
+
+        def test_lenient_thresholds(assert_grounded):
+            result = assert_grounded({HALF!r}, [{METRIC_ROW!r}],
+                                     thresholds=GSARThresholds(proceed=0.6, regenerate=0.5))
+            assert result.final_decision == "proceed"
+
+        def test_bad_option(assert_grounded):
+            assert_grounded({GOOD!r}, [{METRIC_ROW!r}], k_max=-1)
+    """)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*invalid evaluator option: k_max must be an integer >= 0*"])
+
+
+def test_bad_arguments_fail_with_the_allowed_values(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        def test_bad_decision(assert_grounded):
+            assert_grounded({GOOD!r}, [{METRIC_ROW!r}], decision="maybe")
+
+        def test_bad_min_score(assert_grounded):
+            assert_grounded({GOOD!r}, [{METRIC_ROW!r}], min_score=2)
+
+        def test_bad_judge(assert_grounded):
+            assert_grounded({GOOD!r}, [{METRIC_ROW!r}], judge="oracle")
+    """)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines_random([
+        "*decision must be one of proceed, regenerate, replan, abstain, got 'maybe'*",
+        "*min_score must be a number between 0 and 1, got 2*",
+        "*unknown judge 'oracle'; available: lexical, anthropic*",
+    ])
+
+
+def test_an_explicit_judge_object_is_used_as_given(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        from gsar_otel import LexicalJudge
+
+        class Strict(LexicalJudge):
+            name = "strict"
+            deterministic = True
+
+        def test_answer(assert_grounded):
+            result = assert_grounded({GOOD!r}, [{METRIC_ROW!r}], judge=Strict())
+            assert result.judge_name == "strict"
+    """)
+    gsar_pytester.runpytest_inprocess().assert_outcomes(passed=1)
+
+
+def test_gsar_judge_and_gsar_evaluator_fixtures_use_the_configured_judge(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        import asyncio
+        from gsar_otel import EvidenceSet
+
+        def test_judge(gsar_judge):
+            assert gsar_judge.name == "lexical"
+            output = asyncio.run(gsar_judge.judge(synthesis={GOOD!r},
+                                                  evidence=EvidenceSet.coerce([{METRIC_ROW!r}])))
+            assert len(output.grounded_claims) == 1
+
+        def test_evaluator(gsar_evaluator):
+            result = gsar_evaluator.evaluate_sync(report_synthesis={HALF!r},
+                                                  evidence_corpus=[{METRIC_ROW!r}])
+            assert result.final_decision == "replan"
+            assert result.judge_name == "lexical"
+    """)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=2)
+
+
+def test_assert_grounded_works_inside_an_async_test(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        import asyncio
+
+        def test_in_running_loop(assert_grounded):
+            async def inner():
+                return assert_grounded({GOOD!r}, [{METRIC_ROW!r}])
+            assert asyncio.run(inner()).final_decision == "proceed"
+    """)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+
+
+def test_each_call_in_a_test_is_judged_and_reported(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        def test_two(assert_grounded):
+            assert_grounded({GOOD!r}, [{METRIC_ROW!r}])
+            assert_grounded({HALF!r}, [{METRIC_ROW!r}], decision="replan")
+    """)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "-v")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["passed   test_each_call*.py::test_two  *S 1.00*proceed*",
+                                 "passed   test_each_call*.py::test_two#2*S 0.62*replan*"])

@@ -1,0 +1,94 @@
+"""--gsar-judge, the gsar_judge ini option, the pytest_gsar_make_judge hook and the defaults."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.plugin.helpers import GOOD, METRIC_ROW, write_ini
+
+REPORTS_JUDGE = f"""
+def test_answer(assert_grounded):
+    result = assert_grounded({GOOD!r}, [{METRIC_ROW!r}], min_score=0)
+    print("JUDGE=" + result.judge_name)
+"""
+
+CUSTOM_JUDGE_CONFTEST = """
+from gsar_otel import LexicalJudge
+
+class TeamJudge(LexicalJudge):
+    name = "team"
+    deterministic = True
+
+def pytest_gsar_make_judge(config):
+    return TeamJudge()
+"""
+
+
+def judge_used(pytester: pytest.Pytester, *args: str) -> str:
+    result = pytester.runpytest_inprocess("-s", *args)
+    result.assert_outcomes(passed=1)
+    [line] = [line for line in result.outlines if "JUDGE=" in line]
+    return line.split("JUDGE=")[1].strip(" .")
+
+
+def test_the_command_line_names_the_judge(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
+    assert judge_used(gsar_pytester, "--gsar-judge=lexical") == "lexical"
+    assert judge_used(gsar_pytester, "--gsar-judge=LEXICAL") == "lexical"
+
+
+def test_the_hook_supplies_the_default_judge_and_options_override_it(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makeconftest(CUSTOM_JUDGE_CONFTEST)
+    gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
+    assert judge_used(gsar_pytester) == "team"
+    write_ini(gsar_pytester, gsar_judge="lexical")
+    assert judge_used(gsar_pytester) == "lexical"
+
+
+def test_without_any_setting_the_library_default_applies(
+        gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
+    assert judge_used(gsar_pytester) == "lexical"  # no API key configured
+    config = gsar_pytester.path / "gsar.json"
+    config.write_text(json.dumps({"judge": "lexical",
+                                  "thresholds": {"proceed": 0.9, "regenerate": 0.7}}))
+    monkeypatch.setenv("GSAR_CONFIG", str(config))
+    assert judge_used(gsar_pytester) == "lexical"
+
+
+def test_gsar_config_thresholds_reach_assert_grounded(
+        gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = gsar_pytester.path / "gsar.json"
+    config.write_text(json.dumps({"thresholds": {"proceed": 0.6, "regenerate": 0.5}}))
+    monkeypatch.setenv("GSAR_CONFIG", str(config))
+    gsar_pytester.makepyfile(test_agent=f"""
+        def test_answer(assert_grounded):
+            result = assert_grounded("{GOOD} The outage was caused by a config push.",
+                                     [{METRIC_ROW!r}])
+            assert result.final_decision == "proceed"
+    """)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+
+
+def test_invalid_gsar_settings_fail_the_judging_test_with_their_message(
+        gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GSAR_PROCEED", "2")
+    gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*GSAR_PROCEED*"])
+
+
+def test_an_unknown_judge_is_a_usage_error_listing_the_available_ones(
+        gsar_pytester: pytest.Pytester) -> None:
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=oracle")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--gsar-judge: unknown judge 'oracle'; available: lexical, "
+                                 "anthropic*"])
+    write_ini(gsar_pytester, gsar_judge="oracle")
+    result = gsar_pytester.runpytest_inprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*gsar_judge (ini): unknown judge 'oracle'*"])

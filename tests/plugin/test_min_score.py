@@ -1,0 +1,69 @@
+"""--gsar-min-score: the lowest passing S where a test sets none; CLI > ini > marker."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.plugin.helpers import HALF, METRIC_ROW, case, write_cases, write_ini
+
+MARKED = f"""
+import pytest
+
+@pytest.mark.gsar(min_score=0.9)
+def test_marked(assert_grounded):
+    assert_grounded({HALF!r}, [{METRIC_ROW!r}])
+"""
+
+
+def test_min_score_lets_a_lower_decision_pass(gsar_pytester: pytest.Pytester) -> None:
+    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF)])
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(failed=1)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-min-score=0.6"
+                                      ).assert_outcomes(passed=1)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-min-score=0.7")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*S = 0.62 is below min_score 0.70*"])
+
+
+def test_the_command_line_beats_ini_which_beats_the_marker(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(test_agent=MARKED)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(failed=1)
+    write_ini(gsar_pytester, gsar_min_score="0.6")
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-min-score=0.8")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*S = 0.62 is below min_score 0.80*"])
+
+
+def test_a_case_min_score_beats_the_options(gsar_pytester: pytest.Pytester) -> None:
+    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF, min_score=0.6)])
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-min-score=0.9"
+                                      ).assert_outcomes(passed=1)
+
+
+def test_an_abstaining_judge_fails_a_min_score(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makeconftest("""
+        from gsar_otel import safe_default_judge_output
+
+        class Abstainer:
+            name = "abstainer"
+            deterministic = True
+
+            async def judge(self, *, synthesis, evidence):
+                return safe_default_judge_output("evidence is unreadable")
+
+        def pytest_gsar_make_judge(config):
+            return Abstainer()
+    """)
+    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF)])
+    result = gsar_pytester.runpytest_inprocess("--gsar-min-score=0.1")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the judge abstained (evidence is unreadable)*"])
+
+
+@pytest.mark.parametrize("value", ["1.01", "-1", "high"])
+def test_an_invalid_min_score_is_a_usage_error(gsar_pytester: pytest.Pytester, value: str) -> None:
+    result = gsar_pytester.runpytest_inprocess(f"--gsar-min-score={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--gsar-min-score must be a number between 0 and 1, "
+                                 f"got '{value}'*"])
