@@ -7,8 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.plugin.helpers import CONTRADICTED, GOOD, HALF, METRIC_ROW, case, read_json, write_cases
-from tests.plugin.helpers import write_ini
+from tests.plugin.helpers import (
+    CONTRADICTED,
+    GOOD,
+    HALF,
+    METRIC_ROW,
+    case,
+    read_json,
+    write_cases,
+    write_ini,
+)
 
 
 def write_baseline(path: Path, entries: dict[str, tuple[float, str]]) -> None:
@@ -48,7 +56,8 @@ def test_update_writes_every_case_and_assert_once(gsar_pytester: pytest.Pytester
 
 def test_a_score_drop_beyond_the_tolerance_fails(gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF, expect="replan")])
-    write_baseline(gsar_pytester.path / "baseline.json", {"gsar_cases.jsonl::half": (0.9, "replan")})
+    write_baseline(gsar_pytester.path / "baseline.json",
+                   {"gsar_cases.jsonl::half": (0.9, "replan")})
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical",
                                                "--gsar-baseline=baseline.json")
     result.assert_outcomes(failed=1)

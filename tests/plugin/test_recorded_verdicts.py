@@ -75,7 +75,9 @@ def test_identity_comes_from_the_judge() -> None:
     assert judge_identity(LexicalJudge())["backend"] == "lexical"
 
     class WithIdentity:
-        identity = {"backend": "b", "model": "x", "prompt_version": None}
+        @property
+        def identity(self) -> dict[str, str | None]:
+            return {"backend": "b", "model": "x", "prompt_version": None}
 
     assert judge_identity(WithIdentity()) == {"backend": "b", "model": "x", "prompt_version": ""}
 
