@@ -87,16 +87,16 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, ImportError) as error:
         raise BadInput(str(error)) from error
     telemetry = _Telemetry.start(args)
-    captured = _Captured(demo_agent.AGENT_FUNCTION)
-    plugin_name = register(captured, name=f"gsar-demo-{id(captured)}")
     try:
-        agent = demo_agent.make_incident_agent(
-            judge, tracer_provider=telemetry.handle.tracer_provider)
-        answers = [agent(demo_agent.ALERT_ID) for _ in range(args.repeat)]
-    finally:
-        unregister(name=plugin_name)
-        telemetry.flush()
-    try:
+        captured = _Captured(demo_agent.AGENT_FUNCTION)
+        plugin_name = register(captured, name=f"gsar-demo-{id(captured)}")
+        try:
+            agent = demo_agent.make_incident_agent(
+                judge, tracer_provider=telemetry.handle.tracer_provider)
+            answers = [agent(demo_agent.ALERT_ID) for _ in range(args.repeat)]
+        finally:
+            unregister(name=plugin_name)
+            telemetry.flush()
         if len(captured.results) != len(answers):
             print(f"gsar demo: {len(answers) - len(captured.results)} evaluation(s) were not "
                   "reported (see the log); the answers were returned unjudged", file=sys.stderr)
