@@ -6,8 +6,8 @@ evidence type, weight, cited evidence), S and the decision, the trajectory of th
 and the final answer; it exits 0 when the final answer proceeds.
 
 Telemetry goes where ``configure_telemetry()`` sends it: over OTLP when
-``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, else nowhere but a one-line-per-span summary at the end
-(``--console`` prints the SDK's full span and metric JSON to stderr instead, which is long).
+``OTEL_EXPORTER_OTLP_ENDPOINT`` is set; either way a one-line-per-span summary ends the report
+(``--console`` also prints the SDK's full span and metric JSON to stderr, which is long).
 ``--prometheus-port`` serves the metrics for Prometheus, for ``--serve-seconds`` after the run.
 """
 
