@@ -33,12 +33,6 @@ OPTIONAL_FIELDS: Final = ("expect", "min_score", "judge", "meta")
 DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
 
 
-def is_case_file(path: Path) -> bool:
-    """True for ``gsar_*.jsonl`` and ``*.gsar.jsonl``."""
-    name = path.name
-    return name.endswith(".jsonl") and (name.startswith("gsar_") or name.endswith(".gsar.jsonl"))
-
-
 class CaseFormatError(Exception):
     """A line of a case file is not a valid case."""
 

@@ -108,10 +108,19 @@ def cassette_path(item: pytest.Item, state: GSARSession) -> Path:
     return state.cassette_base(item.path) / item.path.stem / f"{name}.json"
 
 
+def note_existing_cassettes(state: GSARSession, items: list[pytest.Item]) -> None:
+    """Remember whether each item's cassette exists now, before any test records into it."""
+    for item in items:
+        path = cassette_path(item, state)
+        if path not in state.preexisting:
+            state.preexisting[path] = path.exists()
+
+
 def _evaluator(item: pytest.Item, judge: Judge, state: GSARSession,
                options: Mapping[str, Any]) -> GSAREvaluator:
     from gsar_otel.telemetry import TracedEvaluator
 
+    state.ensure_telemetry()
     try:
         settings = state.settings()
         defaults: dict[str, Any] = {

@@ -94,14 +94,28 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GSARCaseFile | None:
     """Collect ``gsar_*.jsonl`` and ``*.gsar.jsonl`` as files of recorded cases."""
-    if file_path.suffix != ".jsonl":
-        return None
-    from pytest_gsar.cases import GSARCaseFile, is_case_file
-
     if not is_case_file(file_path):
         return None
+    from pytest_gsar.cases import GSARCaseFile
+
     case_file: GSARCaseFile = GSARCaseFile.from_parent(parent, path=file_path)
     return case_file
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In record mode ``once``, note which cassettes exist before any test records."""
+    state = config.stash.get(STATE_KEY, None)
+    if state is None or state.options.record_mode != "once":
+        return
+    from pytest_gsar.judging import note_existing_cassettes
+
+    note_existing_cassettes(state, items)
+
+
+def is_case_file(path: Path) -> bool:
+    """True for ``gsar_*.jsonl`` and ``*.gsar.jsonl``, the files of recorded cases."""
+    name = path.name
+    return name.endswith(".jsonl") and (name.startswith("gsar_") or name.endswith(".gsar.jsonl"))
 
 
 @pytest.fixture

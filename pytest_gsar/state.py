@@ -8,6 +8,7 @@ client a judge keeps stays bound to a live loop).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from gsar_otel.judges.base import Judge, JudgeVerdict
     from gsar_otel.judges.recorded import CassetteStore, RecordingJudge
     from gsar_otel.model import JudgeOutput
+    from gsar_otel.telemetry_setup import TelemetryHandle
     from pytest_gsar.baseline import BaselineDiff, BaselineEntry
 
 T = TypeVar("T")
@@ -53,11 +55,16 @@ class GSARSession:
         self._stores: dict[Path, CassetteStore] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self.evaluators: dict[tuple[Path, int], tuple[GSAREvaluator, RecordingJudge | None]] = {}
+        self.preexisting: dict[Path, bool] = {}
+        """Whether each cassette existed when collection ended (for record mode ``once``: every
+        xdist worker collects before any test runs, so all agree whatever others record)."""
         self.dirty_stores: set[CassetteStore] = set()
         """Cassettes with recordings not yet written (a case file's, until its last case)."""
         self._baseline: dict[str, BaselineEntry] | None = None
         self._hook_judge: tuple[Judge | None] | None = None
         self._settings: GSARSettings | None = None
+        self._telemetry: TelemetryHandle | None = None
+        self._telemetry_checked = False
 
     # --- judges -----------------------------------------------------------------------------
 
@@ -145,7 +152,7 @@ class GSARSession:
         if store is None:
             from gsar_otel.judges.recorded import CassetteStore
 
-            store = self._stores[path] = CassetteStore(path)
+            store = self._stores[path] = CassetteStore(path, existed=self.preexisting.get(path))
         return store
 
     def cassette_base(self, test_file: Path) -> Path:
@@ -203,8 +210,48 @@ class GSARSession:
         if failures:
             raise failures[0]
 
+    def ensure_telemetry(self) -> None:
+        """Export gsar's spans and metrics when ``OTEL_EXPORTER_OTLP_*ENDPOINT`` is set and nothing
+        else set up OpenTelemetry, so CI runs show up in tracing. Once per session.
+
+        The providers are gsar's own (``set_global=False``): the test suite's global providers
+        stay untouched. Telemetry problems never fail a test.
+        """
+        if self._telemetry_checked:
+            return
+        self._telemetry_checked = True
+        try:
+            from gsar_otel.instruments import current_providers
+            from gsar_otel.telemetry_setup import (
+                configure_telemetry,
+                host_meter_provider,
+                host_tracer_provider,
+                otlp_endpoint_set,
+            )
+
+            if not (otlp_endpoint_set("traces") or otlp_endpoint_set("metrics")):
+                return
+            if host_tracer_provider() is not None or host_meter_provider() is not None:
+                return
+            from opentelemetry import trace
+
+            if current_providers()[0] is not trace.get_tracer_provider():
+                return  # someone already pointed gsar's telemetry somewhere
+            self._telemetry = configure_telemetry(console=False, console_metrics=False,
+                                                  set_global=False)
+        except Exception:
+            logging.getLogger(__name__).debug("gsar: could not set up telemetry export",
+                                              exc_info=True)
+
     def close(self) -> None:
-        """Release the event loop."""
+        """Flush gsar's exporters (when this session set them up) and release the event loop."""
+        telemetry, self._telemetry = self._telemetry, None
+        if telemetry is not None:
+            try:
+                telemetry.shutdown()
+            except Exception:
+                logging.getLogger(__name__).debug("gsar: telemetry shutdown failed",
+                                                  exc_info=True)
         loop, self._loop = self._loop, None
         if loop is not None and not loop.is_closed():
             try:

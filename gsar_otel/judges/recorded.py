@@ -208,25 +208,29 @@ class CassetteStore:
     platform has ``fcntl``) and replaces the file atomically.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, existed: bool | None = None) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._entries: dict[str, dict[str, Any]] | None = None
         self._verdicts: dict[str, JudgeVerdict] = {}
         self._pending: dict[str, dict[str, Any]] = {}
+        self._existed_given = existed
         self._existed = False
 
     # reading
 
     def _load(self) -> dict[str, dict[str, Any]]:
         if self._entries is None:
-            self._existed = self.path.exists()
-            self._entries = read_cassette(self.path) if self._existed else {}
+            present = self.path.exists()
+            self._existed = present if self._existed_given is None else self._existed_given
+            self._entries = read_cassette(self.path) if present else {}
         return self._entries
 
     @property
     def existed(self) -> bool:
-        """True when the cassette file was there before this store first looked."""
+        """True when the cassette counts as already recorded (record mode ``once`` adds nothing
+        to it): given at construction (e.g. as it was when a test session began), else whether
+        the file was there when this store first looked."""
         self._load()
         return self._existed
 
