@@ -24,9 +24,6 @@ import pytest
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
-    from _pytest._io import TerminalWriter  # noqa: F401 - referenced by pytest's signatures
-
-    from gsar_otel.evidence import EvidenceSet
 
 REQUIRED_FIELDS: Final = ("id", "synthesis", "evidence")
 OPTIONAL_FIELDS: Final = ("expect", "min_score", "judge", "meta")
@@ -43,7 +40,8 @@ class Case:
 
     id: str
     synthesis: str
-    evidence: EvidenceSet
+    evidence: Any
+    """The evidence as written in the file (checked at collection, coerced when judged)."""
     line: int
     expect: str | None = None
     min_score: float | None = None
@@ -85,8 +83,9 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
                                        f"{_short(synthesis)}")
     from gsar_otel.evidence import EvidenceSet
 
+    evidence = data["evidence"]
     try:
-        evidence = EvidenceSet.coerce(data["evidence"])
+        EvidenceSet.coerce(evidence)
     except ValueError as error:
         raise _field_error(path, line, f"field 'evidence': {_first_line(error)}") from None
     expect = data.get("expect")

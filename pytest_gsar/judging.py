@@ -117,10 +117,10 @@ def note_existing_cassettes(state: GSARSession, items: list[pytest.Item]) -> Non
 
 
 def _evaluator(item: pytest.Item, judge: Judge, state: GSARSession,
-               options: Mapping[str, Any]) -> GSAREvaluator:
+               options: Mapping[str, Any], *, traced: bool) -> GSAREvaluator:
+    from gsar_otel.evaluator import GSAREvaluator
     from gsar_otel.telemetry import TracedEvaluator
 
-    state.ensure_telemetry()
     try:
         settings = state.settings()
         defaults: dict[str, Any] = {
@@ -133,7 +133,9 @@ def _evaluator(item: pytest.Item, judge: Judge, state: GSARSession,
         raise GroundingFailure(str(error)) from None
     defaults.update(options)
     try:
-        return TracedEvaluator(judge, function=telemetry_function(item), **defaults)
+        if traced:
+            return TracedEvaluator(judge, function=telemetry_function(item), **defaults)
+        return GSAREvaluator(judge, **defaults)
     except (TypeError, ValueError) as error:
         raise GroundingFailure(f"invalid evaluator option: {error}") from None
 
@@ -152,13 +154,15 @@ def build_evaluator(item: pytest.Item, *, judge: object = None,
 
     state = session_of(item.config)
     inner = resolve_judge(item, judge, marker_options(item))
+    traced = state.telemetry_listening()
     # The cases of one file share a cassette and settings: build their evaluator once.
-    cache_key = (item.path, id(inner)) if isinstance(item, GSARCase) and not (
+    cache_key = (item.path, id(inner), traced) if isinstance(item, GSARCase) and not (
         evaluator_options) else None
     if cache_key is not None and cache_key in state.evaluators:
         return state.evaluators[cache_key]
     recording = wrap_for_recording(item, inner)
-    built = _evaluator(item, recording or inner, state, evaluator_options or {}), recording
+    built = _evaluator(item, recording or inner, state, evaluator_options or {},
+                       traced=traced), recording
     if cache_key is not None:
         state.evaluators[cache_key] = built
     return built
@@ -232,6 +236,13 @@ def judge_in_test(
                 recording.store.save()
     except (ValueError, CassetteError) as error:
         raise GroundingFailure(f"{origin}: {error}") from None
+    from gsar_otel.telemetry import TracedEvaluator
+
+    if not isinstance(evaluator, TracedEvaluator):
+        # Untraced (nothing receives telemetry): result plugins still hear of the judgement.
+        from gsar_otel.plugins import notify_result
+
+        notify_result(result, telemetry_function(item))
     if recording is not None and recording.misses:
         miss = recording.misses[0]
         _keep(item, JudgementRecord(key=key, nodeid=item.nodeid, passed=False,

@@ -26,6 +26,8 @@ INI_HELP: Final = {
     "gsar_tolerance": f"largest allowed drop of S below the baseline (default {DEFAULT_TOLERANCE})",
     "gsar_min_score": "lowest passing S when a test sets none (default: decision must be proceed)",
     "gsar_report": "write a self-contained HTML grounding report to this path",
+    "gsar_config": "gsar settings file (thresholds, contradiction_penalty, weight_map...; "
+                   "default: the GSAR_CONFIG environment variable)",
 }
 """The ini options (``[tool.pytest.ini_options]``) and their help."""
 
@@ -42,6 +44,8 @@ class GSAROptions:
     tolerance: float = DEFAULT_TOLERANCE
     min_score: float | None = None
     report: Path | None = None
+    config: Path | None = None
+    """Settings file for the evaluator; None: ``GSAR_CONFIG`` as the library reads it."""
 
 
 def _flag(ini_name: str) -> str:
@@ -109,7 +113,7 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
                                 f"got {mode!r}")
 
     paths: dict[str, Path | None] = {}
-    for name in ("gsar_cassette_dir", "gsar_baseline", "gsar_report"):
+    for name in ("gsar_cassette_dir", "gsar_baseline", "gsar_report", "gsar_config"):
         value, _, base = _raw(config, name)
         paths[name] = None if value is None else (base / Path(value).expanduser()).resolve()
 
@@ -118,6 +122,10 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
     min_raw, source, _ = _raw(config, "gsar_min_score")
     min_score = None if min_raw is None else _unit(min_raw, source)
 
+    settings_file = paths["gsar_config"]
+    if settings_file is not None and not settings_file.is_file():
+        raise pytest.UsageError(f"gsar settings file {settings_file} does not exist "
+                                f"(--gsar-config / gsar_config)")
     update = bool(config.getoption("gsar_update_baseline", default=False))
     if update and paths["gsar_baseline"] is None:
         raise pytest.UsageError("--gsar-update-baseline needs a baseline file: pass "
@@ -125,4 +133,4 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
     return GSAROptions(judge=judge, record_mode=record_mode,
                        cassette_dir=paths["gsar_cassette_dir"], baseline=paths["gsar_baseline"],
                        update_baseline=update, tolerance=tolerance, min_score=min_score,
-                       report=paths["gsar_report"])
+                       report=paths["gsar_report"], config=settings_file)

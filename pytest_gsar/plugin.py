@@ -64,6 +64,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="lowest passing S where a test sets none, 0..1 (ini: gsar_min_score)")
     group.addoption("--gsar-report", dest="gsar_report", metavar="PATH",
                     help="write a self-contained HTML grounding report (ini: gsar_report)")
+    group.addoption("--gsar-config", dest="gsar_config", metavar="PATH",
+                    help="gsar settings file with thresholds, contradiction_penalty, weight_map "
+                         "(default: $GSAR_CONFIG; ini: gsar_config)")
     for name, text in INI_HELP.items():
         parser.addini(name, text, type="string", default="")
 
@@ -157,6 +160,7 @@ def pytest_runtest_makereport(
         records = item.stash.get(RECORDS_KEY, None)
         if records:
             setattr(report, REPORT_ATTRIBUTE, [record.to_json() for record in records])
+            del item.stash[RECORDS_KEY]  # the report carries them from here on
     return report
 
 
@@ -201,7 +205,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     write_summary(terminalreporter, state.records, verbose=config.get_verbosity() > 0,
                   diff=state.diff, baseline=state.options.baseline,
                   update=state.options.update_baseline, baseline_written=state.baseline_written,
-                  report=state.report_written, errors=state.errors)
+                  report=state.report_written, errors=state.errors,
+                  base=config.invocation_params.dir)
 
 
 class _ReportCollector:

@@ -78,11 +78,22 @@ def summary_hint(records: Sequence[JudgementRecord], diff: BaselineDiff | None, 
     return None
 
 
+def shown_path(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` when it lies below it, else as is."""
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)
+
+
 def write_summary(terminal: Any, records: Sequence[JudgementRecord], *, verbose: bool,
                   diff: BaselineDiff | None, baseline: Path | None, update: bool,
                   baseline_written: int | None, report: Path | None, errors: Sequence[str],
-                  ) -> None:
-    """Write the gsar section of the terminal summary, when it has something to say."""
+                  base: Path) -> None:
+    """Write the gsar section of the terminal summary, when it has something to say.
+
+    Paths are shown relative to ``base`` (the invocation directory) where possible.
+    """
     failed = [r for r in records if not r.passed]
     baseline_news = diff is not None and bool(diff.new or diff.vanished or diff.regressed)
     if not (failed or baseline_news or baseline_written is not None or report or errors
@@ -115,7 +126,7 @@ def write_summary(terminal: Any, records: Sequence[JudgementRecord], *, verbose:
                  f"{len(diff.vanished)} vanished"]
         if diff.not_run:
             parts.append(f"{len(diff.not_run)} not run")
-        terminal.line(f"baseline {baseline}: {', '.join(parts)}")
+        terminal.line(f"baseline {shown_path(baseline, base)}: {', '.join(parts)}")
         for line in (_listing("new", diff.new, verbose) + _listing("vanished", diff.vanished,
                                                                     verbose)):
             terminal.line(line)
@@ -124,7 +135,7 @@ def write_summary(terminal: Any, records: Sequence[JudgementRecord], *, verbose:
     for error in errors:
         terminal.line(f"error: {error}", red=True)
     if report is not None:
-        terminal.line(f"HTML report: {report}")
+        terminal.line(f"HTML report: {shown_path(report, base)}")
     hint = summary_hint(records, diff, update=update, has_baseline=baseline is not None)
     if hint:
         terminal.line(f"hint: {hint}", bold=True)

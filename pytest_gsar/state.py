@@ -54,7 +54,8 @@ class GSARSession:
         self._identities: dict[int, dict[str, str]] = {}
         self._stores: dict[Path, CassetteStore] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.evaluators: dict[tuple[Path, int], tuple[GSAREvaluator, RecordingJudge | None]] = {}
+        self.evaluators: dict[tuple[Path, int, bool],
+                              tuple[GSAREvaluator, RecordingJudge | None]] = {}
         self.preexisting: dict[Path, bool] = {}
         """Whether each cassette existed when collection ended (for record mode ``once``: every
         xdist worker collects before any test runs, so all agree whatever others record)."""
@@ -93,8 +94,9 @@ class GSARSession:
     def _build(self, key: str) -> Judge:
         from gsar_otel.judges.factory import make_judge
 
+        model = self.judge_model()
         try:
-            return make_judge(key, model=self.judge_model())
+            return make_judge(key, model=model)
         except Exception as error:
             self._judge_errors[key] = f"cannot build the {key!r} judge: {error}"
             raise ValueError(self._judge_errors[key]) from None
@@ -129,15 +131,22 @@ class GSARSession:
     # --- settings from GSAR_CONFIG ----------------------------------------------------------
 
     def settings(self) -> GSARSettings:
-        """The ``GSAR_*`` / ``GSAR_CONFIG`` settings, read once per session.
+        """The ``GSAR_*`` settings and the settings file (``--gsar-config`` / ``gsar_config``,
+        else ``GSAR_CONFIG``), read once per session.
 
         Raises:
             ValueError: the settings are invalid (the message names the variable or key).
         """
         if self._settings is None:
-            from gsar_otel.config import load_settings
+            import os
 
-            self._settings = load_settings()
+            from gsar_otel.config import load_settings
+            from gsar_otel.semconv import ENV_CONFIG
+
+            env = dict(os.environ)
+            if self.options.config is not None:
+                env[ENV_CONFIG] = str(self.options.config)
+            self._settings = load_settings(env)
         return self._settings
 
     def settings_value(self, name: str) -> Any:
@@ -242,6 +251,22 @@ class GSARSession:
         except Exception:
             logging.getLogger(__name__).debug("gsar: could not set up telemetry export",
                                               exc_info=True)
+
+    def telemetry_listening(self) -> bool:
+        """True when a tracer or meter provider would receive gsar's telemetry (checked per
+        judgement: a test may install providers mid-session). Without one, judging skips the
+        span and metric work entirely: no-op providers would drop it anyway."""
+        self.ensure_telemetry()
+        from opentelemetry import metrics, trace
+
+        from gsar_otel.instruments import current_providers
+
+        tracer_provider, meter_provider = current_providers()
+        silent_tracer = isinstance(tracer_provider, trace.ProxyTracerProvider
+                                   | trace.NoOpTracerProvider)
+        silent_meter = isinstance(meter_provider, metrics.NoOpMeterProvider) or type(
+            meter_provider).__name__ == "_ProxyMeterProvider"
+        return not (silent_tracer and silent_meter)
 
     def close(self) -> None:
         """Flush gsar's exporters (when this session set them up) and release the event loop."""

@@ -212,7 +212,6 @@ class CassetteStore:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._entries: dict[str, dict[str, Any]] | None = None
-        self._verdicts: dict[str, JudgeVerdict] = {}
         self._pending: dict[str, dict[str, Any]] = {}
         self._existed_given = existed
         self._existed = False
@@ -248,16 +247,11 @@ class CassetteStore:
         Raises:
             CassetteError: the entry does not hold a valid judge output.
         """
+        # Parsed on every call, not cached: a replay uses each verdict about once, and a cache
+        # of model objects only lengthens the garbage collector's work in big suites.
         with self._lock:
-            cached = self._verdicts.get(key)
-            if cached is not None:
-                return cached
             entry = self._load().get(key)
-            if entry is None:
-                return None
-            verdict = _verdict_from_entry(entry, self.path, key)
-            self._verdicts[key] = verdict
-            return verdict
+        return None if entry is None else _verdict_from_entry(entry, self.path, key)
 
     # writing
 
@@ -277,7 +271,6 @@ class CassetteStore:
         with self._lock:
             self._load()[key] = entry
             self._pending[key] = entry
-            self._verdicts[key] = verdict
 
     @property
     def dirty(self) -> bool:

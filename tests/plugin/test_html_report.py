@@ -38,7 +38,8 @@ class Page(HTMLParser):
 
 def parse(path: object) -> Page:
     page = Page()
-    page.feed(open(path, encoding="utf-8").read())  # noqa: PTH123, SIM115
+    with open(path, encoding="utf-8") as handle:  # type: ignore[call-overload]
+        page.feed(handle.read())
     page.close()
     return page
 

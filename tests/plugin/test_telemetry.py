@@ -60,14 +60,14 @@ def test_each_judgement_emits_an_evaluate_span_with_a_judge_round_and_claim_even
 class _Collector(BaseHTTPRequestHandler):
     received: list[tuple[str, bytes]]
 
-    def do_POST(self) -> None:  # noqa: N802 - the http.server API
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         self.server.received.append((self.path, body))  # type: ignore[attr-defined]
         self.send_response(200)
         self.send_header("content-type", "application/x-protobuf")
         self.end_headers()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
