@@ -45,3 +45,15 @@ def test_overhead_quick_json_reports_every_case_import_and_target() -> None:
     for target in report["targets"]:
         assert set(target) >= {"name", "value", "limit", "passed"}
         assert isinstance(target["passed"], bool)
+
+
+def test_replay_suite_runs_a_small_suite_and_reports_both_ratios() -> None:
+    report = run_benchmark("replay_suite.py", "--json", "--cases", "5", "--runs", "1")
+    assert report["benchmark"] == "replay_suite"
+    assert set(report["suites"]) == {"trivial", "lexical", "anthropic replay"}
+    for stats in report["suites"].values():
+        assert stats["n"] == 1 and stats["median"] > 0
+        assert stats["outcome"].startswith("5 passed")
+    assert report["recording"]["requests"] == 5
+    assert report["recording"]["cassette_files"] >= 1
+    assert [t["name"].split(" /")[0] for t in report["targets"]] == ["lexical", "anthropic replay"]

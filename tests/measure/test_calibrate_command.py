@@ -290,3 +290,23 @@ def test_an_unknown_judge_lists_the_available_ones(
     path.write_text(json.dumps({"synthesis": "x", "evidence": "y", "label": "ok"}) + "\n")
     err = run_failing(capsys, str(path), "--judge", "oracle")
     assert "unknown judge 'oracle'; available: lexical, anthropic" in err
+
+
+def test_answers_are_judged_with_the_lexical_judge_by_default(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # else the default is anthropic
+    evidence = ["host=db-prod-1 cpu_pct=97.2 at 14:02:01", "alert_id=A-9912 fired_at=14:02:00"]
+    rows = []
+    for i in range(6):
+        rows.append({"synthesis": "CPU on db-prod-1 reached 97.2% at 14:02.",
+                     "evidence": evidence, "label": "ok", "id": f"ok-{i}"})
+        rows.append({"synthesis": "The outage was caused by a failed power supply in rack 7B, "
+                                  "replaced at 03:15 by technician T-218.",
+                     "evidence": evidence, "label": "not_ok", "id": f"bad-{i}"})
+    path = tmp_path / "graded.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    report = run_json(capsys, str(path), "--folds", "3")
+    assert report["judging"]["judged"] == 12
+    assert report["judging"]["judge"].lower().startswith("lexical")
+    assert report["fitted"]["metrics"]["f1"]["value"] == 1.0
