@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -36,10 +37,9 @@ class Page(HTMLParser):
             self.marks.append((self._mark, data))
 
 
-def parse(path: object) -> Page:
+def parse(path: Path) -> Page:
     page = Page()
-    with open(path, encoding="utf-8") as handle:  # type: ignore[call-overload]
-        page.feed(handle.read())
+    page.feed(path.read_text(encoding="utf-8"))
     page.close()
     return page
 
