@@ -25,6 +25,8 @@ import pytest
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
+    from gsar_otel.evidence import EvidenceSet
+
 REQUIRED_FIELDS: Final = ("id", "synthesis", "evidence")
 OPTIONAL_FIELDS: Final = ("expect", "min_score", "judge", "meta")
 DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
@@ -40,8 +42,7 @@ class Case:
 
     id: str
     synthesis: str
-    evidence: Any
-    """The evidence as written in the file (checked at collection, coerced when judged)."""
+    evidence: EvidenceSet
     line: int
     expect: str | None = None
     min_score: float | None = None
@@ -83,9 +84,8 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
                                        f"{_short(synthesis)}")
     from gsar_otel.evidence import EvidenceSet
 
-    evidence = data["evidence"]
     try:
-        EvidenceSet.coerce(evidence)
+        evidence = EvidenceSet.coerce(data["evidence"])
     except ValueError as error:
         raise _field_error(path, line, f"field 'evidence': {_first_line(error)}") from None
     expect = data.get("expect")

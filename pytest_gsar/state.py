@@ -66,6 +66,9 @@ class GSARSession:
         self._settings: GSARSettings | None = None
         self._telemetry: TelemetryHandle | None = None
         self._telemetry_checked = False
+        self._current_providers: Callable[[], tuple[Any, Any]] | None = None
+        self._providers_seen: tuple[Any, Any] | None = None
+        self._listening = False
 
     # --- judges -----------------------------------------------------------------------------
 
@@ -256,17 +259,23 @@ class GSARSession:
         """True when a tracer or meter provider would receive gsar's telemetry (checked per
         judgement: a test may install providers mid-session). Without one, judging skips the
         span and metric work entirely: no-op providers would drop it anyway."""
-        self.ensure_telemetry()
-        from opentelemetry import metrics, trace
+        if self._current_providers is None:
+            self.ensure_telemetry()
+            from gsar_otel.instruments import current_providers
 
-        from gsar_otel.instruments import current_providers
+            self._current_providers = current_providers
+        providers = self._current_providers()
+        if providers != self._providers_seen:
+            from opentelemetry import metrics, trace
 
-        tracer_provider, meter_provider = current_providers()
-        silent_tracer = isinstance(tracer_provider, trace.ProxyTracerProvider
-                                   | trace.NoOpTracerProvider)
-        silent_meter = isinstance(meter_provider, metrics.NoOpMeterProvider) or type(
-            meter_provider).__name__ == "_ProxyMeterProvider"
-        return not (silent_tracer and silent_meter)
+            tracer_provider, meter_provider = providers
+            silent_tracer = isinstance(tracer_provider, trace.ProxyTracerProvider
+                                       | trace.NoOpTracerProvider)
+            silent_meter = isinstance(meter_provider, metrics.NoOpMeterProvider) or type(
+                meter_provider).__name__ == "_ProxyMeterProvider"
+            self._providers_seen = providers
+            self._listening = not (silent_tracer and silent_meter)
+        return self._listening
 
     def close(self) -> None:
         """Flush gsar's exporters (when this session set them up) and release the event loop."""
