@@ -207,3 +207,16 @@ def test_values_of_secret_environment_variables_never_reach_a_cassette(
     text = path.read_text()
     assert "tok-1234567890" not in text and "leakedleaked" not in text
     assert "[REDACTED]" in text
+
+
+@pytest.mark.parametrize("model", [None, "claude-test-model"])
+def test_replay_without_a_key_keys_verdicts_as_the_real_anthropic_judge_does(
+        monkeypatch: pytest.MonkeyPatch, model: str | None) -> None:
+    from gsar_otel.judges.anthropic import AnthropicJudge
+    from pytest_gsar.state import anthropic_identity
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.delenv("GSAR_JUDGE_MODEL", raising=False)
+    assert anthropic_identity(model) == AnthropicJudge(model=model).identity
+    monkeypatch.setenv("GSAR_JUDGE_MODEL", "claude-from-env")
+    assert anthropic_identity(model) == AnthropicJudge(model=model).identity

@@ -1,4 +1,4 @@
-"""A suite that never judges loads only the plugin's hooks: no gsar_otel, no judge, no SDK."""
+"""What the plugin loads: only its hooks in a suite that never judges; no SDK to replay."""
 
 from __future__ import annotations
 
@@ -31,3 +31,28 @@ def test_a_suite_without_gsar_imports_none_of_its_machinery(
     [line] = [line for line in result.outlines if line.startswith("LOADED ")]
     loaded = set(line.removeprefix("LOADED ").split(","))
     assert loaded <= LIGHT_MODULES, sorted(loaded - LIGHT_MODULES)
+
+
+def test_replaying_anthropic_verdicts_loads_neither_the_sdk_nor_a_key(
+        gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.plugin.helpers import GOOD, case, write_cases
+    from tests.support.fake_anthropic import FakeMessagesServer
+
+    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("cpu", GOOD)])
+    with FakeMessagesServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        gsar_pytester.runpytest_inprocess("--gsar-judge=anthropic", "--gsar-record-mode=once"
+                                          ).assert_outcomes(passed=1)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    gsar_pytester.makeconftest("""
+        import sys
+
+        def pytest_unconfigure(config):
+            print("SDK LOADED" if "anthropic" in sys.modules else "SDK NOT LOADED")
+    """)
+    result = gsar_pytester.runpytest_subprocess("-p", "no:cacheprovider", "-s",
+                                                "--gsar-judge=anthropic", "--gsar-record-mode=none")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*SDK NOT LOADED*"])
