@@ -119,7 +119,6 @@ def note_existing_cassettes(state: GSARSession, items: list[pytest.Item]) -> Non
 def _evaluator(item: pytest.Item, judge: Judge, state: GSARSession,
                options: Mapping[str, Any], *, traced: bool) -> GSAREvaluator:
     from gsar_otel.evaluator import GSAREvaluator
-    from gsar_otel.telemetry import TracedEvaluator
 
     try:
         settings = state.settings()
@@ -134,6 +133,8 @@ def _evaluator(item: pytest.Item, judge: Judge, state: GSARSession,
     defaults.update(options)
     try:
         if traced:
+            from gsar_otel.telemetry import TracedEvaluator
+
             return TracedEvaluator(judge, function=telemetry_function(item), **defaults)
         return GSAREvaluator(judge, **defaults)
     except (TypeError, ValueError) as error:
@@ -209,6 +210,7 @@ def judge_in_test(
             invalid.
     """
     __tracebackhide__ = True
+    from gsar_otel.evaluator import GSAREvaluator
     from gsar_otel.judges.recorded import CassetteError
 
     state = session_of(item.config)
@@ -236,9 +238,7 @@ def judge_in_test(
                 recording.store.save()
     except (ValueError, CassetteError) as error:
         raise GroundingFailure(f"{origin}: {error}") from None
-    from gsar_otel.telemetry import TracedEvaluator
-
-    if not isinstance(evaluator, TracedEvaluator):
+    if type(evaluator) is GSAREvaluator:
         # Untraced (nothing receives telemetry): result plugins still hear of the judgement.
         from gsar_otel.plugins import notify_result
 

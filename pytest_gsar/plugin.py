@@ -165,11 +165,12 @@ def pytest_runtest_makereport(
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Write a case file's recorded verdicts once its last case (in this process) has run."""
+    """After the last case of a case file (in this process): write its recorded verdicts and
+    let go of its cassette."""
     state = item.config.stash.get(STATE_KEY, None)
-    if state is not None and state.dirty_stores and (nextitem is None
-                                                     or nextitem.path != item.path):
-        state.save_cassettes()
+    if state is not None and state.evaluators and (nextitem is None
+                                                   or nextitem.path != item.path):
+        state.finish_file(item.path)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -226,6 +227,8 @@ class _ReportCollector:
         data = getattr(report, REPORT_ATTRIBUTE, None)
         if data:
             state.records.extend(JudgementRecord.from_json(entry) for entry in data)
+            # The records are kept once, here; reports live until the session ends.
+            delattr(report, REPORT_ATTRIBUTE)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.state.deselected.update(item.nodeid for item in items)

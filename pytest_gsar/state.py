@@ -7,7 +7,6 @@ client a judge keeps stays bound to a live loop).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -19,6 +18,8 @@ from pytest_gsar.options import GSAROptions
 from pytest_gsar.records import JudgementRecord
 
 if TYPE_CHECKING:
+    import asyncio
+
     from gsar_otel.config import GSARSettings
     from gsar_otel.evaluator import GSAREvaluator
     from gsar_otel.evidence import EvidenceSet
@@ -53,7 +54,7 @@ class GSARSession:
         self._judge_errors: dict[str, str] = {}
         self._identities: dict[int, dict[str, str]] = {}
         self._stores: dict[Path, CassetteStore] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # built on first judgement
         self.evaluators: dict[tuple[Path, int, bool],
                               tuple[GSAREvaluator, RecordingJudge | None]] = {}
         self.preexisting: dict[Path, bool] = {}
@@ -196,6 +197,8 @@ class GSARSession:
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run ``coroutine`` on the session's event loop (in a worker thread inside async code)."""
+        import asyncio
+
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -205,6 +208,21 @@ class GSARSession:
         from gsar_otel.evaluator import run_sync
 
         return run_sync(coroutine)
+
+    def finish_file(self, path: Path) -> None:
+        """A case file's last case ran: write what was recorded and drop its cassette from
+        memory (a big suite's verdicts otherwise stay alive, and slow every garbage collection,
+        until the process ends). A case of the file that runs later loads it again.
+
+        Raises:
+            CassetteError: a cassette cannot be written.
+        """
+        if self.dirty_stores:
+            self.save_cassettes()
+        for key in [key for key in self.evaluators if key[0] == path]:
+            _, recording = self.evaluators.pop(key)
+            if recording is not None:
+                self._stores.pop(recording.store.path, None)
 
     def save_cassettes(self) -> None:
         """Write every cassette with unwritten recordings.
