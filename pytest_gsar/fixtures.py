@@ -53,5 +53,7 @@ def finish_recordings(recording: RecordingJudge | None) -> None:
     if recording is None:
         return
     recording.store.save()
+    if recording.cassette_errors:
+        raise GroundingFailure(str(recording.cassette_errors[0]))
     if recording.misses:
         raise GroundingFailure(recording.misses[0].message)

@@ -149,12 +149,13 @@ def telemetry_function(item: pytest.Item) -> str:
 
 def build_evaluator(item: pytest.Item, *, judge: object = None,
                     evaluator_options: Mapping[str, Any] | None = None,
+                    marker: Mapping[str, Any] | None = None,
                     ) -> tuple[GSAREvaluator, RecordingJudge | None]:
     """The evaluator for ``item``: its judge, wrapped for replay unless it is deterministic."""
     from pytest_gsar.cases import GSARCase
 
     state = session_of(item.config)
-    inner = resolve_judge(item, judge, marker_options(item))
+    inner = resolve_judge(item, judge, marker_options(item) if marker is None else marker)
     traced = state.telemetry_listening()
     # The cases of one file share a cassette and settings: build their evaluator once.
     cache_key = (item.path, id(inner), traced) if isinstance(item, GSARCase) and not (
@@ -211,6 +212,7 @@ def judge_in_test(
     """
     __tracebackhide__ = True
     from gsar_otel.evaluator import GSAREvaluator
+    from gsar_otel.evidence import EvidenceSet
     from gsar_otel.judges.recorded import CassetteError
 
     state = session_of(item.config)
@@ -224,20 +226,32 @@ def judge_in_test(
     if decision is None:
         decision = _check_decision(marker.get("decision"), "@pytest.mark.gsar decision")
 
-    evaluator, recording = build_evaluator(item, judge=judge, evaluator_options=evaluator_options)
+    if not isinstance(synthesis, str):
+        raise GroundingFailure(f"{origin}: synthesis must be a str, got "
+                               f"{type(synthesis).__name__}")
+    try:
+        evidence = EvidenceSet.coerce(evidence)
+    except ValueError as error:
+        raise GroundingFailure(f"{origin}: {error}") from None
+    evaluator, recording = build_evaluator(item, judge=judge, evaluator_options=evaluator_options,
+                                           marker=marker)
     if recording is not None:
         recording.misses.clear()
+        recording.cassette_errors.clear()
     key = _next_key(item)
-    try:
-        result = state.run(evaluator.evaluate(report_synthesis=synthesis,
-                                              evidence_corpus=evidence))
-        if recording is not None and recording.store.dirty:
+    # Exceptions from the test's own callbacks (regenerate_fn, replan_fn) propagate unchanged.
+    result = state.run(evaluator.evaluate(report_synthesis=synthesis, evidence_corpus=evidence))
+    if recording is not None:
+        if recording.cassette_errors:
+            raise GroundingFailure(str(recording.cassette_errors[0]))
+        if recording.store.dirty:
             if defer_save:
                 state.dirty_stores.add(recording.store)
             else:
-                recording.store.save()
-    except (ValueError, CassetteError) as error:
-        raise GroundingFailure(f"{origin}: {error}") from None
+                try:
+                    recording.store.save()
+                except CassetteError as error:
+                    raise GroundingFailure(str(error)) from None
     if type(evaluator) is GSAREvaluator:
         # Untraced (nothing receives telemetry): result plugins still hear of the judgement.
         from gsar_otel.plugins import notify_result

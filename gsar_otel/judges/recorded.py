@@ -401,7 +401,8 @@ class RecordingJudge:
 
     A miss the mode does not allow recording raises :class:`MissingVerdictError` inside the
     judge round (the evaluator turns it into an abstain) and is kept in :attr:`misses`, so a
-    caller can tell "the judge abstained" from "nothing was recorded".
+    caller can tell "the judge abstained" from "nothing was recorded"; an unreadable cassette
+    is kept in :attr:`cassette_errors` the same way.
     """
 
     def __init__(self, judge: JudgeSource, store: CassetteStore, mode: RecordMode | str = "none",
@@ -423,6 +424,7 @@ class RecordingJudge:
         self.store = store
         self.mode = parse_record_mode(mode)
         self.misses: list[MissingVerdictError] = []
+        self.cassette_errors: list[CassetteError] = []
         self.replayed = 0
         self.recorded = 0
 
@@ -461,7 +463,11 @@ class RecordingJudge:
         """
         key = self.key(synthesis, evidence)
         if self.mode is not RecordMode.ALL:
-            recorded = self.store.get(key)
+            try:
+                recorded = self.store.get(key)
+            except CassetteError as error:
+                self.cassette_errors.append(error)
+                raise
             if recorded is not None:
                 self.replayed += 1
                 return recorded

@@ -166,3 +166,38 @@ def test_each_call_in_a_test_is_judged_and_reported(gsar_pytester: pytest.Pytest
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["passed   test_each_call*.py::test_two  *S 1.00*proceed*",
                                  "passed   test_each_call*.py::test_two#2*S 0.62*replan*"])
+
+
+def test_exceptions_from_the_tests_own_callbacks_propagate_unchanged(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        import pytest
+
+        class AgentBroke(ValueError):
+            pass
+
+        def rewrite(synthesis, judge_output):
+            raise AgentBroke("the agent's rewriter failed")
+
+        def test_answer(assert_grounded):
+            with pytest.raises(AgentBroke, match="rewriter failed"):
+                assert_grounded({HALF!r}, [{METRIC_ROW!r}], regenerate_fn=rewrite)
+    """)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+
+
+def test_bad_answers_and_evidence_fail_with_a_clear_message(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        def test_not_text(assert_grounded):
+            assert_grounded({{"answer": 1}}, [{METRIC_ROW!r}])
+
+        def test_bad_evidence(assert_grounded):
+            assert_grounded({GOOD!r}, 42)
+    """)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines_random([
+        "*assert_grounded: synthesis must be a str, got dict*",
+        "*assert_grounded: evidence must be a string, an Evidence, a dict*",
+    ])

@@ -185,3 +185,16 @@ def test_an_invalid_record_mode_is_a_usage_error_naming_the_valid_ones(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*gsar_record_mode (ini) must be one of none, once, "
                                  "new_episodes, all; got 'sometimes'*"])
+
+
+def test_a_damaged_cassette_fails_with_how_to_recover(gsar_pytester: pytest.Pytester,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    no_server(monkeypatch)
+    gsar_pytester.makepyfile(test_agent=TEST_FILE)
+    cassette = gsar_pytester.path / "cassettes" / "gsar" / "test_agent" / "test_answer.json"
+    cassette.parent.mkdir(parents=True)
+    cassette.write_text("{ not json")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=anthropic")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*cannot read cassette *test_answer.json*delete it and record "
+                                 "again with --gsar-record-mode=once*"])
