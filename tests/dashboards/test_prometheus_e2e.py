@@ -54,7 +54,7 @@ JOB = "gsar-workload"
 DEMO_JOB = "gsar-demo"
 DEMO_REPEAT = 20
 WORKLOAD_FUNCTIONS = {
-    "triage_incident", "summarise_alerts", "explain_outage", "lookup_runbook",
+    "triage_incident", "frame_incident", "summarise_alerts", "explain_outage", "lookup_runbook",
     "digest_in_background",
 }
 SCRAPES_UNDER_LOAD = 6

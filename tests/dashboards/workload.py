@@ -30,7 +30,7 @@ from gsar_otel.decorator import flush
 from gsar_otel.evidence import EvidenceSet
 from gsar_otel.judges.base import JudgeUsage, JudgeVerdict
 from gsar_otel.judges.lexical import LexicalJudge
-from gsar_otel.model import EvidenceType, JudgeOutput
+from gsar_otel.model import Claim, EvidenceType, JudgeOutput
 from gsar_otel.telemetry import configure_telemetry
 
 EVIDENCE: list[tuple[str, str, EvidenceType]] = [
@@ -87,6 +87,26 @@ class MeteredJudge:
         return JudgeVerdict(output=output, usage=usage, model=self.model)
 
 
+class FramingJudge:
+    """The lexical judge, plus one complementary claim: an alternative reading of the incident.
+
+    Complementary claims come from model judges far more often than from the lexical one, so
+    the workload adds one itself to make sure every verdict reaches the dashboards.
+    """
+
+    name = "framing-lexical"
+
+    def __init__(self) -> None:
+        self._inner = LexicalJudge()
+
+    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
+        output = await self._inner.judge(synthesis=synthesis, evidence=evidence)
+        extra = Claim("Checkout latency may also reflect upstream saturation.",
+                      EvidenceType.COMPLEMENTARY_FINDING)
+        return output.model_copy(
+            update={"complementary_claims": (*output.complementary_claims, extra)})
+
+
 class RateLimitError(Exception):
     """Stands in for a provider's 429."""
 
@@ -122,6 +142,12 @@ class SlowJudge:
 
 lexical = LexicalJudge()
 metered = MeteredJudge()
+
+
+@grounded(judge=FramingJudge(), name="frame_incident")
+def frame_incident() -> str:
+    gather_evidence()
+    return ANSWERS["summary"]
 
 
 @grounded(judge=lexical, name="triage_incident")
@@ -164,6 +190,7 @@ def run_cycle(cycle: int) -> None:
     """One round of calls covering every outcome."""
     for kind in ("proceed", "summary", "regenerate", "replan", "contradicted"):
         triage_incident(kind)
+    frame_incident()
     asyncio.run(summarise_alerts(("proceed", "regenerate", "replan")[cycle % 3]))
     explain_outage()
     lookup_runbook()
