@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
 
 import pytest
 
 from tests.plugin.helpers import write_ini
+from tests.plugin.scripted_judge import ScriptedJudgePlugin
 from tests.support.fake_anthropic import fake_anthropic  # noqa: F401 - fixture
 
 # pytester drops the modules an in-process run imported when it ends; importing what every inner
@@ -32,3 +34,14 @@ def gsar_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) ->
             monkeypatch.delenv(name)
     write_ini(pytester)
     return pytester
+
+
+@pytest.fixture(scope="session", autouse=True)
+def scripted_judge() -> Iterator[None]:
+    """``--gsar-judge=scripted`` in the in-process inner sessions (a gsar_otel plugin judge)."""
+    from gsar_otel.plugins import register, unregister
+
+    plugin = ScriptedJudgePlugin()
+    register(plugin, name="tests-scripted-judge")
+    yield
+    unregister(plugin)

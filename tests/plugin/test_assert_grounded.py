@@ -14,9 +14,9 @@ def test_assert_grounded_passes_a_grounded_answer_and_returns_the_result(
             result = assert_grounded({GOOD!r}, [{METRIC_ROW!r}])
             assert result.final_decision == "proceed"
             assert result.final_score == 1.0
-            assert result.judge_name == "lexical"
+            assert result.judge_name == "scripted"
     """)
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(passed=1)
 
 
 def test_a_failure_shows_score_decision_and_every_claim_that_is_not_grounded(
@@ -25,11 +25,11 @@ def test_a_failure_shows_score_decision_and_every_claim_that_is_not_grounded(
         def test_answer(assert_grounded):
             assert_grounded({HALF!r}, [{METRIC_ROW!r}])
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
         "*GroundingFailure: grounding check failed: decision is replan, expected proceed",
-        "*S = 0.62, decision = replan, judge = lexical, claims G1 U1 X0 K0",
+        "*S = 0.62, decision = replan, judge = scripted, claims G1 U1 X0 K0",
         "*claims not grounded (1 of 2):",
         "*- ungrounded, inference, refs *: 'The outage was caused by a config push.'*",
     ])
@@ -44,7 +44,7 @@ def test_a_contradicted_claim_is_listed_with_its_bucket_type_and_refs(
         def test_answer(assert_grounded):
             assert_grounded({CONTRADICTED!r}, [{METRIC_ROW!r}])
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*- contradicted, tool_match, refs E1: "
                                  "'CPU on host db-prod-1 reached 45% at 14:02.'*"])
@@ -65,7 +65,7 @@ def test_min_score_and_decision_arguments_set_the_passing_rule(
         def test_wrong_decision(assert_grounded):
             assert_grounded({GOOD!r}, [{METRIC_ROW!r}], decision="replan")
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines(["*S = 0.62 is below min_score 0.70*",
                                  "*decision is proceed, expected replan*"])
@@ -83,7 +83,7 @@ def test_evaluator_options_reach_the_evaluator(gsar_pytester: pytest.Pytester) -
         def test_bad_option(assert_grounded):
             assert_grounded({GOOD!r}, [{METRIC_ROW!r}], k_max=-1)
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*invalid evaluator option: k_max must be an integer >= 0*"])
 
@@ -99,12 +99,12 @@ def test_bad_arguments_fail_with_the_allowed_values(gsar_pytester: pytest.Pytest
         def test_bad_judge(assert_grounded):
             assert_grounded({GOOD!r}, [{METRIC_ROW!r}], judge="oracle")
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines_random([
         "*decision must be one of proceed, regenerate, replan, abstain, got 'maybe'*",
         "*min_score must be a number between 0 and 1, got 2*",
-        "*unknown judge 'oracle'; available: lexical, anthropic*",
+        "*unknown judge 'oracle'; available: lexical, anthropic, scripted*",
     ])
 
 
@@ -130,7 +130,7 @@ def test_gsar_judge_and_gsar_evaluator_fixtures_use_the_configured_judge(
         from gsar_otel import EvidenceSet
 
         def test_judge(gsar_judge):
-            assert gsar_judge.name == "lexical"
+            assert gsar_judge.name == "scripted"
             output = asyncio.run(gsar_judge.judge(synthesis={GOOD!r},
                                                   evidence=EvidenceSet.coerce([{METRIC_ROW!r}])))
             assert len(output.grounded_claims) == 1
@@ -139,9 +139,9 @@ def test_gsar_judge_and_gsar_evaluator_fixtures_use_the_configured_judge(
             result = gsar_evaluator.evaluate_sync(report_synthesis={HALF!r},
                                                   evidence_corpus=[{METRIC_ROW!r}])
             assert result.final_decision == "replan"
-            assert result.judge_name == "lexical"
+            assert result.judge_name == "scripted"
     """)
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=2)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(passed=2)
 
 
 def test_assert_grounded_works_inside_an_async_test(gsar_pytester: pytest.Pytester) -> None:
@@ -153,7 +153,7 @@ def test_assert_grounded_works_inside_an_async_test(gsar_pytester: pytest.Pytest
                 return assert_grounded({GOOD!r}, [{METRIC_ROW!r}])
             assert asyncio.run(inner()).final_decision == "proceed"
     """)
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(passed=1)
 
 
 def test_each_call_in_a_test_is_judged_and_reported(gsar_pytester: pytest.Pytester) -> None:
@@ -162,7 +162,7 @@ def test_each_call_in_a_test_is_judged_and_reported(gsar_pytester: pytest.Pytest
             assert_grounded({GOOD!r}, [{METRIC_ROW!r}])
             assert_grounded({HALF!r}, [{METRIC_ROW!r}], decision="replan")
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "-v")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "-v")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["passed   test_each_call*.py::test_two  *S 1.00*proceed*",
                                  "passed   test_each_call*.py::test_two#2*S 0.62*replan*"])
@@ -183,7 +183,7 @@ def test_exceptions_from_the_tests_own_callbacks_propagate_unchanged(
             with pytest.raises(AgentBroke, match="rewriter failed"):
                 assert_grounded({HALF!r}, [{METRIC_ROW!r}], regenerate_fn=rewrite)
     """)
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(passed=1)
 
 
 def test_bad_answers_and_evidence_fail_with_a_clear_message(
@@ -195,7 +195,7 @@ def test_bad_answers_and_evidence_fail_with_a_clear_message(
         def test_bad_evidence(assert_grounded):
             assert_grounded({GOOD!r}, 42)
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines_random([
         "*assert_grounded: synthesis must be a str, got dict*",

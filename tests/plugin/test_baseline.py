@@ -21,7 +21,7 @@ from tests.plugin.helpers import (
 
 def write_baseline(path: Path, entries: dict[str, tuple[float, str]]) -> None:
     path.write_text(json.dumps({"format": "gsar-baseline/1", "entries": {
-        key: {"score": score, "decision": decision, "judge": "lexical"}
+        key: {"score": score, "decision": decision, "judge": "scripted"}
         for key, (score, decision) in entries.items()}}))
 
 
@@ -33,7 +33,7 @@ def test_update_writes_every_case_and_assert_once(gsar_pytester: pytest.Pytester
             assert_grounded({GOOD!r}, [{METRIC_ROW!r}])
             assert_grounded({CONTRADICTED!r}, [{METRIC_ROW!r}], decision="replan")
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical",
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
                                                "--gsar-baseline=baseline.json",
                                                "--gsar-update-baseline")
     result.assert_outcomes(passed=3)
@@ -42,13 +42,13 @@ def test_update_writes_every_case_and_assert_once(gsar_pytester: pytest.Pytester
     data = read_json(gsar_pytester.path / "baseline.json")
     assert data["format"] == "gsar-baseline/1"
     assert data["entries"] == {
-        "gsar_cases.jsonl::good": {"score": 1.0, "decision": "proceed", "judge": "lexical"},
-        "gsar_cases.jsonl::half": {"score": 0.625, "decision": "replan", "judge": "lexical"},
-        "test_agent.py::test_answer": {"score": 1.0, "decision": "proceed", "judge": "lexical"},
-        "test_agent.py::test_answer#2": {"score": 0.0, "decision": "replan", "judge": "lexical"},
+        "gsar_cases.jsonl::good": {"score": 1.0, "decision": "proceed", "judge": "scripted"},
+        "gsar_cases.jsonl::half": {"score": 0.625, "decision": "replan", "judge": "scripted"},
+        "test_agent.py::test_answer": {"score": 1.0, "decision": "proceed", "judge": "scripted"},
+        "test_agent.py::test_answer#2": {"score": 0.0, "decision": "replan", "judge": "scripted"},
     }
     # A run against the fresh baseline passes and has nothing to say.
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical",
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
                                                "--gsar-baseline=baseline.json")
     result.assert_outcomes(passed=3)
     assert "gsar grounding" not in result.stdout.str()
@@ -58,7 +58,7 @@ def test_a_score_drop_beyond_the_tolerance_fails(gsar_pytester: pytest.Pytester)
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF, expect="replan")])
     write_baseline(gsar_pytester.path / "baseline.json",
                    {"gsar_cases.jsonl::half": (0.9, "replan")})
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical",
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
                                                "--gsar-baseline=baseline.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
@@ -76,7 +76,7 @@ def test_a_worse_decision_fails_even_within_the_tolerance(gsar_pytester: pytest.
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF, min_score=0.6)])
     write_baseline(gsar_pytester.path / "baseline.json",
                    {"gsar_cases.jsonl::half": (0.65, "regenerate")})
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical",
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
                                                "--gsar-baseline=baseline.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*decision got worse than the baseline: regenerate -> replan*"])
@@ -87,7 +87,7 @@ def test_scores_within_the_tolerance_or_better_pass(gsar_pytester: pytest.Pytest
                                                     case("good", GOOD)])
     write_baseline(gsar_pytester.path / "baseline.json", {
         "gsar_cases.jsonl::half": (0.66, "replan"), "gsar_cases.jsonl::good": (0.7, "regenerate")})
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical",
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
                                                "--gsar-baseline=baseline.json", "-v")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines_random(["passed   gsar_cases.jsonl::half  *baseline 0.66 (-0.04)",
@@ -104,7 +104,7 @@ def test_new_and_vanished_cases_are_reported_and_update_applies_them(
         "gsar_other.jsonl::kept": (1.0, "proceed"),
         "gsar_gone.jsonl::whole-file": (1.0, "proceed"),
     })
-    args = ["--gsar-judge=lexical", "--gsar-baseline=baseline.json", "gsar_cases.jsonl"]
+    args = ["--gsar-judge=scripted", "--gsar-baseline=baseline.json", "gsar_cases.jsonl"]
     result = gsar_pytester.runpytest_inprocess(*args)
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([
@@ -141,14 +141,14 @@ def test_deselected_and_skipped_tests_are_not_counted_as_vanished(
     write_baseline(gsar_pytester.path / "baseline.json", {
         f"test_agent.py::{name}": (1.0, "proceed")
         for name in ("test_kept", "test_other", "test_skipped", "test_no_longer_judges")})
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical",
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
                                                "--gsar-baseline=baseline.json", "-k", "not other")
     result.stdout.fnmatch_lines(["baseline *: 0 regressed, 0 new, 1 vanished, 2 not run",
                                  "  vanished: test_agent.py::test_no_longer_judges"])
 
 
 def test_the_baseline_path_comes_from_ini(gsar_pytester: pytest.Pytester) -> None:
-    write_ini(gsar_pytester, gsar_baseline="ci/baseline.json", gsar_judge="lexical")
+    write_ini(gsar_pytester, gsar_baseline="ci/baseline.json", gsar_judge="scripted")
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("good", GOOD)])
     gsar_pytester.runpytest_inprocess("--gsar-update-baseline").assert_outcomes(passed=1)
     assert read_json(gsar_pytester.path / "ci" / "baseline.json")["entries"]

@@ -15,7 +15,7 @@ def test_each_line_of_a_case_file_is_a_test_item_named_file_and_id(
                                                         case("outage", HALF, expect="replan")])
     write_cases(gsar_pytester, "agents/triage.gsar.jsonl", [case("contradiction", CONTRADICTED,
                                                                   expect="replan")])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "-v")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "-v")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines_random(["gsar_incidents.jsonl::cpu PASSED*",
                                         "gsar_incidents.jsonl::outage PASSED*",
@@ -25,7 +25,7 @@ def test_each_line_of_a_case_file_is_a_test_item_named_file_and_id(
 def test_other_jsonl_files_are_not_collected(gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "incidents.jsonl", [case("cpu", GOOD)])
     write_cases(gsar_pytester, "gsarcases.jsonl", [case("cpu", GOOD)])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
 
 
@@ -34,7 +34,7 @@ def test_a_case_that_misses_its_expectation_fails_with_its_line_and_claims(
     write_cases(gsar_pytester, "gsar_cases.jsonl", [
         case("cpu", GOOD), case("outage", HALF), case("low-bar", HALF, min_score=0.6),
         case("too-high", HALF, min_score=0.7)])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines([
         "*_ gsar case outage _*",
@@ -50,7 +50,7 @@ def test_evidence_may_be_text_or_objects_with_ids(gsar_pytester: pytest.Pytester
         case("text", GOOD, METRIC_ROW),
         case("objects", GOOD, [{"id": "metrics-1", "content": METRIC_ROW, "source": "metrics"}]),
     ])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(passed=2)
 
 
@@ -59,13 +59,14 @@ def test_a_case_can_name_its_judge(gsar_pytester: pytest.Pytester) -> None:
                                                     case("unknown", GOOD, judge="oracle")])
     result = gsar_pytester.runpytest_inprocess()
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*unknown judge 'oracle'; available: lexical, anthropic*"])
+    result.stdout.fnmatch_lines(["*unknown judge 'oracle'; available: lexical, anthropic, "
+                                 "scripted*"])
 
 
 def test_blank_lines_are_skipped_and_line_numbers_stay_true(gsar_pytester: pytest.Pytester) -> None:
     (gsar_pytester.path / "gsar_cases.jsonl").write_text(
         "\n" + json.dumps(case("first", GOOD)) + "\n\n" + json.dumps(case("second", HALF)) + "\n")
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["gsar_cases.jsonl:4: grounding check failed*"])
 
@@ -94,7 +95,7 @@ def test_a_bad_line_is_a_collection_error_naming_file_and_line(
         gsar_pytester: pytest.Pytester, line: str, message: str) -> None:
     good = json.dumps(case("fine", GOOD))
     (gsar_pytester.path / "gsar_cases.jsonl").write_text(f"{good}\n{line}\n")
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*ERROR collecting gsar_cases.jsonl*",
                                  f"*gsar_cases.jsonl:2: {message}*"])
@@ -105,7 +106,7 @@ def test_duplicate_ids_are_a_collection_error_naming_both_lines(
         gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("cpu", GOOD), case("other", GOOD),
                                                     case("cpu", HALF)])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*gsar_cases.jsonl:3: duplicate case id 'cpu' (first on "
                                  "line 1)*"])
@@ -113,7 +114,7 @@ def test_duplicate_ids_are_a_collection_error_naming_both_lines(
 
 def test_cases_can_be_selected_by_id(gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("cpu", GOOD), case("outage", HALF)])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "gsar_cases.jsonl::cpu")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "gsar_cases.jsonl::cpu")
     result.assert_outcomes(passed=1)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "-k", "not outage")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "-k", "not outage")
     result.assert_outcomes(passed=1, deselected=1)

@@ -16,7 +16,7 @@ def test_answer(assert_grounded):
 
 
 def decision(pytester: pytest.Pytester, *args: str) -> str:
-    result = pytester.runpytest_inprocess("--gsar-judge=lexical", "-s", *args)
+    result = pytester.runpytest_inprocess("--gsar-judge=scripted", "-s", *args)
     result.assert_outcomes(passed=1)
     [line] = [line for line in result.outlines if "DECISION=" in line]
     return line.split("DECISION=")[1].strip(" .")
@@ -60,6 +60,6 @@ def test_an_invalid_settings_file_fails_the_judging_tests_with_its_message(
         def test_answer(assert_grounded):
             assert_grounded({GOOD!r}, [{METRIC_ROW!r}])
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-config=bad.json")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--gsar-config=bad.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*proceed*"])

@@ -20,7 +20,7 @@ def test_pytest_gsar_result_sees_every_judgement_before_the_test_fails(
             print("SEEN", sorted(seen))
     """)
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("good", GOOD), case("half", HALF)])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "-s")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "-s")
     result.assert_outcomes(passed=1, failed=1)
     assert ("SEEN [('gsar_cases.jsonl::good', 'proceed', 1), ('gsar_cases.jsonl::half', "
             "'replan', 1)]") in result.stdout.str()

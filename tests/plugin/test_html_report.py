@@ -48,7 +48,7 @@ def test_the_report_shows_answers_with_claims_marked_by_bucket_and_evidence_by_i
         gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [
         case("good", GOOD), case("half", HALF, expect="replan")])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical",
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
                                                "--gsar-report=out/report.html")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["HTML report: *out/report.html"])
@@ -67,7 +67,7 @@ def test_the_report_shows_answers_with_claims_marked_by_bucket_and_evidence_by_i
 def test_all_text_is_escaped(gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [
         case("hostile", f"{GOOD} {HOSTILE}", [METRIC_ROW, HOSTILE], min_score=0)])
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-report=report.html"
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--gsar-report=report.html"
                                       ).assert_outcomes(passed=1)
     raw = (gsar_pytester.path / "report.html").read_text()
     assert "<script>" not in raw and "<b>bold" not in raw
@@ -81,7 +81,7 @@ def test_the_report_path_comes_from_ini_and_lists_failures_first(
         gsar_pytester: pytest.Pytester) -> None:
     write_ini(gsar_pytester, gsar_report="report.html")
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("a-good", GOOD), case("b-half", HALF)])
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1, failed=1)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(passed=1, failed=1)
     page = parse(gsar_pytester.path / "report.html")
     sections = [attrs.get("class") for tag, attrs in page.tags if tag == "section"]
     assert sections == ["failed", "passed"]

@@ -23,7 +23,7 @@ def test_each_item_has_its_score_and_decision(gsar_pytester: pytest.Pytester) ->
         def test_plain():
             pass
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--junitxml=junit.xml")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--junitxml=junit.xml")
     result.assert_outcomes(passed=3, failed=1)
     root = ET.parse(gsar_pytester.path / "junit.xml").getroot()
     cases = {c.get("name"): c for c in root.iter("testcase")}

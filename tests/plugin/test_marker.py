@@ -28,7 +28,7 @@ def test_marker_min_score_and_decision_set_the_passing_rule(
         def test_default_wants_proceed(assert_grounded):
             assert_grounded({HALF!r}, [{METRIC_ROW!r}])
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--strict-markers")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--strict-markers")
     result.assert_outcomes(passed=2, failed=1)
 
 
@@ -40,7 +40,7 @@ def test_an_explicit_argument_beats_the_marker(gsar_pytester: pytest.Pytester) -
         def test_strict_call(assert_grounded):
             assert_grounded({HALF!r}, [{METRIC_ROW!r}], min_score=0.9)
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*S = 0.62 is below min_score 0.90*"])
 
@@ -60,7 +60,7 @@ def test_a_class_marker_applies_to_its_tests(gsar_pytester: pytest.Pytester) -> 
     gsar_pytester.makepyfile(f"""
         import pytest
 
-        @pytest.mark.gsar(min_score=0.6, judge="lexical")
+        @pytest.mark.gsar(min_score=0.6, judge="scripted")
         class TestAgent:
             def test_answer(self, assert_grounded):
                 assert_grounded({HALF!r}, [{METRIC_ROW!r}])
@@ -80,7 +80,7 @@ def test_unknown_marker_options_fail_naming_the_valid_ones(gsar_pytester: pytest
         def test_positional(assert_grounded):
             assert_grounded({GOOD!r}, [{METRIC_ROW!r}])
     """)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines_random([
         "*@pytest.mark.gsar: unknown option(s) minscore; valid: decision, judge, min_score*",

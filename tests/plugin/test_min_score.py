@@ -17,27 +17,27 @@ def test_marked(assert_grounded):
 
 def test_min_score_lets_a_lower_decision_pass(gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF)])
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(failed=1)
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-min-score=0.6"
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(failed=1)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--gsar-min-score=0.6"
                                       ).assert_outcomes(passed=1)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-min-score=0.7")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--gsar-min-score=0.7")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*S = 0.62 is below min_score 0.70*"])
 
 
 def test_the_command_line_beats_ini_which_beats_the_marker(gsar_pytester: pytest.Pytester) -> None:
     gsar_pytester.makepyfile(test_agent=MARKED)
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(failed=1)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(failed=1)
     write_ini(gsar_pytester, gsar_min_score="0.6")
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-min-score=0.8")
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(passed=1)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--gsar-min-score=0.8")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*S = 0.62 is below min_score 0.80*"])
 
 
 def test_a_case_min_score_beats_the_options(gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF, min_score=0.6)])
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-min-score=0.9"
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--gsar-min-score=0.9"
                                       ).assert_outcomes(passed=1)
 
 

@@ -9,7 +9,7 @@ from tests.plugin.helpers import CONTRADICTED, GOOD, HALF, case, write_cases
 
 def test_nothing_is_printed_when_every_judgement_passes(gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("good", GOOD)])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(passed=1)
     assert "gsar grounding" not in result.stdout.str()
 
@@ -25,7 +25,7 @@ def test_failures_are_listed_with_score_decision_and_counts_then_a_hint(
         gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [
         case("good", GOOD), case("half", HALF), case("contradicted", CONTRADICTED)])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines([
         "*= gsar grounding =*",
@@ -42,7 +42,7 @@ def test_failures_are_listed_with_score_decision_and_counts_then_a_hint(
 def test_verbose_lists_every_judgement(gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("good", GOOD),
                                                     case("half", HALF, expect="replan")])
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "-v")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "-v")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([
         "*= gsar grounding =*",

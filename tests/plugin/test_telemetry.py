@@ -42,7 +42,7 @@ def test_each_judgement_emits_an_evaluate_span_with_a_judge_round_and_claim_even
     gsar_pytester.makeconftest(IN_MEMORY_CONFTEST)
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("good", GOOD),
                                                     case("half", HALF, expect="replan")])
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=2)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(passed=2)
     spans = json.loads((gsar_pytester.path / "spans.json").read_text())
     evaluations = [s for s in spans if s["name"] == "gsar.evaluate gsar_cases.jsonl"]
     assert len(evaluations) == 2
@@ -50,7 +50,7 @@ def test_each_judgement_emits_an_evaluate_span_with_a_judge_round_and_claim_even
     assert scores == [0.625, 1.0]
     for span in evaluations:
         assert span["attributes"]["gsar.function"] == "gsar_cases.jsonl"
-        assert span["attributes"]["gsar.judge.name"] == "lexical"
+        assert span["attributes"]["gsar.judge.name"] == "scripted"
         assert "gsar.claim" in span["events"]
         assert "gen_ai.evaluation.result" in span["events"]
         rounds = [s for s in spans if s["name"] == "gsar.judge" and s["parent"] == span["id"]]
@@ -91,7 +91,7 @@ def test_an_otlp_endpoint_in_the_environment_receives_the_spans(
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
     monkeypatch.setenv("OTEL_SERVICE_NAME", "agent-ci")
     write_cases(gsar_pytester, "gsar_cases.jsonl", [case("good", GOOD)])
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=scripted").assert_outcomes(passed=1)
     traces = [body for path, body in otlp_receiver.received  # type: ignore[attr-defined]
               if path == "/v1/traces"]
     names = set()

@@ -20,12 +20,12 @@ def regressed_by_0_04(gsar_pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_the_default_tolerance_is_0_05(regressed_by_0_04: pytest.Pytester) -> None:
-    regressed_by_0_04.runpytest_inprocess("--gsar-judge=lexical", "--gsar-baseline=baseline.json"
+    regressed_by_0_04.runpytest_inprocess("--gsar-judge=scripted", "--gsar-baseline=baseline.json"
                                           ).assert_outcomes(passed=1)
 
 
 def test_a_tighter_tolerance_fails_the_same_drop(regressed_by_0_04: pytest.Pytester) -> None:
-    result = regressed_by_0_04.runpytest_inprocess("--gsar-judge=lexical",
+    result = regressed_by_0_04.runpytest_inprocess("--gsar-judge=scripted",
                                                    "--gsar-baseline=baseline.json",
                                                    "--gsar-tolerance=0.01")
     result.assert_outcomes(failed=1)
@@ -34,9 +34,9 @@ def test_a_tighter_tolerance_fails_the_same_drop(regressed_by_0_04: pytest.Pytes
 
 def test_the_command_line_beats_ini(regressed_by_0_04: pytest.Pytester) -> None:
     write_ini(regressed_by_0_04, gsar_tolerance="0.01")
-    regressed_by_0_04.runpytest_inprocess("--gsar-judge=lexical", "--gsar-baseline=baseline.json"
+    regressed_by_0_04.runpytest_inprocess("--gsar-judge=scripted", "--gsar-baseline=baseline.json"
                                           ).assert_outcomes(failed=1)
-    regressed_by_0_04.runpytest_inprocess("--gsar-judge=lexical", "--gsar-baseline=baseline.json",
+    regressed_by_0_04.runpytest_inprocess("--gsar-judge=scripted", "--gsar-baseline=baseline.json",
                                           "--gsar-tolerance=0.1").assert_outcomes(passed=1)
 
 
