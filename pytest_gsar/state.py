@@ -52,7 +52,7 @@ class GSARSession:
         self.errors: list[str] = []
         self._judges: dict[str, Judge] = {}
         self._judge_errors: dict[str, str] = {}
-        self._identities: dict[int, dict[str, str]] = {}
+        self._identities: dict[int, tuple[Judge, dict[str, str]]] = {}
         self._stores: dict[Path, CassetteStore] = {}
         self._loop: asyncio.AbstractEventLoop | None = None  # built on first judgement
         self.evaluators: dict[tuple[Path, int, bool],
@@ -125,12 +125,13 @@ class GSARSession:
 
     def identity(self, judge: Judge) -> dict[str, str]:
         """The judge's identity for cassette keys, computed once per judge."""
+        # Keyed by id, holding the judge so that its id cannot be reused by another object.
         cached = self._identities.get(id(judge))
-        if cached is None:
+        if cached is None or cached[0] is not judge:
             from gsar_otel.judges.recorded import judge_identity
 
-            cached = self._identities[id(judge)] = judge_identity(judge)
-        return cached
+            cached = self._identities[id(judge)] = (judge, judge_identity(judge))
+        return cached[1]
 
     # --- settings from GSAR_CONFIG ----------------------------------------------------------
 
