@@ -14,24 +14,44 @@ from functools import lru_cache
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/%]*[A-Za-z0-9%]|[A-Za-z0-9]")
+_WORD = re.compile(r"[^\W_](?:[\w.\-/%]*(?:[^\W_]|%))?")
 _TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?(?![\d:])")
-_TOKEN_SPLIT = re.compile(r"[\s=;()\[\]{}\"'<>|`]+|,(?!\d{3}(?!\d))")
+_TOKEN_SPLIT = re.compile(r"[\s=;()\[\]{}\"'<>|`]+|,(?!\d{3}(?!\d))|\.(?=[A-Za-z]{2})")
 _NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
-_UNIT = re.compile(r"^(?:%|[a-zA-Z]{1,3}(?:/s)?)?$")
+_UNIT = re.compile(r"^(?:%|[a-zA-Z]{1,3}(?:/s)?|-[a-zA-Z]+(?:-[a-zA-Z]+)*)?$")
 
 STOPWORDS = frozenset(
-    """a an the and or but if then than that this these those there here of in on at to for from
+    str.split("""
+    a an the and or but if then than that this these those there here of in on at to for from
     by with without within into onto over under as is are was were be been being it its it's
     we our us you your they their them he she his her i me my not no nor so such also just only
     very more most much many some any all each every both either neither other another same
     which who whom whose what when where why how do does did done has have had having can could
     should would may might must will shall about after before during while until up down out off
     again further once per via between among through across above below same own too s t
-    """.split()
+    """)
 )
 
 _SUFFIXES = ("ations", "ation", "ingly", "ings", "ing", "edly", "ed", "ies", "es", "ly", "s")
+_IRREGULAR: dict[str, str] = {
+    "children": "child", "men": "man", "women": "woman", "people": "person", "feet": "foot",
+    "teeth": "tooth", "mice": "mouse", "lives": "life", "wives": "wife", "knives": "knife",
+    "gave": "give", "given": "give", "made": "make", "took": "take", "taken": "take",
+    "won": "win", "began": "begin", "begun": "begin", "ran": "run", "held": "hold", "led": "lead",
+    "wrote": "write", "written": "write", "told": "tell", "sold": "sell", "bought": "buy",
+    "brought": "bring", "thought": "think", "left": "leave", "lost": "lose", "met": "meet",
+    "paid": "pay", "sent": "send", "spent": "spend", "stood": "stand", "grew": "grow",
+    "grown": "grow", "knew": "know", "known": "know", "rose": "rise", "risen": "rise",
+    "fell": "fall", "fallen": "fall", "chose": "choose", "chosen": "choose", "drove": "drive",
+    "driven": "drive", "flew": "fly", "flown": "fly", "broke": "break", "broken": "break",
+    "spoke": "speak", "spoken": "speak", "became": "become", "came": "come", "went": "go",
+    "gone": "go", "saw": "see", "seen": "see", "said": "say", "got": "get", "kept": "keep",
+    "hit": "hit", "built": "build", "felt": "feel", "fought": "fight", "caught": "catch",
+    "taught": "teach", "sang": "sing", "sung": "sing", "died": "die", "dying": "die",
+}
+"""Irregular forms mapped to their base word before stemming, so both meet at one stem."""
+_VERB_SUFFIXES = frozenset({"ing", "ings", "ingly", "ed", "edly"})
+_UNDOUBLED = frozenset("lsz")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -45,18 +65,30 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light, deterministic stem: lowercase and strip one common English suffix."""
+    """A light, deterministic stem: lowercase and strip one common English suffix.
+
+    Inflections of one word meet at one stem: ``fire``/``fired``, ``drop``/``dropped``,
+    ``query``/``queries``, ``utilisation``/``utilization``.
+    """
     word = word.lower()
     if any(ch.isdigit() for ch in word):
         return word
+    word = _IRREGULAR.get(word, word)
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
+            if suffix == "ies":
+                word += "y"
+            elif (suffix in _VERB_SUFFIXES and len(word) >= 4 and word[-1] == word[-2]
+                  and word[-1] not in _UNDOUBLED and word[-1].isalpha()):
+                word = word[:-1]
             break
-    if word.endswith("e") and len(word) > 4:
+    if word.endswith("e") and len(word) > 3:
         word = word[:-1]
+    if word.endswith("iz") and len(word) > 4:
+        word = word[:-1] + "s"
     return word
 
 
@@ -103,7 +135,9 @@ def clock_times(text: str) -> list[ClockTime]:
 def numbers(text: str) -> list[Number]:
     """Numbers in ``text`` that stand on their own (not inside ids like ``db-prod-1``, not times).
 
-    A unit of up to three letters (``ms``, ``GB``, ``rps`` ...) or ``%`` may follow directly.
+    A unit of up to three letters (``ms``, ``GB``, ``rps`` ...) or ``%`` may follow directly, or
+    a hyphenated word (``3.45-mile``, ``21-year-old``). A full stop glued to the next sentence
+    (``in 2017.It was``) still ends the number.
     """
     found: list[Number] = []
     for token in _TOKEN_SPLIT.split(_TIME.sub(" ", text)):
@@ -159,16 +193,23 @@ class Anchors:
     identifiers: frozenset[str]
 
 
-_IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_.\-]*[A-Za-z])(?=[A-Za-z0-9_.\-]*\d)[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9]\b")
+_IDENTIFIER = re.compile(
+    r"\b(?=[A-Za-z0-9_.\-]*[A-Za-z])(?=[A-Za-z0-9_.\-]*\d)[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9]\b"
+)
+
+
+_GLUED_SENTENCE = re.compile(r"(?<=[A-Za-z0-9])\.(?=[A-Z][a-z])")
 
 
 def identifiers(text: str) -> frozenset[str]:
     """Tokens mixing letters and digits (``db-prod-1``, ``A-9912``, ``T-218``), lowercased.
 
-    Numbers with a unit (``97%``, ``500ms``, ``2GB``) are numbers, not identifiers.
+    Numbers with a unit (``97%``, ``500ms``, ``2GB``, ``21-year-old``) are numbers, not
+    identifiers.
     """
     found = set()
-    for match in _IDENTIFIER.finditer(_TIME.sub(" ", text)):
+    text = _GLUED_SENTENCE.sub(". ", _TIME.sub(" ", text))
+    for match in _IDENTIFIER.finditer(text):
         token = match.group(0).lower()
         number = _NUMBER.match(token)
         if number and _UNIT.match(token[number.end():]):

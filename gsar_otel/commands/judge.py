@@ -1,16 +1,170 @@
-"""`gsar judge`: not built yet."""
+"""`gsar judge`: judge one answer against its evidence and print the claims, S and the decision.
+
+``--synthesis`` and ``--evidence`` take text, or ``@FILE`` to read a file. Evidence text holds one
+item per non-empty line (or a JSON list of items). Exit code 0 when the answer proceeds, 1 for any
+other decision, 2 for bad input.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gsar_otel.evaluator import GSARResult
+    from gsar_otel.model import GSARThresholds
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register this command's options."""
+    parser.add_argument("--synthesis", required=True, metavar="TEXT|@FILE",
+                        help="the answer to judge, or @path to read it from a file")
+    parser.add_argument("--evidence", required=True, metavar="TEXT|@FILE",
+                        help="the evidence: one item per line, or @path to read it from a file")
+    parser.add_argument("--judge", default=None,
+                        help="lexical, anthropic or a plugin's judge (default: GSAR_JUDGE, else "
+                             "anthropic with a key, else lexical)")
+    parser.add_argument("--model", default=None, help="model for a model-backed judge")
+    parser.add_argument("--json", action="store_true", help="print the GSARResult as JSON")
+    parser.add_argument("--proceed", type=float, default=None, metavar="X",
+                        help="proceed threshold tau_proceed (default 0.80)")
+    parser.add_argument("--regenerate", type=float, default=None, metavar="Y",
+                        help="regenerate threshold tau_regenerate (default 0.65)")
+    parser.add_argument("--rho", type=float, default=0.5, metavar="R",
+                        help="contradiction penalty in [0, 1] (default 0.5)")
+
+
+def read_argument(value: str, name: str) -> str:
+    """The text of ``value``, or of the file ``@path`` names.
+
+    Raises:
+        BadInput: the file cannot be read, or the text is empty.
+    """
+    from gsar_otel.cli import BadInput
+
+    text = value
+    if value.startswith("@"):
+        path = Path(value[1:])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise BadInput(f"{name}: cannot read {str(path)!r}: "
+                           f"{error.strerror or error}") from None
+        except UnicodeDecodeError:
+            raise BadInput(f"{name}: {str(path)!r} is not UTF-8 text") from None
+    if not text.strip():
+        raise BadInput(f"{name} is empty; give text or @FILE with text in it")
+    return text
+
+
+def parse_thresholds(proceed: float | None, regenerate: float | None) -> GSARThresholds:
+    """Thresholds from the command line; unset values keep their defaults.
+
+    Raises:
+        BadInput: a value outside [0, 1], or regenerate above proceed.
+    """
+    from pydantic import ValidationError
+
+    from gsar_otel.cli import BadInput
+    from gsar_otel.model import GSARThresholds
+
+    values: dict[str, float] = {}
+    if proceed is not None:
+        values["proceed"] = proceed
+    if regenerate is not None:
+        values["regenerate"] = regenerate
+    try:
+        defaults = GSARThresholds()
+        if proceed is not None and regenerate is None and proceed < defaults.regenerate:
+            values["regenerate"] = proceed
+        return GSARThresholds(**values)
+    except ValidationError as error:
+        messages = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ")
+                             for e in error.errors())
+        raise BadInput(f"invalid thresholds: {messages} (--proceed X --regenerate Y need "
+                       f"0 <= Y <= X <= 1)") from None
+
+
+def parse_evidence(text: str) -> Any:
+    """Evidence text as the evaluator takes it: a JSON list or object when it is one, else lines."""
+    stripped = text.strip()
+    if stripped[:1] in "[{":
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError:
+            return text
+        if isinstance(data, list | dict):
+            return data
+    return text
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the command."""
-    print("gsar judge is not available yet", file=sys.stderr)
-    return 2
+    """Judge once and print the verdict; 0 when it proceeds, 1 otherwise."""
+    from gsar_otel.cli import EXIT_NOT_PROCEED, EXIT_OK, BadInput
+    from gsar_otel.evaluator import GSAREvaluator
+    from gsar_otel.evidence import EvidenceSet
+    from gsar_otel.judges.factory import make_judge
+    from gsar_otel.model import Decision
+
+    synthesis = read_argument(args.synthesis, "--synthesis")
+    evidence_text = read_argument(args.evidence, "--evidence")
+    thresholds = parse_thresholds(args.proceed, args.regenerate)
+    try:
+        evidence = EvidenceSet.coerce(parse_evidence(evidence_text))
+    except ValueError as error:
+        raise BadInput(f"--evidence: {error}") from None
+    try:
+        judge = make_judge(args.judge, model=args.model)
+    except (ValueError, ImportError) as error:
+        raise BadInput(f"--judge: {error}") from None
+    try:
+        evaluator = GSAREvaluator(judge, thresholds=thresholds, contradiction_penalty=args.rho)
+    except ValueError as error:
+        raise BadInput(f"--rho: {error}") from None
+    result = evaluator.evaluate_sync(report_synthesis=synthesis, evidence_corpus=evidence)
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        print(render(result, evidence))
+    return EXIT_OK if result.final_decision is Decision.PROCEED else EXIT_NOT_PROCEED
+
+
+def render(result: GSARResult, evidence: Any) -> str:
+    """The verdict as a table of claims, then S and the decision."""
+    from gsar_otel.scoring import claim_weight, resolve_weight_map
+
+    weights = resolve_weight_map(None)
+    adjustments: dict[str, list[str]] = {}
+    loose: list[str] = []
+    claim_texts = {c.text for c in result.final_partition.all_claims()}
+    for adjustment in result.adjustments:
+        if adjustment.claim in claim_texts:
+            adjustments.setdefault(adjustment.claim, []).append(adjustment.kind)
+        else:
+            loose.append(f"{adjustment.kind}: {adjustment.reason}")
+    rows = [("bucket", "type", "weight", "refs", "adjustments", "claim")]
+    for bucket, claims in result.final_partition.buckets():
+        for claim in claims:
+            kind = claim.type.value if hasattr(claim.type, "value") else str(claim.type)
+            rows.append((bucket, kind, f"{claim_weight(claim, weights):.2f}",
+                         ",".join(claim.evidence_refs) or "-",
+                         ",".join(adjustments.get(claim.text, [])) or "-", claim.text))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths, strict=True))
+             + "  " + row[5] for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths) + "  " + "-" * 5)
+    if len(rows) == 1:
+        lines.append("(no claims)")
+    output = result.final_judge_output
+    lines += [""]
+    lines += [f"adjustment {note}" for note in loose]
+    if output.abstained:
+        lines.append(f"judge abstained: {output.abstain_reason}")
+    elif output.explanation:
+        lines.append(output.explanation)
+    lines.append(f"evidence items: {len(evidence)}; judge: {result.judge_name}"
+                 + (f" ({result.judge_model})" if result.judge_model else ""))
+    lines.append(f"S = {result.final_score:.3f}  decision: {result.final_decision.value}")
+    return "\n".join(lines)
