@@ -44,6 +44,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args._module.run(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`gsar judge ... | head`): not an error of ours.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except BadInput as error:
         print(f"gsar {args.command}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

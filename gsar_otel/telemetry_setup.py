@@ -235,6 +235,10 @@ def configure_telemetry(
                                span_exporters=span_exporters, out=out)
     else:
         logger.debug("gsar telemetry: keeping the host's tracer provider")
+        if span_exporters:
+            logger.warning("gsar telemetry: the host already installed a tracer provider, which "
+                           "is kept; span_exporters were not added (pass set_global=False to "
+                           "give gsar-otel providers of its own)")
     if not set_global or host_meter_provider() is None:
         _build_meter_provider(handle, resource, console=console_metrics
                               if console_metrics is not None else console, otlp=otlp,
@@ -242,6 +246,11 @@ def configure_telemetry(
                               metric_readers=metric_readers, out=out)
     else:
         logger.debug("gsar telemetry: keeping the host's meter provider")
+        if prometheus_port is not None or metric_readers:
+            logger.warning("gsar telemetry: the host already installed a meter provider, which "
+                           "is kept; prometheus_port / metric_readers were not added (add a "
+                           "PrometheusMetricReader to the host's provider, or pass "
+                           "set_global=False)")
 
     if set_global:
         if handle.tracer_provider is not None:

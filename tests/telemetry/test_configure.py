@@ -141,6 +141,28 @@ def test_providers_the_host_installed_are_never_replaced() -> None:
                       "installed": [False, False]}
 
 
+def test_a_prometheus_port_the_host_provider_cannot_take_is_a_warning_not_silence() -> None:
+    result = run_script("""
+        import json, logging
+        from opentelemetry import metrics
+        from opentelemetry.sdk.metrics import MeterProvider
+        metrics.set_meter_provider(MeterProvider())
+        seen = []
+        class Keep(logging.Handler):
+            def emit(self, record):
+                seen.append((record.levelname, record.getMessage()))
+        logging.getLogger("gsar_otel").addHandler(Keep())
+        from gsar_otel import configure_telemetry
+        handle = configure_telemetry(prometheus_port=0, console=False, otlp=False)
+        print(json.dumps({"meter_created": handle.meter_provider is not None,
+                          "warnings": [m for level, m in seen if level == "WARNING"]}))
+    """)
+    assert result["meter_created"] is False
+    warnings = result["warnings"]
+    assert isinstance(warnings, list)
+    assert any("prometheus_port" in message for message in warnings)
+
+
 def test_providers_are_installed_globally_when_the_host_has_none() -> None:
     result = run_script("""
         import json, os
