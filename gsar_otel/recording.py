@@ -225,17 +225,8 @@ class EvaluationRecorder:
 
     def end(self, *, end_time: int | None = None) -> None:
         """Make the caller's context current again and end the span."""
-        try:
-            if self._token is not None:
-                token, self._token = self._token, None
-                otel_context.detach(token)  # type: ignore[arg-type]
-        except Exception:
-            logger.debug("gsar telemetry: detaching the evaluate context failed", exc_info=True)
-        finally:
-            try:
-                self.span.end(end_time=end_time)
-            except Exception:
-                logger.debug("gsar telemetry: ending the evaluate span failed", exc_info=True)
+        token, self._token = self._token, None
+        _detach_and_end(self.span, token, end_time, "the evaluate span")
 
 
 class RoundRecorder:
@@ -310,17 +301,22 @@ class RoundRecorder:
 
     def end(self, *, end_time: int | None = None) -> None:
         """Make the evaluate span current again and end the round's span."""
+        token, self._token = self._token, None
+        _detach_and_end(self.span, token, end_time, "a judge span")
+
+
+def _detach_and_end(span: Any, token: Any, end_time: int | None, what: str) -> None:
+    """Detach ``token`` (if any), then end ``span`` even when detaching fails."""
+    try:
+        if token is not None:
+            otel_context.detach(token)
+    except Exception:
+        logger.debug("gsar telemetry: detaching the context of %s failed", what, exc_info=True)
+    finally:
         try:
-            if self._token is not None:
-                token, self._token = self._token, None
-                otel_context.detach(token)  # type: ignore[arg-type]
+            span.end(end_time=end_time)
         except Exception:
-            logger.debug("gsar telemetry: detaching the judge context failed", exc_info=True)
-        finally:
-            try:
-                self.span.end(end_time=end_time)
-            except Exception:
-                logger.debug("gsar telemetry: ending a judge span failed", exc_info=True)
+            logger.debug("gsar telemetry: ending %s failed", what, exc_info=True)
 
 
 def _redact(text: str, kind: str) -> str | None:
