@@ -16,7 +16,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _WORD = re.compile(r"[^\W_](?:[\w.\-/%]*(?:[^\W_]|%))?")
 _TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?(?![\d:])")
-_TOKEN_SPLIT = re.compile(r"[\s=;()\[\]{}\"'<>|`]+|,(?!\d{3}(?!\d))|\.(?=[A-Za-z]{2})")
+_TOKEN_SPLIT = re.compile(
+    r"[\s=;()\[\]{}\"'<>|`]+|,(?!\d{3}(?!\d))|\.(?=[A-Za-z]{2})|(?<=\d)/(?=\d)"
+)
 _NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _UNIT = re.compile(r"^(?:%|[a-zA-Z]{1,3}(?:/s)?|-[a-zA-Z]+(?:-[a-zA-Z]+)*)?$")
 
@@ -137,11 +139,12 @@ def numbers(text: str) -> list[Number]:
 
     A unit of up to three letters (``ms``, ``GB``, ``rps`` ...) or ``%`` may follow directly, or
     a hyphenated word (``3.45-mile``, ``21-year-old``). A full stop glued to the next sentence
-    (``in 2017.It was``) still ends the number.
+    (``in 2017.It was``) still ends the number, ``6/6`` is two numbers, and a currency sign
+    (``$160``) is not part of the number.
     """
     found: list[Number] = []
     for token in _TOKEN_SPLIT.split(_TIME.sub(" ", text)):
-        token = token.rstrip(".:!?")
+        token = token.rstrip(".:!?").lstrip("$€£¥")
         match = _NUMBER.match(token)
         if not match or not _UNIT.match(token[match.end():]):
             continue

@@ -101,7 +101,8 @@ _CAUSAL = re.compile(
 )
 _CAUSE_STATED = re.compile(
     r"\b(?:so|thus|therefore|consequently|hence|prompt(?:ed|ing|s)?|forc(?:ed|ing)|"
-    r"which (?:made|meant)|reason|why)\b",
+    r"which (?:made|meant)|reason|why)\b|"
+    r"\b(?:fail(?:ed|ure)?|error|denied|refused|aborted|rejected)\s*:\s*\w",
     re.IGNORECASE,
 )
 """Connectives by which an evidence sentence states a cause, besides the causal words."""
@@ -144,6 +145,7 @@ _QUOTED = re.compile(r"[\"“”]([^\"“”]*)[\"“”]|(?:^|(?<=\s))'([^']{2,
 _NAME = re.compile(r"\b[A-Z][A-Za-z0-9'’\-]*[A-Za-z0-9]\b")
 _HOST = re.compile(r"\b(?=[a-z0-9\-]*[a-z])[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+){2,}\b")
 _LETTERS = string.ascii_letters
+_IDENTIFIER_PART = re.compile(r"^(?=.*[a-z])(?=.*\d)[a-z0-9.\-]+$")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/%']*[A-Za-z0-9%]|[A-Za-z0-9]")
 
 # Phrases a tool row writes as one key; normalised before stemming so both sides meet.
@@ -171,7 +173,7 @@ _META: Final = _stem_set("""
     following below above here there report reported highlight highlighted discuss discussed
     discusses titled named called different respective respectively separate distinct various
     individual individuals entity entities provided focus focuses concludes conclude also
-    utc gmt observation observations data evidence answer question given
+    utc gmt observation observations data evidence answer question given finding findings
     """)
 """Words that frame a statement rather than carry it ("the passage states that ...")."""
 
@@ -477,6 +479,8 @@ class _EvidenceIndex:
         for position, item in enumerate(evidence):
             text = _LINE_MARKER.sub("", item.content)
             item_anchors = anchors(text)
+            key_parts = frozenset(part for token in item_anchors.identifiers if "_" in token
+                                  for part in token.split("_") if _IDENTIFIER_PART.match(part))
             pairs = tuple(
                 _Pair(frozenset(_stems(key.replace("_", " ").replace(".", " "), split_keys=True)),
                       value, anchors(value))
@@ -486,7 +490,8 @@ class _EvidenceIndex:
                 evidence=item,
                 stems=frozenset(_stems(text, split_keys=True)),
                 anchors=item_anchors,
-                identifiers=item_anchors.identifiers | frozenset(_HOST.findall(text.lower())),
+                identifiers=(item_anchors.identifiers | key_parts
+                             | frozenset(_HOST.findall(text.lower()))),
                 pairs=pairs,
                 joined_words=" " + " ".join(words(text)) + " ",
                 zero_result=bool(_ZERO_RESULT.search(text)),
@@ -629,7 +634,12 @@ class _ClaimFacts:
         at = self.text.find(raw)
         if at < 0:
             return set()
-        before = [t for t in _TOKEN.findall(self.text[:at]) if not _is_number_token(t)][-5:]
+        before = _TOKEN.findall(self.text[:at])
+        # The words that name this value: back to the previous value, at most five.
+        numbers_before = [i for i, t in enumerate(before) if _is_number_token(t)]
+        if numbers_before:
+            before = before[numbers_before[-1] + 1:]
+        before = before[-5:]
         slot = _stems(" ".join(before))
         unit = raw[len(raw.rstrip(_LETTERS + "%")):]
         if unit == "%":

@@ -1,0 +1,115 @@
+"""`gsar bench`: the report, the runner's concurrency bound, usage, and bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from gsar_otel.bench import judge_examples, load_examples
+from gsar_otel.cli import main
+from gsar_otel.evidence import EvidenceSet
+from gsar_otel.judges.base import JudgeUsage, JudgeVerdict
+from gsar_otel.model import Claim, Decision, JudgeOutput
+
+CASES = Path(__file__).resolve().parents[2] / "examples" / "incident" / "cases.jsonl"
+
+
+def test_the_lexical_judge_decides_every_bundled_incident_case_as_labelled(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["bench", str(CASES), "--judge", "lexical", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    overall = report["splits"][0]
+    assert code == 0
+    assert [s["split"] for s in report["splits"]] == ["all", "dev", "heldout"]
+    assert overall["examples"] == len(load_examples(CASES))
+    assert overall["confusion"]["fn"] == 0
+    assert overall["confusion"]["fp"] == 0
+    assert overall["balanced_accuracy"] == 1.0
+
+
+def test_the_report_puts_the_baseline_beside_the_judge(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["bench", str(CASES), "--judge", "lexical"])
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[2].split() == ["split", "n", "bal.acc", "prec(unf)", "rec(unf)", "baseline",
+                                "f", "baseline", "bal.acc"]
+    assert [line.split()[0] for line in lines[3:6]] == ["all", "dev", "heldout"]
+    assert "[all] claim agreement (gold bucket -> judge's bucket)" in captured.out
+    assert "[dev] per judgement: mean" in captured.out
+    assert "judged 16/16" in captured.err
+
+
+def test_limit_and_split_choose_the_examples(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["bench", str(CASES), "--judge", "lexical", "--split", "dev", "--limit", "3",
+                 "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert [(s["split"], s["examples"]) for s in report["splits"]] == [("dev", 3)]
+
+
+class SlowCountingJudge:
+    """Counts judgements in flight and reports token usage, like a model-backed judge."""
+
+    name = "slow"
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.most = 0
+
+    async def judge_verdict(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        await asyncio.sleep(0.005)
+        self.in_flight -= 1
+        output = JudgeOutput(grounding_score=1.0, is_grounded=True, grounded_claims=(
+            Claim(synthesis, "tool_match", [evidence.ids[0]]),))
+        return JudgeVerdict(output=output, usage=JudgeUsage(input_tokens=100, output_tokens=20))
+
+    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
+        return (await self.judge_verdict(synthesis=synthesis, evidence=evidence)).output
+
+
+def test_judgements_run_concurrently_within_the_bound_and_report_usage() -> None:
+    examples = load_examples(CASES)
+    judge = SlowCountingJudge()
+    seen: list[int] = []
+    outcomes = asyncio.run(judge_examples(examples, judge, concurrency=3,
+                                          progress=lambda done, total: seen.append(done)))
+    assert judge.most == 3
+    assert seen == list(range(1, len(examples) + 1))
+    assert [o.id for o in outcomes] == [e.id for e in examples]
+    assert all(o.input_tokens == 100 and o.output_tokens == 20 for o in outcomes)
+    assert {o.decision for o in outcomes} <= set(Decision)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["/nonexistent/data.jsonl"], "cannot read /nonexistent/data.jsonl"),
+    ([str(CASES), "--limit", "0"], "--limit must be an integer >= 1"),
+    ([str(CASES), "--concurrency", "0"], "--concurrency must be an integer >= 1"),
+    ([str(CASES), "--rho", "1.5"], "--rho must be a finite number in [0, 1]"),
+    ([str(CASES), "--judge", "oracle"], "unknown judge 'oracle'"),
+])
+def test_bad_input_exits_2_with_a_message(argv: list[str], message: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["bench", *argv])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert message in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_a_malformed_line_is_named_by_its_number(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data.jsonl"
+    first = CASES.read_text().splitlines()[0]
+    data.write_text(f"{first}\n\n{{\"id\": \"x\"}}\n")
+    code = main(["bench", str(data), "--judge", "lexical"])
+    assert code == 2
+    assert f"{data}:3: field 'evidence' must be a string" in capsys.readouterr().err

@@ -1,0 +1,111 @@
+"""The benchmark's arithmetic, checked against examples worked out by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gsar_otel.bench import (
+    HELDOUT_PERCENT,
+    best_fraction,
+    claim_agreement,
+    confusion,
+    content_coverage,
+    match_claims,
+    parse_example,
+    split_of,
+)
+
+# (actually faithful, predicted faithful). Unfaithful is the positive class.
+PAIRS = ([(False, False)] * 3 + [(False, True)] * 1 + [(True, False)] * 2 + [(True, True)] * 4)
+
+
+def test_the_confusion_matrix_counts_each_outcome() -> None:
+    matrix = confusion(PAIRS)
+    assert (matrix.tp, matrix.fn, matrix.fp, matrix.tn) == (3, 1, 2, 4)
+    assert matrix.total == 10
+
+
+def test_precision_recall_and_balanced_accuracy_match_the_hand_computation() -> None:
+    matrix = confusion(PAIRS)
+    assert matrix.recall_unfaithful == pytest.approx(3 / 4)
+    assert matrix.precision_unfaithful == pytest.approx(3 / 5)
+    assert matrix.recall_faithful == pytest.approx(4 / 6)
+    assert matrix.balanced_accuracy == pytest.approx((3 / 4 + 4 / 6) / 2)
+
+
+def test_balanced_accuracy_is_not_fooled_by_always_predicting_the_majority() -> None:
+    always_unfaithful = confusion([(False, False)] * 9 + [(True, False)])
+    assert always_unfaithful.balanced_accuracy == pytest.approx(0.5)
+
+
+def test_undefined_ratios_are_none_and_one_class_uses_its_own_recall() -> None:
+    only_faithful = confusion([(True, True), (True, False)])
+    assert only_faithful.recall_unfaithful is None
+    assert only_faithful.precision_unfaithful == 0.0
+    assert only_faithful.balanced_accuracy == pytest.approx(0.5)
+    assert confusion([]).balanced_accuracy is None
+
+
+def test_content_coverage_is_the_share_of_answer_words_in_the_evidence() -> None:
+    assert content_coverage("CPU spiked on db-prod-1", "cpu high on db-prod-1") == pytest.approx(
+        2 / 3)
+    assert content_coverage("the and of", "anything") == 1.0
+
+
+def test_the_baseline_picks_the_smallest_fraction_with_the_best_balanced_accuracy() -> None:
+    coverages = [0.9, 0.8, 0.5, 0.3]
+    faithful = [True, True, False, False]
+    assert best_fraction(coverages, faithful) == (0.51, 1.0)
+
+
+def test_the_baseline_fraction_trades_the_two_recalls() -> None:
+    # f = 0.7 keeps 2 of 3 faithful (0.9, 0.7) and holds back 2 of 2 unfaithful: (2/3 + 1) / 2.
+    fraction, score = best_fraction([0.9, 0.7, 0.4, 0.6, 0.2], [True, True, True, False, False],
+                                    grid=[0.3, 0.5, 0.7])
+    assert fraction == 0.7
+    assert score == pytest.approx((2 / 3 + 1) / 2)
+
+
+def test_a_labelled_claim_takes_the_worst_bucket_of_the_claims_that_overlap_it() -> None:
+    predicted = [("CPU on db-prod-1 reached 97%", "grounded"),
+                 ("request rate held steady at 4500 RPS", "contradicted"),
+                 ("an unrelated remark about lunch", "ungrounded")]
+    labelled = ["CPU on db-prod-1 reached 97% and request rate held steady at 4500 RPS.",
+                "The database restarted twice."]
+    assert match_claims(labelled, predicted) == ["contradicted", None]
+
+
+def test_claim_agreement_counts_per_gold_bucket() -> None:
+    rows = claim_agreement([("grounded", "grounded"), ("grounded", "ungrounded"),
+                            ("partially_supported", "ungrounded"), ("unclear", "grounded"),
+                            ("contradicted", None)])
+    by_gold = {row.gold: row for row in rows}
+    assert set(by_gold) == {"grounded", "ungrounded", "contradicted"}
+    assert (by_gold["grounded"].claims, by_gold["grounded"].agree) == (2, 1)
+    assert by_gold["grounded"].agreement == pytest.approx(0.5)
+    assert by_gold["ungrounded"].predicted == {"ungrounded": 1}
+    assert (by_gold["contradicted"].unmatched, by_gold["contradicted"].agreement) == (1, 0.0)
+
+
+def test_the_split_is_a_stable_hash_of_the_id_with_about_30_percent_held_out() -> None:
+    ids = [f"example-{n}" for n in range(2000)]
+    held_out = sum(split_of(i) == "heldout" for i in ids)
+    assert abs(held_out / len(ids) - HELDOUT_PERCENT / 100) < 0.04
+    assert [split_of(i) for i in ids[:50]] == [split_of(i) for i in ids[:50]]
+
+
+def test_an_example_needs_its_fields() -> None:
+    good = {"id": "x", "evidence": "e", "synthesis": "s", "answer_label": "faithful",
+            "claims": [{"text": "s", "label": "grounded"}]}
+    example = parse_example(json.dumps(good))
+    assert example.faithful and example.claims[0].label == "grounded"
+    with pytest.raises(ValueError, match="line 3: field 'answer_label' must be one of"):
+        parse_example(json.dumps({**good, "answer_label": "yes"}), where="line 3")
+    with pytest.raises(ValueError, match="field 'synthesis' must be a string"):
+        parse_example(json.dumps({**good, "synthesis": None}))
+    with pytest.raises(ValueError, match=r"claims\[0\] needs 'text' and a 'label'"):
+        parse_example(json.dumps({**good, "claims": [{"text": "s", "label": "maybe"}]}))
+    with pytest.raises(ValueError, match="not valid JSON"):
+        parse_example("{nope")
