@@ -37,8 +37,11 @@ import itertools
 import math
 import re
 import string
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 
 from gsar_otel.evidence import Evidence, EvidenceSet
@@ -148,23 +151,24 @@ _LETTERS = string.ascii_letters
 _IDENTIFIER_PART = re.compile(r"^(?=.*[a-z])(?=.*\d)[a-z0-9.\-]+$")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/%']*[A-Za-z0-9%]|[A-Za-z0-9]")
 
-# Phrases a tool row writes as one key; normalised before stemming so both sides meet.
-_PHRASES: Final = tuple(
-    (re.compile(pattern, re.IGNORECASE), replacement)
-    for pattern, replacement in (
-        (r"\brequests?[ _-]?(?:per[ _-]?second|rate)\b|\breq/s\b|\bqps\b|\bthroughput\b", "rps"),
-        (r"\bcpu[ _-]?(?:utili[sz]ation|usage|load|util|utili[sz]ed)\b|\bprocessor\b", "cpu"),
-        (r"\b(?:memory|mem)[ _-]?(?:utili[sz]ation|usage|util|used)\b|\bram\b", "memory"),
-        (r"\berror[ _-]?rate\b|\bfailure[ _-]?rate\b", "errors"),
-        (r"\bresponse[ _-]?times?\b|\blatenc(?:y|ies)\b", "latency"),
-        (r"\bdisk[ _-]?(?:utili[sz]ation|usage|used)\b", "disk"),
-        (r"\bper ?cent\b|\bpercentage\b", "pct"),
-        (r"\btv\b", "television"),
-        (r"\bmovies?\b", "film"),
-        (r"\bu\.s\.a?\.?|\busa\b|\bunited states\b|\b(?-i:US)\b", "unitedstates"),
-        (r"\bu\.k\.|\bunited kingdom\b|\buk\b", "unitedkingdom"),
-    )
+_PHRASE_LIST: Final = (
+    (r"\brequests?[ _-]?(?:per[ _-]?second|rate)\b|\breq/s\b|\bqps\b|\bthroughput\b", "rps"),
+    (r"\bcpu[ _-]?(?:utili[sz]ation|usage|load|util|utili[sz]ed)\b|\bprocessor\b", "cpu"),
+    (r"\b(?:memory|mem)[ _-]?(?:utili[sz]ation|usage|util|used)\b|\bram\b", "memory"),
+    (r"\berror[ _-]?rate\b|\bfailure[ _-]?rate\b", "errors"),
+    (r"\bresponse[ _-]?times?\b|\blatenc(?:y|ies)\b", "latency"),
+    (r"\bdisk[ _-]?(?:utili[sz]ation|usage|used)\b", "disk"),
+    (r"\bper ?cent\b|\bpercentage\b", "pct"),
+    (r"\btv\b", "television"),
+    (r"\bmovies?\b", "film"),
+    (r"\bu\.s\.a?\.?|\busa\b|\bunited states\b|\b(?-i:US)\b", "unitedstates"),
+    (r"\bu\.k\.|\bunited kingdom\b|\buk\b", "unitedkingdom"),
 )
+"""Phrases a tool row writes as one key, and common variants of one name, with the one word both
+sides are normalised to before stemming."""
+_PHRASES = re.compile("|".join(f"(?P<p{i}>{pattern})" for i, (pattern, _) in
+                               enumerate(_PHRASE_LIST)), re.IGNORECASE)
+_PHRASE_WORDS: Final = {f"p{i}": word for i, (_, word) in enumerate(_PHRASE_LIST)}
 
 _META: Final = _stem_set("""
     passage summary summarize summarise text article source document paragraph excerpt content
@@ -243,17 +247,39 @@ _CLAUSE_JOIN = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet)\s+|\s+(?:and|
 # -- small text helpers --------------------------------------------------------------------------
 
 def _normalise(text: str) -> str:
-    for pattern, replacement in _PHRASES:
-        text = pattern.sub(replacement, text)
-    return text
+    return _PHRASES.sub(lambda match: _PHRASE_WORDS[match.lastgroup or ""], text)
 
 
 def _is_number_token(token: str) -> bool:
     return any(ch.isdigit() for ch in token) and not any(ch.isalpha() for ch in token.rstrip("%"))
 
 
+_CACHED_TEXT_CHARS: Final = 2000
+"""Texts up to this long have their stems and anchors cached (rows and claims recur)."""
+
+
 def _stems(text: str, *, split_keys: bool = False) -> set[str]:
     """Content stems of ``text`` without bare numbers; ``split_keys`` also adds key parts."""
+    if len(text) <= _CACHED_TEXT_CHARS:
+        return set(_cached_stems(text, split_keys))
+    return _compute_stems(text, split_keys)
+
+
+@lru_cache(maxsize=8192)
+def _cached_stems(text: str, split_keys: bool) -> frozenset[str]:
+    return frozenset(_compute_stems(text, split_keys))
+
+
+def _anchors(text: str) -> Anchors:
+    return _cached_anchors(text) if len(text) <= _CACHED_TEXT_CHARS else anchors(text)
+
+
+@lru_cache(maxsize=8192)
+def _cached_anchors(text: str) -> Anchors:
+    return anchors(text)
+
+
+def _compute_stems(text: str, split_keys: bool) -> set[str]:
     found: set[str] = set()
     for word in words(_normalise(text)):
         if word in STOPWORDS or _is_number_token(word):
@@ -478,12 +504,12 @@ class _EvidenceIndex:
         self.postings: dict[str, list[int]] = {}
         for position, item in enumerate(evidence):
             text = _LINE_MARKER.sub("", item.content)
-            item_anchors = anchors(text)
+            item_anchors = _anchors(text)
             key_parts = frozenset(part for token in item_anchors.identifiers if "_" in token
                                   for part in token.split("_") if _IDENTIFIER_PART.match(part))
             pairs = tuple(
                 _Pair(frozenset(_stems(key.replace("_", " ").replace(".", " "), split_keys=True)),
-                      value, anchors(value))
+                      value, _anchors(value))
                 for key, value in _pairs(text)
             )
             self.items.append(_Item(
@@ -511,18 +537,10 @@ class _EvidenceIndex:
         self._pairs: set[tuple[str, str]] | None = None
 
     def _add_unit(self, item: int, text: str) -> None:
-        unit_stems = frozenset(_stems(text, split_keys=True))
-        unit = _Unit(
-            item=item, text=text, stems=unit_stems, anchors=anchors(text),
-            negated=bool(_NEGATION.search(text)), zero_result=bool(_ZERO_RESULT.search(text)),
-            states_cause=bool(_CAUSAL.search(text) or _CAUSE_STATED.search(text)),
-            states_conclusion=bool(_CONCLUSION.search(text) or _CAUSAL.search(text)),
-            hedged=bool(_SPECULATIVE.search(text) or _MAY.search(text)),
-            negated_stems=negated_stems(text) if _NEGATION.search(text) else frozenset(),
-        )
+        unit = _unit_of(text, item) if len(text) <= _CACHED_TEXT_CHARS else _make_unit(text, item)
         index = len(self.units)
         self.units.append(unit)
-        for unit_stem in unit_stems:
+        for unit_stem in unit.stems:
             self.postings.setdefault(unit_stem, []).append(index)
 
     def echo(self, text: str) -> float:
@@ -584,6 +602,47 @@ class _EvidenceIndex:
         return scores
 
 
+def _make_unit(text: str, item: int) -> _Unit:
+    negated = bool(_NEGATION.search(text))
+    causal = bool(_CAUSAL.search(text))
+    return _Unit(
+        item=item, text=text, stems=frozenset(_stems(text, split_keys=True)),
+        anchors=_anchors(text), negated=negated, zero_result=bool(_ZERO_RESULT.search(text)),
+        states_cause=causal or bool(_CAUSE_STATED.search(text)),
+        states_conclusion=causal or bool(_CONCLUSION.search(text)),
+        hedged=bool(_SPECULATIVE.search(text) or _MAY.search(text)),
+        negated_stems=negated_stems(text) if negated else frozenset(),
+    )
+
+
+@lru_cache(maxsize=8192)
+def _unit_of(text: str, item: int) -> _Unit:
+    # Units are never changed after they are built, so one may serve many indexes.
+    return _make_unit(text, item)
+
+
+_INDEXES: OrderedDict[tuple[tuple[str, str, str], ...], _EvidenceIndex] = OrderedDict()
+_INDEX_CACHE_SIZE: Final = 16
+_INDEX_LOCK = threading.Lock()
+
+
+def _index_of(evidence: EvidenceSet) -> _EvidenceIndex:
+    """The index of ``evidence``, reused while the same evidence is judged again (a recovery
+    loop re-judges a regenerated answer against unchanged evidence)."""
+    key = tuple((item.id, item.content, item.type.value) for item in evidence)
+    with _INDEX_LOCK:
+        index = _INDEXES.get(key)
+        if index is not None:
+            _INDEXES.move_to_end(key)
+            return index
+    index = _EvidenceIndex(evidence)
+    with _INDEX_LOCK:
+        _INDEXES[key] = index
+        while len(_INDEXES) > _INDEX_CACHE_SIZE:
+            _INDEXES.popitem(last=False)
+    return index
+
+
 # -- the claim -----------------------------------------------------------------------------------
 
 @dataclass(slots=True)
@@ -599,10 +658,12 @@ class _ClaimFacts:
     speculative: bool
     conclusion: bool
     anaphoric: bool
+    markers: frozenset[str]
+    """Stems of the causal / speculative / conclusion / negation words themselves."""
 
     @classmethod
     def of(cls, text: str) -> _ClaimFacts:
-        claim_anchors = anchors(text)
+        claim_anchors = _anchors(text)
         return cls(
             text=text,
             stems=frozenset(_stems(text)),
@@ -615,19 +676,14 @@ class _ClaimFacts:
             speculative=bool(_SPECULATIVE.search(text) or _MAY.search(text)),
             conclusion=bool(_CONCLUSION.search(text)),
             anaphoric=bool(_ANAPHORA.search(text)),
+            markers=frozenset(
+                word for pattern in (_CAUSAL, _SPECULATIVE, _CONCLUSION, _NEGATION, _MAY)
+                for match in pattern.finditer(text) for word in _stems(match.group(0))),
         )
 
     @property
     def has_specifics(self) -> bool:
         return bool(self.anchors.numbers or self.anchors.times or self.identifiers or self.quotes)
-
-    def marker_stems(self) -> set[str]:
-        """Stems of the causal / speculative / conclusion / negation words themselves."""
-        found: set[str] = set()
-        for pattern in (_CAUSAL, _SPECULATIVE, _CONCLUSION, _NEGATION, _MAY):
-            for match in pattern.finditer(self.text):
-                found |= _stems(match.group(0))
-        return found
 
     def slot_stems(self, raw: str) -> set[str]:
         """Content stems just before (and the word right after) a number or time ``raw``."""
@@ -713,7 +769,7 @@ class LexicalJudge:
                 for text, v in self._verdicts(synthesis, evidence)]
 
     def _verdicts(self, synthesis: str, evidence: EvidenceSet) -> list[tuple[str, _Verdict]]:
-        index = _EvidenceIndex(evidence)
+        index = _index_of(evidence)
         claims = _merge_framing([(_ClaimFacts.of(text), text) for text in split_claims(synthesis)])
         # An answer that follows its evidence's wording closely (a summary) is held to its
         # words; one that paraphrases freely is held mainly to its anchors.
@@ -824,7 +880,7 @@ def _is_framing(facts: _ClaimFacts) -> bool:
 
 
 def _content(facts: _ClaimFacts, index: _EvidenceIndex, *, anchored: bool) -> set[str]:
-    content = set(facts.stems) - _META - _LIGHT - _COUNT_WORDS - facts.marker_stems()
+    content = set(facts.stems) - _META - _LIGHT - _COUNT_WORDS - facts.markers
     if anchored:
         content -= _VALUE_WORDS
     return index.resolve_all(content)
