@@ -56,14 +56,33 @@ _VERB_SUFFIXES = frozenset({"ing", "ings", "ingly", "ed", "edly"})
 _UNDOUBLED = frozenset("lsz")
 
 
+_ABBREVIATION = re.compile(
+    r"(?:^|[\s(])(?:[A-Z]|b|c|ca|no|nos|st|dr|mr|mrs|ms|jr|sr|vs|v|etc|e\.g|i\.e|inc|ltd|co|"
+    r"corp|approx|fig|vol|pp|p|u\.s|u\.k|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.$",
+    re.IGNORECASE,
+)
+"""A part ending in an abbreviation or an initial ("No.", "b.", "L.") does not end a sentence."""
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``; line breaks and bullets also end a sentence."""
+    """Sentences of ``text``; line breaks and bullets also end a sentence.
+
+    A full stop after a common abbreviation or an initial ("Kai (b. 2001)", "L. M. Rendall")
+    does not end one.
+    """
     sentences: list[str] = []
     for line in text.splitlines():
         line = _BULLET.sub("", line).strip()
         if not line:
             continue
-        sentences.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+        parts = [part.strip() for part in _SENTENCE_END.split(line) if part.strip()]
+        merged: list[str] = []
+        for part in parts:
+            if merged and _ABBREVIATION.search(merged[-1]):
+                merged[-1] = f"{merged[-1]} {part}"
+            else:
+                merged.append(part)
+        sentences.extend(merged)
     return sentences
 
 

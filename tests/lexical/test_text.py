@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from gsar_otel.text import anchors, content_stems, number_supported, numbers, stem, words
+from gsar_otel.text import (
+    anchors,
+    content_stems,
+    number_supported,
+    numbers,
+    split_sentences,
+    stem,
+    words,
+)
 
 
 def raw_numbers(text: str) -> list[str]:
@@ -50,3 +58,9 @@ def test_inflections_meet_at_one_stem(left: str, right: str) -> None:
 def test_words_keep_accented_letters_whole() -> None:
     assert words("Hygiène de l'assassin, Café") == ["hygiène", "de", "l", "assassin", "café"]
     assert "hygièn" in content_stems("Hygiène")
+
+
+def test_an_abbreviation_or_an_initial_does_not_end_a_sentence() -> None:
+    assert split_sentences("Land has a son Kai (b. 2001). The diorama is by L. M. Rendall. "
+                           "It debuted at No. 1.") == [
+        "Land has a son Kai (b. 2001).", "The diorama is by L. M. Rendall.", "It debuted at No. 1."]
