@@ -240,9 +240,24 @@ def identifiers(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+ANCHOR_CACHE_CHARS = 2000
+"""Texts up to this long have their anchors remembered: claims and evidence rows recur."""
+
+
 def anchors(text: str) -> Anchors:
     """Numbers, clock times and identifiers of ``text``."""
+    if len(text) <= ANCHOR_CACHE_CHARS:
+        return _remembered_anchors(text)
+    return _find_anchors(text)
+
+
+def _find_anchors(text: str) -> Anchors:
     return Anchors(tuple(numbers(text)), tuple(clock_times(text)), identifiers(text))
+
+
+@lru_cache(maxsize=8192)
+def _remembered_anchors(text: str) -> Anchors:
+    return _find_anchors(text)
 
 
 def number_supported(written: Number, evidence: Anchors) -> bool:

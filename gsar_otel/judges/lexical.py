@@ -255,7 +255,7 @@ def _is_number_token(token: str) -> bool:
 
 
 _CACHED_TEXT_CHARS: Final = 2000
-"""Texts up to this long have their stems and anchors cached (rows and claims recur)."""
+"""Texts up to this long have their stems cached (rows and claims recur)."""
 
 
 def _stems(text: str, *, split_keys: bool = False) -> set[str]:
@@ -268,15 +268,6 @@ def _stems(text: str, *, split_keys: bool = False) -> set[str]:
 @lru_cache(maxsize=8192)
 def _cached_stems(text: str, split_keys: bool) -> frozenset[str]:
     return frozenset(_compute_stems(text, split_keys))
-
-
-def _anchors(text: str) -> Anchors:
-    return _cached_anchors(text) if len(text) <= _CACHED_TEXT_CHARS else anchors(text)
-
-
-@lru_cache(maxsize=8192)
-def _cached_anchors(text: str) -> Anchors:
-    return anchors(text)
 
 
 def _compute_stems(text: str, split_keys: bool) -> set[str]:
@@ -504,12 +495,12 @@ class _EvidenceIndex:
         self.postings: dict[str, list[int]] = {}
         for position, item in enumerate(evidence):
             text = _LINE_MARKER.sub("", item.content)
-            item_anchors = _anchors(text)
+            item_anchors = anchors(text)
             key_parts = frozenset(part for token in item_anchors.identifiers if "_" in token
                                   for part in token.split("_") if _IDENTIFIER_PART.match(part))
             pairs = tuple(
                 _Pair(frozenset(_stems(key.replace("_", " ").replace(".", " "), split_keys=True)),
-                      value, _anchors(value))
+                      value, anchors(value))
                 for key, value in _pairs(text)
             )
             self.items.append(_Item(
@@ -607,7 +598,7 @@ def _make_unit(text: str, item: int) -> _Unit:
     causal = bool(_CAUSAL.search(text))
     return _Unit(
         item=item, text=text, stems=frozenset(_stems(text, split_keys=True)),
-        anchors=_anchors(text), negated=negated, zero_result=bool(_ZERO_RESULT.search(text)),
+        anchors=anchors(text), negated=negated, zero_result=bool(_ZERO_RESULT.search(text)),
         states_cause=causal or bool(_CAUSE_STATED.search(text)),
         states_conclusion=causal or bool(_CONCLUSION.search(text)),
         hedged=bool(_SPECULATIVE.search(text) or _MAY.search(text)),
@@ -663,7 +654,7 @@ class _ClaimFacts:
 
     @classmethod
     def of(cls, text: str) -> _ClaimFacts:
-        claim_anchors = _anchors(text)
+        claim_anchors = anchors(text)
         return cls(
             text=text,
             stems=frozenset(_stems(text)),
