@@ -15,6 +15,7 @@ import asyncio
 import hashlib
 import json
 import math
+import random
 import statistics
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -209,6 +210,37 @@ def confusion(pairs: Iterable[tuple[bool, bool]]) -> Confusion:
     return Confusion(tp=tp, fn=fn, fp=fp, tn=tn)
 
 
+BOOTSTRAP_RESAMPLES: Final = 2000
+BOOTSTRAP_SEED: Final = 20240601
+
+
+def bootstrap_interval(pairs: Sequence[tuple[bool, bool]], *, level: float = 0.95,
+                       resamples: int = BOOTSTRAP_RESAMPLES,
+                       seed: int = BOOTSTRAP_SEED) -> tuple[float, float] | None:
+    """A percentile bootstrap interval for the balanced accuracy of ``pairs``.
+
+    Each class is resampled on its own (a stratified bootstrap), so every resample keeps the
+    class balance of the data. Deterministic for a given ``seed``. None when a class is missing.
+    """
+    faithful = [p for p in pairs if p[0]]
+    unfaithful = [p for p in pairs if not p[0]]
+    if not faithful or not unfaithful:
+        return None
+    rng = random.Random(seed)
+    scores = []
+    for _ in range(resamples):
+        sample = rng.choices(faithful, k=len(faithful)) + rng.choices(unfaithful,
+                                                                      k=len(unfaithful))
+        score = confusion(sample).balanced_accuracy
+        assert score is not None
+        scores.append(score)
+    scores.sort()
+    tail = (1.0 - level) / 2
+    low = scores[math.floor(tail * resamples)]
+    high = scores[min(resamples - 1, math.ceil((1.0 - tail) * resamples) - 1)]
+    return low, high
+
+
 def content_coverage(synthesis: str, evidence: str) -> float:
     """Share of the answer's content words that occur in the evidence (1.0 with none)."""
     answer = content_stems(synthesis)
@@ -396,6 +428,8 @@ class SplitReport(_Model):
     examples: int
     confusion: Confusion
     balanced_accuracy: float | None
+    balanced_accuracy_ci95: tuple[float, float] | None
+    """Stratified bootstrap interval (2,000 resamples, fixed seed)."""
     precision_unfaithful: float | None
     recall_unfaithful: float | None
     baseline: Baseline
@@ -428,7 +462,8 @@ def fit_baseline(examples: Sequence[BenchExample]) -> tuple[float, float | None]
 def split_report(split: SplitChoice, outcomes: Sequence[Outcome], *, fraction: float,
                  dev_score: float | None) -> SplitReport:
     """The figures for ``outcomes`` (already restricted to ``split``)."""
-    matrix = confusion((o.faithful, o.predicted_faithful) for o in outcomes)
+    pairs = [(o.faithful, o.predicted_faithful) for o in outcomes]
+    matrix = confusion(pairs)
     base = confusion((o.faithful, o.baseline_coverage >= fraction) for o in outcomes)
     durations = [o.duration_s for o in outcomes]
     inputs = [o.input_tokens for o in outcomes if o.input_tokens is not None]
@@ -436,6 +471,7 @@ def split_report(split: SplitChoice, outcomes: Sequence[Outcome], *, fraction: f
     return SplitReport(
         split=split, examples=len(outcomes), confusion=matrix,
         balanced_accuracy=matrix.balanced_accuracy,
+        balanced_accuracy_ci95=bootstrap_interval(pairs),
         precision_unfaithful=matrix.precision_unfaithful,
         recall_unfaithful=matrix.recall_unfaithful,
         baseline=Baseline(fraction=fraction, dev_balanced_accuracy=dev_score, confusion=base,

@@ -129,12 +129,14 @@ def render(report: object) -> str:
         f"{report.thresholds.proceed:.2f}/{report.thresholds.regenerate:.2f}, "
         f"rho {report.contradiction_penalty:.2f}, {report.wall_seconds:.1f} s wall",
         "",
-        f"{'split':<8} {'n':>5} {'bal.acc':>8} {'prec(unf)':>10} {'rec(unf)':>9} "
-        f"{'baseline f':>11} {'baseline bal.acc':>17}",
+        f"{'split':<8} {'n':>5} {'bal.acc':>8} {'95% interval':>13} {'prec(unf)':>10} "
+        f"{'rec(unf)':>9} {'baseline f':>11} {'baseline bal.acc':>17}",
     ]
     for row in report.splits:
+        interval = row.balanced_accuracy_ci95
+        spread = "n/a" if interval is None else f"{interval[0]:.3f}-{interval[1]:.3f}"
         lines.append(
-            f"{row.split:<8} {row.examples:>5} {_fmt(row.balanced_accuracy):>8} "
+            f"{row.split:<8} {row.examples:>5} {_fmt(row.balanced_accuracy):>8} {spread:>13} "
             f"{_fmt(row.precision_unfaithful):>10} {_fmt(row.recall_unfaithful):>9} "
             f"{row.baseline.fraction:>11.2f} {_fmt(row.baseline.balanced_accuracy):>17}")
     for row in report.splits:

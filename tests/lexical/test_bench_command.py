@@ -37,8 +37,8 @@ def test_the_report_puts_the_baseline_beside_the_judge(
     main(["bench", str(CASES), "--judge", "lexical"])
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert lines[2].split() == ["split", "n", "bal.acc", "prec(unf)", "rec(unf)", "baseline",
-                                "f", "baseline", "bal.acc"]
+    assert lines[2].split() == ["split", "n", "bal.acc", "95%", "interval", "prec(unf)",
+                                "rec(unf)", "baseline", "f", "baseline", "bal.acc"]
     assert [line.split()[0] for line in lines[3:6]] == ["all", "dev", "heldout"]
     assert "[all] claim agreement (gold bucket -> judge's bucket)" in captured.out
     assert "[dev] per judgement: mean" in captured.out

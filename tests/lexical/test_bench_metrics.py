@@ -9,6 +9,7 @@ import pytest
 from gsar_otel.bench import (
     HELDOUT_PERCENT,
     best_fraction,
+    bootstrap_interval,
     claim_agreement,
     confusion,
     content_coverage,
@@ -109,3 +110,17 @@ def test_an_example_needs_its_fields() -> None:
         parse_example(json.dumps({**good, "claims": [{"text": "s", "label": "maybe"}]}))
     with pytest.raises(ValueError, match="not valid JSON"):
         parse_example("{nope")
+
+
+def test_the_bootstrap_interval_is_deterministic_and_holds_the_estimate() -> None:
+    interval = bootstrap_interval(PAIRS)
+    assert interval is not None
+    low, high = interval
+    assert low <= (3 / 4 + 4 / 6) / 2 <= high
+    assert 0.0 <= low < high <= 1.0
+    assert bootstrap_interval(PAIRS) == interval
+
+
+def test_a_perfect_judge_has_a_zero_width_interval_and_one_class_has_none() -> None:
+    assert bootstrap_interval([(True, True), (False, False)] * 5) == (1.0, 1.0)
+    assert bootstrap_interval([(True, True), (True, False)]) is None
