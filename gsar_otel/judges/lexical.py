@@ -17,15 +17,19 @@ gives every claim a bucket, an evidence type and the ids of the evidence it rest
      that matches the claim but gives another year or amount of the same kind), when a tool row
      or alert shows what an absence claim denies, or when a matching tool row negates the claim;
    - *grounded* when all its anchors and enough of its content words are found in the linked
-     items; typed by the items (``tool_match`` for tool rows, ``signal_match`` for alerts and
-     signals, as :attr:`Evidence.type` says), or ``neg_evidence`` for an absence claim (``no
-     errors in the last 5 minutes``) that an empty result supports;
+     items (half once an anchor matched a tool row; most of them, and mostly in one sentence,
+     when the answer follows its evidence's wording closely, as a summary does); typed by the
+     items (``tool_match`` for tool rows, ``signal_match`` for alerts and signals, as
+     :attr:`Evidence.type` says), or ``neg_evidence`` for an absence claim (``no errors in the
+     last 5 minutes``) that an empty result supports;
    - *ungrounded* (``inference``) otherwise, and always for causal or speculative conclusions
      (``caused by``, ``because``, ``root cause``, ``due to``, ``led to``, ``likely``,
      ``probably``, ``indicates``) unless an evidence sentence itself states them;
    - *complementary* (``synthesis``) for a conclusion that only restates the answer's own
-     grounded observations (``These two observations indicate the spike is real``), and for
-     framing sentences with no content of their own (``Here is a summary:``).
+     grounded observations (``These two observations indicate the spike is real``).
+
+   A framing sentence with no content of its own (``Here is a summary:``) is joined to the claim
+   after it, so it neither supports nor burdens the answer.
 
 Grounded claims always cite the items holding their numbers and times, so the integrity guard
 (:mod:`gsar_otel.integrity`) keeps them as they are.
@@ -65,7 +69,7 @@ from gsar_otel.text import (
 COVERAGE_GROUNDED: Final = 0.85
 """Share of a claim's content words the linked evidence must contain, when no anchor matched."""
 COVERAGE_ANCHORED: Final = 0.5
-"""The same share when at least one number, time or identifier of the claim matched."""
+"""The same share when a number, time or identifier of the claim matched in a tool row."""
 COVERAGE_PROSE_ANCHORED: Final = 0.5
 """The same share when a number, date, identifier or quote matched in prose evidence."""
 COVERAGE_STATED: Final = 0.6
@@ -73,14 +77,15 @@ COVERAGE_STATED: Final = 0.6
 COVERAGE_CONTRADICTS: Final = 0.6
 """Share of a claim a sentence must cover before its different value or polarity contradicts it."""
 LEAD_COVERAGE: Final = 0.5
-"""Share of a claim its best single evidence sentence must cover."""
+"""Share of a claim its best single evidence sentence must cover (answers that follow their
+evidence closely)."""
 LEAD_WORDS: Final = 5
 """...or at least this many of its content words."""
 ECHO_CLOSE: Final = 0.15
 """Share of an answer's adjacent word pairs found adjacent in the evidence above which the answer
 counts as following its evidence closely (a summary); below it, as a free paraphrase."""
 COVERAGE_LOOSE: Final = 0.5
-"""The share of COVERAGE_GROUNDED for a free paraphrase, where missing words are expected."""
+"""COVERAGE_GROUNDED for a free paraphrase, where some missing words are expected."""
 MAX_LINKED_UNITS: Final = 3
 """Most evidence sentences one claim is linked to."""
 GROUNDED_SCORE: Final = 0.8
