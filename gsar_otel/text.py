@@ -19,6 +19,7 @@ _TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?(?![\d:])
 _TOKEN_SPLIT = re.compile(
     r"[\s=;()\[\]{}\"'<>|`]+|,(?!\d{3}(?!\d))|\.(?=[A-Za-z]{2})|(?<=\d)/(?=\d)"
 )
+_NUMBER_STARTS = frozenset("0123456789+-$€£¥")
 _NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _UNIT = re.compile(r"^(?:%|[a-zA-Z]{1,3}(?:/s)?|-[a-zA-Z]+(?:-[a-zA-Z]+)*)?$")
 
@@ -163,6 +164,8 @@ def numbers(text: str) -> list[Number]:
     """
     found: list[Number] = []
     for token in _TOKEN_SPLIT.split(_TIME.sub(" ", text)):
+        if not token or token[0] not in _NUMBER_STARTS:
+            continue  # cheap test first: most tokens are words
         token = token.rstrip(".:!?").lstrip("$€£¥")
         match = _NUMBER.match(token)
         if not match or not _UNIT.match(token[match.end():]):
