@@ -411,7 +411,7 @@ class _Run:
             degraded_reason=reason if degraded else None, final_iteration=chosen.iteration,
             final_evidence=chosen.evidence_corpus, trajectory=tuple(self.trajectory),
             adjustments=chosen.adjustments, judge_name=judge_name(self.ev.judge),
-            judge_model=last.judge_model,
+            judge_model=chosen.judge_model,
         )
 
 

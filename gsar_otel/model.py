@@ -178,6 +178,15 @@ class GSARThresholds(_Frozen):
     proceed: float = 0.80
     regenerate: float = 0.65
 
+    def __init__(self, *args: Any, **data: Any) -> None:
+        if len(args) > 2:
+            raise TypeError(f"GSARThresholds takes at most 2 positional arguments, got {len(args)}")
+        for name, value in zip(("proceed", "regenerate"), args, strict=False):
+            if name in data:
+                raise TypeError(f"GSARThresholds got two values for {name!r}")
+            data[name] = value
+        super().__init__(**data)
+
     @field_validator("proceed", "regenerate", mode="before")
     @classmethod
     def _unit(cls, value: object, info: Any) -> float:

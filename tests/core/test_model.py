@@ -217,3 +217,11 @@ def test_the_safe_default_carries_the_given_reason_and_falls_back_on_a_blank_one
 
 def test_decision_values_are_the_four_strings():
     assert [d.value for d in Decision] == ["proceed", "regenerate", "replan", "abstain"]
+
+
+def test_thresholds_accept_positional_arguments_like_the_reference() -> None:
+    from gsar_otel.model import GSARThresholds
+
+    assert GSARThresholds(0.9, 0.7) == GSARThresholds(proceed=0.9, regenerate=0.7)
+    with pytest.raises(TypeError, match="two values for 'proceed'"):
+        GSARThresholds(0.9, proceed=0.8)
