@@ -9,11 +9,12 @@ at call time, so its ``gsar.evaluate`` span is a child of the caller's span.
 When the queue is full the job is dropped (and counted as ``gsar.background.dropped`` by the
 decorator). :func:`flush` waits for queued jobs; it also runs at interpreter exit, with a time
 limit. After ``os.fork()`` the child starts a fresh worker on first use.
+
+asyncio is imported when the worker starts, so importing this module (and :func:`flush`) is cheap.
 """
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextvars
 import logging
@@ -22,7 +23,10 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    import asyncio
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +85,8 @@ class BackgroundWorker:
         with self._lock:
             if self._started:
                 return
+            import asyncio
+
             loop = asyncio.new_event_loop()
             ready = threading.Event()
             threading.Thread(target=self._run_loop, args=(loop, ready), daemon=True,
@@ -94,6 +100,8 @@ class BackgroundWorker:
 
     @staticmethod
     def _run_loop(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
+        import asyncio
+
         asyncio.set_event_loop(loop)
         loop.call_soon(ready.set)
         loop.run_forever()
@@ -111,6 +119,8 @@ class BackgroundWorker:
                 return
 
     def _spawn(self, item: tuple[Runner, Any, contextvars.Context]) -> None:
+        import asyncio
+
         runner, payload, context = item
         try:
             task = asyncio.get_running_loop().create_task(runner(payload), context=context)
@@ -128,6 +138,8 @@ class BackgroundWorker:
             logger.debug("gsar background: a job failed", exc_info=task.exception())
 
     def _start_barrier(self, barrier: _Barrier) -> None:
+        import asyncio
+
         pending = set(self._tasks)
         if not pending:
             barrier.done.set()

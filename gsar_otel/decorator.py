@@ -28,14 +28,19 @@ Two options change the outcome on purpose:
   by ``regenerate_fn`` / ``replan_fn`` propagate unchanged: they are the caller's code.
 
 Cancelling an async call cancels its judging too; the ``CancelledError`` propagates.
+
+Decorating is cheap: options are checked here in plain Python, and pydantic, asyncio, the
+settings, the evaluator and the OpenTelemetry SDK load on the first call.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import math
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final, ParamSpec, TypeVar, overload
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
 from gsar_otel.background import flush
 from gsar_otel.grounding import (
@@ -47,8 +52,10 @@ from gsar_otel.grounding import (
     OnLow,
     merge_evidence,
 )
-from gsar_otel.judges.base import Judge
-from gsar_otel.model import GSARThresholds, check_unit_interval
+
+if TYPE_CHECKING:
+    from gsar_otel.judges.base import Judge
+    from gsar_otel.model import GSARThresholds
 
 __all__ = ["GroundedCall", "GroundingError", "flush", "grounded", "merge_evidence"]
 
@@ -57,6 +64,42 @@ R = TypeVar("R")
 
 MODES: Final = ("inline", "background")
 ON_LOW: Final = ("observe", "raise", "recover")
+THRESHOLD_DEFAULTS: Final = MappingProxyType({"proceed": 0.80, "regenerate": 0.65})
+"""The defaults of :class:`~gsar_otel.model.GSARThresholds`, for a mapping that gives one key."""
+
+
+def _unit_interval(name: str, value: object) -> float:
+    # The rules and messages of gsar_otel.model.check_unit_interval, without importing pydantic.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise ValueError(f"{name} must be a finite number in [0, 1], got {value!r}")
+    return number
+
+
+def _thresholds(value: object) -> GSARThresholds | Mapping[str, float] | None:
+    """Check ``thresholds=`` as GSARThresholds would; a mapping is built into one on first call."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        from gsar_otel.model import GSARThresholds
+
+        if isinstance(value, GSARThresholds):
+            return value
+        raise ValueError("thresholds must be a GSARThresholds or a mapping with keys "
+                         f"'proceed' and 'regenerate', got {type(value).__name__}")
+    unknown = [key for key in value if key not in THRESHOLD_DEFAULTS]
+    if unknown:
+        raise ValueError(f"thresholds has unknown key {unknown[0]!r}; allowed: "
+                         f"{', '.join(map(repr, THRESHOLD_DEFAULTS))}")
+    checked = {key: _unit_interval(f"thresholds.{key}", value[key]) for key in value}
+    proceed = checked.get("proceed", THRESHOLD_DEFAULTS["proceed"])
+    regenerate = checked.get("regenerate", THRESHOLD_DEFAULTS["regenerate"])
+    if regenerate > proceed:
+        raise ValueError(f"thresholds.regenerate ({regenerate}) must be <= thresholds.proceed "
+                         f"({proceed})")
+    return MappingProxyType(checked)
 
 
 def _check_callable(name: str, value: object) -> None:
@@ -94,17 +137,12 @@ def _options(
         raise ValueError("on_low='recover' needs regenerate_fn and/or replan_fn")
     if on_low != "recover" and (regenerate_fn is not None or replan_fn is not None):
         raise ValueError("regenerate_fn and replan_fn are only used with on_low='recover'")
-    if thresholds is not None and not isinstance(thresholds, GSARThresholds):
-        if not isinstance(thresholds, Mapping):
-            raise ValueError("thresholds must be a GSARThresholds or a mapping with keys "
-                             f"'proceed' and 'regenerate', got {type(thresholds).__name__}")
-        thresholds = GSARThresholds(**thresholds)
+    thresholds = _thresholds(thresholds)
     if contradiction_penalty is not None:
-        contradiction_penalty = check_unit_interval("contradiction_penalty",
-                                                    contradiction_penalty)
+        contradiction_penalty = _unit_interval("contradiction_penalty", contradiction_penalty)
     if k_max is not None and (isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 0):
         raise ValueError(f"k_max must be an integer >= 0, got {k_max!r}")
-    rate = check_unit_interval("sample_rate", sample_rate)
+    rate = _unit_interval("sample_rate", sample_rate)
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ValueError(f"name must be a non-empty string, got {name!r}")
     return GroundedOptions(judge=judge, evidence=evidence, synthesis=synthesis,  # type: ignore[arg-type]

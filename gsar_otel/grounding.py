@@ -1,10 +1,13 @@
 """The core behind ``@grounded``: sampling, evidence capture, judging inline or in the
 background, ``on_low``, and never breaking the host. The decorator's sync and async shells in
-:mod:`gsar_otel.decorator` only call into :class:`GroundedFunction`."""
+:mod:`gsar_otel.decorator` only call into :class:`GroundedFunction`.
+
+Importing this module and decorating a function stay cheap: pydantic, asyncio, the settings, the
+models and the evaluator load on the first call (:meth:`GroundedFunction._resolve`) or the first
+judging, not when the host imports its own decorated functions."""
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import inspect
 import logging
@@ -14,15 +17,17 @@ import threading
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from gsar_otel import semconv as sc
 from gsar_otel.background import get_worker
-from gsar_otel.config import GSARSettings, SettingsError, get_settings
-from gsar_otel.evaluator import GSARResult, run_sync
-from gsar_otel.evidence import _COLLECTOR, Evidence, EvidenceSet
-from gsar_otel.judges.base import Judge
-from gsar_otel.model import Decision, GSARThresholds
+
+if TYPE_CHECKING:
+    from gsar_otel.config import GSARSettings
+    from gsar_otel.evaluator import GSARResult
+    from gsar_otel.evidence import Evidence, EvidenceSet
+    from gsar_otel.judges.base import Judge
+    from gsar_otel.model import GSARThresholds
 
 __all__ = ["GroundedCall", "GroundedFunction", "GroundingError", "merge_evidence"]
 
@@ -77,7 +82,9 @@ class GroundedOptions:
     on_low: OnLow
     regenerate_fn: Callable[..., Any] | None
     replan_fn: Callable[..., Any] | None
-    thresholds: GSARThresholds | None
+    thresholds: GSARThresholds | Mapping[str, float] | None
+    """A GSARThresholds, or ``{"proceed": .., "regenerate": ..}`` already checked by the
+    decorator (built into a GSARThresholds on the first judged call)."""
     contradiction_penalty: float | None
     k_max: int | None
     sample_rate: float
@@ -98,6 +105,10 @@ _SKIP: Final = _Plan(skip=True, rate=0.0, settings=None)
 class GroundedFunction:
     """The one core behind the sync and async shells of a decorated function."""
 
+    _collector: contextvars.ContextVar[list[Evidence] | None]
+    """The evidence collector of :mod:`gsar_otel.evidence`, bound by :meth:`_resolve` (so that
+    importing this module does not import pydantic)."""
+
     def __init__(self, fn: Callable[..., Any], options: GroundedOptions, function: str) -> None:
         self.fn = fn
         self.options = options
@@ -105,6 +116,7 @@ class GroundedFunction:
         self.background = options.mode == "background"
         self.plan: _Plan | None = None
         self._lock = threading.Lock()
+        self._thresholds: GSARThresholds | None = None
         self._judge: Judge | None = None
         self._judge_error: Exception | None = None
         self._warned = False
@@ -117,9 +129,10 @@ class GroundedFunction:
         plan = self.plan or self._resolve()
         if plan.skip or (plan.rate < 1.0 and _rng.random() >= plan.rate):
             return None
-        parent = _COLLECTOR.get()
+        collector = self._collector
+        parent = collector.get()
         collected: list[Evidence] = []
-        return collected, _COLLECTOR.set(collected), parent
+        return collected, collector.set(collected), parent
 
     @staticmethod
     def stop(capture: tuple[list[Evidence], contextvars.Token[Any], list[Evidence] | None]
@@ -127,7 +140,7 @@ class GroundedFunction:
         """Stop collecting; evidence also counts for an enclosing ``@grounded`` call."""
         collected, token, parent = capture
         try:
-            _COLLECTOR.reset(token)
+            token.var.reset(token)
             if parent is not None and collected:
                 parent.extend(collected)
         except Exception:
@@ -152,6 +165,11 @@ class GroundedFunction:
         with self._lock:
             if self.plan is not None:
                 return self.plan
+            from gsar_otel.config import SettingsError, get_settings
+            from gsar_otel.evidence import _COLLECTOR
+
+            # Bound before the plan is published: start() reads it once the plan is set.
+            self._collector = _COLLECTOR
             try:
                 settings = get_settings()
             except SettingsError as error:
@@ -195,12 +213,13 @@ class GroundedFunction:
         Only BaseExceptions (cancellation) and the user's callback errors propagate; the
         latter are recognised by identity and re-raised unchanged by the caller of this method.
         """
+        from gsar_otel.config import get_settings
         from gsar_otel.telemetry import TracedEvaluator, start_evaluation
 
         plan = self.plan
         settings = plan.settings if plan and plan.settings else get_settings()
         options = self.options
-        thresholds = options.thresholds or settings.thresholds_model()
+        thresholds = self._thresholds or self._build_thresholds() or settings.thresholds_model()
         penalty = (settings.contradiction_penalty if options.contradiction_penalty is None
                    else options.contradiction_penalty)
         recorder = start_evaluation(
@@ -227,6 +246,18 @@ class GroundedFunction:
         finally:
             recorder.end()
 
+    def _build_thresholds(self) -> GSARThresholds | None:
+        """The ``thresholds=`` option as a GSARThresholds (None when not given), built once."""
+        option = self.options.thresholds
+        if option is None:
+            return None
+        from gsar_otel.model import GSARThresholds
+
+        # A mapping was checked at decoration with the same rules, so this does not raise.
+        built = option if isinstance(option, GSARThresholds) else GSARThresholds(**option)
+        self._thresholds = built
+        return built
+
     def _synthesis(self, result: Any) -> str:
         extractor = self.options.synthesis
         if extractor is None:
@@ -244,6 +275,8 @@ class GroundedFunction:
 
     def _evidence(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                   collected: list[Evidence]) -> EvidenceSet:
+        from gsar_otel.evidence import EvidenceSet
+
         extra: EvidenceSet | None = None
         if self.options.evidence is not None:
             call = GroundedCall(args=args, kwargs=kwargs, result=result,
@@ -298,6 +331,8 @@ class GroundedFunction:
         if outcome is None or on_low == "observe" or not outcome.trajectory:
             return result
         if on_low == "raise":
+            from gsar_otel.model import Decision
+
             # Fail closed: a judge that could not judge has not shown the answer is grounded.
             if outcome.final_decision is not Decision.PROCEED:
                 raise GroundingError(outcome, self.function)
@@ -336,6 +371,8 @@ def _run_on_thread_loop(coro: Coroutine[Any, Any, T]) -> T:
     judge's per-loop HTTP client and its connections are reused from call to call. A caller
     that is itself inside a running loop gets a worker thread instead (``run_sync``).
     """
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -345,6 +382,8 @@ def _run_on_thread_loop(coro: Coroutine[Any, Any, T]) -> T:
             _thread_state.loop = loop
             weakref.finalize(threading.current_thread(), loop.close)
         return loop.run_until_complete(coro)
+    from gsar_otel.evaluator import run_sync
+
     return run_sync(coro)
 
 
@@ -377,6 +416,8 @@ async def _watch_awaitable(value: Awaitable[Any], errors: list[BaseException]) -
 
 def merge_evidence(collected: Sequence[Evidence], extra: EvidenceSet | None) -> EvidenceSet:
     """Collected evidence followed by an extractor's, with colliding ids renumbered (``E<n>``)."""
+    from gsar_otel.evidence import EvidenceSet
+
     items = [*collected, *(extra.items if extra is not None else ())]
     reserved = {item.id for item in items}
     used: set[str] = set()
