@@ -190,11 +190,16 @@ class EvaluationRecorder:
             sc.GEN_AI_EVALUATION_SCORE_VALUE: result.final_score,
             sc.GEN_AI_EVALUATION_SCORE_LABEL: result.final_decision.value,
         }
-        explanation = result.final_judge_output.explanation
-        if explanation:
-            redacted = _redact(explanation, sc.REDACT_KIND_EXPLANATION)
-            if redacted is not None:
-                evaluation[sc.GEN_AI_EVALUATION_EXPLANATION] = redacted
+        if self.capture_content:
+            explanation = result.final_judge_output.explanation
+            if explanation:
+                redacted = _redact(explanation, sc.REDACT_KIND_EXPLANATION)
+                if redacted is not None:
+                    evaluation[sc.GEN_AI_EVALUATION_EXPLANATION] = redacted
+        else:
+            # A judge's own explanation quotes the answer: without content capture, say only
+            # what the numbers say.
+            evaluation[sc.GEN_AI_EVALUATION_EXPLANATION] = _content_free_explanation(result)
         span.add_event(sc.EVENT_GEN_AI_EVALUATION_RESULT, evaluation)
 
     def _claim_attributes(self, claim: Claim, *, index: int, verdict: str,
@@ -317,6 +322,18 @@ def _detach_and_end(span: Any, token: Any, end_time: int | None, what: str) -> N
             span.end(end_time=end_time)
         except Exception:
             logger.debug("gsar telemetry: ending %s failed", what, exc_info=True)
+
+
+def _content_free_explanation(result: GSARResult) -> str:
+    counts = result.final_partition.counts()
+    buckets = ", ".join(f"{count} {name}" for name, count in counts.items() if count)
+    text = (f"{sum(counts.values())} claim(s)" + (f": {buckets}" if buckets else "")
+            + f"; S={result.final_score:.3f} -> {result.final_decision.value}")
+    if result.final_judge_output.abstained:
+        text += " (judge abstained)"
+    if result.judge_errors:
+        text += f"; judge error: {result.judge_errors[-1]}"
+    return text
 
 
 def _redact(text: str, kind: str) -> str | None:

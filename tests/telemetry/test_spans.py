@@ -52,7 +52,9 @@ EXPECTED_EVALUATION_EVENT = {
     "gen_ai.evaluation.name": "gsar",
     "gen_ai.evaluation.score.value": 0.625,
     "gen_ai.evaluation.score.label": "replan",
-    "gen_ai.evaluation.explanation": "The cause is not in the evidence.",
+    # Content capture is off by default: the judge's own words (which may quote the answer)
+    # are replaced by a summary of the numbers.
+    "gen_ai.evaluation.explanation": "2 claim(s): 1 grounded, 1 ungrounded; S=0.625 -> replan",
 }
 
 
@@ -250,6 +252,9 @@ def test_claim_and_answer_text_stay_off_spans_by_default(otel: Otel) -> None:
     assert "input.value" not in (span.attributes or {})
     for event in span.events:
         assert "gsar.claim.text" not in (event.attributes or {})
+    [evaluation] = [dict(e.attributes or {}) for e in span.events
+                    if e.name == "gen_ai.evaluation.result"]
+    assert "The cause is not in the evidence." not in str(evaluation)
 
 
 @pytest.mark.parametrize("variable", ["GSAR_CAPTURE_CONTENT",
@@ -271,6 +276,9 @@ def test_content_capture_puts_claim_and_answer_text_on_spans(
              if e.name == "gsar.claim"]
     assert texts == ["CPU on db-prod-1 reached 97% at 14:02",
                      "The spike was caused by a runaway query"]
+    [evaluation] = [dict(e.attributes or {}) for e in span.events
+                    if e.name == "gen_ai.evaluation.result"]
+    assert evaluation["gen_ai.evaluation.explanation"] == "The cause is not in the evidence."
 
 
 def test_gsar_capture_content_false_wins_over_the_otel_variable(
