@@ -35,7 +35,15 @@ from gsar_otel.model import (
     _Frozen,
 )
 from gsar_otel.scoring import WeightMapInput, resolve_weight_map
-from gsar_otel.text import anchors, content_stems, number_supported, split_sentences, time_supported
+from gsar_otel.text import (
+    Anchors,
+    anchors,
+    content_stem_set,
+    merge_anchors,
+    number_supported,
+    split_sentences,
+    time_supported,
+)
 
 UNKNOWN_EVIDENCE_TYPE: Final = "unknown_evidence_type"
 EMPTY_CLAIM: Final = "empty_claim"
@@ -77,8 +85,11 @@ class IntegrityReport:
     adjustments: tuple[Adjustment, ...]
 
 
+_SPACES: Final = re.compile(r"\s+")
+
+
 def _key(text: str) -> str:
-    return re.sub(r"\s+", " ", text.strip().lower()).rstrip(".!?;: ")
+    return _SPACES.sub(" ", text.strip().lower()).rstrip(".!?;: ")
 
 
 def check_judge_output(
@@ -127,17 +138,16 @@ def check_judge_output(
 
 
 def _dedupe(buckets: dict[Bucket, list[Claim]], adjustments: list[Adjustment]) -> None:
+    keys = {name: [_key(claim.text) for claim in claims] for name, claims in buckets.items()}
     best: dict[str, Bucket] = {}
-    for name, claims in buckets.items():
-        for claim in claims:
-            key = _key(claim.text)
+    for name, claim_keys in keys.items():
+        for key in claim_keys:
             if key not in best or _BUCKET_RANK[name] > _BUCKET_RANK[best[key]]:
                 best[key] = name
     kept: set[str] = set()
     for name, claims in buckets.items():
         survivors = []
-        for claim in claims:
-            key = _key(claim.text)
+        for claim, key in zip(claims, keys[name], strict=True):
             if best[key] == name and key not in kept:
                 kept.add(key)
                 survivors.append(claim)
@@ -152,7 +162,10 @@ def _check_grounded(
     buckets: dict[Bucket, list[Claim]], evidence: EvidenceSet, adjustments: list[Adjustment]
 ) -> None:
     known = {normalize_ref(item.id): item for item in evidence}
-    anchors_by_id = {}
+    # Anchors of each cited item, found once and merged per claim: the same as the anchors of
+    # the items' joined text (see merge_anchors), without reading an item twice.
+    item_anchors: dict[str, Anchors] = {}
+    anchors_by_id: dict[tuple[str, ...], Anchors] = {}
     keep: list[Claim] = []
     for claim in buckets["grounded"]:
         refs = [normalize_ref(ref) for ref in claim.evidence_refs if ref.strip()]
@@ -174,10 +187,12 @@ def _check_grounded(
                 reason=f"dropped evidence ids not in the evidence: {', '.join(unknown)}"))
         if list(claim.evidence_refs) != valid:
             claim = claim.model_copy(update={"evidence_refs": tuple(known[r].id for r in valid)})
-        cited = " \n".join(known[ref].content for ref in valid)
         key = tuple(valid)
         if key not in anchors_by_id:
-            anchors_by_id[key] = anchors(cited)
+            for ref in valid:
+                if ref not in item_anchors:
+                    item_anchors[ref] = anchors(known[ref].content)
+            anchors_by_id[key] = merge_anchors(item_anchors[ref] for ref in valid)
         cited_anchors = anchors_by_id[key]
         claim_anchors = anchors(claim.text)
         missing = [n.raw for n in claim_anchors.numbers if not number_supported(n, cited_anchors)]
@@ -231,16 +246,16 @@ def _check_coverage(
 ) -> None:
     claims = [claim for claims in buckets.values() for claim in claims]
     claim_keys = {_key(claim.text) for claim in claims}
-    claim_words = [content_stems(claim.text) for claim in claims]
+    claim_words = [content_stem_set(claim.text) for claim in claims]
     claims_with: dict[str, list[int]] = {}
     for index, stems in enumerate(claim_words):
         for word in stems:
             claims_with.setdefault(word, []).append(index)
-    claim_anchor_text = " \n".join(claim.text for claim in claims)
-    all_claim_anchors = anchors(claim_anchor_text)
+    all_claim_anchors = merge_anchors(anchors(claim.text) for claim in claims)
+    claim_values = {number.value for number in all_claim_anchors.numbers}
     added_type: EvidenceType | str | None = None
     sentences = split_sentences(synthesis)
-    sentence_stems = [content_stems(sentence) for sentence in sentences]
+    sentence_stems = [content_stem_set(sentence) for sentence in sentences]
     # A word several sentences share ("CPU", "12 RPS") says nothing about which sentence a claim
     # covers: a claim about one sentence must not make a sibling that shares words look covered.
     sentences_with = Counter(word for stems in sentence_stems for word in stems)
@@ -256,8 +271,7 @@ def _check_coverage(
                    for word in claim_words[i] & sentence_words}
         coverage = len(covered) / len(sentence_words)
         sentence_anchors = anchors(sentence)
-        missing = [n.raw for n in sentence_anchors.numbers
-                   if not any(n.value == c.value for c in all_claim_anchors.numbers)]
+        missing = [n.raw for n in sentence_anchors.numbers if n.value not in claim_values]
         missing += [t.raw for t in sentence_anchors.times
                     if not time_supported(t, all_claim_anchors)]
         missing += sorted(sentence_anchors.identifiers - all_claim_anchors.identifiers)

@@ -8,9 +8,11 @@ tolerance, so "97%" matches ``cpu_pct=97.2`` and "12 RPS" matches ``rps=12.4``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
+from typing import Final
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
@@ -116,12 +118,33 @@ def stem(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lowercased word tokens, identifiers (``db-prod-1``) kept whole, trailing dots removed."""
-    return [match.group(0).rstrip(".").lower() for match in _WORD.finditer(text)]
+    return [word.rstrip(".").lower() for word in _WORD.findall(text)]
 
 
 def content_stems(text: str) -> set[str]:
     """Stems of the words of ``text`` that carry content (stopwords and 1-letter words dropped)."""
-    return {stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())}
+    return set(content_stem_set(text))
+
+
+def content_stem_set(text: str) -> frozenset[str]:
+    """:func:`content_stems` as a frozenset, remembered for texts up to ``ANCHOR_CACHE_CHARS``.
+
+    The integrity guard asks for the stems of a claim and of the sentence it restates, which are
+    often the same text.
+    """
+    if len(text) <= ANCHOR_CACHE_CHARS:
+        return _remembered_stems(text)
+    return _find_stems(text)
+
+
+def _find_stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text)
+                     if w not in STOPWORDS and (len(w) > 1 or w.isdigit()))
+
+
+@lru_cache(maxsize=8192)
+def _remembered_stems(text: str) -> frozenset[str]:
+    return _find_stems(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +169,31 @@ class ClockTime:
 
 def clock_times(text: str) -> list[ClockTime]:
     """Clock times in ``text`` (``14:02``, ``02:48:12``)."""
-    found = []
+    return _split_times(text)[0]
+
+
+def _split_times(text: str) -> tuple[list[ClockTime], str]:
+    """The clock times of ``text``, and ``text`` with every time-shaped span blanked to a space.
+
+    One pass serves all three anchor kinds: numbers and identifiers are read from the blanked
+    text, so the digits of ``14:02`` count as neither.
+    """
+    if ":" not in text:  # every time holds a colon
+        return [], text
+    found: list[ClockTime] = []
+    pieces: list[str] = []
+    last = 0
     for match in _TIME.finditer(text):
+        start, end = match.span()
+        pieces.append(text[last:start])
+        last = end
         hour, minute = int(match.group(1)), int(match.group(2))
         if hour < 24 and minute < 60:
             found.append(ClockTime(hour, minute, match.group(3), match.group(0)))
-    return found
+    if not pieces:
+        return found, text
+    pieces.append(text[last:])
+    return found, " ".join(pieces)
 
 
 def numbers(text: str) -> list[Number]:
@@ -162,10 +204,14 @@ def numbers(text: str) -> list[Number]:
     (``in 2017.It was``) still ends the number, ``6/6`` is two numbers, and a currency sign
     (``$160``) is not part of the number.
     """
+    return _numbers(_split_times(text)[1])
+
+
+def _numbers(untimed: str) -> list[Number]:
+    """:func:`numbers` of a text whose clock times are already blanked out."""
     found: list[Number] = []
-    for token in _TOKEN_SPLIT.split(_TIME.sub(" ", text)):
-        if not token or token[0] not in _NUMBER_STARTS:
-            continue  # cheap test first: most tokens are words
+    # Cheap test first: most tokens are words.
+    for token in [t for t in _TOKEN_SPLIT.split(untimed) if t and t[0] in _NUMBER_STARTS]:
         token = token.rstrip(".:!?").lstrip("$€£¥")
         match = _NUMBER.match(token)
         if not match or not _UNIT.match(token[match.end():]):
@@ -232,10 +278,16 @@ def identifiers(text: str) -> frozenset[str]:
     Numbers with a unit (``97%``, ``500ms``, ``2GB``, ``21-year-old``) are numbers, not
     identifiers.
     """
+    return _identifiers(_split_times(text)[1])
+
+
+def _identifiers(untimed: str) -> frozenset[str]:
+    """:func:`identifiers` of a text whose clock times are already blanked out."""
     found = set()
-    text = _GLUED_SENTENCE.sub(". ", _TIME.sub(" ", text))
-    for match in _IDENTIFIER.finditer(text):
-        token = match.group(0).lower()
+    if "." in untimed:
+        untimed = _GLUED_SENTENCE.sub(". ", untimed)
+    for token in _IDENTIFIER.findall(untimed):
+        token = token.lower()
         number = _NUMBER.match(token)
         if number and _UNIT.match(token[number.end():]):
             continue
@@ -254,8 +306,29 @@ def anchors(text: str) -> Anchors:
     return _find_anchors(text)
 
 
+_NO_ANCHORS: Final = Anchors((), (), frozenset())
+_DIGIT = re.compile(r"\d")
+
+
+def merge_anchors(parts: Iterable[Anchors]) -> Anchors:
+    """The anchors of several texts together.
+
+    Equal to ``anchors(" \n".join(texts))``: no anchor spans a line break, so the joined text
+    holds exactly the anchors of its parts, in order.
+    """
+    parts = list(parts)
+    if len(parts) == 1:
+        return parts[0]
+    return Anchors(tuple(n for part in parts for n in part.numbers),
+                   tuple(t for part in parts for t in part.times),
+                   frozenset().union(*(part.identifiers for part in parts)))
+
+
 def _find_anchors(text: str) -> Anchors:
-    return Anchors(tuple(numbers(text)), tuple(clock_times(text)), identifiers(text))
+    if not _DIGIT.search(text):
+        return _NO_ANCHORS  # every number, time and identifier holds a digit
+    times, untimed = _split_times(text)
+    return Anchors(tuple(_numbers(untimed)), tuple(times), _identifiers(untimed))
 
 
 @lru_cache(maxsize=8192)
