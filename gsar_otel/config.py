@@ -220,6 +220,9 @@ def read_settings_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     except OSError as error:
         raise SettingsError(f"cannot read settings file {str(file)!r} "
                             f"(named by {semconv.ENV_CONFIG}): {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"settings file {str(file)!r} is not UTF-8 text: {error.reason} at "
+                            f"byte {error.start}") from None
     try:
         raw: object = json.loads(text) if suffix == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:

@@ -8,7 +8,8 @@
         record_evidence(alert_text)            # or record evidence by hand
         return await llm(question, rows)
 
-Every call is judged (``sample_rate`` and ``GSAR_SAMPLE_RATE`` can thin that out) and reported as
+Every call is judged (in observe mode ``sample_rate`` and ``GSAR_SAMPLE_RATE`` can thin that out;
+``raise`` and ``recover`` judge every call) and reported as
 a ``gsar.evaluate`` span under the caller's span, with metrics (see :mod:`gsar_otel.telemetry`).
 
 What the decorated function returns or raises never changes because of judging or telemetry:
@@ -143,6 +144,9 @@ def _options(
     if k_max is not None and (isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 0):
         raise ValueError(f"k_max must be an integer >= 0, got {k_max!r}")
     rate = _unit_interval("sample_rate", sample_rate)
+    if on_low != "observe" and rate < 1.0:
+        raise ValueError(f"sample_rate={sample_rate!r} cannot go with on_low={on_low!r}: a gate "
+                         "that samples lets unsampled answers through unjudged (use 1.0)")
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ValueError(f"name must be a non-empty string, got {name!r}")
     return GroundedOptions(judge=judge, evidence=evidence, synthesis=synthesis,  # type: ignore[arg-type]

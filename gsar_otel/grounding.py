@@ -27,9 +27,10 @@ if TYPE_CHECKING:
     from gsar_otel.evaluator import GSARResult
     from gsar_otel.evidence import Evidence, EvidenceSet
     from gsar_otel.judges.base import Judge
-    from gsar_otel.model import GSARThresholds
+    from gsar_otel.model import GSARThresholds, JudgeOutput
 
-__all__ = ["GroundedCall", "GroundedFunction", "GroundingError", "merge_evidence"]
+__all__ = ["GroundedCall", "GroundedFunction", "GroundingError", "JudgeUnavailableError",
+           "UnavailableJudge", "merge_evidence"]
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +103,21 @@ class _Plan:
 _SKIP: Final = _Plan(skip=True, rate=0.0, settings=None)
 
 
+class JudgeUnavailableError(RuntimeError):
+    """The configured judge could not be built (e.g. no API key): its calls abstain."""
+
+
+class UnavailableJudge:
+    """Stands in for a judge that could not be built; every round fails with the reason."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+
+    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
+        raise JudgeUnavailableError(f"judge {self.name!r} is unavailable: {self.reason}")
+
+
 class GroundedFunction:
     """The one core behind the sync and async shells of a decorated function."""
 
@@ -118,7 +134,6 @@ class GroundedFunction:
         self._lock = threading.Lock()
         self._thresholds: GSARThresholds | None = None
         self._judge: Judge | None = None
-        self._judge_error: Exception | None = None
         self._warned = False
         self._runner = self._run_background
 
@@ -172,11 +187,18 @@ class GroundedFunction:
             self._collector = _COLLECTOR
             try:
                 settings = get_settings()
-            except SettingsError as error:
-                logger.warning("gsar: grounding is off for %s: %s", self.function, error)
+            except Exception as error:  # bad settings turn grounding off, never the host
+                detail = error if isinstance(error, SettingsError) else repr(error)
+                logger.warning("gsar: grounding is off for %s: %s", self.function, detail)
                 self.plan = _SKIP
                 return _SKIP
             rate = self.options.sample_rate * settings.sample_rate
+            if self.options.on_low != "observe" and rate < 1.0:
+                # A gate that samples would let unsampled answers through unjudged.
+                logger.warning("gsar: %s=%s ignored for %s: on_low=%r judges every call",
+                               sc.ENV_SAMPLE_RATE, settings.sample_rate, self.function,
+                               self.options.on_low)
+                rate = 1.0
             self.plan = _Plan(skip=settings.disabled or rate <= 0.0, rate=rate, settings=settings)
             return self.plan
 
@@ -185,21 +207,22 @@ class GroundedFunction:
             return self._judge
         with self._lock:
             if self._judge is None:
-                if self._judge_error is not None:
-                    raise self._judge_error
                 option = self.options.judge
                 if option is not None and not isinstance(option, str):
                     self._judge = option
                 else:
                     from gsar_otel.judges.factory import make_judge
 
+                    requested = option or settings.judge or "default"
                     try:
                         self._judge = make_judge(option or settings.judge,
                                                  model=settings.judge_model)
                     except Exception as error:
-                        self._judge_error = error
+                        # Every call then abstains with JudgeUnavailableError: counted in
+                        # gsar.judge.errors, and a raise-mode gate stays closed.
                         logger.warning("gsar: no judge for %s: %s", self.function, error)
-                        raise
+                        self._judge = UnavailableJudge(requested, f"{type(error).__name__}: "
+                                                                  f"{error}")
             return self._judge
 
     # -- evaluation (shared by inline and background) ----------------------------------------

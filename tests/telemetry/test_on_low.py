@@ -222,3 +222,25 @@ def test_generator_functions_are_refused_at_decoration_time() -> None:
 
     with pytest.raises(TypeError, match="cannot judge the generator function"):
         grounded(stream)
+
+
+def test_a_judge_that_cannot_be_built_keeps_a_raise_mode_gate_closed(
+        otel: Otel, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+    @grounded(judge="anthropic", on_low="raise")
+    def agent() -> str:
+        return ANSWER
+
+    for _ in range(3):  # the same failure each call, not a growing chain of tracebacks
+        with pytest.raises(GroundingError) as raised:
+            agent()
+        assert raised.value.result.judge_errors == ("JudgeUnavailableError",)
+    counted = otel.points("gsar.judge.errors")
+    assert {dict(key)["error.type"]: point.value for key, point in counted.items()} == {
+        "JudgeUnavailableError": 3}
+
+
+def test_a_sampled_gate_is_refused_at_decoration_time() -> None:
+    with pytest.raises(ValueError, match=r"sample_rate=0\.5 cannot go with on_low='raise'"):
+        grounded(on_low="raise", sample_rate=0.5)

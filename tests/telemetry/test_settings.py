@@ -176,3 +176,26 @@ def test_settings_are_frozen() -> None:
     with pytest.raises(TypeError):
         weighted.weight_map["domain"] = 0.9  # type: ignore[index]
     assert weighted.weight_map == {"domain": 0.1}
+
+
+def test_a_settings_file_that_is_not_utf8_is_a_settings_error(tmp_path: Path) -> None:
+    path = tmp_path / "gsar.json"
+    path.write_bytes(b'{"judge": "lexical\xff"}')
+    with pytest.raises(SettingsError, match="is not UTF-8 text"):
+        load_settings({"GSAR_CONFIG": str(path)})
+
+
+def test_a_broken_settings_file_turns_grounding_off_and_never_breaks_the_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gsar_otel import grounded
+
+    path = tmp_path / "gsar.json"
+    path.write_bytes(b"\xff\xfe not text")
+    monkeypatch.setenv("GSAR_CONFIG", str(path))
+    answer = "".join(["CPU reached ", "97%."])
+
+    @grounded
+    def agent() -> str:
+        return answer
+
+    assert agent() is answer
