@@ -26,7 +26,11 @@ EXIT_BAD_INPUT = 2
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(prog="gsar", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="gsar",
+        description="Typed grounding (GSAR) for AI-agent answers: judge, demo, bench, calibrate.",
+        epilog="Exit codes: 0 success (judge: the answer proceeds), 1 a negative verdict, "
+               "2 bad input.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, help_text in COMMANDS.items():
         module = importlib.import_module(f"gsar_otel.commands.{name}")
