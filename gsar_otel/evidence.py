@@ -296,10 +296,23 @@ def _as_evidence(entry: Any, position: int, default_id: str, limit: int) -> tupl
 
 
 def _compact_json(value: Any) -> str:
+    """A tool result as one evidence line: ``key=value`` pairs for a flat row (the shape of a
+    metric row or log record, which judges cite best), compact JSON for anything nested."""
+    if isinstance(value, Mapping) and value and all(
+            isinstance(k, str) and (v is None or isinstance(v, str | int | float | bool))
+            for k, v in value.items()):
+        return " ".join(f"{k}={_scalar(v)}" for k, v in value.items())
     try:
-        return json.dumps(value, ensure_ascii=False, default=str, separators=(", ", "="))
+        return json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
     except (TypeError, ValueError):
         return repr(value)
+
+
+def _scalar(value: str | float | bool | None) -> str:
+    if isinstance(value, str):
+        return value if value and not any(ch.isspace() or ch in "=\"" for ch in value) else (
+            json.dumps(value, ensure_ascii=False))
+    return json.dumps(value)
 
 
 # --- capture inside a call ----------------------------------------------------------------------

@@ -313,3 +313,12 @@ def test_a_tool_result_that_cannot_be_recorded_never_breaks_the_tool():
     with collect_evidence() as collected:
         assert tool() == "value"
     assert collected == []
+
+
+def test_a_flat_tool_row_reads_as_key_value_pairs_and_nested_results_as_json():
+    row, nested = EvidenceSet.coerce([
+        {"host": "db-prod-1", "cpu_pct": 97.2, "ok": True, "note": "two words"},
+        {"rows": [{"rps": 12.4}]},
+    ])
+    assert row.content == 'host=db-prod-1 cpu_pct=97.2 ok=true note="two words"'
+    assert nested.content == '{"rows": [{"rps": 12.4}]}'
