@@ -18,10 +18,10 @@ gives every claim a bucket, an evidence type and the ids of the evidence it rest
      or alert shows what an absence claim denies, or when a matching tool row negates the claim;
    - *grounded* when all its anchors and enough of its content words are found in the linked
      items (half once an anchor matched a tool row; most of them, and mostly in one sentence,
-     when the answer follows its evidence's wording closely, as a summary does); typed by the
-     items (``tool_match`` for tool rows, ``signal_match`` for alerts and signals, as
-     :attr:`Evidence.type` says), or ``neg_evidence`` for an absence claim (``no errors in the
-     last 5 minutes``) that an empty result supports;
+     when an answer of several sentences follows its evidence's wording closely, as a summary
+     does); typed by the items (``tool_match`` for tool rows, ``signal_match`` for alerts and
+     signals, as :attr:`Evidence.type` says), or ``neg_evidence`` for an absence claim (``no
+     errors in the last 5 minutes``) that an empty result supports;
    - *ungrounded* (``inference``) otherwise, and always for causal or speculative conclusions
      (``caused by``, ``because``, ``root cause``, ``due to``, ``led to``, ``likely``,
      ``probably``, ``indicates``) unless an evidence sentence itself states them;
@@ -84,6 +84,9 @@ LEAD_WORDS: Final = 5
 ECHO_CLOSE: Final = 0.15
 """Share of an answer's adjacent word pairs found adjacent in the evidence above which the answer
 counts as following its evidence closely (a summary); below it, as a free paraphrase."""
+ECHO_MIN_SENTENCES: Final = 2
+"""Fewest sentences an answer needs before it can count as following its evidence closely; a
+one-sentence answer (a single claim) is always held as a free paraphrase."""
 COVERAGE_LOOSE: Final = 0.5
 """COVERAGE_GROUNDED for a free paraphrase, where some missing words are expected."""
 MAX_LINKED_UNITS: Final = 3
@@ -768,8 +771,11 @@ class LexicalJudge:
         index = _index_of(evidence)
         claims = _merge_framing([(_ClaimFacts.of(text), text) for text in split_claims(synthesis)])
         # An answer that follows its evidence's wording closely (a summary) is held to its
-        # words; one that paraphrases freely is held mainly to its anchors.
-        close = index.echo(synthesis) >= ECHO_CLOSE
+        # words; one that paraphrases freely is held mainly to its anchors. A single sentence is
+        # a claim, not a summary: its few word pairs cannot tell close following from chance
+        # overlap, and it may rightly join facts from several evidence sentences.
+        close = (len(split_sentences(synthesis)) >= ECHO_MIN_SENTENCES
+                 and index.echo(synthesis) >= ECHO_CLOSE)
         verdicts: list[tuple[str, _Verdict]] = []
         for facts, text in claims:
             if not facts.stems and not facts.has_specifics:

@@ -191,3 +191,21 @@ def test_the_bundled_incident_example_passes_the_integrity_guard_unchanged() -> 
     assert report.adjustments == ()
     assert [c.text for c in report.output.ungrounded_claims] == [
         "The outage was caused by the config push."]
+
+
+def test_a_one_sentence_answer_is_held_as_a_paraphrase_but_a_close_summary_to_its_words() -> None:
+    evidence = EvidenceSet.coerce([
+        "Maria Lopez joined the city opera orchestra as principal cellist.",
+        "The orchestra toured the northern provinces with a new production.",
+    ])
+    claim = "Maria Lopez, principal cellist of the city opera orchestra, was widely admired."
+    summary = "The orchestra toured the northern provinces with a new production. " + claim
+    judge_ = LexicalJudge()
+
+    alone = judge_.explain(synthesis=claim, evidence=evidence)
+    in_summary = judge_.explain(synthesis=summary, evidence=evidence)
+
+    assert [v.bucket for v in alone] == ["grounded"]
+    assert [(v.text, v.bucket) for v in in_summary] == [
+        ("The orchestra toured the northern provinces with a new production.", "grounded"),
+        (claim, "ungrounded")]
