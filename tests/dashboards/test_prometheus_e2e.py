@@ -44,7 +44,7 @@ from tests.support.prometheus import (
     prometheus_binary,
     prometheus_factory,
 )
-from tests.support.servers import free_port, unavailable
+from tests.support.servers import free_port, stop_process, unavailable
 
 __all__ = ["prometheus_factory"]  # the fixture, imported so pytest finds it
 
@@ -157,12 +157,7 @@ def scraped(
         yield Scraped(prometheus, start=start, load_stopped=load_stopped, end=time.time(),
                       cycles=cycles, demo_exit=demo.poll())
     finally:
-        demo.terminate()
-        try:
-            demo.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            demo.kill()
-            demo.wait(timeout=5)
+        stop_process(demo, grace_s=15)
         workload.stdin.close()
         try:
             workload.wait(timeout=15)

@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.servers import free_port, unavailable, wait_for_http
+from tests.support.servers import free_port, stop_process, unavailable, wait_for_http
 
 ENV_PHOENIX_PYTHON = "GSAR_PHOENIX_PYTHON"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -219,18 +219,6 @@ def _wait_until_serving(
                        f"gRPC port {'open' if grpc_open else 'closed'})")
 
 
-def stop(process: subprocess.Popen[bytes], *, grace_s: float = 10.0) -> None:
-    """Terminate ``process``, and kill it when it does not exit within ``grace_s``."""
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=grace_s)
-
-
 def start_phoenix(python: Path, working_dir: Path) -> PhoenixServer:
     """Start Phoenix from ``python`` with its data in ``working_dir`` and wait until it serves.
 
@@ -256,7 +244,7 @@ def start_phoenix(python: Path, working_dir: Path) -> PhoenixServer:
     try:
         _wait_until_serving(f"{base_url}/healthz", grpc_port, process, STARTUP_TIMEOUT_S)
     except (TimeoutError, RuntimeError) as error:
-        stop(process)
+        stop_process(process)
         raise RuntimeError(f"Phoenix did not start: {error}\n{server.log_tail()}") from error
     return server
 
@@ -283,6 +271,6 @@ def phoenix() -> Iterator[PhoenixServer]:
         try:
             yield server
         finally:
-            stop(server.process)
+            stop_process(server.process)
     finally:
         shutil.rmtree(working_dir, ignore_errors=True)

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.servers import free_port, unavailable, wait_for_http
+from tests.support.servers import free_port, stop_process, unavailable, wait_for_http
 
 PROMETHEUS_BINARY_ENV = "GSAR_PROMETHEUS_BINARY"
 """Overrides where the prometheus binary is looked up (default: PATH, then /usr/bin)."""
@@ -197,12 +197,7 @@ def start_prometheus(
             raise RuntimeError(f"prometheus did not start: {error}\n{log_text}") from error
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process)
 
 
 PrometheusFactory = Callable[[Mapping[str, Sequence[str]]], PrometheusServer]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import time
 import urllib.error
 import urllib.request
+from typing import Any
 
 import pytest
 
@@ -31,7 +33,8 @@ def free_port() -> int:
         return port
 
 
-def wait_for_http(url: str, *, timeout_s: float = 60.0, ok_statuses: tuple[int, ...] = (200,)) -> None:
+def wait_for_http(url: str, *, timeout_s: float = 60.0,
+                  ok_statuses: tuple[int, ...] = (200,)) -> None:
     """Poll ``url`` until it answers with one of ``ok_statuses`` or the timeout ends."""
     deadline = time.monotonic() + timeout_s
     last: object = None
@@ -49,3 +52,15 @@ def wait_for_http(url: str, *, timeout_s: float = 60.0, ok_statuses: tuple[int, 
             last = error
         time.sleep(0.2)
     raise TimeoutError(f"{url} did not come up within {timeout_s}s (last: {last!r})")
+
+
+def stop_process(process: subprocess.Popen[Any], *, grace_s: float = 10.0) -> None:
+    """Terminate ``process``, and kill it when it does not exit within ``grace_s``."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=grace_s)
