@@ -131,10 +131,10 @@ def build_cases() -> tuple[dict[str, Callable[[], object]], dict[str, Callable[[
     from opentelemetry import trace
 
     import gsar_otel
-    from gsar_otel.evidence import EvidenceSet, record_evidence
-    from gsar_otel.integrity import check_judge_output
-    from gsar_otel.model import Claim, JudgeOutput
-    from gsar_otel.scoring import decide, gsar_score
+    from gsar_otel.core.evidence import EvidenceSet, record_evidence
+    from gsar_otel.core.integrity import check_judge_output
+    from gsar_otel.core.model import Claim, JudgeOutput
+    from gsar_otel.core.scoring import decide, gsar_score
 
     verdict_output = JudgeOutput(
         grounding_score=1.0, is_grounded=True,

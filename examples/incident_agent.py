@@ -12,8 +12,8 @@ shows the three things an application does to use it: set up telemetry once, rea
 from __future__ import annotations
 
 from gsar_otel import configure_telemetry
-from gsar_otel.demo_agent import ALERT_ID, make_incident_agent
-from gsar_otel.evaluator import GSARResult
+from gsar_otel.cli.demo_agent import ALERT_ID, make_incident_agent
+from gsar_otel.core.evaluator import GSARResult
 from gsar_otel.plugins import hookimpl, register
 
 

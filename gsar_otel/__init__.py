@@ -21,51 +21,54 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from gsar_otel._version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
-    "EvidenceType": "gsar_otel.model",
-    "DEFAULT_WEIGHT_MAP": "gsar_otel.model",
-    "Claim": "gsar_otel.model",
-    "Partition": "gsar_otel.model",
-    "GSARThresholds": "gsar_otel.model",
-    "Decision": "gsar_otel.model",
-    "JudgeOutput": "gsar_otel.model",
-    "safe_default_judge_output": "gsar_otel.model",
-    "partition_weight": "gsar_otel.scoring",
-    "gsar_score": "gsar_otel.scoring",
-    "decide": "gsar_otel.scoring",
-    "Evidence": "gsar_otel.evidence",
-    "EvidenceSet": "gsar_otel.evidence",
-    "record_evidence": "gsar_otel.evidence",
-    "tool_evidence": "gsar_otel.evidence",
-    "Adjustment": "gsar_otel.integrity",
-    "check_judge_output": "gsar_otel.integrity",
-    "Judge": "gsar_otel.judges.base",
-    "JudgeVerdict": "gsar_otel.judges.base",
-    "JudgeUsage": "gsar_otel.judges.base",
-    "LexicalJudge": "gsar_otel.judges.lexical",
-    "AnthropicJudge": "gsar_otel.judges.anthropic",
-    "GSAREvaluator": "gsar_otel.evaluator",
-    "GSAREvaluation": "gsar_otel.evaluator",
-    "GSARResult": "gsar_otel.evaluator",
-    "grounded": "gsar_otel.decorator",
-    "GroundingError": "gsar_otel.decorator",
-    "GroundedCall": "gsar_otel.decorator",
-    "flush": "gsar_otel.decorator",
-    "configure_telemetry": "gsar_otel.telemetry",
-    "TelemetryHandle": "gsar_otel.telemetry",
-    "TracedEvaluator": "gsar_otel.telemetry",
-    "emit_result": "gsar_otel.telemetry",
+    "EvidenceType": "gsar_otel.core.model",
+    "DEFAULT_WEIGHT_MAP": "gsar_otel.core.model",
+    "Claim": "gsar_otel.core.model",
+    "Partition": "gsar_otel.core.model",
+    "GSARThresholds": "gsar_otel.core.model",
+    "Decision": "gsar_otel.core.model",
+    "JudgeOutput": "gsar_otel.core.model",
+    "safe_default_judge_output": "gsar_otel.core.model",
+    "partition_weight": "gsar_otel.core.scoring",
+    "gsar_score": "gsar_otel.core.scoring",
+    "decide": "gsar_otel.core.scoring",
+    "Evidence": "gsar_otel.core.evidence",
+    "EvidenceSet": "gsar_otel.core.evidence",
+    "record_evidence": "gsar_otel.core.evidence",
+    "tool_evidence": "gsar_otel.core.evidence",
+    "Adjustment": "gsar_otel.core.integrity",
+    "check_judge_output": "gsar_otel.core.integrity",
+    "Judge": "gsar_otel.core.protocol",
+    "JudgeVerdict": "gsar_otel.core.protocol",
+    "JudgeUsage": "gsar_otel.core.protocol",
+    "LexicalJudge": "gsar_otel.judges.lexical.judge",
+    "AnthropicJudge": "gsar_otel.judges.anthropic.judge",
+    "GSAREvaluator": "gsar_otel.core.evaluator",
+    "GSAREvaluation": "gsar_otel.core.evaluator",
+    "GSARResult": "gsar_otel.core.evaluator",
+    "grounded": "gsar_otel.decorator.api",
+    "GroundingError": "gsar_otel.decorator.api",
+    "GroundedCall": "gsar_otel.decorator.api",
+    "flush": "gsar_otel.decorator.api",
+    "configure_telemetry": "gsar_otel.otel.setup",
+    "TelemetryHandle": "gsar_otel.otel.setup",
+    "TracedEvaluator": "gsar_otel.otel.traced",
+    "emit_result": "gsar_otel.otel.traced",
     "GSARSettings": "gsar_otel.config",
     "SettingsError": "gsar_otel.config",
     "load_settings": "gsar_otel.config",
+    "RecordingJudge": "gsar_otel.judges.recorded.judge",
+    "CassetteStore": "gsar_otel.judges.recorded.judge",
 }
 
 __all__ = [
     "DEFAULT_WEIGHT_MAP",
     "Adjustment",
     "AnthropicJudge",
+    "CassetteStore",
     "Claim",
     "Decision",
     "Evidence",
@@ -84,6 +87,7 @@ __all__ = [
     "JudgeVerdict",
     "LexicalJudge",
     "Partition",
+    "RecordingJudge",
     "SettingsError",
     "TelemetryHandle",
     "TracedEvaluator",
@@ -117,14 +121,10 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings, SettingsError, load_settings
-    from gsar_otel.decorator import GroundedCall, GroundingError, flush, grounded
-    from gsar_otel.evaluator import GSAREvaluation, GSAREvaluator, GSARResult
-    from gsar_otel.evidence import Evidence, EvidenceSet, record_evidence, tool_evidence
-    from gsar_otel.integrity import Adjustment, check_judge_output
-    from gsar_otel.judges.anthropic import AnthropicJudge
-    from gsar_otel.judges.base import Judge, JudgeUsage, JudgeVerdict
-    from gsar_otel.judges.lexical import LexicalJudge
-    from gsar_otel.model import (
+    from gsar_otel.core.evaluator import GSAREvaluation, GSAREvaluator, GSARResult
+    from gsar_otel.core.evidence import Evidence, EvidenceSet, record_evidence, tool_evidence
+    from gsar_otel.core.integrity import Adjustment, check_judge_output
+    from gsar_otel.core.model import (
         DEFAULT_WEIGHT_MAP,
         Claim,
         Decision,
@@ -134,10 +134,11 @@ if TYPE_CHECKING:
         Partition,
         safe_default_judge_output,
     )
-    from gsar_otel.scoring import decide, gsar_score, partition_weight
-    from gsar_otel.telemetry import (
-        TelemetryHandle,
-        TracedEvaluator,
-        configure_telemetry,
-        emit_result,
-    )
+    from gsar_otel.core.protocol import Judge, JudgeUsage, JudgeVerdict
+    from gsar_otel.core.scoring import decide, gsar_score, partition_weight
+    from gsar_otel.decorator.api import GroundedCall, GroundingError, flush, grounded
+    from gsar_otel.judges.anthropic.judge import AnthropicJudge
+    from gsar_otel.judges.lexical.judge import LexicalJudge
+    from gsar_otel.judges.recorded.judge import CassetteStore, RecordingJudge
+    from gsar_otel.otel.setup import TelemetryHandle, configure_telemetry
+    from gsar_otel.otel.traced import TracedEvaluator, emit_result

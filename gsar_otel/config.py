@@ -46,8 +46,8 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gsar_otel import semconv
-from gsar_otel.model import EvidenceType, GSARThresholds
-from gsar_otel.scoring import WeightMap, resolve_weight_map
+from gsar_otel.core.model import EvidenceType, GSARThresholds
+from gsar_otel.core.scoring import WeightMap, resolve_weight_map
 
 DEFAULT_BACKGROUND_QUEUE_SIZE: Final = 1000
 

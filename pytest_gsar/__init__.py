@@ -17,7 +17,7 @@ Case files:
 Recorded verdicts:
     ``--gsar-record-mode=none|once|new_episodes|all`` (default ``none``, replay only) records the
     verdicts of API-backed judges into ``cassettes/gsar/`` next to the test files and replays
-    them without a key (see :mod:`gsar_otel.judges.recorded`).
+    them without a key (see :mod:`gsar_otel.judges.recorded.judge`).
 
 Baselines and reports:
     ``--gsar-baseline=PATH`` fails on a drop of S beyond ``--gsar-tolerance`` or a worse
@@ -27,5 +27,5 @@ Baselines and reports:
 Every option also has an ini form (``gsar_judge``, ``gsar_record_mode``, ...); the command line
 beats ini, which beats the marker. Hooks for ``conftest.py``: ``pytest_gsar_make_judge(config)``
 and ``pytest_gsar_result(item, result)`` (:mod:`pytest_gsar.hooks`). A failing judgement raises
-:class:`pytest_gsar.judging.GroundingFailure`, an ``AssertionError``.
+:class:`pytest_gsar.errors.GroundingFailure`, an ``AssertionError``.
 """

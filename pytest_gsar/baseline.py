@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from gsar_otel.model import DECISION_RANK, Decision
+from gsar_otel.core.model import DECISION_RANK, Decision
 from pytest_gsar.records import JudgementRecord
 
 BASELINE_FORMAT: Final = "gsar-baseline/1"
@@ -34,7 +34,7 @@ _EPSILON: Final = 1e-9
 
 
 def decision_rank(decision: str) -> int:
-    """How bad a decision is (``gsar_otel.model.DECISION_RANK``); unknown names rank worst."""
+    """How bad a decision is (``gsar_otel.core.model.DECISION_RANK``); unknown names rank worst."""
     try:
         return DECISION_RANK[Decision(decision)]
     except ValueError:

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
+from pytest_gsar.errors import GroundingFailure
+
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
@@ -82,7 +84,7 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
     if not isinstance(synthesis, str) or not synthesis.strip():
         raise _field_error(path, line, f"field 'synthesis' must be a non-empty string, got "
                                        f"{_short(synthesis)}")
-    from gsar_otel.evidence import EvidenceSet
+    from gsar_otel.core.evidence import EvidenceSet
 
     evidence = data["evidence"]
     try:
@@ -170,6 +172,11 @@ class GSARCase(pytest.Item):
         super().__init__(**kwargs)
         self.case = case
 
+    @property
+    def gsar_cassette_name(self) -> str:
+        """Every case of one file shares the file's cassette, named after the file."""
+        return f"{self.path.name.removesuffix('.jsonl')}.json"
+
     def runtest(self) -> None:
         """Judge the case; fails with the readable grounding report when it falls short."""
         from pytest_gsar.judging import judge_in_test
@@ -182,8 +189,6 @@ class GSARCase(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException]
     ) -> str | TerminalRepr:
         """A grounding failure shows its explanation, not a traceback into the plugin."""
-        from pytest_gsar.judging import GroundingFailure
-
         if isinstance(excinfo.value, GroundingFailure):
             return f"{self.path.name}:{self.case.line}: {excinfo.value}"
         return super().repr_failure(excinfo)

@@ -6,11 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_gsar.judging import GroundingFailure, build_evaluator, judge_in_test
+from pytest_gsar.errors import GroundingFailure
+from pytest_gsar.judging import build_evaluator, judge_in_test
 
 if TYPE_CHECKING:
-    from gsar_otel.evaluator import GSAREvaluator, GSARResult
-    from gsar_otel.judges.recorded import RecordingJudge
+    from gsar_otel.core.evaluator import GSAREvaluator, GSARResult
+    from gsar_otel.judges.recorded.judge import RecordingJudge
 
 
 class AssertGrounded:

@@ -13,23 +13,20 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from pytest_gsar.baseline import compare
+from pytest_gsar.errors import GroundingFailure
 from pytest_gsar.records import RECORDS_KEY, JudgementRecord
 from pytest_gsar.state import GSARSession, session_of
 
 if TYPE_CHECKING:
-    from gsar_otel.evaluator import GSAREvaluator, GSARResult
-    from gsar_otel.judges.base import Judge
-    from gsar_otel.judges.recorded import RecordingJudge
+    from gsar_otel.core.evaluator import GSAREvaluator, GSARResult
+    from gsar_otel.core.protocol import Judge
+    from gsar_otel.judges.recorded.judge import RecordingJudge
 
 MARKER: Final = "gsar"
 MARKER_OPTIONS: Final = ("decision", "judge", "min_score")
 DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
 _EPSILON: Final = 1e-9
 
-
-
-class GroundingFailure(AssertionError):
-    """A judgement did not meet its test's expectations; the message explains every shortfall."""
 
 
 # --- resolving a test's settings ------------------------------------------------------------------
@@ -95,10 +92,9 @@ def cassette_path(item: pytest.Item, state: GSARSession) -> Path:
     ``tests/cassettes/gsar/test_agent/test_x.json``; every case of ``tests/gsar_cases.jsonl``
     shares ``tests/cassettes/gsar/gsar_cases.json``.
     """
-    from pytest_gsar.cases import GSARCase
-
-    if isinstance(item, GSARCase):
-        return state.cassette_base(item.path) / f"{item.path.name.removesuffix('.jsonl')}.json"
+    shared = getattr(item, "gsar_cassette_name", None)
+    if isinstance(shared, str):
+        return state.cassette_base(item.path) / shared
     name = item.name
     cls = getattr(item, "cls", None)
     if cls is not None:
@@ -118,7 +114,7 @@ def note_existing_cassettes(state: GSARSession, items: list[pytest.Item]) -> Non
 
 def _evaluator(item: pytest.Item, judge: Judge, state: GSARSession,
                options: Mapping[str, Any], *, traced: bool) -> GSAREvaluator:
-    from gsar_otel.evaluator import GSAREvaluator
+    from gsar_otel.core.evaluator import GSAREvaluator
 
     try:
         settings = state.settings()
@@ -133,7 +129,7 @@ def _evaluator(item: pytest.Item, judge: Judge, state: GSARSession,
     defaults.update(options)
     try:
         if traced:
-            from gsar_otel.telemetry import TracedEvaluator
+            from gsar_otel.otel.traced import TracedEvaluator
 
             return TracedEvaluator(judge, function=telemetry_function(item), **defaults)
         return GSAREvaluator(judge, **defaults)
@@ -152,14 +148,12 @@ def build_evaluator(item: pytest.Item, *, judge: object = None,
                     marker: Mapping[str, Any] | None = None,
                     ) -> tuple[GSAREvaluator, RecordingJudge | None]:
     """The evaluator for ``item``: its judge, wrapped for replay unless it is deterministic."""
-    from pytest_gsar.cases import GSARCase
-
     state = session_of(item.config)
     inner = resolve_judge(item, judge, marker_options(item) if marker is None else marker)
     traced = state.telemetry_listening()
     # The cases of one file share a cassette and settings: build their evaluator once.
-    cache_key = (item.path, id(inner), traced) if isinstance(item, GSARCase) and not (
-        evaluator_options) else None
+    shares_file = isinstance(getattr(item, "gsar_cassette_name", None), str)
+    cache_key = (item.path, id(inner), traced) if shares_file and not evaluator_options else None
     if cache_key is not None and cache_key in state.evaluators:
         return state.evaluators[cache_key]
     recording = wrap_for_recording(item, inner)
@@ -172,7 +166,7 @@ def build_evaluator(item: pytest.Item, *, judge: object = None,
 
 def wrap_for_recording(item: pytest.Item, judge: Judge) -> RecordingJudge | None:
     """``judge`` behind the test's cassette, or None for a deterministic judge."""
-    from gsar_otel.judges.recorded import RecordingJudge, is_deterministic
+    from gsar_otel.judges.recorded.judge import RecordingJudge, is_deterministic
 
     if isinstance(judge, RecordingJudge) or is_deterministic(judge):
         return None
@@ -211,9 +205,9 @@ def judge_in_test(
             invalid.
     """
     __tracebackhide__ = True
-    from gsar_otel.evaluator import GSAREvaluator
-    from gsar_otel.evidence import EvidenceSet
-    from gsar_otel.judges.recorded import CassetteError
+    from gsar_otel.core.evaluator import GSAREvaluator
+    from gsar_otel.core.evidence import EvidenceSet
+    from gsar_otel.judges.recorded.judge import CassetteError
 
     state = session_of(item.config)
     marker = marker_options(item)
@@ -341,7 +335,7 @@ def _adjustment_kinds(result: GSARResult) -> dict[str, list[str]]:
 
 def result_details(result: GSARResult, evaluator: GSAREvaluator) -> dict[str, Any]:
     """The answer, evidence and claims of ``result`` as JSON data, for the HTML report."""
-    from gsar_otel.scoring import claim_weight
+    from gsar_otel.core.scoring import claim_weight
 
     kinds = _adjustment_kinds(result)
     return {

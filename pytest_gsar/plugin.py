@@ -23,8 +23,8 @@ from pytest_gsar.records import RECORDS_KEY, REPORT_ATTRIBUTE, JudgementRecord
 from pytest_gsar.state import STATE_KEY, GSARSession
 
 if TYPE_CHECKING:
-    from gsar_otel.evaluator import GSAREvaluator
-    from gsar_otel.judges.base import Judge
+    from gsar_otel.core.evaluator import GSAREvaluator
+    from gsar_otel.core.protocol import Judge
     from pytest_gsar.cases import GSARCaseFile
     from pytest_gsar.fixtures import AssertGrounded
 

@@ -173,7 +173,7 @@ def _slug(value: str) -> str:
 
 
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    from gsar_otel.text import split_sentences
+    from gsar_otel.core.text import split_sentences
 
     spans, position = [], 0
     for sentence in split_sentences(text):
@@ -191,7 +191,7 @@ def claim_spans(text: str, claims: Sequence[dict[str, Any]]) -> list[tuple[int, 
     A claim found word for word marks its own words; otherwise it marks the sentence that shares
     most of its content words. Worse buckets are placed first, so they win overlaps.
     """
-    from gsar_otel.text import content_stems
+    from gsar_otel.core.text import content_stems
 
     taken: list[tuple[int, int, int]] = []
 

@@ -21,12 +21,12 @@ if TYPE_CHECKING:
     import asyncio
 
     from gsar_otel.config import GSARSettings
-    from gsar_otel.evaluator import GSAREvaluator
-    from gsar_otel.evidence import EvidenceSet
-    from gsar_otel.judges.base import Judge, JudgeVerdict
-    from gsar_otel.judges.recorded import CassetteStore, RecordingJudge
-    from gsar_otel.model import JudgeOutput
-    from gsar_otel.telemetry_setup import TelemetryHandle
+    from gsar_otel.core.evaluator import GSAREvaluator
+    from gsar_otel.core.evidence import EvidenceSet
+    from gsar_otel.core.model import JudgeOutput
+    from gsar_otel.core.protocol import Judge, JudgeVerdict
+    from gsar_otel.judges.recorded.judge import CassetteStore, RecordingJudge
+    from gsar_otel.otel.setup import TelemetryHandle
     from pytest_gsar.baseline import BaselineDiff, BaselineEntry
 
 T = TypeVar("T")
@@ -128,7 +128,7 @@ class GSARSession:
         # Keyed by id, holding the judge so that its id cannot be reused by another object.
         cached = self._identities.get(id(judge))
         if cached is None or cached[0] is not judge:
-            from gsar_otel.judges.recorded import judge_identity
+            from gsar_otel.judges.recorded.judge import judge_identity
 
             cached = self._identities[id(judge)] = (judge, judge_identity(judge))
         return cached[1]
@@ -164,7 +164,7 @@ class GSARSession:
         """The cassette at ``path``, loaded once per session."""
         store = self._stores.get(path)
         if store is None:
-            from gsar_otel.judges.recorded import CassetteStore
+            from gsar_otel.judges.recorded.judge import CassetteStore
 
             store = self._stores[path] = CassetteStore(path, existed=self.preexisting.get(path))
         return store
@@ -206,7 +206,7 @@ class GSARSession:
             if self._loop is None or self._loop.is_closed():
                 self._loop = asyncio.new_event_loop()
             return self._loop.run_until_complete(coroutine)
-        from gsar_otel.evaluator import run_sync
+        from gsar_otel.core.evaluator import run_sync
 
         return run_sync(coroutine)
 
@@ -252,8 +252,8 @@ class GSARSession:
             return
         self._telemetry_checked = True
         try:
-            from gsar_otel.instruments import current_providers
-            from gsar_otel.telemetry_setup import (
+            from gsar_otel.otel.instruments import current_providers
+            from gsar_otel.otel.setup import (
                 configure_telemetry,
                 host_meter_provider,
                 host_tracer_provider,
@@ -280,7 +280,7 @@ class GSARSession:
         span and metric work entirely: no-op providers would drop it anyway."""
         if self._current_providers is None:
             self.ensure_telemetry()
-            from gsar_otel.instruments import current_providers
+            from gsar_otel.otel.instruments import current_providers
 
             self._current_providers = current_providers
         providers = self._current_providers()
@@ -320,8 +320,8 @@ def anthropic_identity(model: str | None) -> dict[str, str]:
     """
     import os
 
-    from gsar_otel.judges.anthropic import DEFAULT_MODEL
-    from gsar_otel.judges.prompt import PROMPT_VERSION
+    from gsar_otel.judges.anthropic.judge import DEFAULT_MODEL
+    from gsar_otel.judges.anthropic.prompt import PROMPT_VERSION
     from gsar_otel.semconv import ENV_JUDGE_MODEL
 
     chosen = (model or "").strip() or os.environ.get(ENV_JUDGE_MODEL, "").strip() or DEFAULT_MODEL
@@ -360,7 +360,7 @@ class DeferredJudge:
 
     async def judge_verdict(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
         """Build the real judge and run one round with it."""
-        from gsar_otel.judges.base import run_judge
+        from gsar_otel.core.protocol import run_judge
 
         return await run_judge(self._inner(), synthesis=synthesis, evidence=evidence)
 

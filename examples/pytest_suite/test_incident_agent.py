@@ -2,7 +2,7 @@
 
 Two kinds of test live here. ``gsar_incident_agent.jsonl`` holds recorded agent outputs, one case
 per line, collected by the gsar plugin without any Python. The tests below judge a recorded run
-stored as JSON and the live agent (``gsar_otel.demo_agent``, scripted and offline); replace them
+stored as JSON and the live agent (``gsar_otel.cli.demo_agent``, scripted and offline); replace them
 with your own agent's runs.
 """
 
@@ -13,8 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from gsar_otel.demo_agent import ALERT_ID, OVERREACHING_CLAIM, drop_unsupported_claims, investigate
-from gsar_otel.evidence import collect_evidence
+from gsar_otel.cli.demo_agent import (
+    ALERT_ID,
+    OVERREACHING_CLAIM,
+    drop_unsupported_claims,
+    investigate,
+)
+from gsar_otel.core.evidence import collect_evidence
 
 RECORDED = Path(__file__).parent / "recorded"
 

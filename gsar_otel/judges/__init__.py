@@ -1,5 +1,4 @@
-"""Judges: the offline LexicalJudge, the Claude-backed AnthropicJudge, and recorded verdicts."""
-
-from gsar_otel.judges.base import Judge, JudgeUsage, JudgeVerdict, run_judge
-
-__all__ = ["Judge", "JudgeUsage", "JudgeVerdict", "run_judge"]
+"""Judges: the offline :mod:`~gsar_otel.judges.lexical` judge, the Claude-backed
+:mod:`~gsar_otel.judges.anthropic` judge, :mod:`~gsar_otel.judges.recorded` verdicts, and
+:mod:`~gsar_otel.judges.factory` (a judge by name). The protocol they implement is
+:mod:`gsar_otel.core.protocol`."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from gsar_otel.judges.base import Judge
+from gsar_otel.core.protocol import Judge
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_JUDGE
 
 BUILTIN_JUDGES = ("lexical", "anthropic")
@@ -26,11 +26,11 @@ def make_judge(name: str | None = None, *, model: str | None = None) -> Judge:
     """
     chosen = (name or default_judge_name()).strip().lower()
     if chosen == "lexical":
-        from gsar_otel.judges.lexical import LexicalJudge
+        from gsar_otel.judges.lexical.judge import LexicalJudge
 
         return LexicalJudge()
     if chosen == "anthropic":
-        from gsar_otel.judges.anthropic import AnthropicJudge
+        from gsar_otel.judges.anthropic.judge import AnthropicJudge
 
         return AnthropicJudge(model=model)
     from gsar_otel.plugins import plugin_judge, plugin_judge_names

@@ -8,8 +8,8 @@ from typing import Any
 import anthropic
 import pytest
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.judges.anthropic import AnthropicJudge
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.anthropic.judge import AnthropicJudge
 from tests.support.fake_anthropic import FakeMessagesServer, fake_anthropic
 
 __all__ = ["fake_anthropic"]

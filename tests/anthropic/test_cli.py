@@ -13,8 +13,8 @@ import anthropic
 import pytest
 
 from gsar_otel import cli
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.judges.anthropic import AnthropicJudge
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.anthropic.judge import AnthropicJudge
 from tests.anthropic.conftest import API_KEY, INCIDENT_ANSWER
 from tests.support.fake_anthropic import (
     FakeMessagesServer,

@@ -6,9 +6,9 @@ import asyncio
 import json
 import typing
 
-from gsar_otel.judges.anthropic import AnthropicJudge
-from gsar_otel.judges.base import JudgeVerdict
-from gsar_otel.model import EvidenceType
+from gsar_otel.core.model import EvidenceType
+from gsar_otel.core.protocol import JudgeVerdict
+from gsar_otel.judges.anthropic.judge import AnthropicJudge
 from tests.anthropic.conftest import (
     API_KEY,
     INCIDENT_ANSWER,

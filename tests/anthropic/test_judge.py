@@ -14,16 +14,16 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from gsar_otel.evaluator import GSAREvaluator
-from gsar_otel.evidence import Evidence, EvidenceSet
-from gsar_otel.judges.anthropic import (
+from gsar_otel.core.evaluator import GSAREvaluator
+from gsar_otel.core.evidence import Evidence, EvidenceSet
+from gsar_otel.core.model import Decision, EvidenceType
+from gsar_otel.core.protocol import Judge, JudgeUsage
+from gsar_otel.judges.anthropic.judge import (
     DEFAULT_MODEL,
     AnthropicJudge,
     model_accepts_sampling,
 )
-from gsar_otel.judges.base import Judge, JudgeUsage
-from gsar_otel.judges.prompt import PROMPT_VERSION, SYSTEM_PROMPT, VERDICT_TOOL_NAME
-from gsar_otel.model import Decision, EvidenceType
+from gsar_otel.judges.anthropic.prompt import PROMPT_VERSION, SYSTEM_PROMPT, VERDICT_TOOL_NAME
 from tests.anthropic.conftest import (
     API_KEY,
     INCIDENT_ANSWER,
@@ -346,7 +346,7 @@ def test_importing_the_judge_module_does_not_import_the_sdk() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, gsar_otel, gsar_otel.judges.anthropic, gsar_otel.judges.factory; "
+    code = ("import sys, gsar_otel, gsar_otel.judges.anthropic.judge, gsar_otel.judges.factory; "
             "print('anthropic' in sys.modules)")
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True)

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.evidence import Evidence, EvidenceSet
-from gsar_otel.judges.prompt import (
+from gsar_otel.core.evidence import Evidence, EvidenceSet
+from gsar_otel.core.model import BUCKETS, EvidenceType, JudgeOutput
+from gsar_otel.judges.anthropic.prompt import (
     EVIDENCE_CLOSE,
     EVIDENCE_OPEN,
     NO_EVIDENCE,
@@ -21,7 +22,6 @@ from gsar_otel.judges.prompt import (
     render_repair_prompt,
     render_user_prompt,
 )
-from gsar_otel.model import BUCKETS, EvidenceType, JudgeOutput
 from tests.anthropic.conftest import JudgeFactory
 from tests.support.fake_anthropic import FakeMessagesServer
 

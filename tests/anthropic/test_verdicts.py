@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gsar_otel.judges.verdicts import (
+from gsar_otel.core.model import EvidenceType
+from gsar_otel.judges.anthropic.verdicts import (
     ERROR_INVALID_JSON,
     ERROR_SCHEMA,
     VerdictProblem,
@@ -12,7 +13,6 @@ from gsar_otel.judges.verdicts import (
     salvage_verdict,
     verdict_from_payload,
 )
-from gsar_otel.model import EvidenceType
 from tests.support.fake_anthropic import claim, verdict
 
 

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.model import Claim, JudgeOutput, safe_default_judge_output
-from gsar_otel.text import split_sentences
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import Claim, JudgeOutput, safe_default_judge_output
+from gsar_otel.core.text import split_sentences
 
 Verdict = Callable[[str, EvidenceSet], JudgeOutput]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from gsar_otel.model import Claim, EvidenceType, Partition
+from gsar_otel.core.model import Claim, EvidenceType, Partition
 
 EVIDENCE_TYPES = list(EvidenceType)
 

@@ -12,8 +12,8 @@ from decimal import Decimal, InvalidOperation
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gsar_otel import text
-from gsar_otel.text import Anchors, ClockTime, Number, anchors, merge_anchors
+from gsar_otel.core import text
+from gsar_otel.core.text import Anchors, ClockTime, Number, anchors, merge_anchors
 
 TRICKY = [
     "",

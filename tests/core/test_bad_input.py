@@ -7,11 +7,15 @@ import math
 
 import pytest
 
-from gsar_otel.evaluator import DEFAULT_MAX_SYNTHESIS_CHARS, GSAREvaluator, GSARResult
-from gsar_otel.evidence import DEFAULT_MAX_ITEM_CHARS, EvidenceSet
-from gsar_otel.integrity import MISSING_EVIDENCE_REF, SYNTHESIS_TRUNCATED, UNKNOWN_EVIDENCE_TYPE
-from gsar_otel.model import Claim, Decision, GSARThresholds, JudgeOutput, Partition
-from gsar_otel.scoring import decide, gsar_score
+from gsar_otel.core.evaluator import DEFAULT_MAX_SYNTHESIS_CHARS, GSAREvaluator, GSARResult
+from gsar_otel.core.evidence import DEFAULT_MAX_ITEM_CHARS, EvidenceSet
+from gsar_otel.core.integrity import (
+    MISSING_EVIDENCE_REF,
+    SYNTHESIS_TRUNCATED,
+    UNKNOWN_EVIDENCE_TYPE,
+)
+from gsar_otel.core.model import Claim, Decision, GSARThresholds, JudgeOutput, Partition
+from gsar_otel.core.scoring import decide, gsar_score
 from tests.core.scripted import PROCEED, Recorder, ScriptedJudge
 
 ANSWER = "Disk usage is high on the web tier."

@@ -7,9 +7,9 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gsar_otel.evaluator import GSAREvaluator
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.model import Decision, JudgeOutput
+from gsar_otel.core.evaluator import GSAREvaluator
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import Decision, JudgeOutput
 from tests.core.scripted import ABSTAIN, PROCEED, REGENERATE, REPLAN, ScriptedJudge
 from tests.core.strategies import PROPERTY_SETTINGS
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gsar_otel.evidence import (
+from gsar_otel.core.evidence import (
     DEFAULT_MAX_ITEM_CHARS,
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_TOTAL_CHARS,
@@ -18,7 +18,7 @@ from gsar_otel.evidence import (
     record_evidence,
     tool_evidence,
 )
-from gsar_otel.model import EvidenceType
+from gsar_otel.core.model import EvidenceType
 
 EVIDENCE_A = (
     "[tool=query_metrics row=14:02:01] host=db-prod-1 cpu_pct=97.2\n"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.integrity import (
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.integrity import (
     DUPLICATE_CLAIM,
     EMPTY_CLAIM,
     MISSING_EVIDENCE_REF,
@@ -17,8 +17,8 @@ from gsar_otel.integrity import (
     check_judge_output,
     uncovered_claim_type,
 )
-from gsar_otel.model import Claim, EvidenceType, JudgeOutput, safe_default_judge_output
-from gsar_otel.scoring import gsar_score
+from gsar_otel.core.model import Claim, EvidenceType, JudgeOutput, safe_default_judge_output
+from gsar_otel.core.scoring import gsar_score
 
 EVIDENCE = EvidenceSet.coerce(
     "[tool=query_metrics row=14:02:01] host=db-prod-1 cpu_pct=97.2\n"

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.integrity import UNCOVERED_SENTENCE, check_judge_output
-from gsar_otel.model import BUCKETS, Claim, JudgeOutput
-from gsar_otel.scoring import gsar_score
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.integrity import UNCOVERED_SENTENCE, check_judge_output
+from gsar_otel.core.model import BUCKETS, Claim, JudgeOutput
+from gsar_otel.core.scoring import gsar_score
 from tests.core.strategies import (
     PROPERTY_SETTINGS,
     evidence_types,

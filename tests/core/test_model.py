@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gsar_otel.model import (
+from gsar_otel.core.model import (
     Claim,
     Decision,
     EvidenceType,
@@ -220,7 +220,7 @@ def test_decision_values_are_the_four_strings():
 
 
 def test_thresholds_accept_positional_arguments_like_the_reference() -> None:
-    from gsar_otel.model import GSARThresholds
+    from gsar_otel.core.model import GSARThresholds
 
     assert GSARThresholds(0.9, 0.7) == GSARThresholds(proceed=0.9, regenerate=0.7)
     with pytest.raises(TypeError, match="two values for 'proceed'"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gsar_otel.model import (
+from gsar_otel.core.model import (
     DEFAULT_WEIGHT_MAP,
     Claim,
     Decision,
@@ -12,7 +12,7 @@ from gsar_otel.model import (
     GSARThresholds,
     Partition,
 )
-from gsar_otel.scoring import decide, gsar_score, partition_weight, resolve_weight_map
+from gsar_otel.core.scoring import decide, gsar_score, partition_weight, resolve_weight_map
 
 
 def c(kind: str, text: str = "a claim") -> Claim:

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gsar_otel.model import Claim, EvidenceType, Partition
-from gsar_otel.scoring import claim_weight, gsar_score, partition_weight, resolve_weight_map
+from gsar_otel.core.model import Claim, EvidenceType, Partition
+from gsar_otel.core.scoring import claim_weight, gsar_score, partition_weight, resolve_weight_map
 from tests.core.strategies import (
     PROPERTY_SETTINGS,
     claims,

@@ -1,7 +1,7 @@
 """The Prometheus series gsar-otel's instruments become, derived from the instruments themselves.
 
 The metric names come from ``gsar_otel.semconv`` (``METRIC_*``), the kind and unit of each from
-the real instruments ``gsar_otel.telemetry`` creates (read back through an in-memory reader), and
+the real instruments ``gsar_otel.otel.instruments`` creates (read back through an in-memory reader), and
 the Prometheus names from the exporter's rules (``queries.prometheus_series_names``).
 """
 
@@ -13,7 +13,7 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import Histogram, InMemoryMetricReader, Sum
 
 from gsar_otel import semconv
-from gsar_otel.telemetry import get_telemetry
+from gsar_otel.otel.instruments import get_telemetry
 from tests.dashboards.queries import prometheus_series_names, semconv_metric_names
 
 

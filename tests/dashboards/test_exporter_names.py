@@ -14,7 +14,8 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from gsar_otel import semconv
-from gsar_otel.telemetry import configure_telemetry, get_telemetry
+from gsar_otel.otel.instruments import get_telemetry
+from gsar_otel.otel.setup import configure_telemetry
 from tests.dashboards.queries import (
     allowed_prometheus_labels,
     prometheus_label,

@@ -20,8 +20,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from gsar_otel.decorator import flush
-from gsar_otel.telemetry import set_providers
+from gsar_otel.decorator.api import flush
+from gsar_otel.otel.instruments import set_providers
 from tests.dashboards import workload
 from tests.dashboards.queries import HONEYCOMB_FILES, honeycomb_columns, load_json
 

@@ -26,12 +26,12 @@ import time
 from typing import Any
 
 from gsar_otel import grounded, record_evidence
-from gsar_otel.decorator import flush
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.judges.base import JudgeUsage, JudgeVerdict
-from gsar_otel.judges.lexical import LexicalJudge
-from gsar_otel.model import Claim, EvidenceType, JudgeOutput
-from gsar_otel.telemetry import configure_telemetry
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import Claim, EvidenceType, JudgeOutput
+from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
+from gsar_otel.decorator.api import flush
+from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.otel.setup import configure_telemetry
 
 EVIDENCE: list[tuple[str, str, EvidenceType]] = [
     ("M1", "cpu_pct=97.2 on host web-3 at 14:02", EvidenceType.TOOL_MATCH),

@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
-from gsar_otel import demo_agent
-from gsar_otel.cli import main
-from gsar_otel.evaluator import GSAREvaluator
-from gsar_otel.evidence import EvidenceSet, collect_evidence
-from gsar_otel.judges.lexical import LexicalJudge
-from gsar_otel.model import Claim, JudgeOutput, safe_default_judge_output
+from gsar_otel.cli import demo_agent, main
+from gsar_otel.core.evaluator import GSAREvaluator
+from gsar_otel.core.evidence import EvidenceSet, collect_evidence
+from gsar_otel.core.model import Claim, JudgeOutput, safe_default_judge_output
+from gsar_otel.judges.lexical.judge import LexicalJudge
 from gsar_otel.plugins import hookimpl, register
 from tests.support.fake_anthropic import (
     FakeMessagesServer,

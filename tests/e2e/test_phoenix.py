@@ -23,10 +23,11 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from gsar_otel import config, plugins, semconv, telemetry
-from gsar_otel.decorator import grounded
-from gsar_otel.evidence import record_evidence, tool_evidence
-from gsar_otel.judges.lexical import LexicalJudge
+from gsar_otel import config, plugins, semconv
+from gsar_otel.core.evidence import record_evidence, tool_evidence
+from gsar_otel.decorator.api import grounded
+from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.otel import instruments as telemetry
 from tests.support.phoenix import PROJECT_RESOURCE_ATTRIBUTE, PhoenixServer
 
 pytestmark = pytest.mark.e2e

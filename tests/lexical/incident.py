@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.judges.lexical import ClaimVerdict, LexicalJudge
-from gsar_otel.model import JudgeOutput
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import JudgeOutput
+from gsar_otel.judges.lexical.judge import ClaimVerdict, LexicalJudge
 
 CPU_ROW = "[tool=query_metrics row=14:02:01] host=db-prod-1 cpu_pct=97.2"
 RPS_ROW = "[tool=query_metrics row=14:02:01] host=db-prod-1 rps=12.4"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gsar_otel.bench import (
+from gsar_otel.measure.bench import (
     HELDOUT_PERCENT,
     best_fraction,
     bootstrap_interval,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.integrity import check_judge_output
-from gsar_otel.judges.lexical import split_claims
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.integrity import check_judge_output
+from gsar_otel.judges.lexical.judge import split_claims
 from tests.lexical.incident import EVIDENCE_A, explain, judge
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from gsar_otel.cli import main
-from gsar_otel.commands.judge import render
-from gsar_otel.evaluator import GSAREvaluator
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.model import Claim, JudgeOutput
+from gsar_otel.cli.judge import render
+from gsar_otel.core.evaluator import GSAREvaluator
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import Claim, JudgeOutput
 from tests.lexical.incident import EVIDENCE_A, OUTAGE_EVIDENCE, OUTAGE_REPORT, SCENARIO_1
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "incident"

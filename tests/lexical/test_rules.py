@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from gsar_otel.evidence import Evidence, EvidenceSet
-from gsar_otel.integrity import check_judge_output
-from gsar_otel.judges.base import Judge
-from gsar_otel.judges.lexical import LexicalJudge
-from gsar_otel.model import EvidenceType
+from gsar_otel.core.evidence import Evidence, EvidenceSet
+from gsar_otel.core.integrity import check_judge_output
+from gsar_otel.core.model import EvidenceType
+from gsar_otel.core.protocol import Judge
+from gsar_otel.judges.lexical.judge import LexicalJudge
 from tests.lexical.incident import (
     ALERT_ROW,
     CPU_ROW,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gsar_otel.text import (
+from gsar_otel.core.text import (
     anchors,
     content_stems,
     number_supported,

@@ -7,8 +7,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from gsar_otel.model import Claim, Partition
-from gsar_otel.scoring import gsar_score
+from gsar_otel.core.model import Claim, Partition
+from gsar_otel.core.scoring import gsar_score
 
 _NOISE_FLIP = {"proceed": "regenerate", "regenerate": "replan", "replan": "regenerate",
                "ok": "not_ok", "not_ok": "ok"}

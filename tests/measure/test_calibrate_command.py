@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.calibration import SETTINGS_SCHEMA
 from gsar_otel.cli import main
 from gsar_otel.config import load_settings
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.model import Claim, JudgeOutput
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import Claim, JudgeOutput
+from gsar_otel.core.text import split_sentences
+from gsar_otel.measure.calibration import SETTINGS_SCHEMA
 from gsar_otel.plugins import hookimpl, register, unregister
-from gsar_otel.text import split_sentences
 
 GradedFile = Callable[..., Path]
 

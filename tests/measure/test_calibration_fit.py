@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gsar_otel.calibration import (
+from gsar_otel.core.model import GSARThresholds, Partition
+from gsar_otel.measure.calibration import (
     CalibrationFit,
     GradedScore,
     check_calibration_input,
@@ -13,7 +14,6 @@ from gsar_otel.calibration import (
     predict,
     stratified_folds,
 )
-from gsar_otel.model import GSARThresholds, Partition
 from tests.measure.synthetic import graded_rows
 
 

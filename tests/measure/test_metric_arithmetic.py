@@ -6,7 +6,9 @@ import math
 
 import pytest
 
-from gsar_otel.calibration import (
+from gsar_otel.core.model import Claim, Partition
+from gsar_otel.core.scoring import gsar_score
+from gsar_otel.measure.calibration import (
     GradedScore,
     Interval,
     binary_metrics,
@@ -16,8 +18,6 @@ from gsar_otel.calibration import (
     normalize_label,
     percentile,
 )
-from gsar_otel.model import Claim, Partition
-from gsar_otel.scoring import gsar_score
 
 T, F = True, False
 

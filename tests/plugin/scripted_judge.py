@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gsar_otel.evidence import Evidence, EvidenceSet
-from gsar_otel.model import Claim, JudgeOutput
+from gsar_otel.core.evidence import Evidence, EvidenceSet
+from gsar_otel.core.model import Claim, JudgeOutput
+from gsar_otel.core.text import split_sentences
 from gsar_otel.plugins import hookimpl
-from gsar_otel.text import split_sentences
 
 NAME = "scripted"
 _TIME = re.compile(r"\b\d{1,2}:\d{2}\b")

@@ -1,4 +1,4 @@
-"""gsar_otel.judges.recorded: keys, the cassette store, the record modes, secret scanning."""
+"""gsar_otel.judges.recorded.judge: keys, the cassette store, the record modes, secret scanning."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from gsar_otel.evaluator import run_sync
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.judges.base import JudgeVerdict
-from gsar_otel.judges.lexical import LexicalJudge
-from gsar_otel.judges.recorded import (
+from gsar_otel.core.evaluator import run_sync
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import JudgeOutput
+from gsar_otel.core.protocol import JudgeVerdict
+from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.judges.recorded.judge import (
     RECORD_MODES,
     CassetteError,
     CassetteStore,
@@ -23,7 +24,6 @@ from gsar_otel.judges.recorded import (
     redact_secrets,
     verdict_key,
 )
-from gsar_otel.model import JudgeOutput
 from pytest_gsar import options
 from tests.plugin.helpers import GOOD, HALF, METRIC_ROW
 
@@ -212,7 +212,7 @@ def test_values_of_secret_environment_variables_never_reach_a_cassette(
 @pytest.mark.parametrize("model", [None, "claude-test-model"])
 def test_replay_without_a_key_keys_verdicts_as_the_real_anthropic_judge_does(
         monkeypatch: pytest.MonkeyPatch, model: str | None) -> None:
-    from gsar_otel.judges.anthropic import AnthropicJudge
+    from gsar_otel.judges.anthropic.judge import AnthropicJudge
     from pytest_gsar.state import anthropic_identity
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")

@@ -18,7 +18,7 @@ import json
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from gsar_otel.instruments import set_providers
+from gsar_otel.otel.instruments import set_providers
 
 exporter = InMemorySpanExporter()
 

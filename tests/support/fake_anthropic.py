@@ -33,8 +33,8 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.judges.prompt import SYNTHESIS_CLOSE, SYNTHESIS_OPEN, VERDICT_TOOL_NAME
-from gsar_otel.text import split_sentences
+from gsar_otel.core.text import split_sentences
+from gsar_otel.judges.anthropic.prompt import SYNTHESIS_CLOSE, SYNTHESIS_OPEN, VERDICT_TOOL_NAME
 
 DEFAULT_MODEL_ECHO = "claude-sonnet-4-6"
 """Model named in responses when the request names none."""

@@ -7,7 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from gsar_otel import background, config, plugins, telemetry
+from gsar_otel import config, plugins
+from gsar_otel.otel import background
+from gsar_otel.otel import instruments as telemetry
 from tests.telemetry.helpers import Otel
 
 _SETTING_PREFIXES = ("GSAR_", "OTEL_INSTRUMENTATION_GENAI_", "OTEL_EXPORTER_OTLP_")

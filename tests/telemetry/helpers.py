@@ -18,9 +18,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.judges.base import JudgeUsage, JudgeVerdict
-from gsar_otel.model import Claim, JudgeOutput
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import Claim, JudgeOutput
+from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
 
 ANSWER = "CPU on db-prod-1 reached 97% at 14:02. The spike was caused by a runaway query."
 CPU_ROW = "host=db-prod-1 cpu_pct=97.2 at=14:02:01"

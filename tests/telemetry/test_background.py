@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from gsar_otel import background, flush, grounded, record_evidence
-from gsar_otel.background import BackgroundWorker
-from gsar_otel.decorator import GroundedCall
+from gsar_otel import flush, grounded, record_evidence
+from gsar_otel.decorator.api import GroundedCall
+from gsar_otel.otel import background
+from gsar_otel.otel.background import BackgroundWorker
 from tests.telemetry.helpers import ANSWER, CPU_ROW, BlockingJudge, Otel, ScriptedJudge
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,7 +130,8 @@ def test_queued_evaluations_are_flushed_at_interpreter_exit(tmp_path: Path) -> N
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
         from opentelemetry.sdk.trace.export import SpanExportResult
-        from gsar_otel import grounded, telemetry
+        from gsar_otel import grounded
+        from gsar_otel.otel import instruments as telemetry
         from tests.telemetry.helpers import ScriptedJudge
 
         class Printer(SpanExporter):

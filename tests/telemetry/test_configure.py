@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from gsar_otel import configure_telemetry, grounded, record_evidence, telemetry
-from gsar_otel.telemetry_setup import otlp_protocol
+from gsar_otel import configure_telemetry, grounded, record_evidence
+from gsar_otel.otel import instruments as telemetry
+from gsar_otel.otel.setup import otlp_protocol
 from tests.telemetry.helpers import ANSWER, CPU_ROW, ScriptedJudge
 from tests.telemetry.receivers import grpc_receiver, http_receiver
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from gsar_otel import Evidence, grounded, plugins, record_evidence, tool_evidence
-from gsar_otel.decorator import GroundedCall, merge_evidence
-from gsar_otel.evidence import EvidenceSet
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.decorator.api import GroundedCall, merge_evidence
 from tests.telemetry.helpers import ANSWER, CPU_ROW, Otel, ScriptedJudge, grounded_output
 
 

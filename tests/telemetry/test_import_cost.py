@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.decorator import THRESHOLD_DEFAULTS, grounded
-from gsar_otel.model import GSARThresholds
+from gsar_otel.core.model import GSARThresholds
+from gsar_otel.decorator.api import THRESHOLD_DEFAULTS, grounded
 
 ROOT = Path(__file__).resolve().parents[2]
 
-HEAVY = ("pydantic", "asyncio", "opentelemetry", "gsar_otel.evaluator", "gsar_otel.model",
-         "gsar_otel.config", "gsar_otel.evidence")
+HEAVY = ("pydantic", "asyncio", "opentelemetry", "gsar_otel.core.evaluator", "gsar_otel.core.model",
+         "gsar_otel.config", "gsar_otel.core.evidence")
 
 _PROBE = textwrap.dedent("""
     import json, sys
@@ -53,7 +53,7 @@ def test_importing_grounded_and_decorating_loads_no_heavy_module_until_the_first
     assert report["after_decorating"] == []
     assert report["answer"] == "The answer."
     # the first call did load what judging needs, so the probe above can see a heavy module
-    assert {"pydantic", "asyncio", "gsar_otel.evaluator"} <= set(report["after_first_call"])
+    assert {"pydantic", "asyncio", "gsar_otel.core.evaluator"} <= set(report["after_first_call"])
 
 
 def test_the_decorators_threshold_defaults_are_those_of_gsar_thresholds() -> None:

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from gsar_otel import flush, grounded, record_evidence
-from gsar_otel.judges.base import JudgeUsage
-from gsar_otel.model import Claim, JudgeOutput
+from gsar_otel.core.model import Claim, JudgeOutput
+from gsar_otel.core.protocol import JudgeUsage
 from tests.telemetry.helpers import (
     ANSWER,
     CPU_ROW,

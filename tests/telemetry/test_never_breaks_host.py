@@ -15,8 +15,9 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.trace import StatusCode
 
-from gsar_otel import flush, grounded, plugins, record_evidence, telemetry
-from gsar_otel.evidence import EvidenceSet
+from gsar_otel import flush, grounded, plugins, record_evidence
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.otel import instruments as telemetry
 from tests.telemetry.helpers import (
     ANSWER,
     CPU_ROW,
@@ -167,7 +168,7 @@ def test_a_non_str_result_without_a_synthesis_extractor_is_returned_and_logged_o
     global RESULT
     RESULT = Report(ANSWER)
     sync_agent, _ = decorate_both(judge=ScriptedJudge())
-    with caplog.at_level(logging.WARNING, logger="gsar_otel.decorator"):
+    with caplog.at_level(logging.WARNING, logger="gsar_otel.decorator.api"):
         assert sync_agent() is RESULT
         assert sync_agent() is RESULT
     assert [r.message for r in caplog.records].count(

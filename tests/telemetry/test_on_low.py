@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from gsar_otel import GroundingError, GSARResult, grounded, record_evidence
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.model import GSARThresholds, JudgeOutput
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import GSARThresholds, JudgeOutput
 from tests.telemetry.helpers import (
     ANSWER,
     CPU_ROW,

@@ -13,7 +13,7 @@ from gsar_otel.config import (
     load_settings,
     reset_settings,
 )
-from gsar_otel.model import EvidenceType, GSARThresholds
+from gsar_otel.core.model import EvidenceType, GSARThresholds
 
 FULL_JSON = """{
   "thresholds": {"proceed": 0.75, "regenerate": 0.55},

@@ -9,8 +9,8 @@ import pytest
 from opentelemetry.trace import SpanKind, StatusCode
 
 from gsar_otel import flush, grounded, record_evidence
-from gsar_otel.judges.base import JudgeUsage
-from gsar_otel.model import Claim, JudgeOutput
+from gsar_otel.core.model import Claim, JudgeOutput
+from gsar_otel.core.protocol import JudgeUsage
 from tests.telemetry.helpers import ANSWER, CPU_ROW, FailingJudge, Otel, ScriptedJudge
 
 EXPECTED_EVALUATE_ATTRIBUTES: dict[str, Any] = {

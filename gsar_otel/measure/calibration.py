@@ -4,7 +4,7 @@ The paper's reference thresholds (0.80 / 0.65, rho 0.5) are one calibrated point
 deployment grades 100-200 of its own answers (``proceed | regenerate | replan``, or simply
 ``ok | not_ok``) and fits the thresholds that best reproduce those grades. Everything here is a
 pure function of the graded scores; reading files, judging and plotting live in
-``gsar_otel.commands.calibrate``.
+``gsar_otel.cli.calibrate``.
 
 How the fit works:
 
@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from gsar_otel.model import DEFAULT_UNKNOWN_WEIGHT, EvidenceType, GSARThresholds, Partition
-from gsar_otel.scoring import BOUNDARY_TOLERANCE, NEUTRAL_SCORE, decide, partition_weight
+from gsar_otel.core.model import DEFAULT_UNKNOWN_WEIGHT, EvidenceType, GSARThresholds, Partition
+from gsar_otel.core.scoring import BOUNDARY_TOLERANCE, NEUTRAL_SCORE, decide, partition_weight
 
 PROCEED: Final = "proceed"
 REGENERATE: Final = "regenerate"

@@ -25,10 +25,10 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.judges.base import Judge
-from gsar_otel.model import Decision, GSARThresholds
-from gsar_otel.text import content_stems, words
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import Decision, GSARThresholds
+from gsar_otel.core.protocol import Judge
+from gsar_otel.core.text import content_stems, words
 
 AnswerLabel = Literal["faithful", "unfaithful"]
 Split = Literal["dev", "heldout"]
@@ -368,7 +368,7 @@ async def judge_examples(
     Raises:
         ValueError: ``concurrency`` below 1.
     """
-    from gsar_otel.evaluator import GSAREvaluator
+    from gsar_otel.core.evaluator import GSAREvaluator
 
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}")

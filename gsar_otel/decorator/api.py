@@ -10,7 +10,7 @@
 
 Every call is judged (in observe mode ``sample_rate`` and ``GSAR_SAMPLE_RATE`` can thin that out;
 ``raise`` and ``recover`` judge every call) and reported as
-a ``gsar.evaluate`` span under the caller's span, with metrics (see :mod:`gsar_otel.telemetry`).
+a ``gsar.evaluate`` span under the caller's span, with metrics (see :mod:`gsar_otel.otel.traced`).
 
 What the decorated function returns or raises never changes because of judging or telemetry:
 with ``on_low="observe"`` (the default) the caller gets the very same object back, and the same
@@ -43,8 +43,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
-from gsar_otel.background import flush
-from gsar_otel.grounding import (
+from gsar_otel.decorator.grounding import (
     GroundedCall,
     GroundedFunction,
     GroundedOptions,
@@ -53,10 +52,11 @@ from gsar_otel.grounding import (
     OnLow,
     merge_evidence,
 )
+from gsar_otel.otel.background import flush
 
 if TYPE_CHECKING:
-    from gsar_otel.judges.base import Judge
-    from gsar_otel.model import GSARThresholds
+    from gsar_otel.core.model import GSARThresholds
+    from gsar_otel.core.protocol import Judge
 
 __all__ = ["GroundedCall", "GroundingError", "flush", "grounded", "merge_evidence"]
 
@@ -66,11 +66,11 @@ R = TypeVar("R")
 MODES: Final = ("inline", "background")
 ON_LOW: Final = ("observe", "raise", "recover")
 THRESHOLD_DEFAULTS: Final = MappingProxyType({"proceed": 0.80, "regenerate": 0.65})
-"""The defaults of :class:`~gsar_otel.model.GSARThresholds`, for a mapping that gives one key."""
+"""The defaults of :class:`~gsar_otel.core.model.GSARThresholds`, for a mapping with one key."""
 
 
 def _unit_interval(name: str, value: object) -> float:
-    # The rules and messages of gsar_otel.model.check_unit_interval, without importing pydantic.
+    # The rules and messages of core.model.check_unit_interval, without importing pydantic.
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
     number = float(value)
@@ -84,7 +84,7 @@ def _thresholds(value: object) -> GSARThresholds | Mapping[str, float] | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        from gsar_otel.model import GSARThresholds
+        from gsar_otel.core.model import GSARThresholds
 
         if isinstance(value, GSARThresholds):
             return value

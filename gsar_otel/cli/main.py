@@ -1,6 +1,6 @@
 """The ``gsar`` command: ``judge``, ``demo``, ``bench`` and ``calibrate``.
 
-Each subcommand lives in ``gsar_otel.commands.<name>`` and exposes ``add_arguments(parser)`` and
+Each subcommand lives in ``gsar_otel.cli.<name>`` and exposes ``add_arguments(parser)`` and
 ``run(args) -> int``; heavy imports happen inside ``run`` so ``gsar --help`` stays fast.
 Exit codes: 0 success (for ``judge``: the answer proceeds), 1 a negative verdict, 2 bad input.
 """
@@ -12,17 +12,14 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from gsar_otel.cli.common import EXIT_BAD_INPUT, EXIT_OK, BadInput
+
 COMMANDS: dict[str, str] = {
     "judge": "Judge one answer against its evidence and print the claims, S and the decision.",
     "demo": "Run the example incident-response agent under @grounded (no key, no servers).",
     "bench": "Measure a judge on labelled grounding data (balanced accuracy, confusion matrix).",
     "calibrate": "Fit tau_proceed / tau_regenerate (and rho) on a small human-graded set.",
 }
-
-EXIT_OK = 0
-EXIT_NOT_PROCEED = 1
-EXIT_BAD_INPUT = 2
-
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
@@ -33,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
                "2 bad input.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, help_text in COMMANDS.items():
-        module = importlib.import_module(f"gsar_otel.commands.{name}")
+        module = importlib.import_module(f"gsar_otel.cli.{name}")
         command = sub.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(command)
         command.set_defaults(_module=module)
@@ -59,10 +56,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gsar {args.command}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return code
-
-
-class BadInput(Exception):
-    """Raised by a subcommand for input it cannot use; printed without a traceback, exit 2."""
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ import copy
 import re
 from typing import Any, Final, Literal
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.model import EvidenceType
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import EvidenceType
 
 PROMPT_VERSION: Final = "gsar-judge-1"
 """Version of the prompt, schema and rendering together; part of a judge's identity."""

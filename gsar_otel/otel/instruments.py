@@ -14,10 +14,11 @@ from typing import Any
 from opentelemetry import metrics, trace
 
 from gsar_otel import semconv as sc
+from gsar_otel._version import __version__
 
 logger = logging.getLogger(__name__)
 
-_VERSION = "0.1.0"
+_VERSION = __version__
 
 
 @dataclass(frozen=True, slots=True)

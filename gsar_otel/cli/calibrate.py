@@ -15,7 +15,7 @@ settings file that ``GSAR_CONFIG`` points the decorator and the pytest plugin at
     {"thresholds": {"proceed": 0.74, "regenerate": 0.59}, "contradiction_penalty": 0.5}
 
 The method (grid, objective, cross-validation, bootstrap) is described in
-``gsar_otel.calibration``.
+``gsar_otel.measure.calibration``.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gsar_otel import calibration as cal
-from gsar_otel.cli import BadInput
+from gsar_otel.cli.common import BadInput
 from gsar_otel.config import GSARSettings, SettingsError, load_settings
-from gsar_otel.model import GSARThresholds, JudgeOutput, Partition
+from gsar_otel.core.model import GSARThresholds, JudgeOutput, Partition
+from gsar_otel.measure import calibration as cal
 
 JUDGE_CONCURRENCY = 4
 """Answers judged at once: enough to hide a remote judge's latency, few enough for rate limits."""
@@ -207,7 +207,7 @@ def parse_line(raw: str, number: int) -> GradedLine:
     if "evidence" not in data:
         raise ValueError("'synthesis' needs 'evidence': a string, a list of strings, or a list "
                          "of {id, content} objects")
-    from gsar_otel.evidence import EvidenceSet
+    from gsar_otel.core.evidence import EvidenceSet
 
     try:
         evidence = EvidenceSet.coerce(data["evidence"])
@@ -261,7 +261,7 @@ def score_lines(
             judge = make_judge(judge_name, model=judge_model)
         except ValueError as error:
             raise BadInput(str(error)) from None
-        from gsar_otel.judges.base import judge_name as name_of
+        from gsar_otel.core.protocol import judge_name as name_of
 
         summary["judge"] = name_of(judge)
         if not quiet:
@@ -289,7 +289,7 @@ def score_lines(
 async def _judge_all(judge: Any, lines: Sequence[GradedLine],
                      weight_map: Mapping[str, float] | None
                      ) -> dict[int, tuple[Partition, bool, str | None]]:
-    from gsar_otel.evaluator import GSAREvaluator
+    from gsar_otel.core.evaluator import GSAREvaluator
 
     # One-shot: no recovery callbacks, so each answer is judged exactly once.
     evaluator = GSAREvaluator(judge, weight_map=weight_map)

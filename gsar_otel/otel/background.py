@@ -218,7 +218,7 @@ def flush(timeout: float = 5.0) -> bool:
 
 
 def _flush_providers(timeout_s: float) -> bool:
-    from gsar_otel.instruments import current_providers
+    from gsar_otel.otel.instruments import current_providers
 
     ok = True
     for provider in current_providers():

@@ -34,8 +34,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final, cast
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.judges.base import (
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import JudgeOutput
+from gsar_otel.core.protocol import (
     Judge,
     JudgeUsage,
     JudgeVerdict,
@@ -43,7 +44,6 @@ from gsar_otel.judges.base import (
     judge_name,
     run_judge,
 )
-from gsar_otel.model import JudgeOutput
 
 CASSETTE_FORMAT: Final = "gsar-cassette/1"
 """Format marker written into every cassette; a cassette with another marker is refused."""

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gsar_otel.evaluator import GSARResult
-    from gsar_otel.model import GSARThresholds
+    from gsar_otel.core.evaluator import GSARResult
+    from gsar_otel.core.model import GSARThresholds
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +42,7 @@ def read_argument(value: str, name: str) -> str:
     Raises:
         BadInput: the file cannot be read, or the text is empty.
     """
-    from gsar_otel.cli import BadInput
+    from gsar_otel.cli.common import BadInput
 
     text = value
     if value.startswith("@"):
@@ -67,8 +67,8 @@ def parse_thresholds(proceed: float | None, regenerate: float | None) -> GSARThr
     """
     from pydantic import ValidationError
 
-    from gsar_otel.cli import BadInput
-    from gsar_otel.model import GSARThresholds
+    from gsar_otel.cli.common import BadInput
+    from gsar_otel.core.model import GSARThresholds
 
     values: dict[str, float] = {}
     if proceed is not None:
@@ -102,11 +102,11 @@ def parse_evidence(text: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Judge once and print the verdict; 0 when it proceeds, 1 otherwise."""
-    from gsar_otel.cli import EXIT_NOT_PROCEED, EXIT_OK, BadInput
-    from gsar_otel.evaluator import GSAREvaluator
-    from gsar_otel.evidence import EvidenceSet
+    from gsar_otel.cli.common import EXIT_NOT_PROCEED, EXIT_OK, BadInput
+    from gsar_otel.core.evaluator import GSAREvaluator
+    from gsar_otel.core.evidence import EvidenceSet
+    from gsar_otel.core.model import Decision
     from gsar_otel.judges.factory import make_judge
-    from gsar_otel.model import Decision
 
     synthesis = read_argument(args.synthesis, "--synthesis")
     evidence_text = read_argument(args.evidence, "--evidence")
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
 
 def render(result: GSARResult, evidence: Any) -> str:
     """The verdict as a table of claims, then S and the decision."""
-    from gsar_otel.scoring import claim_weight, resolve_weight_map
+    from gsar_otel.core.scoring import claim_weight, resolve_weight_map
 
     weights = resolve_weight_map(None)
     adjustments: dict[str, list[str]] = {}

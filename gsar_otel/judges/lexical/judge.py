@@ -32,7 +32,7 @@ gives every claim a bucket, an evidence type and the ids of the evidence it rest
    after it, so it neither supports nor burdens the answer.
 
 Grounded claims always cite the items holding their numbers and times, so the integrity guard
-(:mod:`gsar_otel.integrity`) keeps them as they are.
+(:mod:`gsar_otel.core.integrity`) keeps them as they are.
 """
 
 from __future__ import annotations
@@ -48,10 +48,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
-from gsar_otel.evidence import Evidence, EvidenceSet
-from gsar_otel.model import Bucket, Claim, EvidenceType, JudgeOutput
-from gsar_otel.scoring import gsar_score
-from gsar_otel.text import (
+from gsar_otel.core.evidence import Evidence, EvidenceSet
+from gsar_otel.core.model import Bucket, Claim, EvidenceType, JudgeOutput
+from gsar_otel.core.scoring import gsar_score
+from gsar_otel.core.text import (
     STOPWORDS,
     Anchors,
     ClockTime,
@@ -747,7 +747,7 @@ class _Support:
 class LexicalJudge:
     """An offline, deterministic judge for tool-output evidence (metric rows, logs, alerts).
 
-    Implements the :class:`~gsar_otel.judges.base.Judge` protocol. It needs no key and no network
+    Implements the :class:`~gsar_otel.core.protocol.Judge` protocol. It needs no key and no network
     and returns the same verdict for the same input every time.
     """
 

@@ -162,7 +162,7 @@ class TelemetryHandle:
                 return
             self._closed = True
         if self._local:
-            from gsar_otel.telemetry import set_providers
+            from gsar_otel.otel.instruments import set_providers
 
             set_providers()
         for provider in (self.tracer_provider, self.meter_provider):
@@ -209,7 +209,8 @@ def configure_telemetry(
         prometheus_host: address the Prometheus endpoint listens on.
         span_exporters / metric_readers: more exporters (batched) and readers to attach.
         set_global: install the providers globally (the default; only where the host has none).
-            False keeps them for gsar-otel's own telemetry (see ``telemetry.set_providers``).
+            False keeps them for gsar-otel's own telemetry (see
+            ``gsar_otel.otel.instruments.set_providers``).
         console_out: stream for console output.
 
     Returns:
@@ -261,13 +262,13 @@ def configure_telemetry(
             handle.installed_meter_provider = (
                 metrics.get_meter_provider() is handle.meter_provider)
     else:
-        from gsar_otel.telemetry import set_providers
+        from gsar_otel.otel.instruments import set_providers
 
         set_providers(tracer_provider=handle.tracer_provider,
                       meter_provider=handle.meter_provider)
 
     # Flush background evaluations at exit before the providers' own exit shutdown runs.
-    from gsar_otel.background import register_exit_flush
+    from gsar_otel.otel.background import register_exit_flush
 
     register_exit_flush()
     return handle

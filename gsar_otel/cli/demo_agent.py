@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from gsar_otel.evidence import EvidenceSet, record_evidence, tool_evidence
-from gsar_otel.judges.base import Judge
-from gsar_otel.model import EvidenceType, GSARThresholds, JudgeOutput
-from gsar_otel.text import content_stems, split_sentences
+from gsar_otel.core.evidence import EvidenceSet, record_evidence, tool_evidence
+from gsar_otel.core.model import EvidenceType, GSARThresholds, JudgeOutput
+from gsar_otel.core.protocol import Judge
+from gsar_otel.core.text import content_stems, split_sentences
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer, TracerProvider
@@ -213,7 +213,7 @@ def make_incident_agent(
     """
     from opentelemetry import trace
 
-    from gsar_otel.decorator import grounded
+    from gsar_otel.decorator.api import grounded
 
     tracer = trace.get_tracer(__name__, tracer_provider=tracer_provider)
     settings: dict[str, Any] = {

@@ -1,6 +1,6 @@
 """``gsar demo``: run the example incident-response agent under ``@grounded`` (no key, no servers).
 
-The agent (:mod:`gsar_otel.demo_agent`) investigates alert A-9912, and its first answer claims a
+The agent (:mod:`gsar_otel.cli.demo_agent`) investigates alert A-9912, and its first answer claims a
 root cause the evidence does not show. The demo prints each judge round's claims (verdict,
 evidence type, weight, cited evidence), S and the decision, the trajectory of the recovery loop,
 and the final answer; it exits 0 when the final answer proceeds.
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from gsar_otel.cli import EXIT_NOT_PROCEED, EXIT_OK, BadInput
+from gsar_otel.cli.common import EXIT_NOT_PROCEED, EXIT_OK, BadInput
 from gsar_otel.plugins import hookimpl
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from gsar_otel.evaluator import GSAREvaluation, GSARResult
-    from gsar_otel.telemetry_setup import TelemetryHandle
+    from gsar_otel.core.evaluator import GSAREvaluation, GSARResult
+    from gsar_otel.otel.setup import TelemetryHandle
 
 MAX_REPEAT = 10_000
 VERDICTS = ("grounded", "ungrounded", "contradicted", "complementary")
@@ -76,10 +76,10 @@ class _Captured:
 def run(args: argparse.Namespace) -> int:
     """Run the demo; 0 when every run's final answer proceeds, 1 otherwise."""
     _check_args(args)
-    from gsar_otel import demo_agent
-    from gsar_otel.judges.base import judge_model, judge_name
+    from gsar_otel.cli import demo_agent
+    from gsar_otel.core.model import Decision
+    from gsar_otel.core.protocol import judge_model, judge_name
     from gsar_otel.judges.factory import make_judge
-    from gsar_otel.model import Decision
     from gsar_otel.plugins import register, unregister
 
     try:
@@ -150,7 +150,7 @@ class _Telemetry:
         from opentelemetry.sdk.metrics.export import InMemoryMetricReader
         from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-        from gsar_otel.telemetry_setup import configure_telemetry
+        from gsar_otel.otel.setup import configure_telemetry
 
         spans, metric_reader = InMemorySpanExporter(), InMemoryMetricReader()
         try:
@@ -217,7 +217,7 @@ class _Telemetry:
 def _no_global_providers() -> bool:
     """True when this process has no tracer or meter provider yet: the demo then installs its
     own globally, so that the judge's SDK spans (e.g. the Anthropic client's) are exported too."""
-    from gsar_otel.telemetry_setup import host_meter_provider, host_tracer_provider
+    from gsar_otel.otel.setup import host_meter_provider, host_tracer_provider
 
     return host_tracer_provider() is None and host_meter_provider() is None
 
@@ -344,8 +344,8 @@ def _print_report(out: TextIO, meta: dict[str, Any], answers: Sequence[str],
 
 
 def _print_round(out: TextIO, entry: GSAREvaluation) -> None:
-    from gsar_otel.model import DEFAULT_UNKNOWN_WEIGHT
-    from gsar_otel.scoring import claim_weight, resolve_weight_map
+    from gsar_otel.core.model import DEFAULT_UNKNOWN_WEIGHT
+    from gsar_otel.core.scoring import claim_weight, resolve_weight_map
 
     weights = resolve_weight_map(None)
     output = entry.judge_output

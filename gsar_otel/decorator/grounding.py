@@ -1,6 +1,6 @@
 """The core behind ``@grounded``: sampling, evidence capture, judging inline or in the
 background, ``on_low``, and never breaking the host. The decorator's sync and async shells in
-:mod:`gsar_otel.decorator` only call into :class:`GroundedFunction`.
+:mod:`gsar_otel.decorator.api` only call into :class:`GroundedFunction`.
 
 Importing this module and decorating a function stay cheap: pydantic, asyncio, the settings, the
 models and the evaluator load on the first call (:meth:`GroundedFunction._resolve`) or the first
@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from gsar_otel import semconv as sc
-from gsar_otel.background import get_worker
+from gsar_otel.otel.background import get_worker
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings
-    from gsar_otel.evaluator import GSARResult
-    from gsar_otel.evidence import Evidence, EvidenceSet
-    from gsar_otel.judges.base import Judge
-    from gsar_otel.model import GSARThresholds, JudgeOutput
+    from gsar_otel.core.evaluator import GSARResult
+    from gsar_otel.core.evidence import Evidence, EvidenceSet
+    from gsar_otel.core.model import GSARThresholds, JudgeOutput
+    from gsar_otel.core.protocol import Judge
 
 __all__ = ["GroundedCall", "GroundedFunction", "GroundingError", "JudgeUnavailableError",
            "UnavailableJudge", "merge_evidence"]
@@ -50,7 +50,7 @@ class GroundingError(Exception):
     """Raised by ``@grounded(on_low="raise")`` when the final decision is not ``proceed``.
 
     Attributes:
-        result: the :class:`~gsar_otel.evaluator.GSARResult` behind the decision.
+        result: the :class:`~gsar_otel.core.evaluator.GSARResult` behind the decision.
         function: the name of the decorated function.
     """
 
@@ -122,7 +122,7 @@ class GroundedFunction:
     """The one core behind the sync and async shells of a decorated function."""
 
     _collector: contextvars.ContextVar[list[Evidence] | None]
-    """The evidence collector of :mod:`gsar_otel.evidence`, bound by :meth:`_resolve` (so that
+    """The evidence collector of :mod:`gsar_otel.core.evidence`, bound by :meth:`_resolve` (so that
     importing this module does not import pydantic)."""
 
     def __init__(self, fn: Callable[..., Any], options: GroundedOptions, function: str) -> None:
@@ -181,7 +181,7 @@ class GroundedFunction:
             if self.plan is not None:
                 return self.plan
             from gsar_otel.config import SettingsError, get_settings
-            from gsar_otel.evidence import _COLLECTOR
+            from gsar_otel.core.evidence import _COLLECTOR
 
             # Bound before the plan is published: start() reads it once the plan is set.
             self._collector = _COLLECTOR
@@ -237,7 +237,8 @@ class GroundedFunction:
         latter are recognised by identity and re-raised unchanged by the caller of this method.
         """
         from gsar_otel.config import get_settings
-        from gsar_otel.telemetry import TracedEvaluator, start_evaluation
+        from gsar_otel.otel.recording import start_evaluation
+        from gsar_otel.otel.traced import TracedEvaluator
 
         plan = self.plan
         settings = plan.settings if plan and plan.settings else get_settings()
@@ -274,7 +275,7 @@ class GroundedFunction:
         option = self.options.thresholds
         if option is None:
             return None
-        from gsar_otel.model import GSARThresholds
+        from gsar_otel.core.model import GSARThresholds
 
         # A mapping was checked at decoration with the same rules, so this does not raise.
         built = option if isinstance(option, GSARThresholds) else GSARThresholds(**option)
@@ -298,7 +299,7 @@ class GroundedFunction:
 
     def _evidence(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                   collected: list[Evidence]) -> EvidenceSet:
-        from gsar_otel.evidence import EvidenceSet
+        from gsar_otel.core.evidence import EvidenceSet
 
         extra: EvidenceSet | None = None
         if self.options.evidence is not None:
@@ -354,7 +355,7 @@ class GroundedFunction:
         if outcome is None or on_low == "observe" or not outcome.trajectory:
             return result
         if on_low == "raise":
-            from gsar_otel.model import Decision
+            from gsar_otel.core.model import Decision
 
             # Fail closed: a judge that could not judge has not shown the answer is grounded.
             if outcome.final_decision is not Decision.PROCEED:
@@ -367,7 +368,7 @@ class GroundedFunction:
 
     def _dropped(self) -> None:
         try:
-            from gsar_otel.telemetry import get_telemetry
+            from gsar_otel.otel.instruments import get_telemetry
 
             get_telemetry().instruments.background_dropped.add(
                 1, {sc.GSAR_FUNCTION: self.function})
@@ -405,7 +406,7 @@ def _run_on_thread_loop(coro: Coroutine[Any, Any, T]) -> T:
             _thread_state.loop = loop
             weakref.finalize(threading.current_thread(), loop.close)
         return loop.run_until_complete(coro)
-    from gsar_otel.evaluator import run_sync
+    from gsar_otel.core.evaluator import run_sync
 
     return run_sync(coro)
 
@@ -439,7 +440,7 @@ async def _watch_awaitable(value: Awaitable[Any], errors: list[BaseException]) -
 
 def merge_evidence(collected: Sequence[Evidence], extra: EvidenceSet | None) -> EvidenceSet:
     """Collected evidence followed by an extractor's, with colliding ids renumbered (``E<n>``)."""
-    from gsar_otel.evidence import EvidenceSet
+    from gsar_otel.core.evidence import EvidenceSet
 
     items = [*collected, *(extra.items if extra is not None else ())]
     reserved = {item.id for item in items}

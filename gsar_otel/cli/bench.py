@@ -39,12 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print the report."""
-    from gsar_otel import bench
-    from gsar_otel.cli import BadInput
-    from gsar_otel.commands.judge import parse_thresholds
-    from gsar_otel.judges.base import judge_name
+    from gsar_otel.cli.common import BadInput
+    from gsar_otel.cli.judge import parse_thresholds
+    from gsar_otel.core.model import check_unit_interval
+    from gsar_otel.core.protocol import judge_name
     from gsar_otel.judges.factory import make_judge
-    from gsar_otel.model import check_unit_interval
+    from gsar_otel.measure import bench
 
     if args.limit is not None and args.limit < 1:
         raise BadInput(f"--limit must be an integer >= 1, got {args.limit}")
@@ -121,7 +121,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 def render(report: object) -> str:
     """The report as readable tables."""
-    from gsar_otel.bench import BenchReport
+    from gsar_otel.measure.bench import BenchReport
 
     assert isinstance(report, BenchReport)
     lines = [

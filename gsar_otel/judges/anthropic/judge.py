@@ -4,7 +4,7 @@ One judge round is one Messages API call (two when the first reply needs repair)
 comes back as constrained JSON (structured output, the default) or as the input of a forced tool
 call (``output_mode="tool"``, for models or gateways without structured output). The fixed system
 prompt is sent as a cacheable prefix, and the usage the API reports is kept on every
-:class:`~gsar_otel.judges.base.JudgeVerdict`.
+:class:`~gsar_otel.core.protocol.JudgeVerdict`.
 
 The judge never raises into the caller (``asyncio.CancelledError`` aside): a rate limit or
 overload that outlasts the SDK's own retries, a server error, a timeout, a connection error, a
@@ -30,9 +30,10 @@ import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from gsar_otel.evidence import EvidenceSet
-from gsar_otel.judges.base import JudgeUsage, JudgeVerdict
-from gsar_otel.judges.prompt import (
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import JudgeOutput, check_unit_interval, safe_default_judge_output
+from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
+from gsar_otel.judges.anthropic.prompt import (
     PROMPT_VERSION,
     SYSTEM_PROMPT,
     VERDICT_TOOL_NAME,
@@ -42,7 +43,7 @@ from gsar_otel.judges.prompt import (
     verdict_schema,
     verdict_tool,
 )
-from gsar_otel.judges.verdicts import (
+from gsar_otel.judges.anthropic.verdicts import (
     ERROR_INVALID_JSON,
     ERROR_SCHEMA,
     VerdictProblem,
@@ -50,7 +51,6 @@ from gsar_otel.judges.verdicts import (
     salvage_verdict,
     verdict_from_payload,
 )
-from gsar_otel.model import JudgeOutput, check_unit_interval, safe_default_judge_output
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_ANTHROPIC_BASE_URL, ENV_JUDGE_MODEL
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from gsar_otel.model import BUCKETS, Claim, JudgeOutput, check_unit_interval
+from gsar_otel.core.model import BUCKETS, Claim, JudgeOutput, check_unit_interval
 
 ERROR_INVALID_JSON: Final = "InvalidJSON"
 """error_type of a reply that holds no parseable JSON."""
@@ -67,7 +67,7 @@ def verdict_from_payload(data: Any) -> JudgeOutput:
     """Validate a parsed verdict as a JudgeOutput, leniently where nothing is lost.
 
     Fields a claim should not have are dropped, null lists count as empty, and unknown evidence
-    type strings are kept (see :class:`~gsar_otel.model.Claim`).
+    type strings are kept (see :class:`~gsar_otel.core.model.Claim`).
 
     Raises:
         VerdictProblem: ``SchemaViolation``, naming each offending field.

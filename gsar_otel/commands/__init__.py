@@ -1,1 +1,0 @@
-"""Subcommands of the ``gsar`` command line."""
