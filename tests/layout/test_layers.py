@@ -1,0 +1,161 @@
+"""The package's layout: one-directional layers, no import cycles, no module over 400 lines.
+
+Every ``import`` in every module (module level and inside functions, but not under
+``if TYPE_CHECKING:``) is read with :mod:`ast` and checked against the declared layer order:
+core <- judges <- otel / measure <- decorator / pytest_gsar <- cli.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("gsar_otel", "pytest_gsar")
+MAX_LINES = 400
+
+# (layer, module prefixes); a module belongs to the layer of its longest matching prefix.
+LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (0, ("gsar_otel._version", "gsar_otel._compat", "gsar_otel.semconv")),
+    (1, ("gsar_otel.core", "gsar_otel.config")),
+    (2, ("gsar_otel.judges", "gsar_otel.plugins")),
+    (3, ("gsar_otel.otel", "gsar_otel.measure")),
+    (4, ("gsar_otel.decorator", "pytest_gsar")),
+    (5, ("gsar_otel.cli",)),
+)
+# Thin re-exports above everything: the lazy package namespace and the deprecated old paths.
+TOP = 9
+TOP_MODULES = ("gsar_otel", "gsar_otel.model", "gsar_otel.scoring", "gsar_otel.evidence",
+               "gsar_otel.integrity", "gsar_otel.evaluator", "gsar_otel.telemetry",
+               "gsar_otel.judges.base")
+
+
+def module_files() -> Iterator[tuple[str, Path]]:
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            yield ".".join(parts), path
+
+
+MODULES = dict(module_files())
+
+
+def layer_of(module: str) -> int:
+    if module in TOP_MODULES:
+        return TOP
+    best: tuple[int, int] | None = None
+    for layer, prefixes in LAYERS:
+        for prefix in prefixes:
+            if module == prefix or module.startswith(prefix + "."):
+                candidate = (len(prefix), layer)
+                best = candidate if best is None or candidate > best else best
+    if best is None:
+        raise AssertionError(f"{module} is in no declared layer; add it to LAYERS")
+    return best[1]
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def imports_of(module: str, path: Path) -> set[str]:
+    """The project modules ``module`` imports at run time."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve(module, node, path.name == "__init__.py")
+            submodules = {f"{target}.{alias.name}" for alias in node.names} & MODULES.keys()
+            found.update(submodules)
+            if len(submodules) < len(node.names):  # a name defined in the package itself
+                found.add(target)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return {name for name in found if name in MODULES and name != module}
+
+
+GRAPH = {module: imports_of(module, path) for module, path in MODULES.items()}
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in MODULES:
+        layer_of(module)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_imports_a_layer_above_its_own(module: str) -> None:
+    own = layer_of(module)
+    upward = sorted(f"{target} (layer {layer_of(target)})" for target in GRAPH[module]
+                    if layer_of(target) > own)
+    assert not upward, f"{module} (layer {own}) imports upward: {', '.join(upward)}"
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle in ``graph``, as a path that starts and ends at the same module."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return [*stack[stack.index(target):], target]
+            if target not in state and (cycle := walk(target)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := walk(node)):
+            return cycle
+    return None
+
+
+def _package_edges(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    # A package's __init__ that re-exports its own submodules is not a cycle back into it.
+    return {module: {t for t in targets if not module.startswith(t + ".")}
+            for module, targets in graph.items()}
+
+
+def test_there_is_no_import_cycle() -> None:
+    cycle = find_cycle(_package_edges(GRAPH))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_is_over_the_line_limit(module: str) -> None:
+    lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{module} has {lines} lines (limit {MAX_LINES}): split it"
