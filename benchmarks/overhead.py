@@ -131,7 +131,8 @@ def build_cases() -> tuple[dict[str, Callable[[], object]], dict[str, Callable[[
     from opentelemetry import trace
 
     import gsar_otel
-    from gsar_otel.core.evidence import EvidenceSet, record_evidence
+    from gsar_otel.core.capture import record_evidence
+    from gsar_otel.core.evidence import EvidenceSet
     from gsar_otel.core.integrity import check_judge_output
     from gsar_otel.core.model import Claim, JudgeOutput
     from gsar_otel.core.scoring import decide, gsar_score

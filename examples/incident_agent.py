@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from gsar_otel import configure_telemetry
 from gsar_otel.cli.demo_agent import ALERT_ID, make_incident_agent
-from gsar_otel.core.evaluator import GSARResult
+from gsar_otel.core.result import GSARResult
 from gsar_otel.plugins import hookimpl, register
 
 

@@ -37,8 +37,8 @@ _EXPORTS: dict[str, str] = {
     "decide": "gsar_otel.core.scoring",
     "Evidence": "gsar_otel.core.evidence",
     "EvidenceSet": "gsar_otel.core.evidence",
-    "record_evidence": "gsar_otel.core.evidence",
-    "tool_evidence": "gsar_otel.core.evidence",
+    "record_evidence": "gsar_otel.core.capture",
+    "tool_evidence": "gsar_otel.core.capture",
     "Adjustment": "gsar_otel.core.integrity",
     "check_judge_output": "gsar_otel.core.integrity",
     "Judge": "gsar_otel.core.protocol",
@@ -121,8 +121,9 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings, SettingsError, load_settings
-    from gsar_otel.core.evaluator import GSAREvaluation, GSAREvaluator, GSARResult
-    from gsar_otel.core.evidence import Evidence, EvidenceSet, record_evidence, tool_evidence
+    from gsar_otel.core.capture import record_evidence, tool_evidence
+    from gsar_otel.core.evaluator import GSAREvaluator
+    from gsar_otel.core.evidence import Evidence, EvidenceSet
     from gsar_otel.core.integrity import Adjustment, check_judge_output
     from gsar_otel.core.model import (
         DEFAULT_WEIGHT_MAP,
@@ -135,6 +136,7 @@ if TYPE_CHECKING:
         safe_default_judge_output,
     )
     from gsar_otel.core.protocol import Judge, JudgeUsage, JudgeVerdict
+    from gsar_otel.core.result import GSAREvaluation, GSARResult
     from gsar_otel.core.scoring import decide, gsar_score, partition_weight
     from gsar_otel.decorator.api import GroundedCall, GroundingError, flush, grounded
     from gsar_otel.judges.anthropic.judge import AnthropicJudge

@@ -26,8 +26,8 @@ import pluggy
 from gsar_otel.semconv import PLUGIN_PROJECT
 
 if TYPE_CHECKING:
-    from gsar_otel.core.evaluator import GSARResult
     from gsar_otel.core.protocol import Judge
+    from gsar_otel.core.result import GSARResult
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,8 @@ from pytest_gsar.errors import GroundingFailure
 from pytest_gsar.judging import build_evaluator, judge_in_test
 
 if TYPE_CHECKING:
-    from gsar_otel.core.evaluator import GSAREvaluator, GSARResult
+    from gsar_otel.core.evaluator import GSAREvaluator
+    from gsar_otel.core.result import GSARResult
     from gsar_otel.judges.recorded.judge import RecordingJudge
 
 

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from gsar_otel.core.evaluator import GSARResult
     from gsar_otel.core.protocol import Judge
+    from gsar_otel.core.result import GSARResult
 
 
 @pytest.hookspec(firstresult=True)

@@ -18,8 +18,9 @@ from pytest_gsar.records import RECORDS_KEY, JudgementRecord
 from pytest_gsar.state import GSARSession, session_of
 
 if TYPE_CHECKING:
-    from gsar_otel.core.evaluator import GSAREvaluator, GSARResult
+    from gsar_otel.core.evaluator import GSAREvaluator
     from gsar_otel.core.protocol import Judge
+    from gsar_otel.core.result import GSARResult
     from gsar_otel.judges.recorded.judge import RecordingJudge
 
 MARKER: Final = "gsar"

@@ -19,7 +19,7 @@ from gsar_otel.cli.demo_agent import (
     drop_unsupported_claims,
     investigate,
 )
-from gsar_otel.core.evidence import collect_evidence
+from gsar_otel.core.capture import collect_evidence
 
 RECORDED = Path(__file__).parent / "recorded"
 

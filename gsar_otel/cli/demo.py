@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from gsar_otel.core.evaluator import GSAREvaluation, GSARResult
+    from gsar_otel.core.result import GSAREvaluation, GSARResult
     from gsar_otel.otel.setup import TelemetryHandle
 
 MAX_REPEAT = 10_000

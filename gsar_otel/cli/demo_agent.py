@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from gsar_otel.core.evidence import EvidenceSet, record_evidence, tool_evidence
+from gsar_otel.core.capture import record_evidence, tool_evidence
+from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import EvidenceType, GSARThresholds, JudgeOutput
 from gsar_otel.core.protocol import Judge
 from gsar_otel.core.text import content_stems, split_sentences

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gsar_otel.core.evaluator import GSARResult
     from gsar_otel.core.model import GSARThresholds
+    from gsar_otel.core.result import GSARResult
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

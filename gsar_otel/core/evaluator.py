@@ -14,10 +14,8 @@ import asyncio
 import inspect
 import math
 import time
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Literal, TypeVar
-
-from pydantic import Field
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import SYNTHESIS_TRUNCATED, Adjustment, check_judge_output
@@ -25,96 +23,27 @@ from gsar_otel.core.model import (
     DEFAULT_UNKNOWN_WEIGHT,
     Decision,
     GSARThresholds,
-    JudgeOutput,
-    Partition,
-    _Frozen,
     check_unit_interval,
     safe_default_judge_output,
 )
 from gsar_otel.core.protocol import (
     Judge,
-    JudgeUsage,
     JudgeVerdict,
     judge_model,
     judge_name,
     run_judge,
 )
+from gsar_otel.core.result import (
+    DEADLINE_EXCEEDED,
+    DEFAULT_MAX_SYNTHESIS_CHARS,
+    Action,
+    DegradedReason,
+    GSAREvaluation,
+    GSARResult,
+    RegenerateFn,
+    ReplanFn,
+)
 from gsar_otel.core.scoring import WeightMapInput, decide, gsar_score, resolve_weight_map
-
-DEADLINE_EXCEEDED = "DeadlineExceeded"
-"""``judge_error`` of a round the deadline cut off."""
-
-DEFAULT_MAX_SYNTHESIS_CHARS = 100_000
-"""Longest answer judged; a longer one is cut and the cut is recorded as an adjustment."""
-
-Action = Literal["initial", "regenerate", "replan"]
-DegradedReason = Literal[
-    "replan_budget", "max_rounds", "deadline", "no_recovery", "stalled", "regenerate_budget"
-]
-
-RegenerateFn = Callable[[str, JudgeOutput], "str | Awaitable[str]"]
-ReplanFn = Callable[[str, EvidenceSet, JudgeOutput], Any]
-
-
-class GSAREvaluation(_Frozen):
-    """One judge round of the loop: what was judged, the verdict, S and the decision."""
-
-    iteration: int = Field(ge=0, description="0-based round index.")
-    score: float = Field(ge=0.0, le=1.0, description="S recomputed from the repaired partition.")
-    decision: Decision
-    judge_output: JudgeOutput = Field(description="The verdict after the integrity guard.")
-    report_synthesis: str = Field(description="The answer that was judged.")
-    evidence_corpus: EvidenceSet = Field(description="The evidence it was judged against.")
-    action: Action = Field(default="initial", description="What produced this round's answer.")
-    adjustments: tuple[Adjustment, ...] = ()
-    judge_error: str | None = Field(default=None, description="Error type when the judge failed.")
-    judge_duration_s: float = 0.0
-    judge_usage: JudgeUsage | None = None
-    judge_model: str | None = None
-
-
-class GSARResult(_Frozen):
-    """The outcome of an evaluation: the answer to use, its score and decision, and the trail."""
-
-    final_report: str
-    final_score: float
-    final_decision: Decision
-    final_partition: Partition
-    final_judge_output: JudgeOutput
-    replans_used: int = 0
-    regenerations_used: int = 0
-    degraded: bool = False
-    degraded_reason: DegradedReason | None = None
-    final_iteration: int = Field(default=0, description="Index of the round the final_* fields "
-                                                        "come from (the best one when degraded).")
-    final_evidence: EvidenceSet = Field(default_factory=EvidenceSet)
-    trajectory: tuple[GSAREvaluation, ...] = ()
-    adjustments: tuple[Adjustment, ...] = Field(
-        default=(), description="The integrity guard's changes behind the final verdict.")
-    judge_name: str = ""
-    judge_model: str | None = None
-
-    @property
-    def rounds(self) -> int:
-        """Judge rounds run."""
-        return len(self.trajectory)
-
-    @property
-    def judge_errors(self) -> tuple[str, ...]:
-        """Error types of failed judge rounds, in order."""
-        return tuple(e.judge_error for e in self.trajectory if e.judge_error)
-
-    @property
-    def judge_usage(self) -> JudgeUsage | None:
-        """Tokens over all rounds, when the judge reports them."""
-        usages = [e.judge_usage for e in self.trajectory if e.judge_usage is not None]
-        if not usages:
-            return None
-        total = usages[0]
-        for usage in usages[1:]:
-            total = total + usage
-        return total
-
 
 T = TypeVar("T")
 

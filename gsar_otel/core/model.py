@@ -91,6 +91,13 @@ class Claim(_Frozen):
     evidence_refs: tuple[str, ...] = Field(
         default=(), description="Ids of the evidence items that back (or refute) the claim."
     )
+    conclusion: bool = Field(
+        default=False,
+        description="The claim states a cause or a conclusion drawn from the evidence (\"X caused "
+                    "Y\", \"so the root cause is Z\"), not an observation. An ungrounded "
+                    "conclusion caps the decision at regenerate under the default conclusion "
+                    "policy.",
+    )
 
     def __init__(self, *args: Any, **data: Any) -> None:
         if len(args) > 3:

@@ -43,15 +43,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
-from gsar_otel.decorator.grounding import (
-    GroundedCall,
-    GroundedFunction,
-    GroundedOptions,
-    GroundingError,
-    Mode,
-    OnLow,
-    merge_evidence,
-)
+from gsar_otel.decorator.grounding import GroundedFunction
+from gsar_otel.decorator.options import GroundedCall, GroundedOptions, GroundingError, Mode, OnLow
+from gsar_otel.decorator.running import merge_evidence
 from gsar_otel.otel.background import flush
 
 if TYPE_CHECKING:

@@ -9,86 +9,42 @@ judging, not when the host imports its own decorated functions."""
 from __future__ import annotations
 
 import contextvars
-import inspect
 import logging
 import os
 import random
 import threading
-import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from gsar_otel import semconv as sc
+from gsar_otel.decorator.options import (
+    GroundedCall,
+    GroundedOptions,
+    GroundingError,
+    UnavailableJudge,
+)
+from gsar_otel.decorator.running import _run_on_thread_loop, _watch, merge_evidence
 from gsar_otel.otel.background import get_worker
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings
-    from gsar_otel.core.evaluator import GSARResult
     from gsar_otel.core.evidence import Evidence, EvidenceSet
-    from gsar_otel.core.model import GSARThresholds, JudgeOutput
+    from gsar_otel.core.model import GSARThresholds
     from gsar_otel.core.protocol import Judge
+    from gsar_otel.core.result import GSARResult
 
-__all__ = ["GroundedCall", "GroundedFunction", "GroundingError", "JudgeUnavailableError",
-           "UnavailableJudge", "merge_evidence"]
+__all__ = ["GroundedFunction"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-Mode = Literal["inline", "background"]
-OnLow = Literal["observe", "raise", "recover"]
 
 # Seeded from the OS once per process (and again in a forked child): sampling stays random
 # across workers of a pre-fork server.
 _rng = random.Random()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_rng.seed)
-
-
-class GroundingError(Exception):
-    """Raised by ``@grounded(on_low="raise")`` when the final decision is not ``proceed``.
-
-    Attributes:
-        result: the :class:`~gsar_otel.core.evaluator.GSARResult` behind the decision.
-        function: the name of the decorated function.
-    """
-
-    def __init__(self, result: GSARResult, function: str) -> None:
-        self.result = result
-        self.function = function
-        super().__init__(f"{function}: grounding decision {result.final_decision.value!r} "
-                         f"(score {result.final_score:.2f}) is not 'proceed'")
-
-
-@dataclass(frozen=True, slots=True)
-class GroundedCall:
-    """What an ``evidence=`` extractor sees of one call."""
-
-    args: tuple[Any, ...]
-    kwargs: Mapping[str, Any]
-    result: Any
-    collected: tuple[Evidence, ...]
-    """Evidence recorded during the call (``record_evidence`` / ``@tool_evidence``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class GroundedOptions:
-    """The validated options of one decorated function."""
-
-    judge: Judge | str | None
-    evidence: Callable[[GroundedCall], Any] | None
-    synthesis: Callable[[Any], str] | None
-    mode: Mode
-    on_low: OnLow
-    regenerate_fn: Callable[..., Any] | None
-    replan_fn: Callable[..., Any] | None
-    thresholds: GSARThresholds | Mapping[str, float] | None
-    """A GSARThresholds, or ``{"proceed": .., "regenerate": ..}`` already checked by the
-    decorator (built into a GSARThresholds on the first judged call)."""
-    contradiction_penalty: float | None
-    k_max: int | None
-    sample_rate: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,21 +57,6 @@ class _Plan:
 
 
 _SKIP: Final = _Plan(skip=True, rate=0.0, settings=None)
-
-
-class JudgeUnavailableError(RuntimeError):
-    """The configured judge could not be built (e.g. no API key): its calls abstain."""
-
-
-class UnavailableJudge:
-    """Stands in for a judge that could not be built; every round fails with the reason."""
-
-    def __init__(self, name: str, reason: str) -> None:
-        self.name = name
-        self.reason = reason
-
-    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
-        raise JudgeUnavailableError(f"judge {self.name!r} is unavailable: {self.reason}")
 
 
 class GroundedFunction:
@@ -181,7 +122,7 @@ class GroundedFunction:
             if self.plan is not None:
                 return self.plan
             from gsar_otel.config import SettingsError, get_settings
-            from gsar_otel.core.evidence import _COLLECTOR
+            from gsar_otel.core.capture import _COLLECTOR
 
             # Bound before the plan is published: start() reads it once the plan is set.
             self._collector = _COLLECTOR
@@ -374,88 +315,3 @@ class GroundedFunction:
                 1, {sc.GSAR_FUNCTION: self.function})
         except Exception:
             logger.debug("gsar: counting a dropped evaluation failed", exc_info=True)
-
-
-_thread_state = threading.local()
-
-
-def _forget_thread_loops() -> None:
-    global _thread_state
-    _thread_state = threading.local()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_thread_loops)
-
-
-def _run_on_thread_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` for a sync caller.
-
-    Each thread keeps one event loop for this (closed when the thread object goes away), so a
-    judge's per-loop HTTP client and its connections are reused from call to call. A caller
-    that is itself inside a running loop gets a worker thread instead (``run_sync``).
-    """
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        loop: asyncio.AbstractEventLoop | None = getattr(_thread_state, "loop", None)
-        if loop is None or loop.is_closed():
-            loop = asyncio.new_event_loop()
-            _thread_state.loop = loop
-            weakref.finalize(threading.current_thread(), loop.close)
-        return loop.run_until_complete(coro)
-    from gsar_otel.core.evaluator import run_sync
-
-    return run_sync(coro)
-
-
-def _watch(fn: Callable[..., Any] | None, errors: list[BaseException]
-           ) -> Callable[..., Any] | None:
-    """Wrap a user callback so that its own exceptions can be told apart from ours."""
-    if fn is None:
-        return None
-
-    def call(*args: Any) -> Any:
-        try:
-            value = fn(*args)
-        except Exception as error:
-            errors.append(error)
-            raise
-        if inspect.isawaitable(value):
-            return _watch_awaitable(value, errors)
-        return value
-
-    return call
-
-
-async def _watch_awaitable(value: Awaitable[Any], errors: list[BaseException]) -> Any:
-    try:
-        return await value
-    except Exception as error:
-        errors.append(error)
-        raise
-
-
-def merge_evidence(collected: Sequence[Evidence], extra: EvidenceSet | None) -> EvidenceSet:
-    """Collected evidence followed by an extractor's, with colliding ids renumbered (``E<n>``)."""
-    from gsar_otel.core.evidence import EvidenceSet
-
-    items = [*collected, *(extra.items if extra is not None else ())]
-    reserved = {item.id for item in items}
-    used: set[str] = set()
-    merged: list[Evidence] = []
-    next_number = 1
-    for item in items:
-        if item.id in used:
-            while f"E{next_number}" in reserved or f"E{next_number}" in used:
-                next_number += 1
-            item = item.model_copy(update={"id": f"E{next_number}"})
-        used.add(item.id)
-        merged.append(item)
-    merged_set = EvidenceSet.coerce(merged)
-    if extra is not None and extra.truncations:
-        merged_set = merged_set.model_copy(
-            update={"truncations": (*extra.truncations, *merged_set.truncations)})
-    return merged_set

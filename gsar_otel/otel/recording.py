@@ -14,9 +14,9 @@ from opentelemetry.context import Context
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from gsar_otel import semconv as sc
-from gsar_otel.core.evaluator import Action, GSAREvaluation, GSARResult
 from gsar_otel.core.model import DEFAULT_UNKNOWN_WEIGHT, Claim, EvidenceType, GSARThresholds
 from gsar_otel.core.protocol import judge_model, judge_name
+from gsar_otel.core.result import Action, GSAREvaluation, GSARResult
 from gsar_otel.core.scoring import WeightMap, claim_weight, resolve_weight_map
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
 

@@ -41,9 +41,10 @@ from opentelemetry import metrics, trace
 from opentelemetry.context import Context
 
 from gsar_otel import semconv as sc
-from gsar_otel.core.evaluator import Action, GSAREvaluation, GSAREvaluator, GSARResult
+from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import DEFAULT_UNKNOWN_WEIGHT, GSARThresholds
+from gsar_otel.core.result import Action, GSAREvaluation, GSARResult
 from gsar_otel.core.scoring import WeightMap
 from gsar_otel.otel.instruments import (
     Telemetry,

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from gsar_otel.core.evaluator import DEFAULT_MAX_SYNTHESIS_CHARS, GSAREvaluator, GSARResult
+from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import DEFAULT_MAX_ITEM_CHARS, EvidenceSet
 from gsar_otel.core.integrity import (
     MISSING_EVIDENCE_REF,
@@ -15,6 +15,7 @@ from gsar_otel.core.integrity import (
     UNKNOWN_EVIDENCE_TYPE,
 )
 from gsar_otel.core.model import Claim, Decision, GSARThresholds, JudgeOutput, Partition
+from gsar_otel.core.result import DEFAULT_MAX_SYNTHESIS_CHARS, GSARResult
 from gsar_otel.core.scoring import decide, gsar_score
 from tests.core.scripted import PROCEED, Recorder, ScriptedJudge
 

@@ -8,10 +8,11 @@ import time
 
 import pytest
 
-from gsar_otel.core.evaluator import DEADLINE_EXCEEDED, GSAREvaluator, GSARResult
+from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Decision, JudgeOutput
 from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
+from gsar_otel.core.result import DEADLINE_EXCEEDED, GSARResult
 from tests.core.scripted import PROCEED, REGENERATE, REPLAN, Recorder, ScriptedJudge
 
 ANSWER = "Disk usage is high on the web tier."

@@ -6,9 +6,10 @@ import asyncio
 
 import pytest
 
-from gsar_otel.core.evaluator import GSAREvaluator, GSARResult
+from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Decision, GSARThresholds, JudgeOutput
+from gsar_otel.core.result import GSARResult
 from tests.core.scripted import ABSTAIN, PROCEED, REGENERATE, REPLAN, Recorder, ScriptedJudge
 
 ANSWER = "Disk usage is high on the web tier."

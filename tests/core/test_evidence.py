@@ -7,16 +7,14 @@ import json
 
 import pytest
 
+from gsar_otel.core.capture import collect_evidence, record_evidence, tool_evidence
 from gsar_otel.core.evidence import (
     DEFAULT_MAX_ITEM_CHARS,
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_TOTAL_CHARS,
     Evidence,
     EvidenceSet,
-    collect_evidence,
     normalize_ref,
-    record_evidence,
-    tool_evidence,
 )
 from gsar_otel.core.model import EvidenceType
 

@@ -10,8 +10,8 @@ import typing
 import pytest
 
 from gsar_otel import semconv
-from gsar_otel.core.evaluator import DegradedReason
 from gsar_otel.core.model import Decision
+from gsar_otel.core.result import DegradedReason
 from tests.dashboards.queries import DASHBOARDS, semconv_attribute_names
 
 README = (DASHBOARDS / "README.md").read_text(encoding="utf-8")

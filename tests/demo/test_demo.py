@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from gsar_otel.cli import demo_agent, main
+from gsar_otel.core.capture import collect_evidence
 from gsar_otel.core.evaluator import GSAREvaluator
-from gsar_otel.core.evidence import EvidenceSet, collect_evidence
+from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Claim, JudgeOutput, safe_default_judge_output
 from gsar_otel.judges.lexical.judge import LexicalJudge
 from gsar_otel.plugins import hookimpl, register

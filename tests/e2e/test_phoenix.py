@@ -24,7 +24,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcess
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from gsar_otel import config, plugins, semconv
-from gsar_otel.core.evidence import record_evidence, tool_evidence
+from gsar_otel.core.capture import record_evidence, tool_evidence
 from gsar_otel.decorator.api import grounded
 from gsar_otel.judges.lexical.judge import LexicalJudge
 from gsar_otel.otel import instruments as telemetry

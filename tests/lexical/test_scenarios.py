@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gsar_otel.core.evaluator import GSAREvaluator, GSARResult
+from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Decision, EvidenceType, JudgeOutput
+from gsar_otel.core.result import GSARResult
 from gsar_otel.judges.lexical.judge import LexicalJudge
 from tests.lexical.incident import (
     ALERT_ROW,

@@ -1,0 +1,78 @@
+"""The records and errors of ``@grounded``: its validated options, what an ``evidence=``
+extractor sees of a call, :class:`GroundingError`, and the stand-in for a judge that could not be
+built. Cheap to import: nothing here loads pydantic or the evaluator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from gsar_otel.core.evidence import Evidence, EvidenceSet
+    from gsar_otel.core.model import GSARThresholds, JudgeOutput
+    from gsar_otel.core.protocol import Judge
+    from gsar_otel.core.result import GSARResult
+
+Mode = Literal["inline", "background"]
+OnLow = Literal["observe", "raise", "recover"]
+
+
+class GroundingError(Exception):
+    """Raised by ``@grounded(on_low="raise")`` when the final decision is not ``proceed``.
+
+    Attributes:
+        result: the :class:`~gsar_otel.core.evaluator.GSARResult` behind the decision.
+        function: the name of the decorated function.
+    """
+
+    def __init__(self, result: GSARResult, function: str) -> None:
+        self.result = result
+        self.function = function
+        super().__init__(f"{function}: grounding decision {result.final_decision.value!r} "
+                         f"(score {result.final_score:.2f}) is not 'proceed'")
+
+
+@dataclass(frozen=True, slots=True)
+class GroundedCall:
+    """What an ``evidence=`` extractor sees of one call."""
+
+    args: tuple[Any, ...]
+    kwargs: Mapping[str, Any]
+    result: Any
+    collected: tuple[Evidence, ...]
+    """Evidence recorded during the call (``record_evidence`` / ``@tool_evidence``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroundedOptions:
+    """The validated options of one decorated function."""
+
+    judge: Judge | str | None
+    evidence: Callable[[GroundedCall], Any] | None
+    synthesis: Callable[[Any], str] | None
+    mode: Mode
+    on_low: OnLow
+    regenerate_fn: Callable[..., Any] | None
+    replan_fn: Callable[..., Any] | None
+    thresholds: GSARThresholds | Mapping[str, float] | None
+    """A GSARThresholds, or ``{"proceed": .., "regenerate": ..}`` already checked by the
+    decorator (built into a GSARThresholds on the first judged call)."""
+    contradiction_penalty: float | None
+    k_max: int | None
+    sample_rate: float
+
+
+class JudgeUnavailableError(RuntimeError):
+    """The configured judge could not be built (e.g. no API key): its calls abstain."""
+
+
+class UnavailableJudge:
+    """Stands in for a judge that could not be built; every round fails with the reason."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+
+    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
+        raise JudgeUnavailableError(f"judge {self.name!r} is unavailable: {self.reason}")
