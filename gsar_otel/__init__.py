@@ -61,7 +61,7 @@ _EXPORTS: dict[str, str] = {
     "SettingsError": "gsar_otel.config",
     "load_settings": "gsar_otel.config",
     "RecordingJudge": "gsar_otel.judges.recorded.judge",
-    "CassetteStore": "gsar_otel.judges.recorded.judge",
+    "CassetteStore": "gsar_otel.judges.recorded.store",
 }
 
 __all__ = [
@@ -141,6 +141,7 @@ if TYPE_CHECKING:
     from gsar_otel.decorator.api import GroundedCall, GroundingError, flush, grounded
     from gsar_otel.judges.anthropic.judge import AnthropicJudge
     from gsar_otel.judges.lexical.judge import LexicalJudge
-    from gsar_otel.judges.recorded.judge import CassetteStore, RecordingJudge
+    from gsar_otel.judges.recorded.judge import RecordingJudge
+    from gsar_otel.judges.recorded.store import CassetteStore
     from gsar_otel.otel.setup import TelemetryHandle, configure_telemetry
     from gsar_otel.otel.traced import TracedEvaluator, emit_result

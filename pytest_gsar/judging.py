@@ -208,7 +208,7 @@ def judge_in_test(
     __tracebackhide__ = True
     from gsar_otel.core.evaluator import GSAREvaluator
     from gsar_otel.core.evidence import EvidenceSet
-    from gsar_otel.judges.recorded.judge import CassetteError
+    from gsar_otel.judges.recorded.store import CassetteError
 
     state = session_of(item.config)
     marker = marker_options(item)

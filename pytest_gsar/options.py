@@ -13,7 +13,7 @@ from typing import Final
 import pytest
 
 RECORD_MODES: Final = ("none", "once", "new_episodes", "all")
-"""Record modes, as in ``gsar_otel.judges.recorded.judge.RecordMode`` (checked by a test)."""
+"""Record modes, as in ``gsar_otel.judges.recorded.store.RecordMode`` (checked by a test)."""
 DEFAULT_RECORD_MODE: Final = "none"
 DEFAULT_TOLERANCE: Final = 0.05
 

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from gsar_otel.core.evidence import EvidenceSet
     from gsar_otel.core.model import JudgeOutput
     from gsar_otel.core.protocol import Judge, JudgeVerdict
-    from gsar_otel.judges.recorded.judge import CassetteStore, RecordingJudge
+    from gsar_otel.judges.recorded.judge import RecordingJudge
+    from gsar_otel.judges.recorded.store import CassetteStore
     from gsar_otel.otel.setup import TelemetryHandle
     from pytest_gsar.baseline import BaselineDiff, BaselineEntry
 
@@ -164,7 +165,7 @@ class GSARSession:
         """The cassette at ``path``, loaded once per session."""
         store = self._stores.get(path)
         if store is None:
-            from gsar_otel.judges.recorded.judge import CassetteStore
+            from gsar_otel.judges.recorded.store import CassetteStore
 
             store = self._stores[path] = CassetteStore(path, existed=self.preexisting.get(path))
         return store

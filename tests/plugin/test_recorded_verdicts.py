@@ -1,4 +1,4 @@
-"""gsar_otel.judges.recorded.judge: keys, the cassette store, the record modes, secret scanning."""
+"""gsar_otel.judges.recorded: keys, the cassette store, the record modes, secret scanning."""
 
 from __future__ import annotations
 
@@ -12,14 +12,12 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.core.protocol import JudgeVerdict
 from gsar_otel.judges.lexical.judge import LexicalJudge
-from gsar_otel.judges.recorded.judge import (
+from gsar_otel.judges.recorded.judge import RecordingJudge, is_deterministic, judge_identity
+from gsar_otel.judges.recorded.store import (
     RECORD_MODES,
     CassetteError,
     CassetteStore,
     MissingVerdictError,
-    RecordingJudge,
-    is_deterministic,
-    judge_identity,
     parse_record_mode,
     redact_secrets,
     verdict_key,

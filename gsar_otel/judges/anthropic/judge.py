@@ -15,24 +15,32 @@ if that fails too, the valid claims are salvaged when there are any.
 
 The SDK records its own OpenTelemetry client span for each call; this module adds none. The API
 key stays inside the SDK client: it is never logged, put in a reason or shown by ``repr``.
+
+The SDK client (credentials, one per event loop, failure classification) is in
+:mod:`~gsar_otel.judges.anthropic.client`; reading a reply is in
+:mod:`~gsar_otel.judges.anthropic.reply`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 import os
 import re
-import threading
 import time
-import weakref
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput, check_unit_interval, safe_default_judge_output
-from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
+from gsar_otel.core.protocol import JudgeVerdict
+from gsar_otel.judges.anthropic.client import (
+    DEFAULT_TIMEOUT_S,
+    MISSING_KEY_MESSAGE,
+    LoopClients,
+    api_message,
+    call_failure,
+    prepare_client,
+)
 from gsar_otel.judges.anthropic.prompt import (
     PROMPT_VERSION,
     SYSTEM_PROMPT,
@@ -43,15 +51,14 @@ from gsar_otel.judges.anthropic.prompt import (
     verdict_schema,
     verdict_tool,
 )
+from gsar_otel.judges.anthropic.reply import RoundState, history, parse_reply, stop_failure
 from gsar_otel.judges.anthropic.verdicts import (
     ERROR_INVALID_JSON,
     ERROR_SCHEMA,
     VerdictProblem,
-    parse_json_text,
     salvage_verdict,
-    verdict_from_payload,
 )
-from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_ANTHROPIC_BASE_URL, ENV_JUDGE_MODEL
+from gsar_otel.semconv import ENV_JUDGE_MODEL
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -62,36 +69,12 @@ logger = logging.getLogger(__name__)
 DEFAULT_MODEL: Final = "claude-sonnet-5-5"
 """The newest Claude Sonnet the installed SDK names (``anthropic.types.Model``)."""
 DEFAULT_MAX_TOKENS: Final = 4096
-DEFAULT_TIMEOUT_S: Final = 60.0
-DEFAULT_MAX_RETRIES: Final = 2
 DEFAULT_MAX_CONCURRENCY: Final = 4
 OUTPUT_MODES: Final = ("structured", "tool")
 
-ENV_ANTHROPIC_AUTH_TOKEN: Final = "ANTHROPIC_AUTH_TOKEN"
-"""The SDK's bearer-token variable; read only to tell whether a credential is configured."""
 SAMPLING_REMOVED_API_VERSION: Final = "2026-10-21"
 """From this Messages API version on, temperature / top_p / top_k are rejected with HTTP 400."""
 
-# error_type values for failures that are not SDK exceptions (those keep their class name).
-ERROR_REFUSAL: Final = "Refusal"
-ERROR_MAX_TOKENS: Final = "MaxTokensExceeded"
-ERROR_CONTEXT_WINDOW: Final = "ContextWindowExceeded"
-
-MISSING_KEY_MESSAGE: Final = (
-    f"AnthropicJudge needs an Anthropic API key: set {ENV_ANTHROPIC_API_KEY} (or "
-    f"{ENV_ANTHROPIC_AUTH_TOKEN}) in the environment, optionally with {ENV_ANTHROPIC_BASE_URL} "
-    "for a gateway, or pass client=anthropic.AsyncAnthropic(...). To judge offline without a "
-    "key, use LexicalJudge() (or GSAR_JUDGE=lexical / --judge lexical)."
-)
-
-_STOP_FAILURES: Final = {
-    "refusal": (ERROR_REFUSAL, "the judge model declined to judge this answer "
-                               "(stop_reason=refusal)"),
-    "max_tokens": (ERROR_MAX_TOKENS, "the verdict was cut off at max_tokens={max_tokens}; "
-                                     "raise max_tokens"),
-    "model_context_window_exceeded": (ERROR_CONTEXT_WINDOW, "evidence and answer exceed the "
-                                                            "judge model's context window"),
-}
 _MODEL_VERSION: Final = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?!\d)")
 
 
@@ -161,69 +144,12 @@ class AnthropicJudge:
         self.output_mode: OutputMode = output_mode
         self.prompt_caching = bool(prompt_caching)
         self._sampling_rejected = False
-        self._lock = threading.Lock()
-        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
-                                                    asyncio.Semaphore] = weakref.WeakKeyDictionary()
-        self._own_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
-                                                      AsyncAnthropic] = weakref.WeakKeyDictionary()
-        self._template_taken = False
-        self._given_client = client is not None
-        self._client = self._prepare_client(client, timeout, max_retries)
+        self._client = prepare_client(client, timeout, max_retries)
+        self._loops = LoopClients(self._client, given=client is not None)
         # None: a given client's own timeout applies.
         self.timeout: float | None = (float(timeout) if timeout is not None
                                       else None if client is not None else DEFAULT_TIMEOUT_S)
         self.max_retries: int = int(self._client.max_retries)
-
-    # -- construction helpers ---------------------------------------------------------------------
-
-    @staticmethod
-    def _prepare_client(client: AsyncAnthropic | None, timeout: float | None,
-                        max_retries: int | None) -> AsyncAnthropic:
-        import anthropic
-
-        if client is None:
-            if not (os.environ.get(ENV_ANTHROPIC_API_KEY, "").strip()
-                    or os.environ.get(ENV_ANTHROPIC_AUTH_TOKEN, "").strip()):
-                raise ValueError(MISSING_KEY_MESSAGE)
-            return anthropic.AsyncAnthropic(
-                timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout,
-                max_retries=DEFAULT_MAX_RETRIES if max_retries is None else max_retries)
-        if isinstance(client, anthropic.Anthropic) or not hasattr(client, "messages"):
-            raise ValueError("client must be an anthropic.AsyncAnthropic (the judge is async), "
-                             f"got {type(client).__name__}")
-        options: dict[str, Any] = {}
-        if timeout is not None:
-            options["timeout"] = timeout
-        if max_retries is not None:
-            options["max_retries"] = max_retries
-        return client.with_options(**options) if options else client
-
-    def _client_for_loop(self) -> AsyncAnthropic:
-        # An SDK client's connection pool belongs to the event loop that opened it, so a client
-        # the judge built itself is never shared between loops (evaluate_sync runs a new loop
-        # per call). A client the caller gave is used as given.
-        if self._given_client:
-            return self._client
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            client = self._own_clients.get(loop)
-            if client is None:
-                if not self._template_taken:
-                    client, self._template_taken = self._client, True
-                else:
-                    import anthropic
-
-                    client = self._client.copy(http_client=anthropic.DefaultAsyncHttpxClient())
-                self._own_clients[loop] = client
-            return client
-
-    def _semaphore(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            semaphore = self._semaphores.get(loop)
-            if semaphore is None:
-                semaphore = self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
-            return semaphore
 
     # -- public surface ---------------------------------------------------------------------------
 
@@ -250,8 +176,8 @@ class AnthropicJudge:
 
         Never raises except ``asyncio.CancelledError``: every failure is a safe default.
         """
-        state = _RoundState()
-        async with self._semaphore():
+        state = RoundState()
+        async with self._loops.semaphore(self.max_concurrency):
             started = time.perf_counter()
             try:
                 if not isinstance(synthesis, str):
@@ -264,7 +190,7 @@ class AnthropicJudge:
                 try:
                     output, error_type = await self._judge_round(synthesis, items, state)
                 except Exception as error:  # a failed call abstains, never crashes
-                    output, error_type = self._call_failure(error)
+                    output, error_type = call_failure(error, self._client, self.max_retries)
             duration = time.perf_counter() - started
         return JudgeVerdict(output=output, usage=state.usage, model=state.model or self.model,
                             error_type=error_type, duration_s=duration,
@@ -272,27 +198,22 @@ class AnthropicJudge:
 
     async def aclose(self) -> None:
         """Close the HTTP connections of the client this judge built for the current loop."""
-        if self._given_client:
-            return
-        with self._lock:
-            client = self._own_clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.close()
+        await self._loops.aclose()
 
     # -- one round --------------------------------------------------------------------------------
 
     async def _judge_round(self, synthesis: str, evidence: EvidenceSet,
-                           state: _RoundState) -> tuple[JudgeOutput, str | None]:
+                           state: RoundState) -> tuple[JudgeOutput, str | None]:
         messages: list[dict[str, Any]] = [{"role": "user", "content": render_user_prompt(
             synthesis, evidence, output_mode=self.output_mode)}]
         message = await self._call(messages, state)
-        if (stopped := self._stop_failure(message)) is not None:
+        if (stopped := stop_failure(message, self.max_tokens)) is not None:
             return stopped
         try:
-            return _parse_reply(message, self.output_mode), None
+            return parse_reply(message, self.output_mode), None
         except VerdictProblem as problem:
             first = problem
-        messages.append({"role": "assistant", "content": _history(message)})
+        messages.append({"role": "assistant", "content": history(message)})
         messages.append({"role": "user", "content": self._repair_turn(first)})
         second: VerdictProblem | None = None
         try:
@@ -300,9 +221,9 @@ class AnthropicJudge:
         except Exception as error:  # the repair is optional: salvage
             logger.debug("judge repair call failed: %s", type(error).__name__)
         else:
-            if self._stop_failure(repaired) is None:
+            if stop_failure(repaired, self.max_tokens) is None:
                 try:
-                    return _parse_reply(repaired, self.output_mode), None
+                    return parse_reply(repaired, self.output_mode), None
                 except VerdictProblem as problem:
                     second = problem
         final = second or first
@@ -313,13 +234,6 @@ class AnthropicJudge:
         return (safe_default_judge_output(
             f"judge output unusable after one repair attempt: {final.detail}"), final.kind)
 
-    def _stop_failure(self, message: Message) -> tuple[JudgeOutput, str] | None:
-        failure = _STOP_FAILURES.get(str(message.stop_reason))
-        if failure is None:
-            return None
-        kind, reason = failure
-        return safe_default_judge_output(reason.format(max_tokens=self.max_tokens)), kind
-
     def _repair_turn(self, problem: VerdictProblem) -> list[dict[str, Any]]:
         text = render_repair_prompt(problem.detail, output_mode=self.output_mode)
         if problem.tool_use_id is None:
@@ -328,16 +242,16 @@ class AnthropicJudge:
         return [{"type": "tool_result", "tool_use_id": problem.tool_use_id, "is_error": True,
                  "content": problem.detail}, {"type": "text", "text": text}]
 
-    async def _call(self, messages: list[dict[str, Any]], state: _RoundState) -> Message:
+    async def _call(self, messages: list[dict[str, Any]], state: RoundState) -> Message:
         import anthropic
 
-        client = self._client_for_loop()
+        client = self._loops.client()
         request = self._request(messages, client)
         state.attempts += 1
         try:
             message: Message = await client.messages.create(**request)
         except anthropic.BadRequestError as error:
-            if "extra_body" not in request or "temperature" not in _api_message(error).lower():
+            if "extra_body" not in request or "temperature" not in api_message(error).lower():
                 raise
             # The API refused the sampling parameter (a newer model or API version): drop it for
             # good and ask again; the verdict does not depend on it.
@@ -375,31 +289,6 @@ class AnthropicJudge:
         version = str(client.default_headers.get("anthropic-version") or "")
         return version < SAMPLING_REMOVED_API_VERSION and model_accepts_sampling(self.model)
 
-    def _call_failure(self, error: Exception) -> tuple[JudgeOutput, str]:
-        kind = type(error).__name__
-        status = getattr(error, "status_code", None)
-        reason = f"judge model call failed: {kind}"
-        if isinstance(status, int):
-            reason += f" (HTTP {status})"
-        retryable = _is_retryable(error, status)
-        if retryable:
-            reason += f" after {self.max_retries} retr{'y' if self.max_retries == 1 else 'ies'}"
-        elif isinstance(status, int):
-            detail = self._scrub(_api_message(error))[:300]
-            if detail:
-                reason += f": {detail}"
-        log = logger.debug if retryable else logger.warning
-        log("anthropic judge call failed: %s%s", kind, f" (HTTP {status})" if status else "")
-        return safe_default_judge_output(reason), kind
-
-    def _scrub(self, text: str) -> str:
-        # Defence in depth: an error text that somehow echoes a credential loses it.
-        for secret in (getattr(self._client, "api_key", None),
-                       getattr(self._client, "auth_token", None)):
-            if isinstance(secret, str) and len(secret) >= 8:
-                text = text.replace(secret, "[redacted]")
-        return text
-
 
 def model_accepts_sampling(model: str) -> bool:
     """False for Claude models that reject temperature/top_p/top_k (4.7 on, Fable, Mythos)."""
@@ -417,90 +306,6 @@ def _positive_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return value
-
-
-def _is_retryable(error: Exception, status: object) -> bool:
-    import anthropic
-
-    if isinstance(error, anthropic.APIConnectionError):  # includes APITimeoutError
-        return True
-    return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
-
-
-def _api_message(error: Exception) -> str:
-    body = getattr(error, "body", None)
-    if isinstance(body, Mapping):
-        inner = body.get("error")
-        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-    return ""
-
-
-# -- the round's bookkeeping ----------------------------------------------------------------------
-
-
-class _RoundState:
-    """Usage, attempts and answering model of one judge round (summed over a repair)."""
-
-    def __init__(self) -> None:
-        self.usage: JudgeUsage | None = None
-        self.attempts = 0
-        self.model: str | None = None
-
-    def add(self, message: Message) -> None:
-        self.model = getattr(message, "model", None) or self.model
-        raw = getattr(message, "usage", None)
-        if raw is None:
-            return
-        usage = JudgeUsage(
-            input_tokens=int(getattr(raw, "input_tokens", 0) or 0),
-            output_tokens=int(getattr(raw, "output_tokens", 0) or 0),
-            cache_read_input_tokens=int(getattr(raw, "cache_read_input_tokens", 0) or 0),
-            cache_creation_input_tokens=int(getattr(raw, "cache_creation_input_tokens", 0) or 0),
-        )
-        self.usage = usage if self.usage is None else self.usage + usage
-
-
-# -- reading a reply ------------------------------------------------------------------------------
-
-
-def _history(message: Message) -> list[dict[str, Any]]:
-    """A reply as the assistant turn of the repair request."""
-    blocks: list[dict[str, Any]] = []
-    for block in message.content:
-        if block.type == "text" and block.text:
-            blocks.append({"type": "text", "text": block.text})
-        elif block.type == "tool_use":
-            blocks.append({"type": "tool_use", "id": block.id, "name": block.name,
-                           "input": block.input})
-    return blocks or [{"type": "text", "text": "(no reply)"}]
-
-
-def _parse_reply(message: Message, mode: OutputMode) -> JudgeOutput:
-    """The verdict in a reply: the forced tool's input, else the JSON in its text.
-
-    Raises:
-        VerdictProblem: the reply holds no usable verdict; ``tool_use_id`` names the tool call
-            that must be answered before a repair turn.
-    """
-    tool_use_id: str | None = None
-    data: Any = None
-    found = False
-    if mode == "tool":
-        for block in message.content:
-            if block.type == "tool_use":
-                tool_use_id = block.id
-                if block.name == VERDICT_TOOL_NAME:
-                    data, found = block.input, True
-                    break
-    try:
-        if not found:
-            data = parse_json_text("".join(block.text for block in message.content
-                                           if block.type == "text"))
-        return verdict_from_payload(data)
-    except VerdictProblem as problem:
-        problem.tool_use_id = tool_use_id
-        raise
 
 
 __all__ = [

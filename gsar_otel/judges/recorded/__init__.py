@@ -1,10 +1,10 @@
 """Recorded judge verdicts: a cassette store and a judge that records and replays verdicts."""
 
-from gsar_otel.judges.recorded.judge import (
+from gsar_otel.judges.recorded.judge import RecordingJudge
+from gsar_otel.judges.recorded.store import (
     CassetteError,
     CassetteStore,
     MissingVerdictError,
-    RecordingJudge,
     RecordMode,
     parse_record_mode,
 )
