@@ -41,19 +41,20 @@ import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gsar_otel import semconv
 from gsar_otel.core.model import EvidenceType, GSARThresholds
-from gsar_otel.core.scoring import WeightMap, resolve_weight_map
+from gsar_otel.core.scoring import CONCLUSION_POLICIES, WeightMap, resolve_weight_map
 
 DEFAULT_BACKGROUND_QUEUE_SIZE: Final = 1000
 
 FILE_KEYS: Final = (
     "thresholds", "contradiction_penalty", "weight_map", "k_max", "max_regenerations", "judge",
     "judge_model", "sample_rate", "capture_content", "disabled", "background_queue_size",
+    "conclusion_policy", "penalty_weight_map",
 )
 """Keys a settings file may hold."""
 THRESHOLD_KEYS: Final = ("proceed", "regenerate")
@@ -88,16 +89,35 @@ class GSARSettings(BaseModel):
         default=None, description="Weights for some evidence types, merged over the defaults.")
     k_max: int = Field(default=2, ge=0, description="Replan budget.")
     max_regenerations: int = Field(default=2, ge=0, description="Regenerate budget.")
+    conclusion_policy: Literal["cap", "score"] = Field(
+        default="cap", description="cap: an over-reaching conclusion caps the decision at "
+                                   "regenerate; score: the decision follows S alone.")
+    penalty_weight_map: Mapping[str, float] | None = Field(
+        default=None, description="Weights of ungrounded and contradicted claims, merged over "
+                                  "weight_map (GSAR-SPEC §11.7); None weighs them like support.")
     config_file: str | None = Field(default=None, description="The settings file read, if any.")
 
     @model_validator(mode="after")
     def _consistent(self) -> GSARSettings:
         self.thresholds_model()
-        if self.weight_map is not None:
-            resolve_weight_map(self.weight_map)
-            # A frozen model should not hand out a mutable dict.
-            object.__setattr__(self, "weight_map", MappingProxyType(dict(self.weight_map)))
+        for name in ("weight_map", "penalty_weight_map"):
+            weights = getattr(self, name)
+            if weights is not None:
+                resolve_weight_map(weights, name=name)
+                # A frozen model should not hand out a mutable dict.
+                object.__setattr__(self, name, MappingProxyType(dict(weights)))
         return self
+
+    def evaluator_options(self) -> dict[str, Any]:
+        """The settings that shape an evaluation, as :class:`GSAREvaluator` keyword arguments:
+        one place, so every entry point applies them alike."""
+        return {
+            "thresholds": self.thresholds_model(),
+            "contradiction_penalty": self.contradiction_penalty,
+            "weight_map": self.weight_map, "penalty_weight_map": self.penalty_weight_map,
+            "k_max": self.k_max, "max_regenerations": self.max_regenerations,
+            "conclusion_policy": self.conclusion_policy,
+        }
 
     def thresholds_model(self) -> GSARThresholds:
         """The decision thresholds as a :class:`GSARThresholds`."""
@@ -178,6 +198,14 @@ def _parse_weight_map(source: str, value: object) -> dict[str, float]:
     return weights
 
 
+def _parse_conclusion_policy(source: str, value: object) -> str:
+    policy = value.strip().lower() if isinstance(value, str) else value
+    if policy not in CONCLUSION_POLICIES:
+        raise SettingsError(f"{source} must be one of {', '.join(CONCLUSION_POLICIES)}, "
+                            f"got {value!r}")
+    return str(policy)
+
+
 _SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
     "judge": _parse_judge,
     "judge_model": _parse_name,
@@ -189,6 +217,8 @@ _SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
     "k_max": _int_parser(0),
     "max_regenerations": _int_parser(0),
     "weight_map": _parse_weight_map,
+    "penalty_weight_map": _parse_weight_map,
+    "conclusion_policy": _parse_conclusion_policy,
 })
 
 _ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
@@ -201,6 +231,7 @@ _ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
     semconv.ENV_REGENERATE: "regenerate",
     semconv.ENV_CONTRADICTION_PENALTY: "contradiction_penalty",
     semconv.ENV_K_MAX: "k_max",
+    semconv.ENV_CONCLUSION_POLICY: "conclusion_policy",
 })
 
 

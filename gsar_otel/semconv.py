@@ -50,6 +50,11 @@ GSAR_EVIDENCE_TRUNCATED: Final = "gsar.evidence.truncated"
 GSAR_MODE: Final = "gsar.mode"
 GSAR_SYNTHESIS: Final = "gsar.synthesis"
 """The judged answer text; only with content capture on."""
+GSAR_CONCLUSION_POLICY: Final = "gsar.conclusion.policy"
+"""``cap`` or ``score``: whether an over-reaching conclusion caps the decision."""
+GSAR_CONCLUSION_CAPPED: Final = "gsar.conclusion.capped"
+"""True when S alone would proceed but an ungrounded or contradicted conclusion capped the
+decision at regenerate."""
 
 # --- judge span attributes --------------------------------------------------------------------
 GSAR_JUDGE_ROUND: Final = "gsar.judge.round"
@@ -73,6 +78,8 @@ GSAR_CLAIM_ADJUSTED: Final = "gsar.claim.adjusted"
 GSAR_CLAIM_TEXT: Final = "gsar.claim.text"
 """Only with content capture on; the redaction hook applies."""
 GSAR_CLAIM_ADJUSTMENT: Final = "gsar.claim.adjustment"
+GSAR_CLAIM_CONCLUSION: Final = "gsar.claim.conclusion"
+"""True on a claim that states a cause or a conclusion (set only then)."""
 """Extension: the integrity guard's adjustment kinds for this claim (string array)."""
 
 # --- GenAI evaluation event (OpenTelemetry GenAI semantic conventions) -------------------------
@@ -164,6 +171,7 @@ ENV_PROCEED: Final = "GSAR_PROCEED"
 ENV_REGENERATE: Final = "GSAR_REGENERATE"
 ENV_CONTRADICTION_PENALTY: Final = "GSAR_CONTRADICTION_PENALTY"
 ENV_K_MAX: Final = "GSAR_K_MAX"
+ENV_CONCLUSION_POLICY: Final = "GSAR_CONCLUSION_POLICY"
 ENV_OTLP_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_PROTOCOL"
 ENV_OTLP_TRACES_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
 ENV_OTLP_METRICS_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"

@@ -118,13 +118,7 @@ def _evaluator(item: pytest.Item, judge: Judge, state: GSARSession,
     from gsar_otel.core.evaluator import GSAREvaluator
 
     try:
-        settings = state.settings()
-        defaults: dict[str, Any] = {
-            "thresholds": settings.thresholds_model(),
-            "contradiction_penalty": settings.contradiction_penalty,
-            "weight_map": settings.weight_map, "k_max": settings.k_max,
-            "max_regenerations": settings.max_regenerations,
-        }
+        defaults: dict[str, Any] = state.settings().evaluator_options()
     except ValueError as error:
         raise GroundingFailure(str(error)) from None
     defaults.update(options)

@@ -43,7 +43,15 @@ from gsar_otel.core.result import (
     RegenerateFn,
     ReplanFn,
 )
-from gsar_otel.core.scoring import WeightMapInput, decide, gsar_score, resolve_weight_map
+from gsar_otel.core.scoring import (
+    ConclusionPolicy,
+    WeightMapInput,
+    apply_conclusion_policy,
+    check_conclusion_policy,
+    decide,
+    gsar_score,
+    resolve_weight_map,
+)
 
 T = TypeVar("T")
 
@@ -69,6 +77,11 @@ class GSAREvaluator:
             with ``degraded_reason="deadline"``.
         default_unknown: weight of an evidence type the map does not know.
         max_synthesis_chars: longest answer judged; longer ones are cut (recorded).
+        conclusion_policy: ``"cap"`` (default): an ungrounded or contradicted claim that states
+            a cause or a conclusion caps the decision at regenerate, however high S is;
+            ``"score"``: the decision follows S alone (the paper's behaviour).
+        penalty_weight_map: weights of ungrounded and contradicted claims, merged over
+            ``weight_map``; by default penalties weigh what support weighs (GSAR-SPEC §11.7).
 
     With neither callback the evaluator judges once and reports the decision. With one, a
     decision for the missing tier escalates to the other where it can, else ends degraded.
@@ -92,6 +105,8 @@ class GSAREvaluator:
         deadline_s: float | None = None,
         default_unknown: float = DEFAULT_UNKNOWN_WEIGHT,
         max_synthesis_chars: int = DEFAULT_MAX_SYNTHESIS_CHARS,
+        conclusion_policy: ConclusionPolicy = "cap",
+        penalty_weight_map: WeightMapInput | None = None,
     ) -> None:
         if not callable(getattr(judge, "judge", None)):
             raise ValueError(f"judge must have an async judge(*, synthesis, evidence) method, "
@@ -109,6 +124,9 @@ class GSAREvaluator:
         self.contradiction_penalty = check_unit_interval("contradiction_penalty",
                                                          contradiction_penalty)
         self.weight_map = resolve_weight_map(weight_map)
+        self.penalty_weight_map = resolve_weight_map(penalty_weight_map, base=self.weight_map,
+                                                     name="penalty_weight_map")
+        self.conclusion_policy = check_conclusion_policy(conclusion_policy)
         self.default_unknown = check_unit_interval("default_unknown", default_unknown)
         self.k_max = _non_negative_int("k_max", k_max)
         self.max_regenerations = _non_negative_int("max_regenerations", max_regenerations)
@@ -176,17 +194,23 @@ class GSAREvaluator:
             verdict.output, synthesis=judged, evidence=evidence, weight_map=self.weight_map,
             contradiction_penalty=self.contradiction_penalty, default_unknown=self.default_unknown)
         output = report.output
-        score = gsar_score(output.to_partition(), weight_map=self.weight_map,
+        partition = output.to_partition()
+        score = gsar_score(partition, weight_map=self.weight_map,
                            contradiction_penalty=self.contradiction_penalty,
-                           default_unknown=self.default_unknown)
-        decision = Decision.ABSTAIN if output.abstained else decide(score,
-                                                                    thresholds=self.thresholds)
+                           default_unknown=self.default_unknown,
+                           penalty_weight_map=self.penalty_weight_map)
+        capped = False
+        if output.abstained:
+            decision = Decision.ABSTAIN
+        else:
+            decision, capped = apply_conclusion_policy(
+                decide(score, thresholds=self.thresholds), partition, self.conclusion_policy)
         return GSAREvaluation(
             iteration=iteration, score=score, decision=decision, judge_output=output,
             report_synthesis=synthesis, evidence_corpus=evidence, action=action,
             adjustments=(*notes, *report.adjustments), judge_error=verdict.error_type,
             judge_duration_s=verdict.duration_s, judge_usage=verdict.usage,
-            judge_model=verdict.model or judge_model(self.judge),
+            judge_model=verdict.model or judge_model(self.judge), conclusion_capped=capped,
         )
 
 
@@ -340,7 +364,8 @@ class _Run:
             degraded_reason=reason if degraded else None, final_iteration=chosen.iteration,
             final_evidence=chosen.evidence_corpus, trajectory=tuple(self.trajectory),
             adjustments=chosen.adjustments, judge_name=judge_name(self.ev.judge),
-            judge_model=chosen.judge_model,
+            judge_model=chosen.judge_model, conclusion_capped=chosen.conclusion_capped,
+            conclusion_policy=self.ev.conclusion_policy,
         )
 
 

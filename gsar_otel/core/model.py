@@ -224,7 +224,7 @@ DECISION_RANK: Mapping[Decision, int] = MappingProxyType(
 """How bad a decision is, for "did it get worse" comparisons (higher is worse)."""
 
 
-_CLAIM_FIELDS = ("text", "type", "evidence_refs")
+_CLAIM_FIELDS = ("text", "type", "evidence_refs", "conclusion")
 
 
 class JudgeOutput(_Frozen):

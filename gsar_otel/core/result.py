@@ -43,6 +43,9 @@ class GSAREvaluation(_Frozen):
     judge_duration_s: float = 0.0
     judge_usage: JudgeUsage | None = None
     judge_model: str | None = None
+    conclusion_capped: bool = Field(
+        default=False, description="S alone would proceed, but an ungrounded or contradicted "
+                                   "conclusion capped the decision at regenerate.")
 
 
 class GSARResult(_Frozen):
@@ -65,6 +68,10 @@ class GSARResult(_Frozen):
         default=(), description="The integrity guard's changes behind the final verdict.")
     judge_name: str = ""
     judge_model: str | None = None
+    conclusion_capped: bool = Field(
+        default=False, description="The final decision was capped at regenerate by the "
+                                   "conclusion policy (see gsar_otel.core.scoring).")
+    conclusion_policy: str = Field(default="cap", description="The conclusion policy in force.")
 
     @property
     def rounds(self) -> int:

@@ -3,6 +3,15 @@
 Eq. (1)  W(P) = sum of w(type(c)) over the claims c of P
 Eq. (2)  S = (W(G) + W(K)) / (W(G) + W(U) + rho * W(X) + W(K))
 Eq. (3)  proceed if S >= tau_proceed, regenerate if S >= tau_regenerate, else replan
+
+Two extensions, both off the paper's path only when asked for or documented:
+
+- Separate penalty weights (GSAR-SPEC §11.7): U and X claims may be weighed with their own map,
+  so labelling a weak claim ``inference`` need not soften its penalty. The default penalty map
+  *is* the support map, so the default math is the paper's.
+- The conclusion policy (a decision-layer rule, S untouched): an ungrounded or contradicted claim
+  that states a cause or a conclusion caps the decision at regenerate, however high S is;
+  ``conclusion_policy="score"`` restores the paper's pure decision.
 """
 
 from __future__ import annotations
@@ -10,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
+from typing import Final, Literal
 
 from gsar_otel.core.model import (
     DEFAULT_UNKNOWN_WEIGHT,
@@ -35,29 +45,38 @@ WeightMapInput = (
 """A weight map as callers give it: keys are EvidenceType members or their string values."""
 
 
-def resolve_weight_map(weight_map: WeightMapInput | None) -> WeightMap:
-    """Merge ``weight_map`` over DEFAULT_WEIGHT_MAP after validating every key and value.
+ConclusionPolicy = Literal["cap", "score"]
+CONCLUSION_POLICIES: Final = ("cap", "score")
+"""``cap``: an ungrounded or contradicted conclusion caps the decision at regenerate (default);
+``score``: the decision follows S alone, as in the paper."""
+
+
+def resolve_weight_map(weight_map: WeightMapInput | None, *, base: WeightMap | None = None,
+                       name: str = "weight_map") -> WeightMap:
+    """Merge ``weight_map`` over ``base`` (default: DEFAULT_WEIGHT_MAP) after validating every key
+    and value.
 
     A partial map changes only the types it names.
 
     Raises:
         ValueError: a key is not an EvidenceType value, or a weight is not in [0, 1].
     """
+    defaults = DEFAULT_WEIGHT_MAP if base is None else base
     if weight_map is None:
-        return DEFAULT_WEIGHT_MAP
+        return defaults
     if not isinstance(weight_map, Mapping):
-        raise ValueError(f"weight_map must be a mapping of evidence type to weight, got "
+        raise ValueError(f"{name} must be a mapping of evidence type to weight, got "
                          f"{type(weight_map).__name__}")
-    merged = dict(DEFAULT_WEIGHT_MAP)
+    merged = dict(defaults)
     for key, value in weight_map.items():
         try:
             evidence_type = EvidenceType(key)
         except ValueError:
             raise ValueError(
-                f"weight_map key {key!r} is not an evidence type; allowed: "
+                f"{name} key {key!r} is not an evidence type; allowed: "
                 f"{[t.value for t in EvidenceType]}"
             ) from None
-        merged[evidence_type] = check_unit_interval(f"weight_map[{evidence_type.value!r}]", value)
+        merged[evidence_type] = check_unit_interval(f"{name}[{evidence_type.value!r}]", value)
     return MappingProxyType(merged)
 
 
@@ -92,6 +111,7 @@ def gsar_score(
     weight_map: WeightMapInput | None = None,
     contradiction_penalty: float = 0.5,
     default_unknown: float = DEFAULT_UNKNOWN_WEIGHT,
+    penalty_weight_map: WeightMapInput | None = None,
 ) -> float:
     """Eq. (2): the grounding score S of a partition, in [0, 1].
 
@@ -100,6 +120,8 @@ def gsar_score(
         weight_map: weights for some or all evidence types, merged over the defaults.
         contradiction_penalty: rho in [0, 1], how much a contradicted claim counts against S.
         default_unknown: weight of a claim whose type the map does not know.
+        penalty_weight_map: weights of ungrounded and contradicted claims, merged over
+            ``weight_map`` (GSAR-SPEC §11.7); None weighs them like support, as the paper does.
 
     Returns:
         S; 0.5 for an empty partition or one whose claims all weigh zero.
@@ -109,17 +131,18 @@ def gsar_score(
     """
     rho = check_unit_interval("contradiction_penalty", contradiction_penalty)
     weights = resolve_weight_map(weight_map)
+    penalties = resolve_weight_map(penalty_weight_map, base=weights, name="penalty_weight_map")
     unknown = check_unit_interval("default_unknown", default_unknown)
 
-    def weights_of(claims: Iterable[Claim]) -> list[float]:
-        return [claim_weight(claim, weights, unknown) for claim in claims]
+    def weights_of(claims: Iterable[Claim], table: WeightMap) -> list[float]:
+        return [claim_weight(claim, table, unknown) for claim in claims]
 
     if partition.is_empty:
         return NEUTRAL_SCORE
     # One exact sum per side: G and K enter identically (P4), whatever bucket a claim sits in.
-    support = math.fsum(weights_of((*partition.grounded, *partition.complementary)))
-    penalty = math.fsum([*weights_of(partition.ungrounded),
-                         *(rho * w for w in weights_of(partition.contradicted))])
+    support = math.fsum(weights_of((*partition.grounded, *partition.complementary), weights))
+    penalty = math.fsum([*weights_of(partition.ungrounded, penalties),
+                         *(rho * w for w in weights_of(partition.contradicted, penalties))])
     denominator = support + penalty
     if denominator == 0.0:
         return NEUTRAL_SCORE
@@ -142,3 +165,34 @@ def decide(score: float, *, thresholds: GSARThresholds | None = None) -> Decisio
     if value + BOUNDARY_TOLERANCE >= limits.regenerate:
         return Decision.REGENERATE
     return Decision.REPLAN
+
+
+def check_conclusion_policy(policy: object) -> ConclusionPolicy:
+    """``policy`` if it is one of CONCLUSION_POLICIES.
+
+    Raises:
+        ValueError: any other value, naming the allowed ones.
+    """
+    if policy == "cap":
+        return "cap"
+    if policy == "score":
+        return "score"
+    raise ValueError(f"conclusion_policy must be one of {', '.join(CONCLUSION_POLICIES)}, "
+                     f"got {policy!r}")
+
+
+def apply_conclusion_policy(
+    decision: Decision, partition: Partition, policy: ConclusionPolicy = "cap"
+) -> tuple[Decision, bool]:
+    """The decision after the conclusion policy, and whether the cap fired.
+
+    Under ``cap`` a ``proceed`` becomes ``regenerate`` when an ungrounded or contradicted claim
+    states a cause or a conclusion (``Claim.conclusion``): an answer whose facts all hold but
+    whose conclusion over-reaches is rewritten, not shipped. Other decisions are unchanged (the
+    cap never raises a decision), and ``score`` leaves every decision to S.
+    """
+    if check_conclusion_policy(policy) == "score" or decision is not Decision.PROCEED:
+        return decision, False
+    if any(claim.conclusion for claim in (*partition.ungrounded, *partition.contradicted)):
+        return Decision.REGENERATE, True
+    return decision, False

@@ -197,12 +197,13 @@ class GroundedFunction:
             synthesis = self._synthesis(result)
             evidence = self._evidence(result, args, kwargs, collected)
             regenerate_fn, replan_fn = callbacks
+            configured = {**settings.evaluator_options(), "thresholds": thresholds,
+                          "contradiction_penalty": penalty}
+            if options.k_max is not None:
+                configured["k_max"] = options.k_max
             evaluator = TracedEvaluator(
                 judge, regenerate_fn, replan_fn, function=self.function, mode=options.mode,
-                capture_content=settings.capture_content, thresholds=thresholds,
-                contradiction_penalty=penalty, weight_map=settings.weight_map,
-                k_max=settings.k_max if options.k_max is None else options.k_max,
-                max_regenerations=settings.max_regenerations)
+                capture_content=settings.capture_content, **configured)
             return await evaluator.evaluate_recorded(recorder, report_synthesis=synthesis,
                                                      evidence_corpus=evidence)
         except BaseException as error:

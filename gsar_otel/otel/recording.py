@@ -157,6 +157,8 @@ class EvaluationRecorder:
             sc.GSAR_EVIDENCE_TRUNCATED: result.final_evidence.truncated,
             sc.GSAR_ADJUSTMENTS: len(result.adjustments),
             sc.GSAR_FINAL_ITERATION: result.final_iteration,
+            sc.GSAR_CONCLUSION_POLICY: result.conclusion_policy,
+            sc.GSAR_CONCLUSION_CAPPED: result.conclusion_capped,
             sc.OPENINFERENCE_OUTPUT_VALUE:
                 f"{result.final_decision.value} (S={result.final_score:.3f})",
         }
@@ -215,6 +217,8 @@ class EvaluationRecorder:
         }
         if kinds:
             attributes[sc.GSAR_CLAIM_ADJUSTMENT] = list(kinds)
+        if claim.conclusion:
+            attributes[sc.GSAR_CLAIM_CONCLUSION] = True
         if self.capture_content:
             text = _redact(claim.text, sc.REDACT_KIND_CLAIM)
             if text is not None:

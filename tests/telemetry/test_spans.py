@@ -36,6 +36,8 @@ EXPECTED_EVALUATE_ATTRIBUTES: dict[str, Any] = {
     "gsar.evidence.truncated": False,
     "gsar.adjustments": 0,
     "gsar.final_iteration": 0,
+    "gsar.conclusion.policy": "cap",
+    "gsar.conclusion.capped": False,
     "output.value": "replan (S=0.625)",
 }
 
@@ -292,3 +294,28 @@ def test_gsar_capture_content_false_wins_over_the_otel_variable(
 
     answer()
     assert "gsar.synthesis" not in (otel.one_evaluate_span().attributes or {})
+
+
+def test_a_capped_conclusion_is_visible_on_the_span_and_its_claim_event(otel: Otel) -> None:
+    from gsar_otel.core.model import Claim, JudgeOutput
+
+    cause = Claim("The spike was caused by a deploy", "inference", conclusion=True)
+    facts = [Claim(text, "tool_match", ["E1"]) for text in (
+        "CPU on db-prod-1 hit 97%", "db-prod-1 ran at 97% CPU", "The CPU of db-prod-1 was 97%")]
+    verdict = JudgeOutput(grounding_score=0.8, is_grounded=True, grounded_claims=facts,
+                          ungrounded_claims=[cause])
+
+    @grounded(judge=ScriptedJudge([verdict]), name="incident_answer")
+    def answer() -> str:
+        record_evidence(CPU_ROW)
+        return ". ".join(claim.text for claim in [*facts, cause]) + "."
+
+    answer()
+    span = otel.one_evaluate_span()
+    attributes = dict(span.attributes or {})
+    assert attributes["gsar.decision"] == "regenerate"
+    assert attributes["gsar.conclusion.capped"] is True
+    assert attributes["gsar.conclusion.policy"] == "cap"
+    flagged = [dict(e.attributes or {}) for e in span.events if e.name == "gsar.claim"
+               and (e.attributes or {}).get("gsar.claim.conclusion")]
+    assert [f["gsar.claim.verdict"] for f in flagged] == ["ungrounded"]
