@@ -93,7 +93,7 @@ def test_the_request_carries_evidence_ids_model_cache_marker_and_schema(
     schema = body["output_config"]["format"]
     assert schema["type"] == "json_schema"
     assert schema["schema"]["properties"]["grounded_claims"]["items"]["required"] == [
-        "text", "type", "evidence_refs"]
+        "text", "type", "evidence_refs", "conclusion"]
     assert "tools" not in body and "tool_choice" not in body
 
 
@@ -174,6 +174,26 @@ def test_a_claim_with_an_unknown_type_is_kept_and_judged(
     assert not result.final_judge_output.abstained
     assert "unknown_evidence_type" in [a.kind for a in result.adjustments]
     assert result.final_decision is Decision.PROCEED
+
+
+def test_a_conclusion_the_judge_marks_ungrounded_caps_the_decision_at_regenerate(
+        fake_anthropic: FakeMessagesServer, make_judge: JudgeFactory) -> None:
+    answer = INCIDENT_ANSWER + " The spike was caused by a deploy."
+    fake_anthropic.enqueue(verdict_message(verdict(
+        grounded=[claim("CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC"),
+                  claim("Request rate dropped to 12 RPS at the same time", refs=["E2"]),
+                  claim("Alert A-9912 fired", "signal_match", ["E3"])],
+        ungrounded=[claim("The spike was caused by a deploy", "inference", [],
+                          conclusion=True)])))
+
+    result = GSAREvaluator(make_judge()).evaluate_sync(
+        report_synthesis=answer + " Alert A-9912 fired.", evidence_corpus=INCIDENT_EVIDENCE)
+
+    [cause] = result.final_partition.ungrounded
+    assert cause.conclusion is True
+    assert result.final_score >= 0.8  # S alone would proceed
+    assert result.final_decision is Decision.REGENERATE
+    assert result.conclusion_capped is True
 
 
 def test_temperature_zero_is_sent_where_the_api_version_and_model_accept_it(

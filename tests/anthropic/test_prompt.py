@@ -137,6 +137,6 @@ def test_the_wire_schema_is_strict_compatible() -> None:
 def test_the_wire_schema_uses_the_appendix_c_field_names() -> None:
     assert set(VERDICT_SCHEMA["properties"]) == set(JudgeOutput.model_fields)
     claim = VERDICT_SCHEMA["properties"]["grounded_claims"]["items"]
-    assert list(claim["properties"]) == ["text", "type", "evidence_refs"]
+    assert list(claim["properties"]) == ["text", "type", "evidence_refs", "conclusion"]
     assert claim["properties"]["type"]["enum"] == [t.value for t in EvidenceType]
     assert [key for key in VERDICT_SCHEMA["properties"]][:4] == [f"{b}_claims" for b in BUCKETS]

@@ -272,9 +272,10 @@ def message_body(content: Sequence[Mapping[str, Any]], *, stop_reason: str | Non
     }
 
 
-def claim(text: str, type: str = "tool_match", refs: Sequence[str] = ("E1",)) -> dict[str, Any]:
-    """One claim in the wire format."""
-    return {"text": text, "type": type, "evidence_refs": list(refs)}
+def claim(text: str, type: str = "tool_match", refs: Sequence[str] = ("E1",), *,
+          conclusion: bool = False) -> dict[str, Any]:
+    """One claim in the wire format (every key the schema requires)."""
+    return {"text": text, "type": type, "evidence_refs": list(refs), "conclusion": conclusion}
 
 
 def _entries(claims: Sequence[Any]) -> list[Any]:

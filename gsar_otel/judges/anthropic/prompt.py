@@ -19,7 +19,7 @@ from typing import Any, Final, Literal
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import EvidenceType
 
-PROMPT_VERSION: Final = "gsar-judge-1"
+PROMPT_VERSION: Final = "gsar-judge-2"
 """Version of the prompt, schema and rendering together; part of a judge's identity."""
 
 VERDICT_TOOL_NAME: Final = "record_grounding_verdict"
@@ -96,6 +96,14 @@ For complementary claims use complementary_finding. For ungrounded claims the ty
 claim asserts, never what would soften it: a specific figure, name, time or identifier that \
 should have come from a tool is tool_match or specific_data even though no item has it; a \
 conclusion or cause drawn by reasoning is inference; general or textbook knowledge is domain.
+
+# Mark conclusions
+Set conclusion to true on a claim that states a cause, an effect, a diagnosis or a conclusion \
+drawn from the evidence ("the outage was caused by the config push", "which led to the \
+timeouts", "so the root cause is the certificate", "this suggests a memory leak"), and to false \
+on an observation ("the config was pushed at 10:14:30"). Two events close in time are an \
+observation; that one caused the other is a conclusion, grounded only when an item states the \
+link itself.
 
 # Citing evidence
 evidence_refs holds item ids exactly as written in the id attribute (E1, E2, ... or the caller's \
@@ -229,8 +237,10 @@ _CLAIM_SCHEMA: Final[dict[str, Any]] = {
                  "description": "Evidence type (see the rules)."},
         "evidence_refs": {"type": "array", "items": {"type": "string"},
                           "description": "Ids of the evidence items that back or refute it."},
+        "conclusion": {"type": "boolean",
+                       "description": "True when the claim states a cause or a conclusion."},
     },
-    "required": ["text", "type", "evidence_refs"],
+    "required": ["text", "type", "evidence_refs", "conclusion"],
     "additionalProperties": False,
 }
 

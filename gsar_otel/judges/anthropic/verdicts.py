@@ -24,7 +24,7 @@ ERROR_INVALID_JSON: Final = "InvalidJSON"
 ERROR_SCHEMA: Final = "SchemaViolation"
 """error_type of JSON that is not a valid verdict (also of a salvaged one)."""
 
-CLAIM_KEYS: Final = ("text", "type", "evidence_refs")
+CLAIM_KEYS: Final = ("text", "type", "evidence_refs", "conclusion")
 _FENCE: Final = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
