@@ -58,7 +58,7 @@ def _walk(items: Iterable[tuple[Any, Any]], path: str, inside_repeat: bool,
           inside_look: bool, found: list[str]) -> None:
     for op, av in items:
         if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT):
-            low, high, body = av
+            _low, high, body = av
             unbounded = high == _UNBOUNDED or high > 1000
             if unbounded and inside_repeat:
                 found.append(f"{path}: nested unbounded repeat")
@@ -128,8 +128,9 @@ class _CountingPattern:
             text = args[1] if name in ("sub", "subn") and len(args) > 1 else (
                 args[0] if args else kwargs.get("string", ""))
             if isinstance(text, str):
-                start = args[1] if name not in ("sub", "subn", "split") and len(args) > 1 else 0
-                end = args[2] if name not in ("sub", "subn", "split") and len(args) > 2 else len(text)
+                positional = name not in ("sub", "subn", "split")
+                start = args[1] if positional and len(args) > 1 else 0
+                end = args[2] if positional and len(args) > 2 else len(text)
                 self._counter[0] += max(min(end, len(text)) - start, 0) + 1
             return attribute(*args, **kwargs)
 
