@@ -1,0 +1,5 @@
+"""The staged offline judge: segment, align, compare, features, a learned classifier, assemble."""
+
+from gsar_otel.judges.staged.judge import LexicalJudge
+
+__all__ = ["LexicalJudge"]

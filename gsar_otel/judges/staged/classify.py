@@ -1,0 +1,172 @@
+"""Stage 6: a claim's bucket, evidence type and evidence ids from its features.
+
+The bucket comes from a multinomial logistic regression (weights in ``model.json``, inference in
+plain Python) and two named thresholds stored beside the weights, after three ordered rules:
+
+1. ``conclusion_unstated``: a claim stating a cause or a conclusion that no aligned unit states
+   is ungrounded (type ``inference``), whatever the model says.
+2. ``row_value_conflict``: a value that conflicts with the same key of the same subject in a tool
+   row, log line or alert makes the claim contradicted.
+3. ``model``: contradicted when P(contradicted) >= ``thresholds.contradicted`` and the claim has
+   a conflict signal (a conflicting value, a polarity or quantifier mismatch); else grounded
+   (or complementary, when that class is likelier) when P(grounded) + P(complementary) >=
+   ``thresholds.grounded``; else ungrounded.
+
+Evidence type (documented rules, first that applies): ``inference`` for a conclusion;
+``neg_evidence`` for a negated (absence) claim; ``complementary_finding`` for complementary;
+``synthesis`` when no single unit holds most of the claim but several together do;
+``tool_match`` when the lead unit is a tool row; ``signal_match`` for an alert or log line;
+``specific_data`` for prose.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+from gsar_otel.core.model import Bucket, EvidenceType
+from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, FeatureVector
+
+MODEL_FILE: Final = "model.json"
+SYNTHESIS_LEAD: Final = 0.6
+"""A grounded claim whose best unit holds less than this share, while its units together hold
+more, is a synthesis across units."""
+_PACKAGE: Final = __name__.rpartition(".")[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """Logistic-regression weights, standardisation and decision thresholds."""
+
+    classes: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[tuple[float, ...], ...]
+    bias: tuple[float, ...]
+    grounded_threshold: float
+    contradicted_threshold: float
+    version: str
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Model:
+        """A model from the parsed ``model.json``.
+
+        Raises:
+            ValueError: the file was trained on another feature version or feature list.
+        """
+        if data.get("features_version") != FEATURES_VERSION or tuple(
+                data.get("feature_names", ())) != FEATURE_NAMES:
+            raise ValueError(f"model.json was trained on features "
+                             f"{data.get('features_version')!r}, the judge computes "
+                             f"{FEATURES_VERSION!r}; retrain with benchmarks/train_lexical.py")
+        thresholds = data["thresholds"]
+        return cls(
+            classes=tuple(data["classes"]), mean=tuple(data["mean"]),
+            scale=tuple(data["scale"]),
+            weights=tuple(tuple(row) for row in data["weights"]), bias=tuple(data["bias"]),
+            grounded_threshold=float(thresholds["grounded"]),
+            contradicted_threshold=float(thresholds["contradicted"]),
+            version=str(data.get("model_version", "")),
+        )
+
+    def standardise(self, vector: FeatureVector) -> list[float]:
+        """The vector scaled as in training."""
+        return [(v - m) / s for v, m, s in zip(vector.values, self.mean, self.scale, strict=True)]
+
+    def probabilities(self, vector: FeatureVector) -> dict[str, float]:
+        """P(class) for every class."""
+        x = self.standardise(vector)
+        logits = [b + sum(w * v for w, v in zip(row, x, strict=True))
+                  for row, b in zip(self.weights, self.bias, strict=True)]
+        top = max(logits)
+        exps = [math.exp(v - top) for v in logits]
+        total = sum(exps)
+        return {c: e / total for c, e in zip(self.classes, exps, strict=True)}
+
+    def contributions(self, vector: FeatureVector, target: str) -> list[tuple[str, float]]:
+        """Each feature's push toward ``target`` against the mean of the other classes, largest
+        first."""
+        x = self.standardise(vector)
+        row = self.weights[self.classes.index(target)]
+        others = [r for c, r in zip(self.classes, self.weights, strict=True) if c != target]
+        pushes = []
+        for position, name in enumerate(FEATURE_NAMES):
+            other = sum(r[position] for r in others) / len(others) if others else 0.0
+            pushes.append((name, (row[position] - other) * x[position]))
+        return sorted(pushes, key=lambda p: -abs(p[1]))
+
+
+def load_model() -> Model:
+    """The packaged ``model.json``."""
+    text = resources.files(_PACKAGE).joinpath(MODEL_FILE).read_text(encoding="utf-8")
+    return Model.from_json(json.loads(text))
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A claim's bucket and type, and what decided them (machine-readable)."""
+
+    bucket: Bucket
+    type: EvidenceType
+    rule: str
+    probabilities: tuple[tuple[str, float], ...]
+    deciding: tuple[tuple[str, float], ...]
+    """The features that pushed hardest toward the bucket, with their pushes."""
+
+
+def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str, float]]:
+    named = vector.named()
+    p = model.probabilities(vector)
+    if named["conclusion_unstated"]:
+        return "ungrounded", "conclusion_unstated", p
+    signal = (named["anchor_conflict_share"] > 0 or named["negation_mismatch"] > 0
+              or named["quant_mismatch"] > 0)
+    if signal and p.get("contradicted", 0.0) >= model.contradicted_threshold:
+        return "contradicted", "model", p
+    support = p.get("grounded", 0.0) + p.get("complementary", 0.0)
+    if support >= model.grounded_threshold:
+        if p.get("complementary", 0.0) > p.get("grounded", 0.0):
+            return "complementary", "model", p
+        return "grounded", "model", p
+    return "ungrounded", "model", p
+
+
+def evidence_type(bucket: Bucket, named: dict[str, float], lead_kind: str | None) -> EvidenceType:
+    """The claim's evidence type by the rules in the module docstring."""
+    if named["conclusion"]:
+        return EvidenceType.INFERENCE
+    if named["claim_negated"] and bucket == "grounded":
+        return EvidenceType.NEG_EVIDENCE
+    if bucket == "complementary":
+        return EvidenceType.COMPLEMENTARY_FINDING
+    if (bucket == "grounded" and named["aligned_units"] > 1
+            and named["lead_coverage"] < SYNTHESIS_LEAD <= named["coverage"]):
+        return EvidenceType.SYNTHESIS
+    if lead_kind == "row":
+        return EvidenceType.TOOL_MATCH
+    if lead_kind in ("signal", "log"):
+        return EvidenceType.SIGNAL_MATCH
+    if lead_kind == "prose":
+        return EvidenceType.SPECIFIC_DATA
+    return EvidenceType.INFERENCE
+
+
+def classify(model: Model, vector: FeatureVector, lead_kind: str | None,
+             row_conflict: bool) -> Verdict:
+    """The verdict on one claim; ``row_conflict`` is rule 2's input."""
+    if row_conflict and not vector.named()["conclusion_unstated"]:
+        bucket: Bucket = "contradicted"
+        rule = "row_value_conflict"
+        p = model.probabilities(vector)
+    else:
+        bucket, rule, p = _bucket(model, vector)
+    target = {"complementary": "complementary"}.get(bucket, bucket)
+    if target not in model.classes:
+        target = "grounded"
+    deciding = tuple((name, round(push, 3))
+                     for name, push in model.contributions(vector, target)[:3])
+    return Verdict(bucket, evidence_type(bucket, vector.named(), lead_kind), rule,
+                   tuple((c, round(v, 4)) for c, v in p.items()), deciding)

@@ -1,0 +1,96 @@
+"""Stage 5: one claim as a named, ordered feature vector.
+
+The vector is what the classifier reads; its names (:data:`FEATURE_NAMES`) and
+:data:`FEATURES_VERSION` are stored with the model, which refuses a vector of another version.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+from gsar_otel.judges.staged.align import Alignment
+from gsar_otel.judges.staged.anchoring import NAME_KINDS, NUMERIC_KINDS, TIME_KINDS
+from gsar_otel.judges.staged.compare import Comparison
+from gsar_otel.judges.staged.index import EvidenceIndex
+from gsar_otel.judges.staged.textual import TextFacts
+
+FEATURES_VERSION: Final = "staged-features-1"
+
+FEATURE_NAMES: Final = (
+    "coverage", "weighted_coverage", "lead_coverage", "anywhere_coverage", "all_covered",
+    "coverage_below_half", "missing_words", "names_missing_share", "names_missing_any",
+    "has_anchors", "anchor_count", "anchor_match_share", "anchor_conflict_share",
+    "anchor_absent_share", "numeric_conflict", "time_conflict", "name_absent",
+    "numeric_absent", "negation_mismatch", "claim_negated", "causal", "speculative",
+    "conclusion", "cause_stated", "conclusion_unstated", "quant_mismatch", "comparative",
+    "other_subject", "claim_words", "content_words", "evidence_row", "evidence_prose",
+    "evidence_units", "aligned_units",
+)
+"""The features, in vector order."""
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureVector:
+    """A claim's features, in :data:`FEATURE_NAMES` order."""
+
+    values: tuple[float, ...]
+
+    def named(self) -> dict[str, float]:
+        """The features by name."""
+        return dict(zip(FEATURE_NAMES, self.values, strict=True))
+
+
+def _flag(value: bool) -> float:
+    return 1.0 if value else 0.0
+
+
+def features(claim: TextFacts, alignment: Alignment, comparison: Comparison,
+             index: EvidenceIndex) -> FeatureVector:
+    """The feature vector of one aligned, compared claim."""
+    anchors = len(comparison.checks)
+    share = (lambda n: n / anchors) if anchors else (lambda n: 0.0)
+    match = comparison.count("MATCH")
+    conflict = comparison.count("CONFLICT")
+    absent = comparison.count("ABSENT")
+    lead = index.units[alignment.units[0]] if alignment.units else None
+    row = lead is not None and lead.kind != "prose"
+    conclusion = claim.conclusion
+    values = (
+        alignment.coverage,
+        alignment.weighted_coverage,
+        alignment.lead_coverage,
+        alignment.anywhere,
+        _flag(alignment.coverage >= 0.999),
+        _flag(alignment.coverage < 0.5),
+        math.log1p(len(alignment.missing)),
+        alignment.names_missing / alignment.names_total if alignment.names_total else 0.0,
+        _flag(alignment.names_missing > 0),
+        _flag(anchors > 0),
+        math.log1p(anchors),
+        share(match),
+        share(conflict),
+        share(absent),
+        _flag(comparison.count("CONFLICT", NUMERIC_KINDS) > 0),
+        _flag(comparison.count("CONFLICT", TIME_KINDS) > 0),
+        _flag(comparison.count("ABSENT", NAME_KINDS) > 0),
+        _flag(comparison.count("ABSENT", NUMERIC_KINDS | TIME_KINDS) > 0),
+        _flag(comparison.negation_mismatch),
+        _flag(claim.negated),
+        _flag(claim.causal),
+        _flag(claim.speculative),
+        _flag(conclusion),
+        _flag(comparison.cause_stated),
+        _flag(conclusion and not comparison.cause_stated),
+        _flag(comparison.quant_mismatch),
+        _flag(claim.comparative),
+        _flag(comparison.other_subject),
+        math.log1p(claim.word_count),
+        math.log1p(len(claim.stems)),
+        _flag(row),
+        _flag(lead is not None and not row),
+        math.log1p(len(index.units)),
+        float(len(alignment.units)),
+    )
+    return FeatureVector(values)

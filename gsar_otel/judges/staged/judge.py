@@ -1,0 +1,196 @@
+"""Stage 7: :class:`LexicalJudge`, the staged offline judge, assembling a JudgeOutput.
+
+segment -> facts -> align -> compare -> features -> classify, then one answer-level pass: an
+anaphoric, non-speculative conclusion that adds no specifics of its own ("These two observations
+indicate the spike is real") after grounded claims is a synthesis of them (complementary).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import Bucket, Claim, EvidenceType, JudgeOutput
+from gsar_otel.core.scoring import gsar_score
+from gsar_otel.judges.staged.align import Alignment, align
+from gsar_otel.judges.staged.classify import Model, Verdict, classify, load_model
+from gsar_otel.judges.staged.compare import Comparison, compare
+from gsar_otel.judges.staged.features import FEATURES_VERSION, FeatureVector, features
+from gsar_otel.judges.staged.index import EvidenceIndex, build_index
+from gsar_otel.judges.staged.segment import ClaimSpan, segment
+from gsar_otel.judges.staged.textual import TextFacts, facts_of
+
+GROUNDED_SCORE = 0.8
+"""The judge's own ``is_grounded`` cut-off on its ``grounding_score`` (audit only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimVerdict:
+    """One claim as the judge placed it, and why (``rule`` and ``deciding`` features)."""
+
+    text: str
+    span: ClaimSpan
+    bucket: Bucket
+    type: EvidenceType
+    evidence_refs: tuple[str, ...]
+    conclusion: bool
+    rule: str
+    facts: TextFacts
+    probabilities: tuple[tuple[str, float], ...]
+    deciding: tuple[tuple[str, float], ...]
+    checks: Comparison
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Everything the stages computed for one claim (for training and explanation)."""
+
+    span: ClaimSpan
+    facts: TextFacts
+    alignment: Alignment
+    comparison: Comparison
+    vector: FeatureVector
+    lead_kind: str | None
+
+
+def analyse(text: str, index: EvidenceIndex, span: ClaimSpan | None = None) -> Analysis:
+    """Stages 2-5 for one claim text."""
+    facts = facts_of(text)
+    alignment = align(facts, index)
+    comparison = compare(facts, alignment, index)
+    lead = index.units[alignment.units[0]].kind if alignment.units else None
+    return Analysis(span or ClaimSpan(text, 0, len(text), 0), facts, alignment, comparison,
+                    features(facts, alignment, comparison, index), lead)
+
+
+class LexicalJudge:
+    """An offline, deterministic judge: staged analysis and a learned, calibrated decision.
+
+    Implements the :class:`~gsar_otel.core.protocol.Judge` protocol; no key, no network.
+    """
+
+    name = "lexical"
+    model: str | None = None
+    features_version = FEATURES_VERSION
+
+    def __init__(self) -> None:
+        self._model: Model | None = None
+
+    def _classifier(self) -> Model:
+        if self._model is None:
+            self._model = load_model()
+        return self._model
+
+    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
+        """Judge ``synthesis`` against ``evidence`` (synchronous CPU work)."""
+        return self.judge_now(synthesis=synthesis, evidence=evidence)
+
+    def judge_now(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
+        """The same judgement, synchronously."""
+        return assemble(self.explain(synthesis=synthesis, evidence=evidence), evidence)
+
+    def explain(self, *, synthesis: str, evidence: EvidenceSet) -> list[ClaimVerdict]:
+        """Every claim with its bucket, type, evidence ids and what decided them."""
+        index = build_index(evidence)
+        analyses = [analyse(span.text, index, span) for span in segment(synthesis)]
+        return decide_claims(self._classifier(), synthesis, analyses)
+
+
+def decide_claims(model: Model, synthesis: str, analyses: list[Analysis]) -> list[ClaimVerdict]:
+    """Stage 6 and the answer-level pass over analysed claims (shared with training)."""
+    verdicts = [_claim_verdict(synthesis, analysis,
+                               classify(model, analysis.vector, analysis.lead_kind,
+                                        analysis.comparison.row_conflict))
+                for analysis in analyses]
+    return _synthesis_pass(verdicts)
+
+
+def _claim_verdict(synthesis: str, analysis: Analysis, verdict: Verdict) -> ClaimVerdict:
+    span = analysis.span
+    refs = analysis.comparison.refs if verdict.bucket != "ungrounded" else ()
+    return ClaimVerdict(
+        text=synthesis[span.lead_start:span.end] if synthesis else span.text, span=span,
+        bucket=verdict.bucket, type=verdict.type, evidence_refs=refs,
+        conclusion=analysis.facts.conclusion, rule=verdict.rule, facts=analysis.facts,
+        probabilities=verdict.probabilities, deciding=verdict.deciding,
+        checks=analysis.comparison)
+
+
+def _synthesis_pass(verdicts: list[ClaimVerdict]) -> list[ClaimVerdict]:
+    """An anaphoric, non-speculative, non-causal conclusion with no anchors, after grounded
+    claims, is a synthesis of them: complementary, citing their evidence."""
+    result: list[ClaimVerdict] = []
+    grounded_refs: dict[str, None] = {}
+    for verdict in verdicts:
+        facts = verdict.facts
+        if (verdict.bucket == "ungrounded" and grounded_refs and facts.anaphoric
+                and not facts.speculative and not facts.causal and not facts.anchors):
+            verdict = ClaimVerdict(
+                verdict.text, verdict.span, "complementary", EvidenceType.SYNTHESIS,
+                tuple(grounded_refs), verdict.conclusion, "anaphoric_synthesis", verdict.facts,
+                verdict.probabilities, verdict.deciding, verdict.checks)
+        if verdict.bucket == "grounded":
+            grounded_refs.update(dict.fromkeys(verdict.evidence_refs))
+        result.append(verdict)
+    return result
+
+
+def assemble(verdicts: list[ClaimVerdict], evidence: EvidenceSet) -> JudgeOutput:
+    """The JudgeOutput of the claims' verdicts."""
+    buckets: dict[Bucket, list[Claim]] = {
+        "grounded": [], "ungrounded": [], "contradicted": [], "complementary": []}
+    seen: set[str] = set()
+    gaps: dict[str, None] = {}
+    contradictions: dict[str, None] = {}
+    for verdict in verdicts:
+        key = " ".join(verdict.text.lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        buckets[verdict.bucket].append(Claim(
+            text=verdict.text, type=verdict.type, evidence_refs=verdict.evidence_refs,
+            conclusion=verdict.conclusion))
+        if verdict.bucket == "ungrounded":
+            gaps.setdefault(f"no evidence states: {verdict.span.text} ({verdict.rule})", None)
+        if verdict.bucket == "contradicted":
+            for check in verdict.checks.checks:
+                if check.status == "CONFLICT":
+                    contradictions.setdefault(
+                        f"{check.claim_value} vs {check.evidence_value} in {check.ref}", None)
+            if not any(c.status == "CONFLICT" for c in verdict.checks.checks):
+                contradictions.setdefault(f"evidence contradicts: {verdict.span.text}", None)
+    partition_output = JudgeOutput(
+        grounding_score=0.5, is_grounded=False,
+        grounded_claims=tuple(buckets["grounded"]),
+        ungrounded_claims=tuple(buckets["ungrounded"]),
+        contradicted_claims=tuple(buckets["contradicted"]),
+        complementary_claims=tuple(buckets["complementary"]))
+    score = gsar_score(partition_output.to_partition())
+    counts = {name: len(claims) for name, claims in buckets.items()}
+    total = sum(counts.values())
+    if total == 0:
+        explanation = "The answer holds no checkable claim."
+    else:
+        parts = ", ".join(f"{counts[name]} {name}" for name in buckets if counts[name])
+        worst = next((v for v in verdicts if v.bucket in ("contradicted", "ungrounded")), None)
+        explanation = (f"{total} claim(s) against {len(evidence)} evidence item(s): {parts}."
+                       + (f" First problem ({worst.rule}; {_deciding(worst)}): "
+                          f"{worst.span.text!r}." if worst else ""))
+    needs_more = bool(counts["ungrounded"] or counts["contradicted"])
+    gap_list = tuple(gaps)
+    contradiction_list = tuple(contradictions)
+    return partition_output.model_copy(update={
+        "grounding_score": score,
+        "is_grounded": score >= GROUNDED_SCORE,
+        "gaps": gap_list,
+        "contradictions": contradiction_list,
+        "verification_needed": needs_more,
+        "verification_reason": (gap_list[0] if gap_list else contradiction_list[0]
+                                if contradiction_list else None) if needs_more else None,
+        "explanation": explanation,
+        "decision_status": "resolved",
+    })
+
+
+def _deciding(verdict: ClaimVerdict) -> str:
+    return ", ".join(f"{name}={push:+.2f}" for name, push in verdict.deciding)

@@ -1,0 +1,89 @@
+"""Word lists the stages share: markers of negation, cause, speculation, quantity and framing,
+number words and abbreviations. Plain frozensets, no behaviour."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from gsar_otel.core.text import stem
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+NEGATIONS: Final = _set(
+    "not no never none nothing nobody neither nor without cannot can't didn't doesn't don't "
+    "isn't wasn't weren't aren't hasn't haven't hadn't won't wouldn't couldn't shouldn't n't "
+    "failed fail fails unable absent lacks lacked zero")
+"""Words that negate the statement they stand in ("did not", "no errors", "failed to")."""
+
+CAUSAL_WORDS: Final = _set("because cause caused causes causing due led leads leading result "
+                           "resulted results resulting triggered owing attributed attributable "
+                           "blamed responsible")
+"""Single words that state a cause ("due" and "led" count with their "to", checked by the caller)."""
+CAUSAL_NEEDS_TO: Final = _set("due led leads leading owing attributed attributable")
+"""Causal words that need a following "to" ("due to", "led to")."""
+CONCLUSION_PHRASES: Final = ("which means", "this means", "that means", "therefore", "thus",
+                             "hence", "so the", "root cause", "consequently", "as a result",
+                             "indicates that", "suggests that", "which indicates", "which suggests")
+"""Phrases that draw a conclusion from what came before."""
+SPECULATIVE: Final = _set("likely probably possibly perhaps presumably apparently may might "
+                          "could seemingly suspect suspected appears seems")
+"""Hedges that make a claim speculative ("likely was caused by")."""
+ANAPHORIC: Final = _set("this these that those it they both together")
+"""Openers of a conclusion that refers back to the answer's own claims."""
+INDICATIVE: Final = _set("indicate indicates indicated suggest suggests suggested show shows "
+                         "confirm confirms confirmed mean means imply implies point points")
+"""Verbs of a conclusion drawn from observations ("these observations indicate ...")."""
+
+QUANT_BOTH: Final = _set("both all every each entire whole")
+QUANT_ONLY: Final = _set("only solely just sole exclusively first last")
+COMPARATIVE: Final = _set("more less fewer higher lower larger smaller greater most least "
+                          "highest lowest best worst largest smallest biggest maximum minimum "
+                          "increase increased decrease decreased rose fell dropped grew exceeded "
+                          "outperform outperforms outperformed better worse")
+
+NUMBER_WORDS: Final = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17",
+    "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40",
+    "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+    "hundred": "100", "thousand": "1000", "million": "1000000", "billion": "1000000000",
+    "once": "1", "twice": "2", "single": "1", "double": "2", "triple": "3", "dozen": "12",
+    "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
+}
+"""Number words and the digits they stand for: "three" counts as the number 3."""
+
+ABBREVIATIONS: Final = _set(
+    "mr mrs ms dr prof sr jr st no nos vs v etc e.g i.e eg ie inc ltd co corp approx fig vol pp "
+    "p b c ca u.s u.k jan feb mar apr jun jul aug sep sept oct nov dec mt ft al gen gov rev "
+    "sgt col lt capt dept est univ")
+"""Abbreviations whose full stop does not end a sentence ("Dr. Smith", "e.g. CPU")."""
+
+FRAMING_OPENERS: Final = ("here is", "here are", "here's", "below is", "below are",
+                          "the following", "in summary", "to summarize", "to summarise",
+                          "summary", "findings", "my findings", "i found", "i checked",
+                          "based on", "let me", "overall", "key findings", "what i found",
+                          "according to the evidence", "in short")
+"""How a framing sentence ("Here is what I found:") opens."""
+
+CLAUSE_JOINERS: Final = ("and", "but", "while", "whereas", "so", "which")
+"""Words that may join two independent facts in one sentence."""
+
+VERBS: Final = _set(
+    "is are was were be been has have had do does did will would can could may might shall "
+    "should must reached rose fell dropped spiked peaked hit climbed increased decreased stayed "
+    "remained held returned fired started stopped began ended failed succeeded restarted "
+    "crashed recovered showed shows logged reported recorded timed went came saw grew won lost "
+    "made took gave became ran led left met paid sent spent stood knew broke spoke said got "
+    "kept built felt caught taught died born released founded joined played served wrote "
+    "received includes include included contains contained holds")
+"""Common verbs and auxiliaries: a clause needs one to stand as its own claim."""
+
+IDENTITY_KEYS: Final = frozenset(stem(k) for k in _set(
+    "host hostname node pod instance service server cluster region zone name id db database "
+    "table container job app application endpoint device user account team component"))
+"""Row keys that name a row's subject (``host=edge-lb-3``): a value of another subject is not
+a conflict."""

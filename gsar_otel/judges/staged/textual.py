@@ -1,0 +1,99 @@
+"""What the stages read from any text (a claim or an evidence unit), computed once: content
+stems (number words as digits), name tokens, anchors, and markers of negation, cause,
+speculation and quantity. One tokenizer: :func:`gsar_otel.core.text.words`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gsar_otel.core.text import STOPWORDS, stem, words
+from gsar_otel.judges.staged.anchoring import Spec, extract
+from gsar_otel.judges.staged.lexicon import (
+    ANAPHORIC,
+    CAUSAL_NEEDS_TO,
+    CAUSAL_WORDS,
+    COMPARATIVE,
+    CONCLUSION_PHRASES,
+    INDICATIVE,
+    NEGATIONS,
+    NUMBER_WORDS,
+    QUANT_BOTH,
+    QUANT_ONLY,
+    SPECULATIVE,
+)
+
+_KEEP_SHORT = frozenset("0123456789")
+
+
+@dataclass(frozen=True, slots=True)
+class TextFacts:
+    """The facts of one text every stage needs."""
+
+    text: str
+    stems: tuple[str, ...]
+    """Content stems in order of first appearance, number words as digits."""
+    names: frozenset[str]
+    """Lowercased whole tokens written with a capital and lowercase letters (not the first
+    word; acronyms are content words, not names): names to match."""
+    anchors: tuple[Spec, ...]
+    negated: bool
+    causal: bool
+    speculative: bool
+    concluding: bool
+    anaphoric: bool
+    quant_both: bool
+    quant_only: bool
+    comparative: bool
+    word_count: int
+
+    @property
+    def conclusion(self) -> bool:
+        """States a cause or draws a conclusion (the claim's ``conclusion`` flag)."""
+        return self.causal or self.concluding or (self.speculative and self.anaphoric)
+
+
+def _names(text: str) -> frozenset[str]:
+    found: set[str] = set()
+    first = True
+    for token in text.split():
+        bare = token.strip("\"'()[],.;:!?“”‘’")
+        if (bare and bare[0].isupper() and not first and any(ch.islower() for ch in bare)
+                and bare.lower() not in STOPWORDS):
+            found.add(bare.lower())
+        first = token.endswith((".", "!", "?", ":"))
+    return frozenset(found)
+
+
+def facts_of(text: str) -> TextFacts:
+    """The facts of ``text``; linear in its length."""
+    tokens = words(text)
+    stems: dict[str, None] = {}
+    negated = causal = speculative = both = only = comparative = False
+    previous = ""
+    for token in tokens:
+        bare = token.replace("’", "'")
+        if bare in NEGATIONS or bare.endswith("n't"):
+            negated = True
+        if bare in CAUSAL_WORDS and bare not in CAUSAL_NEEDS_TO:
+            causal = True
+        if previous in CAUSAL_NEEDS_TO and bare == "to":
+            causal = True
+        speculative = speculative or bare in SPECULATIVE
+        both = both or bare in QUANT_BOTH
+        only = only or bare in QUANT_ONLY
+        comparative = comparative or bare in COMPARATIVE
+        previous = bare
+        if bare in NUMBER_WORDS:
+            stems.setdefault(NUMBER_WORDS[bare], None)
+        elif bare not in STOPWORDS and (len(bare) > 1 or bare in _KEEP_SHORT):
+            stems.setdefault(stem(bare), None)
+    lowered = f" {' '.join(tokens)} "
+    concluding = any(f" {phrase} " in lowered for phrase in CONCLUSION_PHRASES)
+    opener = tokens[0] if tokens else ""
+    anaphoric = opener in ANAPHORIC and any(t in INDICATIVE for t in tokens[:6])
+    return TextFacts(
+        text=text, stems=tuple(stems), names=_names(text), anchors=extract(text),
+        negated=negated, causal=causal, speculative=speculative,
+        concluding=concluding or anaphoric, anaphoric=anaphoric, quant_both=both,
+        quant_only=only, comparative=comparative, word_count=len(tokens),
+    )
