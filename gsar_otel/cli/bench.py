@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from gsar_otel.measure.bench import BenchReport
 
 BAR_WIDTH = 30
 
@@ -44,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from gsar_otel.core.model import check_unit_interval
     from gsar_otel.core.protocol import judge_name
     from gsar_otel.judges.factory import make_judge
-    from gsar_otel.measure import bench
+    from gsar_otel.measure import bench, datasets
 
     if args.limit is not None and args.limit < 1:
         raise BadInput(f"--limit must be an integer >= 1, got {args.limit}")
@@ -56,12 +59,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise BadInput(str(error)) from None
     try:
-        examples = bench.load_examples(args.data)
+        examples = datasets.load_examples(args.data)
     except OSError as error:
         raise BadInput(f"cannot read {args.data}: {error.strerror or error}") from None
     except ValueError as error:
         raise BadInput(str(error)) from None
-    chosen = bench.select(examples, args.split, args.limit)
+    chosen = datasets.select(examples, args.split, args.limit)
     if not chosen:
         raise BadInput(f"{args.data} has no examples in split {args.split!r}")
     try:
@@ -119,11 +122,8 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def render(report: object) -> str:
+def render(report: BenchReport) -> str:
     """The report as readable tables."""
-    from gsar_otel.measure.bench import BenchReport
-
-    assert isinstance(report, BenchReport)
     lines = [
         f"gsar bench {report.data}: judge {report.judge}, thresholds "
         f"{report.thresholds.proceed:.2f}/{report.thresholds.regenerate:.2f}, "

@@ -22,28 +22,33 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import importlib.util
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from gsar_otel.cli.common import BadInput
 from gsar_otel.config import GSARSettings, SettingsError, load_settings
-from gsar_otel.core.model import GSARThresholds, JudgeOutput, Partition
-from gsar_otel.measure import calibration as cal
+from gsar_otel.core.model import GSARThresholds
+from gsar_otel.measure.calibration import DEFAULT_FOLDS
+from gsar_otel.measure.calibration_report import DEFAULT_RESAMPLES, build_report, settings_document
+from gsar_otel.measure.grades import (
+    BINARY_LABELS,
+    DEFAULT_RHO,
+    THREE_WAY_LABELS,
+    GradedScore,
+    LabelScale,
+    check_calibration_input,
+    label_scale_of,
+)
 
-JUDGE_CONCURRENCY = 4
-"""Answers judged at once: enough to hide a remote judge's latency, few enough for rate limits."""
+if TYPE_CHECKING:
+    from gsar_otel.measure.graded_input import GradedLine, Judgement
 
-_JUDGE_OUTPUT_KEYS = frozenset(
-    {"grounded_claims", "ungrounded_claims", "contradicted_claims", "complementary_claims",
-     "grounding_score", "decision_status"})
+NO_MATPLOTLIB = ("--plot needs matplotlib, which is not installed; install it with "
+                 "pip install 'gsar-otel[plot]'")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="judge for lines with synthesis + evidence (default: the "
                              "configured one, from GSAR_JUDGE or the GSAR_CONFIG file, else "
                              "anthropic when ANTHROPIC_API_KEY is set, else lexical)")
-    parser.add_argument("--folds", type=int, default=cal.DEFAULT_FOLDS, metavar="K",
+    parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, metavar="K",
                         help="cross-validation folds (default %(default)s)")
     parser.add_argument("--fit-rho", action="store_true",
                         help="also fit the contradiction penalty rho (0.0-1.0 in steps of 0.1)")
@@ -66,22 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed for the folds and the bootstrap (default %(default)s)")
-    parser.add_argument("--resamples", type=int, default=cal.DEFAULT_RESAMPLES, metavar="B",
+    parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES, metavar="B",
                         help="bootstrap resamples for the confidence intervals "
                              "(default %(default)s)")
-
-
-@dataclass(frozen=True, slots=True)
-class GradedLine:
-    """One parsed line: its grade and either a partition or an answer still to judge."""
-
-    number: int
-    label: str
-    answer_id: str | None
-    partition: Partition | None = None
-    abstained: bool = False
-    synthesis: str | None = None
-    evidence: Any = None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,33 +83,32 @@ def run(args: argparse.Namespace) -> int:
     if args.resamples < 1:
         raise BadInput(f"--resamples must be >= 1, got {args.resamples}")
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
-        raise BadInput("--plot needs matplotlib, which is not installed; install it with "
-                       "pip install 'gsar-otel[plot]'")
+        raise BadInput(NO_MATPLOTLIB)
     settings = _current_settings()
     lines = read_graded(args.graded)
     examples, judging = score_lines(lines, judge_name=args.judge or settings.judge,
                                     judge_model=settings.judge_model,
                                     weight_map=settings.weight_map, quiet=args.json)
     try:
-        scale = cal.check_calibration_input(examples, folds=args.folds)
+        scale = check_calibration_input(examples, folds=args.folds)
     except ValueError as error:
         raise BadInput(f"{args.graded}: {error}") from None
 
-    report = calibrate(examples, scale=scale, folds=args.folds, fit_rho=args.fit_rho,
-                       seed=args.seed, resamples=args.resamples,
-                       baseline=settings.thresholds_model(),
-                       baseline_rho=settings.contradiction_penalty)
+    report = build_report(examples, scale=scale, folds=args.folds, fit_rho=args.fit_rho,
+                          seed=args.seed, resamples=args.resamples,
+                          baseline=settings.thresholds_model(),
+                          baseline_rho=settings.contradiction_penalty)
     report["defaults"]["source"] = _settings_source(settings)
     report["judging"] = judging
     fitted = report["fitted"]
     thresholds = GSARThresholds(**fitted["thresholds"])
     if args.output is not None:
-        document = cal.settings_document(thresholds, fitted["contradiction_penalty"])
+        document = settings_document(thresholds, fitted["contradiction_penalty"])
         _write(args.output, json.dumps(document, indent=2) + "\n")
         report["settings_file"] = str(args.output)
     if args.plot is not None:
-        draw_scores(args.plot, examples, scale=scale, fitted=thresholds,
-                    rho=fitted["contradiction_penalty"], baseline=settings.thresholds_model())
+        _plot(args.plot, examples, scale=scale, fitted=thresholds,
+              rho=fitted["contradiction_penalty"], baseline=settings.thresholds_model())
         report["plot"] = str(args.plot)
     if args.json:
         print(json.dumps(report, indent=2))
@@ -138,7 +129,7 @@ def _settings_source(settings: GSARSettings) -> str:
     if settings.config_file:
         return f"GSAR_CONFIG={settings.config_file} and environment"
     configured = (settings.thresholds_model() != GSARThresholds()
-                  or settings.contradiction_penalty != cal.DEFAULT_RHO)
+                  or settings.contradiction_penalty != DEFAULT_RHO)
     return "environment" if configured else "built-in"
 
 
@@ -157,83 +148,27 @@ def read_graded(path: Path) -> list[GradedLine]:
         raise BadInput(f"cannot read {path}: {error.strerror or error}") from None
     except UnicodeDecodeError:
         raise BadInput(f"{path} is not UTF-8 text") from None
+    from gsar_otel.measure.graded_input import parse_graded_line
+
     lines: list[GradedLine] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         if raw.strip():
             try:
-                lines.append(parse_line(raw, number))
+                lines.append(parse_graded_line(raw, number))
             except ValueError as error:
                 raise BadInput(f"{path}:{number}: {error}") from None
     if not lines:
         raise BadInput(f"{path} holds no graded answers (one JSON object per line)")
     first = lines[0]
     for line in lines:
-        if cal.label_scale_of(line.label) != cal.label_scale_of(first.label):
+        if label_scale_of(line.label) != label_scale_of(first.label):
             raise BadInput(
                 f"{path}:{line.number}: label {line.label!r} is on the "
-                f"{cal.label_scale_of(line.label)} scale but line {first.number} "
-                f"({first.label!r}) is on the {cal.label_scale_of(first.label)} scale; grade "
-                f"one file with either {' | '.join(cal.THREE_WAY_LABELS)} or "
-                f"{' | '.join(cal.BINARY_LABELS)}")
+                f"{label_scale_of(line.label)} scale but line {first.number} "
+                f"({first.label!r}) is on the {label_scale_of(first.label)} scale; grade "
+                f"one file with either {' | '.join(THREE_WAY_LABELS)} or "
+                f"{' | '.join(BINARY_LABELS)}")
     return lines
-
-
-def parse_line(raw: str, number: int) -> GradedLine:
-    """Parse one line of GRADED.jsonl.
-
-    Raises:
-        ValueError: saying what is wrong with the line (without its number).
-    """
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"not valid JSON: {error.msg} at column {error.colno}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
-    if "label" not in data:
-        raise ValueError(f"'label' is missing; allowed: {', '.join(cal.ALL_LABELS)}")
-    label = cal.normalize_label(data["label"])
-    answer_id = data.get("id")
-    answer_id = None if answer_id is None else str(answer_id)
-    if "partition" in data:
-        partition, abstained = _parse_partition(data["partition"])
-        return GradedLine(number, label, answer_id, partition=partition, abstained=abstained)
-    if "synthesis" not in data:
-        raise ValueError("give either 'partition' (a judged answer) or 'synthesis' and "
-                         "'evidence' (an answer to judge)")
-    synthesis = data["synthesis"]
-    if not isinstance(synthesis, str):
-        raise ValueError(f"'synthesis' must be a string, got {type(synthesis).__name__}")
-    if "evidence" not in data:
-        raise ValueError("'synthesis' needs 'evidence': a string, a list of strings, or a list "
-                         "of {id, content} objects")
-    from gsar_otel.core.evidence import EvidenceSet
-
-    try:
-        evidence = EvidenceSet.coerce(data["evidence"])
-    except (ValueError, TypeError) as error:
-        raise ValueError(f"'evidence' is not usable: {_first_line(error)}") from None
-    return GradedLine(number, label, answer_id, synthesis=synthesis, evidence=evidence)
-
-
-def _parse_partition(value: object) -> tuple[Partition, bool]:
-    if not isinstance(value, dict):
-        raise ValueError(f"'partition' must be a JSON object with grounded / ungrounded / "
-                         f"contradicted / complementary lists, got {type(value).__name__}")
-    try:
-        if _JUDGE_OUTPUT_KEYS & value.keys():
-            output = JudgeOutput.model_validate(value)
-            return output.to_partition(), output.abstained
-        return Partition.model_validate(value), False
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc']) or 'partition'}: {item['msg']}"
-            for item in error.errors()[:3])
-        raise ValueError(f"'partition' is not a valid Partition: {problems}") from None
-
-
-def _first_line(error: Exception) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 # --- judging --------------------------------------------------------------------------------------
@@ -242,7 +177,7 @@ def _first_line(error: Exception) -> str:
 def score_lines(
     lines: Sequence[GradedLine], *, judge_name: str | None, quiet: bool,
     judge_model: str | None = None, weight_map: Mapping[str, float] | None = None,
-) -> tuple[list[cal.GradedScore], dict[str, Any]]:
+) -> tuple[list[GradedScore], dict[str, Any]]:
     """Judge the lines that need it and reduce every line to a GradedScore.
 
     Returns:
@@ -251,8 +186,10 @@ def score_lines(
     Raises:
         BadInput: the judge is unknown, or failed on every answer it was given.
     """
+    from gsar_otel.measure.graded_input import graded_scores, judge_lines
+
     to_judge = [line for line in lines if line.partition is None]
-    judged: dict[int, tuple[Partition, bool, str | None]] = {}
+    judged: dict[int, Judgement] = {}
     summary: dict[str, Any] = {"judge": None, "judged": len(to_judge), "judge_errors": 0}
     if to_judge:
         from gsar_otel.judges.factory import make_judge
@@ -267,105 +204,18 @@ def score_lines(
         if not quiet:
             print(f"judging {len(to_judge)} answer(s) with {summary['judge']} ...",
                   file=sys.stderr)
-        judged = asyncio.run(_judge_all(judge, to_judge, weight_map))
+        judged = asyncio.run(judge_lines(judge, to_judge, weight_map))
         errors = [error for _, _, error in judged.values() if error]
         summary["judge_errors"] = len(errors)
         if errors and len(errors) == len(to_judge):
             raise BadInput(f"the judge failed on every answer ({errors[0]}); check its "
                            f"configuration (key, model, base URL)")
-    examples: list[cal.GradedScore] = []
-    for line in lines:
-        if line.partition is not None:
-            partition, abstained = line.partition, line.abstained
-        else:
-            partition, abstained, _ = judged[line.number]
-        examples.append(cal.GradedScore.from_partition(partition, line.label,
-                                                       abstained=abstained,
-                                                       weight_map=weight_map))
+    examples = graded_scores(lines, judged, weight_map)
     summary["abstained"] = sum(1 for e in examples if e.abstained)
     return examples, summary
 
 
-async def _judge_all(judge: Any, lines: Sequence[GradedLine],
-                     weight_map: Mapping[str, float] | None
-                     ) -> dict[int, tuple[Partition, bool, str | None]]:
-    from gsar_otel.core.evaluator import GSAREvaluator
-
-    # One-shot: no recovery callbacks, so each answer is judged exactly once.
-    evaluator = GSAREvaluator(judge, weight_map=weight_map)
-    bound = asyncio.Semaphore(JUDGE_CONCURRENCY)
-
-    async def one(line: GradedLine) -> tuple[int, tuple[Partition, bool, str | None]]:
-        async with bound:
-            result = await evaluator.evaluate(report_synthesis=line.synthesis or "",
-                                              evidence_corpus=line.evidence)
-        errors = result.judge_errors
-        return line.number, (result.final_partition, result.final_judge_output.abstained,
-                             errors[0] if errors else None)
-
-    return dict(await asyncio.gather(*(one(line) for line in lines)))
-
-
-# --- the fit and the report -----------------------------------------------------------------------
-
-
-def calibrate(
-    examples: Sequence[cal.GradedScore], *, scale: cal.LabelScale, folds: int, fit_rho: bool,
-    seed: int, resamples: int, baseline: GSARThresholds | None = None,
-    baseline_rho: float = cal.DEFAULT_RHO,
-) -> dict[str, Any]:
-    """Fit, cross-validate and measure; the report as a JSON-ready dict.
-
-    ``baseline`` and ``baseline_rho`` are the values in force (default: built in); they are
-    measured as "defaults", and rho stays at ``baseline_rho`` unless ``fit_rho``.
-    """
-    defaults = baseline or GSARThresholds()
-    default_rho = baseline_rho
-    truth = [e.label for e in examples]
-
-    def metrics(predicted: Sequence[str]) -> dict[str, dict[str, float]]:
-        intervals = cal.bootstrap_intervals(
-            truth, predicted, lambda t, p: cal.decision_metrics(scale, t, p),
-            resamples=resamples, seed=seed)
-        return {name: interval.as_dict() for name, interval in intervals.items()}
-
-    fit = cal.fit_thresholds(examples, scale=scale, defaults=defaults, default_rho=default_rho,
-                             fit_rho=fit_rho)
-    cv = cal.cross_validate(examples, scale=scale, folds=folds, seed=seed, defaults=defaults,
-                            default_rho=default_rho, fit_rho=fit_rho)
-    classes = cal.BINARY_LABELS if scale == "binary" else cal.THREE_WAY_LABELS
-    return {
-        "examples": len(examples),
-        "label_scale": scale,
-        "labels": {name: truth.count(name) for name in classes},
-        "objective": cal.objective_name(scale),
-        "folds": folds,
-        "seed": seed,
-        "bootstrap": {"resamples": resamples, "confidence": cal.DEFAULT_CONFIDENCE},
-        "defaults": {
-            **_point(defaults, default_rho),
-            "metrics": metrics(cal.predict_all(examples, defaults, default_rho)),
-        },
-        "fitted": {
-            **_point(fit.thresholds, fit.contradiction_penalty),
-            "objective": fit.objective,
-            "regenerate_fitted": fit.regenerate_fitted,
-            "rho_fitted": fit.rho_fitted,
-            "metrics": metrics(cal.predict_all(examples, fit.thresholds,
-                                               fit.contradiction_penalty)),
-        },
-        "cross_validated": {
-            "metrics": metrics(cv.predictions),
-            "fold_fits": [_point(f.thresholds, f.contradiction_penalty) for f in cv.fits],
-        },
-        "settings_file": None,
-        "plot": None,
-    }
-
-
-def _point(thresholds: GSARThresholds, rho: float) -> dict[str, Any]:
-    return {"thresholds": {"proceed": thresholds.proceed, "regenerate": thresholds.regenerate},
-            "contradiction_penalty": rho}
+# --- printing -------------------------------------------------------------------------------------
 
 
 def render(report: Mapping[str, Any]) -> str:
@@ -434,49 +284,13 @@ def _write(path: Path, text: str) -> None:
         raise BadInput(f"cannot write {path}: {error.strerror or error}") from None
 
 
-def draw_scores(path: Path, examples: Sequence[cal.GradedScore], *, scale: cal.LabelScale,
-                fitted: GSARThresholds, rho: float, baseline: GSARThresholds | None = None
-                ) -> None:
-    """Draw a PNG histogram of S by grade, with the default and fitted thresholds.
+def _plot(path: Path, examples: Sequence[GradedScore], *, scale: LabelScale,
+          fitted: GSARThresholds, rho: float, baseline: GSARThresholds) -> None:
+    from gsar_otel.measure.calibration_plot import draw_scores
 
-    Raises:
-        BadInput: matplotlib is missing or the file cannot be written.
-    """
     try:
-        # Imported by name: matplotlib is an optional extra, absent from most installs.
-        figure_module = importlib.import_module("matplotlib.figure")
+        draw_scores(path, examples, scale=scale, fitted=fitted, rho=rho, baseline=baseline)
     except ImportError:
-        raise BadInput("--plot needs matplotlib, which is not installed; install it with "
-                       "pip install 'gsar-otel[plot]'") from None
-    defaults = baseline or GSARThresholds()
-    classes = cal.BINARY_LABELS if scale == "binary" else cal.THREE_WAY_LABELS
-    colours = {"proceed": "#2a9d8f", "ok": "#2a9d8f", "regenerate": "#e9c46a",
-               "replan": "#e76f51", "not_ok": "#e76f51"}
-    bins = [i / 20 for i in range(21)]
-    figure = figure_module.Figure(figsize=(8, 4.5))
-    axes = figure.subplots()
-    for name in classes:
-        scores = [e.score(rho) for e in examples if e.label == name and not e.abstained]
-        if scores:
-            axes.hist(scores, bins=bins, alpha=0.5, color=colours[name],
-                      label=f"graded {name} (n={len(scores)})")
-    lines = [("tau_proceed", fitted.proceed, defaults.proceed, "#264653"),
-             ("tau_regenerate", fitted.regenerate, defaults.regenerate, "#6d597a")]
-    for name, value, default, colour in lines:
-        kept = scale == "binary" and name == "tau_regenerate"
-        label = f"{name} {value:.2f} (band kept)" if kept else f"fitted {name} {value:.2f}"
-        axes.axvline(value, color=colour, linestyle="-", label=label)
-        axes.axvline(default, color=colour, linestyle=":", label=f"default {name} {default:.2f}")
-    abstained = sum(1 for e in examples if e.abstained)
-    axes.set_xlabel(f"GSAR score S (rho = {rho:.2f})")
-    axes.set_ylabel("answers")
-    title = "Score distribution by human grade"
-    if abstained:
-        title += f" ({abstained} abstained not shown)"
-    axes.set_title(title)
-    axes.set_xlim(0, 1)
-    axes.legend(fontsize="small", loc="upper left")
-    try:
-        figure.savefig(path, format="png", dpi=110, bbox_inches="tight")
+        raise BadInput(NO_MATPLOTLIB) from None
     except OSError as error:
         raise BadInput(f"cannot write {path}: {error.strerror or error}") from None

@@ -12,7 +12,8 @@ from gsar_otel.cli import main
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Claim, Decision, JudgeOutput
 from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
-from gsar_otel.measure.bench import judge_examples, load_examples
+from gsar_otel.measure.bench import judge_examples
+from gsar_otel.measure.datasets import load_examples
 
 CASES = Path(__file__).resolve().parents[2] / "examples" / "incident" / "cases.jsonl"
 

@@ -6,17 +6,10 @@ import json
 
 import pytest
 
-from gsar_otel.measure.bench import (
-    HELDOUT_PERCENT,
-    best_fraction,
-    bootstrap_interval,
-    claim_agreement,
-    confusion,
-    content_coverage,
-    match_claims,
-    parse_example,
-    split_of,
-)
+from gsar_otel.measure.baselines import best_fraction, content_coverage
+from gsar_otel.measure.bench import bootstrap_interval, confusion
+from gsar_otel.measure.claims import claim_agreement, match_claims
+from gsar_otel.measure.datasets import HELDOUT_PERCENT, parse_example, split_of
 
 # (actually faithful, predicted faithful). Unfaithful is the positive class.
 PAIRS = ([(False, False)] * 3 + [(False, True)] * 1 + [(True, False)] * 2 + [(True, True)] * 4)

@@ -15,7 +15,7 @@ from gsar_otel.config import load_settings
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Claim, JudgeOutput
 from gsar_otel.core.text import split_sentences
-from gsar_otel.measure.calibration import SETTINGS_SCHEMA
+from gsar_otel.measure.calibration_report import SETTINGS_SCHEMA
 from gsar_otel.plugins import hookimpl, register, unregister
 
 GradedFile = Callable[..., Path]

@@ -7,13 +7,12 @@ import pytest
 from gsar_otel.core.model import GSARThresholds, Partition
 from gsar_otel.measure.calibration import (
     CalibrationFit,
-    GradedScore,
-    check_calibration_input,
     cross_validate,
     fit_thresholds,
     predict,
     stratified_folds,
 )
+from gsar_otel.measure.grades import GradedScore, check_calibration_input
 from tests.measure.synthetic import graded_rows
 
 

@@ -1,23 +1,17 @@
-"""Precision, recall, F1, accuracy, macro-F1, percentiles and bootstrap intervals, by hand."""
+"""Precision, recall, F1, accuracy, macro-F1, quantiles and bootstrap intervals, by hand."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pytest
 
 from gsar_otel.core.model import Claim, Partition
 from gsar_otel.core.scoring import gsar_score
-from gsar_otel.measure.calibration import (
-    GradedScore,
-    Interval,
-    binary_metrics,
-    bootstrap_intervals,
-    decision_metrics,
-    multiclass_metrics,
-    normalize_label,
-    percentile,
-)
+from gsar_otel.measure.calibration_report import bootstrap_intervals, decision_metrics
+from gsar_otel.measure.grades import THREE_WAY_LABELS, GradedScore, normalize_label
+from gsar_otel.measure.stats import Interval, binary_metrics, multiclass_metrics, quantile
 
 T, F = True, False
 
@@ -43,7 +37,7 @@ def test_precision_is_zero_when_nothing_is_predicted_positive() -> None:
 def test_multiclass_confusion_accuracy_and_macro_f1_match_hand_computation() -> None:
     truth = ["proceed", "proceed", "regenerate", "regenerate", "replan", "replan"]
     predicted = ["proceed", "regenerate", "regenerate", "regenerate", "replan", "proceed"]
-    m = multiclass_metrics(truth, predicted)
+    m = multiclass_metrics(truth, predicted, THREE_WAY_LABELS)
     assert m.confusion == ((1, 1, 0), (0, 2, 0), (1, 0, 1))
     assert m.accuracy == pytest.approx(4 / 6)
     # per class F1: proceed 2*1/(2+1+1)=0.5, regenerate 2*2/(4+1+0)=0.8, replan 2/(2+0+1)=2/3
@@ -55,7 +49,7 @@ def test_multiclass_confusion_accuracy_and_macro_f1_match_hand_computation() -> 
 
 def test_multiclass_metrics_reject_an_unknown_class() -> None:
     with pytest.raises(ValueError, match="'abstain' is not one of proceed, regenerate, replan"):
-        multiclass_metrics(["proceed"], ["abstain"])
+        multiclass_metrics(["proceed"], ["abstain"], THREE_WAY_LABELS)
 
 
 def test_decision_metrics_report_proceed_against_the_rest_on_both_scales() -> None:
@@ -70,18 +64,17 @@ def test_decision_metrics_report_proceed_against_the_rest_on_both_scales() -> No
     assert three["macro_f1"] == pytest.approx((1 + 0 + 2 / 3) / 3)
 
 
-def test_percentile_interpolates_linearly_between_ranks() -> None:
+def test_quantile_interpolates_linearly_between_ranks() -> None:
     values = [1.0, 2.0, 3.0, 4.0]
-    assert percentile(values, 0.5) == pytest.approx(2.5)
-    assert percentile(values, 0.25) == pytest.approx(1.75)
-    assert percentile(values, 0.0) == 1.0
-    assert percentile(values, 1.0) == 4.0
+    assert quantile(values, 0.5) == pytest.approx(2.5)
+    assert quantile(values, 0.25) == pytest.approx(1.75)
+    assert quantile(values, 0.0) == 1.0
+    assert quantile(values, 1.0) == 4.0
     with pytest.raises(ValueError, match="q must be in"):
-        percentile(values, 1.5)
+        quantile(values, 1.5)
 
 
-def _accuracy(truth: list[str] | tuple[str, ...], predicted: list[str] | tuple[str, ...]
-              ) -> dict[str, float]:
+def _accuracy(truth: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
     return {"accuracy": sum(t == p for t, p in zip(truth, predicted, strict=True)) / len(truth)}
 
 

@@ -1,0 +1,117 @@
+"""Labelled grounding data for ``gsar bench``: the file format, reading it, and the splits.
+
+The data format (one JSON object per line) has ``id``, ``evidence``, ``synthesis``,
+``answer_label`` (``faithful`` | ``unfaithful``) and optionally ``claims`` (``text`` and
+``label``: grounded | ungrounded | contradicted | complementary | unclear | partially_supported).
+
+Every example belongs to the ``dev`` or the ``heldout`` split by a hash of its id, so the split
+never changes as a file grows or is reordered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+AnswerLabel = Literal["faithful", "unfaithful"]
+Split = Literal["dev", "heldout"]
+SplitChoice = Literal["all", "dev", "heldout"]
+
+ANSWER_LABELS: Final = ("faithful", "unfaithful")
+CLAIM_LABELS: Final = (
+    "grounded", "ungrounded", "contradicted", "complementary", "unclear", "partially_supported")
+HELDOUT_PERCENT: Final = 30
+"""Share of examples (by a hash of their id) kept out of tuning."""
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledClaim:
+    """One human-labelled claim of an answer."""
+
+    text: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class BenchExample:
+    """One labelled answer with its evidence."""
+
+    id: str
+    evidence: str
+    synthesis: str
+    answer_label: AnswerLabel
+    claims: tuple[LabelledClaim, ...] = ()
+
+    @property
+    def split(self) -> Split:
+        """``dev`` or ``heldout``, fixed by the id (see :func:`split_of`)."""
+        return split_of(self.id)
+
+    @property
+    def faithful(self) -> bool:
+        """True when the answer is labelled faithful."""
+        return self.answer_label == "faithful"
+
+
+def split_of(example_id: str) -> Split:
+    """The split of an example: a SHA-256 of its id puts about 30% into ``heldout``."""
+    digest = hashlib.sha256(example_id.encode("utf-8")).digest()
+    return "heldout" if int.from_bytes(digest[:8], "big") % 100 < HELDOUT_PERCENT else "dev"
+
+
+def load_examples(path: str | Path) -> list[BenchExample]:
+    """Read a ``.jsonl`` file of labelled examples.
+
+    Raises:
+        ValueError: a line is not JSON or lacks a field, naming the line and the field.
+        OSError: the file cannot be read.
+    """
+    examples = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                examples.append(parse_example(line, where=f"{path}:{number}"))
+    return examples
+
+
+def parse_example(line: str, *, where: str = "input") -> BenchExample:
+    """One example from one JSON line.
+
+    Raises:
+        ValueError: naming ``where`` and the bad field.
+    """
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: each line must be a JSON object")
+    for name in ("id", "evidence", "synthesis"):
+        if not isinstance(data.get(name), str):
+            raise ValueError(f"{where}: field {name!r} must be a string")
+    label = data.get("answer_label")
+    if label not in ANSWER_LABELS:
+        raise ValueError(f"{where}: field 'answer_label' must be one of {list(ANSWER_LABELS)}, "
+                         f"got {label!r}")
+    claims = []
+    raw_claims = data.get("claims") or []
+    if not isinstance(raw_claims, list):
+        raise ValueError(f"{where}: field 'claims' must be a list")
+    for position, claim in enumerate(raw_claims):
+        if not (isinstance(claim, dict) and isinstance(claim.get("text"), str)
+                and claim.get("label") in CLAIM_LABELS):
+            raise ValueError(f"{where}: claims[{position}] needs 'text' and a 'label' in "
+                             f"{list(CLAIM_LABELS)}")
+        claims.append(LabelledClaim(claim["text"], claim["label"]))
+    return BenchExample(data["id"], data["evidence"], data["synthesis"], label, tuple(claims))
+
+
+def select(examples: Sequence[BenchExample], split: SplitChoice,
+           limit: int | None = None) -> list[BenchExample]:
+    """The examples of ``split`` (all, dev or heldout), at most ``limit`` of them, in file order."""
+    chosen = [e for e in examples if split == "all" or e.split == split]
+    return chosen if limit is None else chosen[:limit]
