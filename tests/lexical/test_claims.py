@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import check_judge_output
-from gsar_otel.judges.lexical.judge import split_claims
+from gsar_otel.judges.lexical.segment import split_claims
 from tests.lexical.incident import EVIDENCE_A, explain, judge
 
 
