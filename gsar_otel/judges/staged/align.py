@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from gsar_otel.judges.staged.anchoring import agree, comparable
+from gsar_otel.judges.staged.anchoring import agree, comparable, family
 from gsar_otel.judges.staged.index import EvidenceIndex
 from gsar_otel.judges.staged.textual import TextFacts
 
@@ -25,7 +25,6 @@ MAX_ANCHOR_CANDIDATES: Final = 2000
 ANCHOR_WEIGHT: Final = 2.0
 """Score a matching anchor adds to a unit, against ~1-5 per shared stem."""
 
-_KINDS_FOR: Final = {"NUMBER": ("NUMBER", "PERCENT"), "PERCENT": ("PERCENT", "NUMBER")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +50,12 @@ class Alignment:
     """Content stems of the claim no aligned unit holds."""
     anchor_units: frozenset[int]
     """Units holding a matching anchor."""
+    pair_coverage: float
+    """Share of the claim's adjacent word pairs adjacent in an aligned unit (1.0 with none)."""
+    lead_pair_coverage: float
+    """The same for the best unit alone."""
+    anywhere_pair_coverage: float
+    """The same for any unit."""
 
 
 def _idf(index: EvidenceIndex, stem_: str) -> float:
@@ -79,7 +84,7 @@ def align(claim: TextFacts, index: EvidenceIndex) -> Alignment:
     matched = 0
     for spec in claim.anchors:
         hit = False
-        for kind in _KINDS_FOR.get(spec.kind, (spec.kind,)):
+        for kind in family(spec.kind):
             for position, other in index.by_kind.get(kind, ())[:MAX_ANCHOR_CANDIDATES]:
                 if comparable(spec, other) and agree(spec, other) == "match":
                     hit = True
@@ -100,6 +105,15 @@ def align(claim: TextFacts, index: EvidenceIndex) -> Alignment:
     total = len(stems)
     total_weight = sum(weights.values()) or 1.0
     anywhere = sum(1 for s in stems if index.frequency(s)) / total if total else 1.0
+    claim_pairs = claim.pairs
+    aligned_pairs: set[tuple[str, str]] = set()
+    for position in chosen:
+        aligned_pairs |= index.units[position].facts.pairs & claim_pairs
+    lead_pairs = index.units[chosen[0]].facts.pairs & claim_pairs if chosen else set()
+
+    def pair_share(found: set[tuple[str, str]] | frozenset[tuple[str, str]]) -> float:
+        return len(found) / len(claim_pairs) if claim_pairs else 1.0
+
     return Alignment(
         units=tuple(chosen),
         coverage=len(held) / total if total else 1.0,
@@ -111,4 +125,7 @@ def align(claim: TextFacts, index: EvidenceIndex) -> Alignment:
         names_total=len(claim.names),
         missing=tuple(s for s in claim.stems if s not in held),
         anchor_units=frozenset(anchor_units),
+        pair_coverage=pair_share(aligned_pairs),
+        lead_pair_coverage=pair_share(lead_pairs),
+        anywhere_pair_coverage=pair_share(claim_pairs & index.pairs),
     )

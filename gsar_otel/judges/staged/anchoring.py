@@ -41,7 +41,7 @@ class Spec:
 def _load() -> Any:
     try:
         return importlib.import_module("gsar_otel.core.anchors")
-    except ImportError:
+    except Exception:  # absent, or mid-edit: the shared extractor of core.text stands in
         return None
 
 
@@ -61,6 +61,10 @@ def extract(text: str) -> tuple[Spec, ...]:
     found_text = anchors(text)
     specs: list[Spec] = []
     for number in found_text.numbers:
+        if number.raw[-2:].lower() == "xx":
+            specs.append(Spec("HTTP_CLASS", number.raw, number.raw.lower(), None, -1, -1,
+                              number.raw.lower()))
+            continue
         kind = "PERCENT" if number.percent else "NUMBER"
         specs.append(Spec(kind, number.raw, str(number.value), None, -1, -1, number))
     for clock in found_text.times:
@@ -70,12 +74,29 @@ def extract(text: str) -> tuple[Spec, ...]:
     return tuple(specs)
 
 
+FAMILY: Final[dict[str, tuple[str, ...]]] = {
+    "NUMBER": ("NUMBER", "PERCENT", "DURATION", "HTTP_STATUS", "PORT"),
+    "PERCENT": ("PERCENT", "NUMBER"),
+    "DURATION": ("DURATION", "NUMBER"),
+    "CLOCK": ("CLOCK", "TIMESTAMP"),
+    "DATE": ("DATE", "TIMESTAMP"),
+    "TIMESTAMP": ("TIMESTAMP", "CLOCK", "DATE"),
+    "HOST": ("HOST", "IDENTIFIER", "NAME"),
+    "IDENTIFIER": ("IDENTIFIER", "HOST"),
+    "HTTP_STATUS": ("HTTP_STATUS", "NUMBER"),
+    "PORT": ("PORT", "NUMBER"),
+}
+"""The evidence kinds a claim anchor of each kind is compared with (its own, by default)."""
+
+
+def family(kind: str) -> tuple[str, ...]:
+    """Evidence kinds a claim anchor of ``kind`` can match or conflict with."""
+    return FAMILY.get(kind, (kind,))
+
+
 def comparable(claim: Spec, evidence: Spec) -> bool:
     """True when the two anchors are of kinds that can agree or conflict."""
-    if claim.kind == evidence.kind:
-        return True
-    numeric = {"NUMBER", "PERCENT"}
-    return claim.kind in numeric and evidence.kind in numeric
+    return evidence.kind in family(claim.kind)
 
 
 def agree(claim: Spec, evidence: Spec) -> Agreement:

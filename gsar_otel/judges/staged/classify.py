@@ -3,6 +3,8 @@
 The bucket comes from a multinomial logistic regression (weights in ``model.json``, inference in
 plain Python) and two named thresholds stored beside the weights, after three ordered rules:
 
+0. ``cause_conflict``: a claim naming a cause where a row of the evidence names another root
+   cause is contradicted.
 1. ``conclusion_unstated``: a claim stating a cause or a conclusion that no aligned unit states
    is ungrounded (type ``inference``), whatever the model says.
 2. ``row_value_conflict``: a value that conflicts with the same key of the same subject in a tool
@@ -120,10 +122,12 @@ class Verdict:
 def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str, float]]:
     named = vector.named()
     p = model.probabilities(vector)
+    if named["cause_conflict"]:
+        return "contradicted", "cause_conflict", p
     if named["conclusion_unstated"]:
         return "ungrounded", "conclusion_unstated", p
     signal = (named["anchor_conflict_share"] > 0 or named["negation_mismatch"] > 0
-              or named["quant_mismatch"] > 0)
+              or named["quant_mismatch"] > 0 or named["cause_conflict"] > 0)
     if signal and p.get("contradicted", 0.0) >= model.contradicted_threshold:
         return "contradicted", "model", p
     support = p.get("grounded", 0.0) + p.get("complementary", 0.0)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from gsar_otel.judges.staged.align import Alignment
-from gsar_otel.judges.staged.anchoring import SUBJECT_KINDS, Spec, agree, comparable
+from gsar_otel.judges.staged.anchoring import NAME_KINDS, SUBJECT_KINDS, Spec, agree, comparable
 from gsar_otel.judges.staged.index import EvidenceIndex, Unit
-from gsar_otel.judges.staged.textual import TextFacts
+from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
 Status = Literal["MATCH", "CONFLICT", "ABSENT"]
 
@@ -44,6 +44,10 @@ class Comparison:
     negation_mismatch: bool
     cause_stated: bool
     other_subject: bool
+    subject_absent: bool
+    """A host or id the claim names appears in no unit."""
+    cause_conflict: bool
+    """The evidence names a root cause, and it is not the claim's."""
     quant_mismatch: bool
     row_conflict: bool
     """A conflicting value sits in a tool row, log line or alert (not prose)."""
@@ -58,8 +62,13 @@ class Comparison:
 
 def _shape(spec: Spec) -> str:
     """Year-like numbers only conflict with year-like numbers, others with others."""
-    if spec.kind == "NUMBER" and spec.value.isdigit() and 1000 <= int(spec.value) <= 2100:
-        return "year"
+    if spec.kind == "NUMBER":
+        try:
+            number = float(spec.value)
+        except ValueError:
+            return spec.kind
+        if number.is_integer() and 1000 <= number <= 2100 and "." not in spec.text:
+            return "year"
     return spec.kind
 
 
@@ -67,8 +76,41 @@ def _share(unit: Unit, claim: TextFacts) -> float:
     return len(unit.stems & set(claim.stems)) / len(claim.stems) if claim.stems else 0.0
 
 
+def subjects_of(claim: TextFacts) -> frozenset[str]:
+    """The hosts, addresses and host-like ids a claim names (``edge-lb-3``, ``10.0.0.7``)."""
+    return frozenset(spec.text.lower() for spec in claim.anchors
+                     if spec.kind in ("HOST", "IPV4", "IPV6") or (
+                         spec.kind == "IDENTIFIER" and any(c.isalpha() for c in spec.text)
+                         and any(c.isdigit() for c in spec.text)
+                         and ("-" in spec.text or "." in spec.text)))
+
+
 def _subject_ok(unit: Unit, claim_subjects: frozenset[str]) -> bool:
-    return not claim_subjects or not unit.subjects or bool(claim_subjects & unit.subjects)
+    return not claim_subjects or bool(claim_subjects & (unit.subjects | unit.tokens))
+
+
+_CAUSE_KEY: Final = frozenset({"caus", "cause", "root", "reason"})
+
+
+def _cause_in_rows(claim: TextFacts, index: EvidenceIndex) -> str | None:
+    """``stated`` when a row names a cause (``root_cause=...``) that is the claim's (its value
+    shares half its words with the claim), ``other`` when it names another one, else None."""
+    own = (set(claim.stems) | {spec.text.lower() for spec in claim.anchors}) - _CAUSE_KEY
+    verdict = None
+    for key in ("caus", "cause"):
+        for position in index.by_stem.get(key, ())[:50]:
+            unit = index.units[position]
+            lowered = unit.facts.text.lower()
+            values = [pair.value for pair in unit.pairs if pair.key_stems & _CAUSE_KEY]
+            if not unit.pairs and "root cause" in lowered:
+                values.append(unit.facts.text[lowered.index("root cause") + 10:])
+            for text in values:
+                value = facts_of(text)
+                value_words = set(value.stems) | {a.text.lower() for a in value.anchors}
+                if value_words and len(value_words & own) * 2 >= len(value_words):
+                    return "stated"
+                verdict = "other"
+    return verdict
 
 
 def _conflict(spec: Spec, unit: Unit, claim: TextFacts, claim_subjects: frozenset[str],
@@ -81,8 +123,7 @@ def _conflict(spec: Spec, unit: Unit, claim: TextFacts, claim_subjects: frozense
             if not pair.key_stems & stems:
                 continue
             for other in pair.anchors:
-                if (comparable(spec, other) and _shape(spec) == _shape(other)
-                        and agree(spec, other) == "conflict"):
+                if comparable(spec, other) and agree(spec, other) == "conflict":
                     return other
         return None
     if share < PROSE_CONFLICT_COVERAGE:
@@ -98,8 +139,7 @@ def compare(claim: TextFacts, alignment: Alignment, index: EvidenceIndex) -> Com
     """Check ``claim`` against the units ``alignment`` chose."""
     units = [index.units[p] for p in alignment.units]
     shares = [_share(unit, claim) for unit in units]
-    claim_tokens = {s.text.lower() for s in claim.anchors} | set(claim.names)
-    claim_subjects = frozenset(t for t in claim_tokens if t in index.subjects)
+    claim_subjects = subjects_of(claim)
     checks: list[ValueCheck] = []
     refs: dict[str, None] = {}
     row_conflict = False
@@ -113,6 +153,11 @@ def compare(claim: TextFacts, alignment: Alignment, index: EvidenceIndex) -> Com
             if other is not None:
                 found = ValueCheck(spec.kind, spec.text, other.text, unit.ref, "MATCH")
                 break
+        if found is None and (spec.kind in NAME_KINDS or spec.kind == "HTTP_CLASS"):
+            text = spec.text.lower()
+            unit = next((u for u in units if text in u.tokens or text in u.stems), None)
+            if unit is not None:
+                found = ValueCheck(spec.kind, spec.text, spec.text, unit.ref, "MATCH")
         if found is None and spec.kind not in SUBJECT_KINDS:
             for unit, share in zip(units, shares, strict=True):
                 other = _conflict(spec, unit, claim, claim_subjects, share)
@@ -131,13 +176,18 @@ def compare(claim: TextFacts, alignment: Alignment, index: EvidenceIndex) -> Com
                              and lead.facts.negated != claim.negated)
     cause_stated = any((u.facts.causal or u.facts.concluding) and s >= STATED_COVERAGE
                        for u, s in zip(units, shares, strict=True))
+    cause_row = _cause_in_rows(claim, index) if claim.causal or claim.concluding else None
+    cause_stated = cause_stated or cause_row == "stated"
+    cause_conflict = cause_row == "other" and not cause_stated
     quant = claim.quant_both or claim.quant_only
     quant_mismatch = bool(quant and lead is not None and not (
         (claim.quant_both and lead.facts.quant_both)
         or (claim.quant_only and lead.facts.quant_only)))
     other_subject = bool(claim_subjects) and not any(
-        u.subjects & claim_subjects or claim_subjects & u.tokens for u in units)
+        claim_subjects & (u.subjects | u.tokens) for u in units)
+    subject_absent = bool(claim_subjects) and not all(
+        index.by_stem.get(subject) for subject in claim_subjects)
     for unit in units:
         refs.setdefault(unit.ref, None)
     return Comparison(tuple(checks), negation_mismatch, cause_stated, other_subject,
-                      quant_mismatch, row_conflict, tuple(refs))
+                      subject_absent, cause_conflict, quant_mismatch, row_conflict, tuple(refs))

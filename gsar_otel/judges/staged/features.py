@@ -16,7 +16,7 @@ from gsar_otel.judges.staged.compare import Comparison
 from gsar_otel.judges.staged.index import EvidenceIndex
 from gsar_otel.judges.staged.textual import TextFacts
 
-FEATURES_VERSION: Final = "staged-features-1"
+FEATURES_VERSION: Final = "staged-features-4"
 
 FEATURE_NAMES: Final = (
     "coverage", "weighted_coverage", "lead_coverage", "anywhere_coverage", "all_covered",
@@ -26,7 +26,9 @@ FEATURE_NAMES: Final = (
     "numeric_absent", "negation_mismatch", "claim_negated", "causal", "speculative",
     "conclusion", "cause_stated", "conclusion_unstated", "quant_mismatch", "comparative",
     "other_subject", "claim_words", "content_words", "evidence_row", "evidence_prose",
-    "evidence_units", "aligned_units",
+    "evidence_units", "aligned_units", "pair_coverage", "lead_pair_coverage",
+    "anywhere_pair_coverage", "answer_claims", "answer_coverage", "answer_pair_coverage",
+    "subject_absent", "cause_conflict",
 )
 """The features, in vector order."""
 
@@ -42,12 +44,31 @@ class FeatureVector:
         return dict(zip(FEATURE_NAMES, self.values, strict=True))
 
 
+@dataclass(frozen=True, slots=True)
+class AnswerContext:
+    """What the whole answer says about each of its claims: how many claims it makes, and how
+    much of it (words, adjacent word pairs) the evidence holds anywhere."""
+
+    claims: int
+    coverage: float
+    pair_coverage: float
+
+
+def answer_context(claims: int, answer: TextFacts, index: EvidenceIndex) -> AnswerContext:
+    """The context of an answer of ``claims`` claims whose text has ``answer``'s facts."""
+    stems = answer.stems
+    coverage = sum(1 for s in stems if index.frequency(s)) / len(stems) if stems else 1.0
+    pairs = answer.pairs
+    pair_coverage = len(pairs & index.pairs) / len(pairs) if pairs else 1.0
+    return AnswerContext(claims, coverage, pair_coverage)
+
+
 def _flag(value: bool) -> float:
     return 1.0 if value else 0.0
 
 
 def features(claim: TextFacts, alignment: Alignment, comparison: Comparison,
-             index: EvidenceIndex) -> FeatureVector:
+             index: EvidenceIndex, context: AnswerContext) -> FeatureVector:
     """The feature vector of one aligned, compared claim."""
     anchors = len(comparison.checks)
     share = (lambda n: n / anchors) if anchors else (lambda n: 0.0)
@@ -92,5 +113,13 @@ def features(claim: TextFacts, alignment: Alignment, comparison: Comparison,
         _flag(lead is not None and not row),
         math.log1p(len(index.units)),
         float(len(alignment.units)),
+        alignment.pair_coverage,
+        alignment.lead_pair_coverage,
+        alignment.anywhere_pair_coverage,
+        math.log1p(context.claims),
+        context.coverage,
+        context.pair_coverage,
+        _flag(comparison.subject_absent),
+        _flag(comparison.cause_conflict),
     )
     return FeatureVector(values)

@@ -66,6 +66,8 @@ class EvidenceIndex:
     by_stem: Mapping[str, tuple[int, ...]]
     by_kind: Mapping[str, tuple[tuple[int, Spec], ...]]
     subjects: frozenset[str] = field(default_factory=frozenset)
+    pairs: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    """Every adjacent stem pair of every unit."""
 
     def frequency(self, stem_: str) -> int:
         """Number of units holding ``stem_``."""
@@ -145,7 +147,9 @@ def build_index(evidence: EvidenceSet) -> EvidenceIndex:
     by_stem: dict[str, list[int]] = {}
     by_kind: dict[str, list[tuple[int, Spec]]] = {}
     subjects: set[str] = set()
+    pairs: set[tuple[str, str]] = set()
     for unit in units:
+        pairs |= unit.facts.pairs
         for word in unit.stems | unit.tokens:
             by_stem.setdefault(word, []).append(unit.position)
         for spec in unit.facts.anchors:
@@ -156,4 +160,5 @@ def build_index(evidence: EvidenceSet) -> EvidenceIndex:
         by_stem={k: tuple(v) for k, v in by_stem.items()},
         by_kind={k: tuple(v) for k, v in by_kind.items()},
         subjects=frozenset(subjects),
+        pairs=frozenset(pairs),
     )

@@ -15,7 +15,13 @@ from gsar_otel.core.scoring import gsar_score
 from gsar_otel.judges.staged.align import Alignment, align
 from gsar_otel.judges.staged.classify import Model, Verdict, classify, load_model
 from gsar_otel.judges.staged.compare import Comparison, compare
-from gsar_otel.judges.staged.features import FEATURES_VERSION, FeatureVector, features
+from gsar_otel.judges.staged.features import (
+    FEATURES_VERSION,
+    AnswerContext,
+    FeatureVector,
+    answer_context,
+    features,
+)
 from gsar_otel.judges.staged.index import EvidenceIndex, build_index
 from gsar_otel.judges.staged.segment import ClaimSpan, segment
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
@@ -53,14 +59,15 @@ class Analysis:
     lead_kind: str | None
 
 
-def analyse(text: str, index: EvidenceIndex, span: ClaimSpan | None = None) -> Analysis:
-    """Stages 2-5 for one claim text."""
+def analyse(text: str, index: EvidenceIndex, context: AnswerContext,
+            span: ClaimSpan | None = None) -> Analysis:
+    """Stages 2-5 for one claim text of an answer with ``context``."""
     facts = facts_of(text)
     alignment = align(facts, index)
     comparison = compare(facts, alignment, index)
     lead = index.units[alignment.units[0]].kind if alignment.units else None
     return Analysis(span or ClaimSpan(text, 0, len(text), 0), facts, alignment, comparison,
-                    features(facts, alignment, comparison, index), lead)
+                    features(facts, alignment, comparison, index, context), lead)
 
 
 class LexicalJudge:
@@ -92,7 +99,9 @@ class LexicalJudge:
     def explain(self, *, synthesis: str, evidence: EvidenceSet) -> list[ClaimVerdict]:
         """Every claim with its bucket, type, evidence ids and what decided them."""
         index = build_index(evidence)
-        analyses = [analyse(span.text, index, span) for span in segment(synthesis)]
+        spans = segment(synthesis)
+        context = answer_context(len(spans), facts_of(synthesis), index)
+        analyses = [analyse(span.text, index, context, span) for span in spans]
         return decide_claims(self._classifier(), synthesis, analyses)
 
 

@@ -72,7 +72,7 @@ def _ends_sentence(text: str, at: int, floor: int, size: int) -> int | None:
             return None
         word = _word_before(text, at, floor)
         if not word:
-            return end if text[at - 1:at].isdigit() or text[at - 1:at] in _CLOSERS else None
+            return end
         if len(word) == 1 and word.isupper():
             return None  # an initial: "J. Smith"
         if word.lower() in ABBREVIATIONS or "." in word:

@@ -15,6 +15,7 @@ from gsar_otel.judges.staged.lexicon import (
     COMPARATIVE,
     CONCLUSION_PHRASES,
     INDICATIVE,
+    NEGATION_NEEDS_TO,
     NEGATIONS,
     NUMBER_WORDS,
     QUANT_BOTH,
@@ -32,6 +33,8 @@ class TextFacts:
     text: str
     stems: tuple[str, ...]
     """Content stems in order of first appearance, number words as digits."""
+    pairs: frozenset[tuple[str, str]]
+    """Adjacent content stems, in text order: ("request", "rate"), ("rate", "drop")."""
     names: frozenset[str]
     """Lowercased whole tokens written with a capital and lowercase letters (not the first
     word; acronyms are content words, not names): names to match."""
@@ -68,6 +71,7 @@ def facts_of(text: str) -> TextFacts:
     """The facts of ``text``; linear in its length."""
     tokens = words(text)
     stems: dict[str, None] = {}
+    sequence: list[str] = []
     negated = causal = speculative = both = only = comparative = False
     previous = ""
     for token in tokens:
@@ -78,21 +82,26 @@ def facts_of(text: str) -> TextFacts:
             causal = True
         if previous in CAUSAL_NEEDS_TO and bare == "to":
             causal = True
+        if previous in NEGATION_NEEDS_TO and bare == "to":
+            negated = True
         speculative = speculative or bare in SPECULATIVE
         both = both or bare in QUANT_BOTH
         only = only or bare in QUANT_ONLY
         comparative = comparative or bare in COMPARATIVE
         previous = bare
         if bare in NUMBER_WORDS:
-            stems.setdefault(NUMBER_WORDS[bare], None)
+            sequence.append(NUMBER_WORDS[bare])
         elif bare not in STOPWORDS and (len(bare) > 1 or bare in _KEEP_SHORT):
-            stems.setdefault(stem(bare), None)
+            sequence.append(stem(bare))
+    for word in sequence:
+        stems.setdefault(word, None)
     lowered = f" {' '.join(tokens)} "
     concluding = any(f" {phrase} " in lowered for phrase in CONCLUSION_PHRASES)
     opener = tokens[0] if tokens else ""
     anaphoric = opener in ANAPHORIC and any(t in INDICATIVE for t in tokens[:6])
     return TextFacts(
-        text=text, stems=tuple(stems), names=_names(text), anchors=extract(text),
+        text=text, stems=tuple(stems), pairs=frozenset(zip(sequence, sequence[1:], strict=False)),
+        names=_names(text), anchors=extract(text),
         negated=negated, causal=causal, speculative=speculative,
         concluding=concluding or anaphoric, anaphoric=anaphoric, quant_both=both,
         quant_only=only, comparative=comparative, word_count=len(tokens),

@@ -1,0 +1,282 @@
+"""Train the staged LexicalJudge's classifier and write gsar_otel/judges/staged/model.json.
+
+    .venv/bin/python benchmarks/train_lexical.py [--data DIR] [--synthetic FILE] [--folds 5]
+
+Training reads only the dev split (``gsar_otel.judges.staged.split``: sha256 of ``pair`` if
+present else ``id``, 30% held out). Claim rows come from labelled claims (FaithBench, WiCE,
+SciTab, InfoTabs, synthetic incidents); HaluEval has answer labels only and enters through the
+answer-level objective that picks the decision thresholds. The L2 strength is chosen by grouped
+cross-validation on dev; the thresholds by out-of-fold answer-level balanced accuracy on dev
+(mean over data sets, plus claim accuracy on the synthetic set). Held-out rows are never read
+beyond their split key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.integrity import check_judge_output
+from gsar_otel.core.model import Decision
+from gsar_otel.core.scoring import apply_conclusion_policy, decide, gsar_score
+from gsar_otel.judges.staged import anchoring
+from gsar_otel.judges.staged.classify import Model, classify
+from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, answer_context
+from gsar_otel.judges.staged.index import build_index
+from gsar_otel.judges.staged.judge import Analysis, analyse, assemble, decide_claims
+from gsar_otel.judges.staged.segment import segment
+from gsar_otel.judges.staged.split import SPLIT_RULE, split_key, split_of
+from gsar_otel.judges.staged.textual import facts_of
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL_PATH = ROOT / "gsar_otel" / "judges" / "staged" / "model.json"
+CLASSES = ("grounded", "ungrounded", "contradicted", "complementary")
+LABEL_CLASS = {"grounded": "grounded", "ungrounded": "ungrounded",
+               "partially_supported": "ungrounded", "contradicted": "contradicted",
+               "complementary": "complementary"}
+SEED = 20261203
+L2_GRID = (0.001, 0.01, 0.1, 1.0)
+GROUNDED_GRID = tuple(round(0.2 + 0.025 * i, 3) for i in range(29))
+CONTRADICTED_GRID = (0.4, 0.6, 0.8, 1.01)
+
+
+@dataclass
+class Example:
+    dataset: str
+    id: str
+    fold: int
+    faithful: bool
+    synthesis: str
+    evidence: EvidenceSet
+    claim_rows: list[tuple[Analysis, int]]
+    answer: list[Analysis]
+
+
+def _fold(key: str, folds: int) -> int:
+    return int(hashlib.sha256(f"fold:{key}".encode()).hexdigest()[:8], 16) % folds
+
+
+def load(paths: list[Path], folds: int) -> list[Example]:
+    examples = []
+    for path in paths:
+        dataset = path.stem
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            data = json.loads(line)
+            if split_of(data) != "dev":
+                continue  # held-out rows are never analysed here
+            evidence = EvidenceSet.coerce(data["evidence"])
+            index = build_index(evidence)
+            spans = segment(data["synthesis"])
+            context = answer_context(len(spans), facts_of(data["synthesis"]), index)
+            rows = []
+            for claim in data.get("claims") or []:
+                label = LABEL_CLASS.get(claim.get("label", ""))
+                if label is not None:
+                    rows.append((analyse(claim["text"], index, context),
+                                 CLASSES.index(label)))
+            answer = [analyse(span.text, index, context, span) for span in spans]
+            examples.append(Example(dataset, data["id"], _fold(split_key(data), folds),
+                                    data["answer_label"] == "faithful", data["synthesis"],
+                                    evidence, rows, answer))
+    return examples
+
+
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float,
+        steps: int = 1500) -> tuple[np.ndarray, np.ndarray]:
+    """Multinomial logistic regression, weighted, L2 on weights (not bias), by Adam."""
+    rng = np.random.default_rng(SEED)
+    k = len(CLASSES)
+    weights = rng.normal(0, 0.01, (k, x.shape[1]))
+    bias = np.zeros(k)
+    onehot = np.eye(k)[y]
+    m_w = np.zeros_like(weights)
+    v_w = np.zeros_like(weights)
+    m_b = np.zeros_like(bias)
+    v_b = np.zeros_like(bias)
+    total = w.sum()
+    for step in range(1, steps + 1):
+        logits = x @ weights.T + bias
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        error = (p - onehot) * w[:, None] / total
+        g_w = error.T @ x + l2 * weights
+        g_b = error.sum(axis=0)
+        for param, grad, m, v in ((weights, g_w, m_w, v_w), (bias, g_b, m_b, v_b)):
+            m *= 0.9
+            m += 0.1 * grad
+            v *= 0.999
+            v += 0.001 * grad * grad
+            param -= 0.05 * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+    return weights, bias
+
+
+def sample_weights(datasets: list[str], y: np.ndarray) -> np.ndarray:
+    """Each data set weighs the same; within one, each class weighs the same."""
+    counts: dict[tuple[str, int], int] = defaultdict(int)
+    for d, c in zip(datasets, y, strict=True):
+        counts[(d, int(c))] += 1
+    classes_in: dict[str, int] = defaultdict(int)
+    for d, _ in counts:
+        classes_in[d] += 1
+    return np.array([1.0 / (classes_in[d] * counts[(d, int(c))])
+                     for d, c in zip(datasets, y, strict=True)])
+
+
+def model_json(weights: np.ndarray, bias: np.ndarray, mean: np.ndarray, scale: np.ndarray,
+               grounded: float, contradicted: float) -> dict[str, Any]:
+    return {
+        "features_version": FEATURES_VERSION, "feature_names": list(FEATURE_NAMES),
+        "classes": list(CLASSES), "mean": mean.tolist(), "scale": scale.tolist(),
+        "weights": weights.tolist(), "bias": bias.tolist(),
+        "thresholds": {"grounded": grounded, "contradicted": contradicted},
+    }
+
+
+def answer_proceeds(model: Model, example: Example, cache: dict[Any, bool]) -> bool:
+    """The product rule: the answer is faithful when the evaluator's decision is proceed."""
+    verdicts = decide_claims(model, example.synthesis, example.answer)
+    key = (example.id, tuple((v.bucket, v.type, v.evidence_refs) for v in verdicts))
+    if key not in cache:
+        output = assemble(verdicts, example.evidence)
+        output = check_judge_output(output, synthesis=example.synthesis,
+                                    evidence=example.evidence).output
+        partition = output.to_partition()
+        decision, _ = apply_conclusion_policy(decide(gsar_score(partition)), partition, "cap")
+        cache[key] = decision is Decision.PROCEED
+    return cache[key]
+
+
+def balanced(pairs: list[tuple[bool, bool]]) -> float:
+    pos = [p for t, p in pairs if t]
+    neg = [not p for t, p in pairs if not t]
+    parts = [sum(pos) / len(pos)] if pos else []
+    parts += [sum(neg) / len(neg)] if neg else []
+    return sum(parts) / len(parts) if parts else 0.0
+
+
+def evaluate(models: dict[int, Model], examples: list[Example],
+             cache: dict[Any, bool]) -> dict[str, float]:
+    """Answer-level balanced accuracy per data set (each example judged by its fold's model)
+    and claim bucket accuracy on the synthetic set."""
+    pairs: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    claim_hits = claim_total = 0
+    for example in examples:
+        model = models[example.fold]
+        pairs[example.dataset].append((example.faithful,
+                                       answer_proceeds(model, example, cache)))
+        if example.dataset.startswith("synthetic"):
+            for analysis, label in example.claim_rows:
+                claim_total += 1
+                verdict = classify(model, analysis.vector, analysis.lead_kind,
+                                   analysis.comparison.row_conflict)
+                claim_hits += verdict.bucket == CLASSES[label]
+    scores = {d: balanced(v) for d, v in sorted(pairs.items())}
+    if claim_total:
+        scores["synthetic_claims"] = claim_hits / claim_total
+    return scores
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=Path("/work/shared/data/grounding"))
+    parser.add_argument("--synthetic", type=Path, default=ROOT / "benchmarks" /
+                        "synthetic_incidents.jsonl")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    args = parser.parse_args(argv)
+    paths = sorted(args.data.glob("*.jsonl"))
+    if args.synthetic.exists():
+        paths.append(args.synthetic)
+    started = time.perf_counter()
+    examples = load(paths, args.folds)
+    print(f"analysed {len(examples)} dev examples in {time.perf_counter() - started:.0f}s "
+          f"(anchors from {anchoring.SOURCE})", file=sys.stderr)
+    rows = [(e.dataset, e.fold, np.array(a.vector.values), c)
+            for e in examples for a, c in e.claim_rows]
+    x = np.array([r[2] for r in rows])
+    y = np.array([r[3] for r in rows])
+    datasets = [r[0] for r in rows]
+    fold_of = np.array([r[1] for r in rows])
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    xs = (x - mean) / scale
+    w = sample_weights(datasets, y)
+    # 1. L2 strength by grouped cross-validated weighted log-loss.
+    best_l2, best_loss = L2_GRID[0], float("inf")
+    fold_fits: dict[float, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
+    for l2 in L2_GRID:
+        fold_fits[l2] = {}
+        loss = 0.0
+        for fold in range(args.folds):
+            train = fold_of != fold
+            weights, bias = fit(xs[train], y[train], w[train], l2)
+            fold_fits[l2][fold] = (weights, bias)
+            logits = xs[~train] @ weights.T + bias
+            logits -= logits.max(axis=1, keepdims=True)
+            p = np.exp(logits)
+            p /= p.sum(axis=1, keepdims=True)
+            loss -= float((w[~train] * np.log(p[np.arange(len(p)), y[~train]] + 1e-12)).sum())
+        loss /= w.sum()
+        print(f"l2={l2}: cv log-loss {loss:.4f}", file=sys.stderr)
+        if loss < best_loss:
+            best_l2, best_loss = l2, loss
+    # 2. Thresholds by out-of-fold answer-level balanced accuracy.
+    best: tuple[float, float, float, dict[str, float]] | None = None
+    cache: dict[Any, bool] = {}
+    for contradicted in CONTRADICTED_GRID:
+        for grounded in GROUNDED_GRID:
+            models = {f: Model.from_json(model_json(*fold_fits[best_l2][f], mean, scale,
+                                                    grounded, contradicted))
+                      for f in range(args.folds)}
+            scores = evaluate(models, examples, cache)
+            objective = sum(scores.values()) / len(scores)
+            if best is None or objective > best[0] + 1e-9:
+                best = (objective, grounded, contradicted, scores)
+    assert best is not None
+    objective, grounded, contradicted, scores = best
+    print(f"thresholds grounded={grounded} contradicted={contradicted}: dev out-of-fold "
+          + ", ".join(f"{k} {v:.3f}" for k, v in scores.items()), file=sys.stderr)
+    # 3. The final fit on all of dev.
+    weights, bias = fit(xs, y, w, best_l2)
+    data = model_json(weights, bias, mean, scale, grounded, contradicted)
+    data["model_version"] = f"{FEATURES_VERSION}+{datetime.date.today().isoformat()}"
+    data["training"] = {
+        "command": "python benchmarks/train_lexical.py",
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "seed": SEED, "split_rule": SPLIT_RULE, "folds": args.folds,
+        "fold_rule": "int(sha256('fold:' + split key)[:8], 16) % folds",
+        "l2": best_l2, "l2_grid": list(L2_GRID), "cv_log_loss": round(best_loss, 4),
+        "threshold_objective": "mean over data sets of out-of-fold dev answer balanced "
+                               "accuracy (+ synthetic claim accuracy)",
+        "dev_out_of_fold": {k: round(v, 4) for k, v in scores.items()},
+        "claim_rows": int(len(y)),
+        "claim_rows_by_class": {c: int((y == i).sum()) for i, c in enumerate(CLASSES)},
+        "dev_examples": len(examples), "anchors": anchoring.SOURCE,
+        "files": [{"name": p.name, "sha256": sha256(p)} for p in paths],
+    }
+    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out} in {time.perf_counter() - started:.0f}s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

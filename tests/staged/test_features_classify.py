@@ -1,0 +1,74 @@
+"""Stages 5-6: the feature vector, the model file, the bucket rules and evidence types."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from gsar_otel.core.model import EvidenceType
+from gsar_otel.judges.staged.classify import Model, evidence_type, load_model
+from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, FeatureVector
+from gsar_otel.judges.staged.split import split_key, split_of
+
+
+def model_data() -> dict[str, object]:
+    text = resources.files("gsar_otel.judges.staged").joinpath("model.json").read_text()
+    data: dict[str, object] = json.loads(text)
+    return data
+
+
+def test_model_file_records_its_training() -> None:
+    data = model_data()
+    assert data["features_version"] == FEATURES_VERSION
+    assert tuple(data["feature_names"]) == FEATURE_NAMES  # type: ignore[arg-type]
+    training = data["training"]
+    assert isinstance(training, dict)
+    for key in ("seed", "split_rule", "date", "files", "l2"):
+        assert key in training
+    assert all(len(f["sha256"]) == 64 for f in training["files"])
+    assert set(data["thresholds"]) == {"grounded", "contradicted"}  # type: ignore[arg-type]
+
+
+def test_a_model_of_other_features_is_refused() -> None:
+    data = model_data() | {"features_version": "other"}
+    with pytest.raises(ValueError, match="retrain"):
+        Model.from_json(data)
+
+
+def test_probabilities_sum_to_one() -> None:
+    model = load_model()
+    p = model.probabilities(FeatureVector(tuple(0.5 for _ in FEATURE_NAMES)))
+    assert set(p) == set(model.classes)
+    assert abs(sum(p.values()) - 1.0) < 1e-9
+
+
+def named(**overrides: float) -> dict[str, float]:
+    values = dict.fromkeys(FEATURE_NAMES, 0.0)
+    values.update(overrides)
+    return values
+
+
+def test_evidence_type_rules() -> None:
+    assert evidence_type("grounded", named(conclusion=1), "row") is EvidenceType.INFERENCE
+    assert evidence_type("grounded", named(claim_negated=1), "row") is EvidenceType.NEG_EVIDENCE
+    assert evidence_type("grounded", named(lead_coverage=1, coverage=1), "row") \
+        is EvidenceType.TOOL_MATCH
+    assert evidence_type("grounded", named(lead_coverage=1, coverage=1), "log") \
+        is EvidenceType.SIGNAL_MATCH
+    assert evidence_type("grounded", named(lead_coverage=1, coverage=1), "prose") \
+        is EvidenceType.SPECIFIC_DATA
+    assert evidence_type("grounded", named(aligned_units=2, lead_coverage=0.4, coverage=1),
+                         "prose") is EvidenceType.SYNTHESIS
+    assert evidence_type("complementary", named(), "prose") \
+        is EvidenceType.COMPLEMENTARY_FINDING
+
+
+def test_split_keys_on_pair_where_present() -> None:
+    assert split_key({"id": "a", "pair": "p"}) == "p"
+    assert split_key({"id": "a"}) == "a"
+    halves = [split_of({"id": f"x{i}", "pair": "same"}) for i in range(20)]
+    assert len(set(halves)) == 1
+    share = sum(split_of({"id": str(i)}) == "heldout" for i in range(2000)) / 2000
+    assert 0.25 < share < 0.35
