@@ -31,7 +31,7 @@ from gsar_otel.core.integrity import check_judge_output
 from gsar_otel.core.model import Decision
 from gsar_otel.core.scoring import apply_conclusion_policy, decide, gsar_score
 from gsar_otel.judges.staged import anchoring
-from gsar_otel.judges.staged.classify import Model, classify
+from gsar_otel.judges.staged.classify import REGIMES, Model, classify
 from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, answer_context
 from gsar_otel.judges.staged.index import build_index
 from gsar_otel.judges.staged.judge import Analysis, analyse, assemble, decide_claims
@@ -94,27 +94,67 @@ def load(paths: list[Path], folds: int) -> list[Example]:
     return examples
 
 
-def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float,
+@dataclass
+class AnswerRows:
+    """Answers labelled only as a whole: their claims' vectors, the answer each belongs to,
+    and per answer its label and weight. P(faithful) = product of the claims' P(grounded or
+    complementary): every claim of a faithful answer is grounded."""
+
+    x: np.ndarray
+    group: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+
+    def take(self, answers: np.ndarray) -> AnswerRows:
+        keep = answers[self.group]
+        renumber = np.cumsum(answers) - 1
+        return AnswerRows(self.x[keep], renumber[self.group[keep]], self.y[answers],
+                          self.w[answers])
+
+
+SUPPORT = np.array([c in ("grounded", "complementary") for c in CLASSES])
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    logits = logits - logits.max(axis=1, keepdims=True)
+    p = np.exp(logits)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def gradients(weights: np.ndarray, bias: np.ndarray, x: np.ndarray, y: np.ndarray,
+              w: np.ndarray, answers: AnswerRows, total: float,
+              l2: float) -> tuple[np.ndarray, np.ndarray]:
+    """Gradients of the weighted claim cross-entropy plus the answer-level log-loss."""
+    p = _softmax(x @ weights.T + bias)
+    error = (p - np.eye(len(CLASSES))[y]) * w[:, None] / total
+    g_w = error.T @ x + l2 * weights
+    g_b = error.sum(axis=0)
+    if len(answers.y):
+        q = _softmax(answers.x @ weights.T + bias)
+        support = np.clip((q * SUPPORT).sum(axis=1), 1e-9, 1.0)
+        log_p = np.bincount(answers.group, np.log(support), minlength=len(answers.y))
+        prob = np.clip(np.exp(log_p), 1e-9, 1 - 1e-9)
+        d_log_p = np.where(answers.y, -1.0, prob / (1 - prob)) * answers.w / total
+        d_z = (SUPPORT * q / support[:, None] - q) * d_log_p[answers.group][:, None]
+        g_w += d_z.T @ answers.x
+        g_b += d_z.sum(axis=0)
+    return g_w, g_b
+
+
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, answers: AnswerRows, l2: float,
         steps: int = 1500) -> tuple[np.ndarray, np.ndarray]:
     """Multinomial logistic regression, weighted, L2 on weights (not bias), by Adam."""
     rng = np.random.default_rng(SEED)
     k = len(CLASSES)
     weights = rng.normal(0, 0.01, (k, x.shape[1]))
     bias = np.zeros(k)
-    onehot = np.eye(k)[y]
     m_w = np.zeros_like(weights)
     v_w = np.zeros_like(weights)
     m_b = np.zeros_like(bias)
     v_b = np.zeros_like(bias)
-    total = w.sum()
+    total = w.sum() + answers.w.sum()
     for step in range(1, steps + 1):
-        logits = x @ weights.T + bias
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        p /= p.sum(axis=1, keepdims=True)
-        error = (p - onehot) * w[:, None] / total
-        g_w = error.T @ x + l2 * weights
-        g_b = error.sum(axis=0)
+        g_w, g_b = gradients(weights, bias, x, y, w, answers, total, l2)
         for param, grad, m, v in ((weights, g_w, m_w, v_w), (bias, g_b, m_b, v_b)):
             m *= 0.9
             m += 0.1 * grad
@@ -122,6 +162,24 @@ def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float,
             v += 0.001 * grad * grad
             param -= 0.05 * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
     return weights, bias
+
+
+def answer_rows(examples: list[Example], mean: np.ndarray, scale: np.ndarray) -> tuple[
+        AnswerRows, np.ndarray]:
+    """Answer-level rows of every answer (the product objective: all claims of a faithful
+    answer are grounded), and each answer's fold."""
+    chosen = [e for e in examples if e.answer]
+    if not chosen:
+        return AnswerRows(np.zeros((0, len(mean))), np.zeros(0, int), np.zeros(0, bool),
+                          np.zeros(0)), np.zeros(0, int)
+    x = np.array([a.vector.values for e in chosen for a in e.answer])
+    group = np.array([n for n, e in enumerate(chosen) for _ in e.answer])
+    y = np.array([e.faithful for e in chosen])
+    counts: dict[tuple[str, bool], int] = defaultdict(int)
+    for e in chosen:
+        counts[(e.dataset, e.faithful)] += 1
+    w = np.array([1.0 / (2 * counts[(e.dataset, e.faithful)]) for e in chosen])
+    return AnswerRows((x - mean) / scale, group, y, w), np.array([e.fold for e in chosen])
 
 
 def sample_weights(datasets: list[str], y: np.ndarray) -> np.ndarray:
@@ -137,12 +195,13 @@ def sample_weights(datasets: list[str], y: np.ndarray) -> np.ndarray:
 
 
 def model_json(weights: np.ndarray, bias: np.ndarray, mean: np.ndarray, scale: np.ndarray,
-               grounded: float, contradicted: float) -> dict[str, Any]:
+               grounded: dict[str, float], contradicted: float) -> dict[str, Any]:
     return {
         "features_version": FEATURES_VERSION, "feature_names": list(FEATURE_NAMES),
         "classes": list(CLASSES), "mean": mean.tolist(), "scale": scale.tolist(),
         "weights": weights.tolist(), "bias": bias.tolist(),
-        "thresholds": {"grounded": grounded, "contradicted": contradicted},
+        "thresholds": {**{f"grounded_{r}": grounded[r] for r in REGIMES},
+                       "contradicted": contradicted},
     }
 
 
@@ -220,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     scale[scale < 1e-9] = 1.0
     xs = (x - mean) / scale
     w = sample_weights(datasets, y)
+    answers, answer_fold = answer_rows(examples, mean, scale)
     # 1. L2 strength by grouped cross-validated weighted log-loss.
     best_l2, best_loss = L2_GRID[0], float("inf")
     fold_fits: dict[float, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
@@ -228,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
         loss = 0.0
         for fold in range(args.folds):
             train = fold_of != fold
-            weights, bias = fit(xs[train], y[train], w[train], l2)
+            weights, bias = fit(xs[train], y[train], w[train],
+                                answers.take(answer_fold != fold), l2)
             fold_fits[l2][fold] = (weights, bias)
             logits = xs[~train] @ weights.T + bias
             logits -= logits.max(axis=1, keepdims=True)
@@ -239,24 +300,33 @@ def main(argv: list[str] | None = None) -> int:
         print(f"l2={l2}: cv log-loss {loss:.4f}", file=sys.stderr)
         if loss < best_loss:
             best_l2, best_loss = l2, loss
-    # 2. Thresholds by out-of-fold answer-level balanced accuracy.
-    best: tuple[float, float, float, dict[str, float]] | None = None
+    # 2. Thresholds by out-of-fold answer-level balanced accuracy, coordinate-wise.
     cache: dict[Any, bool] = {}
-    for contradicted in CONTRADICTED_GRID:
-        for grounded in GROUNDED_GRID:
-            models = {f: Model.from_json(model_json(*fold_fits[best_l2][f], mean, scale,
-                                                    grounded, contradicted))
-                      for f in range(args.folds)}
-            scores = evaluate(models, examples, cache)
-            objective = sum(scores.values()) / len(scores)
-            if best is None or objective > best[0] + 1e-9:
-                best = (objective, grounded, contradicted, scores)
-    assert best is not None
-    objective, grounded, contradicted, scores = best
+    grounded = dict.fromkeys(REGIMES, 0.5)
+    contradicted = 0.6
+
+    def score(g: dict[str, float], x: float) -> tuple[float, dict[str, float]]:
+        models = {f: Model.from_json(model_json(*fold_fits[best_l2][f], mean, scale, g, x))
+                  for f in range(args.folds)}
+        scores = evaluate(models, examples, cache)
+        return sum(scores.values()) / len(scores), scores
+
+    objective, scores = score(grounded, contradicted)
+    for _ in range(2):
+        for regime in REGIMES:
+            for value in GROUNDED_GRID:
+                trial = grounded | {regime: value}
+                result, trial_scores = score(trial, contradicted)
+                if result > objective + 1e-9:
+                    objective, scores, grounded = result, trial_scores, trial
+        for value in CONTRADICTED_GRID:
+            result, trial_scores = score(grounded, value)
+            if result > objective + 1e-9:
+                objective, scores, contradicted = result, trial_scores, value
     print(f"thresholds grounded={grounded} contradicted={contradicted}: dev out-of-fold "
           + ", ".join(f"{k} {v:.3f}" for k, v in scores.items()), file=sys.stderr)
     # 3. The final fit on all of dev.
-    weights, bias = fit(xs, y, w, best_l2)
+    weights, bias = fit(xs, y, w, answers, best_l2)
     data = model_json(weights, bias, mean, scale, grounded, contradicted)
     data["model_version"] = f"{FEATURES_VERSION}+{datetime.date.today().isoformat()}"
     data["training"] = {
@@ -268,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         "threshold_objective": "mean over data sets of out-of-fold dev answer balanced "
                                "accuracy (+ synthetic claim accuracy)",
         "dev_out_of_fold": {k: round(v, 4) for k, v in scores.items()},
-        "claim_rows": int(len(y)),
+        "claim_rows": len(y),
         "claim_rows_by_class": {c: int((y == i).sum()) for i, c in enumerate(CLASSES)},
         "dev_examples": len(examples), "anchors": anchoring.SOURCE,
         "files": [{"name": p.name, "sha256": sha256(p)} for p in paths],

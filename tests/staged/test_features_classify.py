@@ -28,7 +28,8 @@ def test_model_file_records_its_training() -> None:
     for key in ("seed", "split_rule", "date", "files", "l2"):
         assert key in training
     assert all(len(f["sha256"]) == 64 for f in training["files"])
-    assert set(data["thresholds"]) == {"grounded", "contradicted"}  # type: ignore[arg-type]
+    assert set(data["thresholds"]) == {"grounded_rows", "grounded_prose_single",  # type: ignore[arg-type]
+                                       "grounded_prose_multi", "contradicted"}
 
 
 def test_a_model_of_other_features_is_refused() -> None:

@@ -9,6 +9,7 @@ its words and anchors times the (capped) posting lists they hit.
 from __future__ import annotations
 
 import math
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
 
@@ -111,7 +112,7 @@ def align(claim: TextFacts, index: EvidenceIndex) -> Alignment:
         aligned_pairs |= index.units[position].facts.pairs & claim_pairs
     lead_pairs = index.units[chosen[0]].facts.pairs & claim_pairs if chosen else set()
 
-    def pair_share(found: set[tuple[str, str]] | frozenset[tuple[str, str]]) -> float:
+    def pair_share(found: AbstractSet[tuple[str, str]]) -> float:
         return len(found) / len(claim_pairs) if claim_pairs else 1.0
 
     return Alignment(

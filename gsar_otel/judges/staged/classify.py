@@ -12,7 +12,7 @@ plain Python) and two named thresholds stored beside the weights, after three or
 3. ``model``: contradicted when P(contradicted) >= ``thresholds.contradicted`` and the claim has
    a conflict signal (a conflicting value, a polarity or quantifier mismatch); else grounded
    (or complementary, when that class is likelier) when P(grounded) + P(complementary) >=
-   ``thresholds.grounded``; else ungrounded.
+   ``thresholds.grounded_<regime>`` (:data:`REGIMES`); else ungrounded.
 
 Evidence type (documented rules, first that applies): ``inference`` for a conclusion;
 ``neg_evidence`` for a negated (absence) claim; ``complementary_finding`` for complementary;
@@ -33,6 +33,9 @@ from gsar_otel.core.model import Bucket, EvidenceType
 from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, FeatureVector
 
 MODEL_FILE: Final = "model.json"
+REGIMES: Final = ("rows", "prose_single", "prose_multi")
+"""Where a claim stands, each with its own grounded threshold: against tool rows, log lines or
+alerts; against prose in an answer of one or two claims; against prose in a longer answer."""
 SYNTHESIS_LEAD: Final = 0.6
 """A grounded claim whose best unit holds less than this share, while its units together hold
 more, is a synthesis across units."""
@@ -48,7 +51,7 @@ class Model:
     scale: tuple[float, ...]
     weights: tuple[tuple[float, ...], ...]
     bias: tuple[float, ...]
-    grounded_threshold: float
+    grounded_thresholds: dict[str, float]
     contradicted_threshold: float
     version: str
 
@@ -69,7 +72,8 @@ class Model:
             classes=tuple(data["classes"]), mean=tuple(data["mean"]),
             scale=tuple(data["scale"]),
             weights=tuple(tuple(row) for row in data["weights"]), bias=tuple(data["bias"]),
-            grounded_threshold=float(thresholds["grounded"]),
+            grounded_thresholds={regime: float(thresholds[f"grounded_{regime}"])
+                                 for regime in REGIMES},
             contradicted_threshold=float(thresholds["contradicted"]),
             version=str(data.get("model_version", "")),
         )
@@ -119,6 +123,13 @@ class Verdict:
     """The features that pushed hardest toward the bucket, with their pushes."""
 
 
+def regime_of(named: dict[str, float]) -> str:
+    """The claim's regime (see :data:`REGIMES`) from its features."""
+    if named["evidence_row"]:
+        return "rows"
+    return "prose_single" if named["answer_claims"] <= math.log1p(2) + 1e-9 else "prose_multi"
+
+
 def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str, float]]:
     named = vector.named()
     p = model.probabilities(vector)
@@ -131,7 +142,7 @@ def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str,
     if signal and p.get("contradicted", 0.0) >= model.contradicted_threshold:
         return "contradicted", "model", p
     support = p.get("grounded", 0.0) + p.get("complementary", 0.0)
-    if support >= model.grounded_threshold:
+    if support >= model.grounded_thresholds[regime_of(named)]:
         if p.get("complementary", 0.0) > p.get("grounded", 0.0):
             return "complementary", "model", p
         return "grounded", "model", p

@@ -14,7 +14,7 @@ from typing import Final, Literal
 
 from gsar_otel.judges.staged.align import Alignment
 from gsar_otel.judges.staged.anchoring import NAME_KINDS, SUBJECT_KINDS, Spec, agree, comparable
-from gsar_otel.judges.staged.index import EvidenceIndex, Unit
+from gsar_otel.judges.staged.index import EvidenceIndex, Unit, key_stems
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
 Status = Literal["MATCH", "CONFLICT", "ABSENT"]
@@ -119,12 +119,13 @@ def _conflict(spec: Spec, unit: Unit, claim: TextFacts, claim_subjects: frozense
         return None
     stems = set(claim.stems)
     if unit.pairs:
-        for pair in unit.pairs:
-            if not pair.key_stems & stems:
-                continue
-            for other in pair.anchors:
-                if comparable(spec, other) and agree(spec, other) == "conflict":
-                    return other
+        keyed = [(key_stems(o.key), o) for o in unit.facts.anchors if o.key]
+        if not keyed:
+            keyed = [(pair.key_stems, o) for pair in unit.pairs for o in pair.anchors]
+        for stems_of_key, other in keyed:
+            if (stems_of_key & stems and comparable(spec, other)
+                    and agree(spec, other) == "conflict"):
+                return other
         return None
     if share < PROSE_CONFLICT_COVERAGE:
         return None
@@ -155,9 +156,9 @@ def compare(claim: TextFacts, alignment: Alignment, index: EvidenceIndex) -> Com
                 break
         if found is None and (spec.kind in NAME_KINDS or spec.kind == "HTTP_CLASS"):
             text = spec.text.lower()
-            unit = next((u for u in units if text in u.tokens or text in u.stems), None)
-            if unit is not None:
-                found = ValueCheck(spec.kind, spec.text, spec.text, unit.ref, "MATCH")
+            holder = next((u for u in units if text in u.tokens or text in u.stems), None)
+            if holder is not None:
+                found = ValueCheck(spec.kind, spec.text, spec.text, holder.ref, "MATCH")
         if found is None and spec.kind not in SUBJECT_KINDS:
             for unit, share in zip(units, shares, strict=True):
                 other = _conflict(spec, unit, claim, claim_subjects, share)

@@ -24,7 +24,8 @@ from gsar_otel.judges.staged.textual import TextFacts, facts_of
 UnitKind = Literal["row", "signal", "log", "prose"]
 
 _PAIR: Final = re.compile(r"([A-Za-z_][\w.\-]{0,60})=(\"[^\"\n]{0,200}\"|[^\s,;]{1,200})")
-_JSON_PAIR: Final = re.compile(r"\"([A-Za-z_][\w.\-]{0,60})\"\s?:\s?(\"[^\"\n]{0,200}\"|[^\s,}\]]{1,60})")
+_JSON_PAIR: Final = re.compile(
+    r"\"([A-Za-z_][\w.\-]{0,60})\"\s?:\s?(\"[^\"\n]{0,200}\"|[^\s,}\]]{1,60})")
 _KEY_LINE: Final = re.compile(r"([^:\n]{1,60}):\s")
 _LINE_REF: Final = re.compile(r"\[\d{1,6}\]\s")
 _LOG_HINT: Final = re.compile(r"\b(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|CRITICAL)\b|"
@@ -74,7 +75,8 @@ class EvidenceIndex:
         return len(self.by_stem.get(stem_, ()))
 
 
-def _key_stems(key: str) -> frozenset[str]:
+def key_stems(key: str) -> frozenset[str]:
+    """Stems of a row key's parts: ``http_5xx_rate`` -> http, 5xx, rat."""
     return frozenset(stem(part) for part in _KEY_SPLIT.split(key.lower()) if part)
 
 
@@ -82,7 +84,7 @@ def _pairs(text: str) -> tuple[Pair, ...]:
     found = [(m.group(1), m.group(2)) for m in _PAIR.finditer(text)]
     if len(found) < 2 and text.lstrip().startswith(("{", "[")):
         found = [(m.group(1), m.group(2)) for m in _JSON_PAIR.finditer(text)]
-    return tuple(Pair(key, _key_stems(key), value.strip('"'), extract(value.strip('"')))
+    return tuple(Pair(key, key_stems(key), value.strip('"'), extract(value.strip('"')))
                  for key, value in found)
 
 
@@ -123,7 +125,7 @@ def _units_of(ref: str, content: str, signal: bool, start: int) -> list[Unit]:
             continue
         pairs = _pairs(line)
         position = start + len(units)
-        if len(pairs) >= 2 or line.startswith(("{", "[")) and pairs:
+        if len(pairs) >= 2 or (line.startswith(("{", "[")) and pairs):
             units.append(_unit(position, ref, "signal" if signal else "row", line, pairs))
             continue
         if signal or _LOG_HINT.search(line):

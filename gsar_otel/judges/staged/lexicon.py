@@ -24,7 +24,7 @@ NEGATION_NEEDS_TO: Final = _set("fail failed fails failing")
 CAUSAL_WORDS: Final = _set("because cause caused causes causing due led leads leading result "
                            "resulted results resulting triggered owing attributed attributable "
                            "blamed responsible")
-"""Single words that state a cause ("due" and "led" count with their "to", checked by the caller)."""
+"""Single words that state a cause ("due" and "led" count only with their "to")."""
 CAUSAL_NEEDS_TO: Final = _set("due led leads leading owing attributed attributable")
 """Causal words that need a following "to" ("due to", "led to")."""
 CONCLUSION_PHRASES: Final = ("which means", "this means", "that means", "therefore", "thus",

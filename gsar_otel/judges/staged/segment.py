@@ -68,15 +68,16 @@ def _ends_sentence(text: str, at: int, floor: int, size: int) -> int | None:
         if follow >= size:
             return end
         start_char = text[follow]
-        if not (start_char.isupper() or start_char.isdigit() or start_char in _OPENERS):
+        if not (start_char.isalnum() or start_char in _OPENERS):
             return None
         word = _word_before(text, at, floor)
         if not word:
             return end
         if len(word) == 1 and word.isupper():
             return None  # an initial: "J. Smith"
-        if word.lower() in ABBREVIATIONS or "." in word:
-            return None
+        after_number = at - len(word) >= 2 and text[at - len(word) - 2].isdigit()
+        if (word.lower() in ABBREVIATIONS and not after_number) or "." in word:
+            return None  # "Dr. Smith", "e.g. CPU"; but "850 ms. The" ends a sentence
         return end
     if (text[at] == "." and nxt.isupper() and end + 1 < size and text[end + 1].islower()
             and at > floor and text[at - 1].islower()):
@@ -128,37 +129,35 @@ def is_framing(sentence: str) -> bool:
     lowered = sentence.strip().lower()
     if any(ch.isdigit() for ch in lowered) or len(_content(lowered)) > 4:
         return False
-    return lowered.endswith(":") or lowered.startswith(FRAMING_OPENERS) and len(lowered) < 60
+    return lowered.endswith(":") or (lowered.startswith(FRAMING_OPENERS) and len(lowered) < 60)
 
 
 def clause_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Clauses of the sentence ``text[start:end]``: split before a joiner when both sides have a
-    verb and at least two content words of their own."""
+    verb and at least two content words of their own. Each piece is read once."""
     sentence = text[start:end]
     cuts = [(m.start(), m.end()) for m in _JOINER.finditer(sentence)]
     if not cuts:
         return [(start, end)]
-    pieces: list[tuple[int, int, int]] = []  # (cut start, piece start, piece end)
-    previous = 0
-    for cut_start, cut_end in cuts:
-        pieces.append((previous, previous, cut_start))
-        previous = cut_end
-    pieces.append((previous, previous, len(sentence)))
+    bounds = [0, *(cut_end for _, cut_end in cuts)]
+    ends = [*(cut_start for cut_start, _ in cuts), len(sentence)]
+    stats = [(_has_verb(sentence[b:e]), len(_content(sentence[b:e])))
+             for b, e in zip(bounds, ends, strict=True)]
     clauses: list[tuple[int, int]] = []
-    current_start, current_end = pieces[0][1], pieces[0][2]
-    for index in range(1, len(pieces)):
-        _, piece_start, piece_end = pieces[index]
+    current_start, current_end = bounds[0], ends[0]
+    verb, content = stats[0]
+    for index in range(1, len(bounds)):
+        piece_start, piece_end = bounds[index], ends[index]
+        piece_verb, piece_content = stats[index]
         joiner_start = cuts[index - 1][0]
-        left = sentence[current_start:current_end]
-        right = sentence[piece_start:piece_end]
-        keeps_joiner = sentence[joiner_start:piece_start].strip(",; ") not in ("and", "")
-        if (_has_verb(left) and _has_verb(right) and len(_content(left)) >= 2
-                and len(_content(right)) >= 2):
+        if verb and piece_verb and content >= 2 and piece_content >= 2:
             clauses.append((current_start, current_end))
+            keeps_joiner = sentence[joiner_start:piece_start].strip(",; ") not in ("and", "")
             current_start = joiner_start if keeps_joiner else piece_start
-            current_end = piece_end
+            verb, content = piece_verb, piece_content
         else:
-            current_end = piece_end
+            verb, content = verb or piece_verb, content + piece_content
+        current_end = piece_end
     clauses.append((current_start, current_end))
     result: list[tuple[int, int]] = []
     for left_at, right_at in clauses:

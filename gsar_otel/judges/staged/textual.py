@@ -4,6 +4,7 @@ speculation and quantity. One tokenizer: :func:`gsar_otel.core.text.words`."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from gsar_otel.core.text import STOPWORDS, stem, words
@@ -100,7 +101,7 @@ def facts_of(text: str) -> TextFacts:
     opener = tokens[0] if tokens else ""
     anaphoric = opener in ANAPHORIC and any(t in INDICATIVE for t in tokens[:6])
     return TextFacts(
-        text=text, stems=tuple(stems), pairs=frozenset(zip(sequence, sequence[1:], strict=False)),
+        text=text, stems=tuple(stems), pairs=frozenset(itertools.pairwise(sequence)),
         names=_names(text), anchors=extract(text),
         negated=negated, causal=causal, speculative=speculative,
         concluding=concluding or anaphoric, anaphoric=anaphoric, quant_both=both,
