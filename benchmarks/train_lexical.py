@@ -31,6 +31,7 @@ from gsar_otel.core.integrity import check_judge_output
 from gsar_otel.core.model import Decision
 from gsar_otel.core.scoring import apply_conclusion_policy, decide, gsar_score
 from gsar_otel.judges.staged import anchoring
+from gsar_otel.judges.staged import classify as classify_module
 from gsar_otel.judges.staged.classify import REGIMES, Model, classify
 from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, answer_context
 from gsar_otel.judges.staged.index import build_index
@@ -40,7 +41,7 @@ from gsar_otel.judges.staged.split import SPLIT_RULE, split_key, split_of
 from gsar_otel.judges.staged.textual import facts_of
 
 ROOT = Path(__file__).resolve().parent.parent
-MODEL_PATH = ROOT / "gsar_otel" / "judges" / "staged" / "model.json"
+MODEL_PATH = Path(classify_module.__file__).parent / classify_module.MODEL_FILE
 CLASSES = ("grounded", "ungrounded", "contradicted", "complementary")
 LABEL_CLASS = {"grounded": "grounded", "ungrounded": "ungrounded",
                "partially_supported": "ungrounded", "contradicted": "contradicted",
