@@ -1,15 +1,20 @@
-"""`gsar bench DATA.jsonl`: measure a judge on labelled grounding data.
+"""`gsar bench DATA.jsonl [DATA.jsonl ...] [--judge NAME ...]`: measure judges on labelled
+grounding data.
 
-Prints answer-level balanced accuracy (proceed = predicted faithful), precision and recall for
-unfaithful answers, the confusion matrix, claim-level agreement per bucket, time and tokens per
-judgement, and a bag-of-words baseline computed in the same run, for the dev and held-out splits.
+For one file and one judge it prints answer-level balanced accuracy (proceed = predicted
+faithful) with a bootstrap interval, precision and recall for unfaithful answers, the confusion
+matrix, claim-level agreement per bucket, time and tokens per judgement, and the bag-of-words and
+length-only baselines computed in the same run, for the dev and held-out splits. For several files
+or judges it judges each file with each judge and prints one comparison table.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -20,10 +25,12 @@ BAR_WIDTH = 30
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register this command's options."""
-    parser.add_argument("data", metavar="DATA.jsonl", help="labelled examples, one JSON per line")
-    parser.add_argument("--judge", default=None,
+    parser.add_argument("data", metavar="DATA.jsonl", nargs="+",
+                        help="labelled examples, one JSON per line; several files are compared")
+    parser.add_argument("--judge", action="append", default=None,
                         help="lexical, anthropic or a plugin's judge (default: GSAR_JUDGE, else "
-                             "anthropic with a key, else lexical)")
+                             "anthropic with a key, else lexical); repeat it to compare judges "
+                             "side by side")
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="judge at most N examples of the chosen split")
@@ -58,42 +65,50 @@ def run(args: argparse.Namespace) -> int:
         rho = check_unit_interval("--rho", args.rho)
     except ValueError as error:
         raise BadInput(str(error)) from None
+    names = args.judge or [None]
+    if len(set(names)) < len(names):
+        raise BadInput(f"--judge names a judge twice: {', '.join(str(n) for n in names)}")
     try:
-        examples = datasets.load_examples(args.data)
-    except OSError as error:
-        raise BadInput(f"cannot read {args.data}: {error.strerror or error}") from None
-    except ValueError as error:
-        raise BadInput(str(error)) from None
-    chosen = datasets.select(examples, args.split, args.limit)
-    if not chosen:
-        raise BadInput(f"{args.data} has no examples in split {args.split!r}")
-    try:
-        judge = make_judge(args.judge, model=args.model)
+        judges = [make_judge(name, model=args.model) for name in names]
     except (ValueError, ImportError) as error:
         raise BadInput(str(error)) from None
-
-    progress = Progress(sys.stderr)
-    watch = bench.Stopwatch()
-    outcomes = asyncio.run(bench.judge_examples(
-        chosen, judge, thresholds=thresholds, contradiction_penalty=rho,
-        concurrency=args.concurrency, progress=progress.update))
-    progress.finish()
-    report = bench.build_report(
-        data=args.data, judge=judge_name(judge), examples=examples, outcomes=outcomes,
-        split=args.split, thresholds=thresholds, contradiction_penalty=rho,
-        wall_seconds=watch.seconds())
-    if args.json:
-        print(report.model_dump_json(indent=2))
+    reports = []
+    for path in args.data:
+        try:
+            examples = datasets.load_examples(path)
+        except OSError as error:
+            raise BadInput(f"cannot read {path}: {error.strerror or error}") from None
+        except ValueError as error:
+            raise BadInput(str(error)) from None
+        chosen = datasets.select(examples, args.split, args.limit)
+        if not chosen:
+            raise BadInput(f"{path} has no examples in split {args.split!r}")
+        for judge in judges:
+            progress = Progress(sys.stderr, label=f"{judge_name(judge)} on {path}")
+            watch = bench.Stopwatch()
+            outcomes = asyncio.run(bench.judge_examples(
+                chosen, judge, thresholds=thresholds, contradiction_penalty=rho,
+                concurrency=args.concurrency, progress=progress.update))
+            progress.finish()
+            reports.append(bench.build_report(
+                data=path, judge=judge_name(judge), examples=examples, outcomes=outcomes,
+                split=args.split, thresholds=thresholds, contradiction_penalty=rho,
+                wall_seconds=watch.seconds()))
+    if len(reports) == 1:
+        print(reports[0].model_dump_json(indent=2) if args.json else render(reports[0]))
+    elif args.json:
+        print(json.dumps({"reports": [r.model_dump(mode="json") for r in reports]}, indent=2))
     else:
-        print(render(report))
+        print(render_comparison(reports))
     return 0
 
 
 class Progress:
     """A one-line progress bar on a stream; plain lines every 10% when it is not a terminal."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, label: str = "") -> None:
         self.stream = stream
+        self.label = f"{label}: " if label else ""
         self.tty = stream.isatty()
         self.last_decile = -1
 
@@ -102,13 +117,14 @@ class Progress:
         share = done / total if total else 1.0
         if self.tty:
             filled = round(share * BAR_WIDTH)
-            self.stream.write(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}")
+            self.stream.write(f"\r{self.label}[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
+                              f"{done}/{total}")
             self.stream.flush()
             return
         decile = int(share * 10)
         if decile != self.last_decile:
             self.last_decile = decile
-            self.stream.write(f"judged {done}/{total}\n")
+            self.stream.write(f"{self.label}judged {done}/{total}\n")
             self.stream.flush()
 
     def finish(self) -> None:
@@ -130,7 +146,7 @@ def render(report: BenchReport) -> str:
         f"rho {report.contradiction_penalty:.2f}, {report.wall_seconds:.1f} s wall",
         "",
         f"{'split':<8} {'n':>5} {'bal.acc':>8} {'95% interval':>13} {'prec(unf)':>10} "
-        f"{'rec(unf)':>9} {'baseline f':>11} {'baseline bal.acc':>17}",
+        f"{'rec(unf)':>9} {'bag-of-words f':>14} {'bal.acc':>8} {'length':>7}",
     ]
     for row in report.splits:
         interval = row.balanced_accuracy_ci95
@@ -138,7 +154,8 @@ def render(report: BenchReport) -> str:
         lines.append(
             f"{row.split:<8} {row.examples:>5} {_fmt(row.balanced_accuracy):>8} {spread:>13} "
             f"{_fmt(row.precision_unfaithful):>10} {_fmt(row.recall_unfaithful):>9} "
-            f"{row.baseline.fraction:>11.2f} {_fmt(row.baseline.balanced_accuracy):>17}")
+            f"{row.baseline.fraction:>14.2f} {_fmt(row.baseline.balanced_accuracy):>8} "
+            f"{_fmt(row.length_baseline.balanced_accuracy if row.length_baseline else None):>7}")
     for row in report.splits:
         judge_m, base_m = row.confusion, row.baseline.confusion
         lines += [
@@ -152,7 +169,8 @@ def render(report: BenchReport) -> str:
             f"{base_m.fn:>18} {base_m.tp:>10}",
         ]
         if row.claim_agreement:
-            lines += ["", f"[{row.split}] claim agreement (gold bucket -> judge's bucket)",
+            lines += ["", f"[{row.split}] claim agreement (gold bucket -> judge's bucket); "
+                          f"bucket accuracy {_fmt(row.claim_accuracy)}",
                       f"{'gold':<14} {'claims':>6} {'agree':>6} {'share':>6} {'unmatched':>9}  "
                       "judge's buckets"]
             for agreement in row.claim_agreement:
@@ -169,4 +187,34 @@ def render(report: BenchReport) -> str:
                       f"{'n/a' if per is None else f'{per * 1000:.1f} ms'}, median "
                       f"{'n/a' if median is None else f'{median * 1000:.1f} ms'}; tokens {tokens}; "
                       f"judge errors {row.judge_errors}"]
+    return "\n".join(lines)
+
+
+def render_comparison(reports: list[BenchReport]) -> str:
+    """One row per data set, judge and split: balanced accuracy with its interval beside both
+    baselines, claim-level bucket accuracy and the time per judgement."""
+    first = reports[0]
+    lines = [
+        f"gsar bench: {len(reports)} runs, thresholds {first.thresholds.proceed:.2f}/"
+        f"{first.thresholds.regenerate:.2f}, rho {first.contradiction_penalty:.2f}",
+        "",
+        f"{'data':<24} {'judge':<12} {'split':<8} {'n':>5} {'bal.acc':>8} {'95% interval':>13} "
+        f"{'bag-of-words':>12} {'length':>7} {'claims':>7} {'ms/judgement':>13}",
+    ]
+    for report in reports:
+        for row in report.splits:
+            if row.split == "all" and len(report.splits) > 1:
+                continue
+            interval = row.balanced_accuracy_ci95
+            spread = "n/a" if interval is None else f"{interval[0]:.3f}-{interval[1]:.3f}"
+            length = row.length_baseline.balanced_accuracy if row.length_baseline else None
+            per = row.seconds_per_judgement
+            lines.append(
+                f"{Path(report.data).stem[:24]:<24} {report.judge[:12]:<12} {row.split:<8} "
+                f"{row.examples:>5} {_fmt(row.balanced_accuracy):>8} {spread:>13} "
+                f"{_fmt(row.baseline.balanced_accuracy):>12} {_fmt(length):>7} "
+                f"{_fmt(row.claim_accuracy):>7} "
+                f"{'n/a' if per is None else f'{per * 1000:.1f}':>13}")
+    lines += ["", "bal.acc: answer-level balanced accuracy (proceed = predicted faithful); "
+                  "baselines fitted on dev; claims: share of labelled claims in their gold bucket"]
     return "\n".join(lines)

@@ -1,16 +1,20 @@
-"""The bag-of-words baseline ``gsar bench`` reports beside the judge.
+"""The baselines ``gsar bench`` reports beside the judge, each fitted on the ``dev`` split only
+and then applied to every split.
 
-An answer is predicted faithful when at least a fraction f of its content words occur in the
-evidence; f is fitted on the ``dev`` split (grid 0.00-1.00, best balanced accuracy, smallest f on
-ties) and then applied to every split.
+- Bag of words: an answer is predicted faithful when at least a fraction f of its content words
+  occur in the evidence (grid 0.00-1.00, best balanced accuracy, smallest f on ties).
+- Length only: an answer is predicted faithful when it has at most (or at least) L words; where
+  answer length alone separates a data set (HaluEval's short right and long hallucinated
+  summaries), a judge must beat this too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
-from gsar_otel.core.text import content_stems
+from gsar_otel.core.text import content_stems, words
 from gsar_otel.measure.datasets import BenchExample
 from gsar_otel.measure.stats import Confusion
 
@@ -52,3 +56,41 @@ def fit_baseline(examples: Sequence[BenchExample]) -> tuple[float, float | None]
     dev = [e for e in examples if e.split == "dev"]
     return best_fraction([content_coverage(e.synthesis, e.evidence) for e in dev],
                          [e.faithful for e in dev])
+
+
+@dataclass(frozen=True, slots=True)
+class LengthRule:
+    """"Faithful when the answer has at most ``threshold`` words" (or at least, when
+    ``shorter_is_faithful`` is False)."""
+
+    threshold: int
+    shorter_is_faithful: bool
+    dev_balanced_accuracy: float | None
+
+    def predicts_faithful(self, answer_words: int) -> bool:
+        """The rule's prediction for an answer of ``answer_words`` words."""
+        if self.shorter_is_faithful:
+            return answer_words <= self.threshold
+        return answer_words >= self.threshold
+
+
+def answer_length(synthesis: str) -> int:
+    """The number of words in an answer."""
+    return len(words(synthesis))
+
+
+def fit_length_baseline(examples: Sequence[BenchExample]) -> LengthRule:
+    """The length rule with the best dev balanced accuracy (ties: shorter-is-faithful, then the
+    smallest threshold)."""
+    dev = [(answer_length(e.synthesis), e.faithful) for e in examples if e.split == "dev"]
+    best = LengthRule(0, True, None)
+    for shorter in (True, False):
+        for threshold in sorted({length for length, _ in dev}):
+            rule = LengthRule(threshold, shorter, None)
+            score = Confusion.from_pairs(
+                (faithful, rule.predicts_faithful(length)) for length, faithful in dev
+            ).balanced_accuracy
+            if score is not None and (best.dev_balanced_accuracy is None
+                                      or score > best.dev_balanced_accuracy + 1e-12):
+                best = LengthRule(threshold, shorter, score)
+    return best

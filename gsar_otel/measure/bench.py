@@ -22,7 +22,13 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Decision, GSARThresholds
 from gsar_otel.core.protocol import Judge
 from gsar_otel.measure import stats
-from gsar_otel.measure.baselines import content_coverage, fit_baseline
+from gsar_otel.measure.baselines import (
+    LengthRule,
+    answer_length,
+    content_coverage,
+    fit_baseline,
+    fit_length_baseline,
+)
 from gsar_otel.measure.claims import ClaimAgreement, claim_agreement, match_claims
 from gsar_otel.measure.datasets import BenchExample, Split, SplitChoice
 
@@ -114,6 +120,7 @@ class Outcome(_Model):
     output_tokens: int | None = None
     judge_error: str | None = None
     baseline_coverage: float
+    answer_words: int = 0
 
     @property
     def predicted_faithful(self) -> bool:
@@ -167,6 +174,7 @@ async def judge_examples(
             output_tokens=usage.output_tokens if usage else None,
             judge_error=entry.judge_error,
             baseline_coverage=content_coverage(example.synthesis, example.evidence),
+            answer_words=answer_length(example.synthesis),
         )
         done += 1
         if progress is not None:
@@ -188,6 +196,16 @@ class Baseline(_Model):
     balanced_accuracy: float | None
 
 
+class LengthBaseline(_Model):
+    """The length-only baseline: faithful when the answer has at most (or at least) L words,
+    with L and the direction fitted on the dev split."""
+
+    threshold: int
+    shorter_is_faithful: bool
+    dev_balanced_accuracy: float | None
+    balanced_accuracy: float | None
+
+
 class SplitReport(_Model):
     """Every figure for one split."""
 
@@ -200,7 +218,11 @@ class SplitReport(_Model):
     precision_unfaithful: float | None
     recall_unfaithful: float | None
     baseline: Baseline
+    length_baseline: LengthBaseline | None = None
     claim_agreement: list[ClaimAgreement]
+    claim_accuracy: float | None = None
+    """Share of the labelled claims (unclear ones aside) the judge put in their gold bucket;
+    a labelled claim the judge did not produce counts as missed."""
     seconds_per_judgement: float | None
     median_seconds_per_judgement: float | None
     input_tokens_per_judgement: float | None
@@ -220,9 +242,16 @@ class BenchReport(_Model):
 
 
 def split_report(split: SplitChoice, outcomes: Sequence[Outcome], *, fraction: float,
-                 dev_score: float | None) -> SplitReport:
+                 dev_score: float | None, length: LengthRule | None = None) -> SplitReport:
     """The figures for ``outcomes`` (already restricted to ``split``)."""
     pairs = [(o.faithful, o.predicted_faithful) for o in outcomes]
+    agreement = claim_agreement(pair for o in outcomes for pair in o.claim_matches)
+    labelled = sum(row.claims for row in agreement)
+    length_report = None if length is None else LengthBaseline(
+        threshold=length.threshold, shorter_is_faithful=length.shorter_is_faithful,
+        dev_balanced_accuracy=length.dev_balanced_accuracy,
+        balanced_accuracy=confusion((o.faithful, length.predicts_faithful(o.answer_words))
+                                    for o in outcomes).balanced_accuracy)
     matrix = confusion(pairs)
     base = confusion((o.faithful, o.baseline_coverage >= fraction) for o in outcomes)
     durations = [o.duration_s for o in outcomes]
@@ -236,7 +265,9 @@ def split_report(split: SplitChoice, outcomes: Sequence[Outcome], *, fraction: f
         recall_unfaithful=matrix.recall_unfaithful,
         baseline=Baseline(fraction=fraction, dev_balanced_accuracy=dev_score, confusion=base,
                           balanced_accuracy=base.balanced_accuracy),
-        claim_agreement=claim_agreement(pair for o in outcomes for pair in o.claim_matches),
+        length_baseline=length_report,
+        claim_agreement=agreement,
+        claim_accuracy=sum(row.agree for row in agreement) / labelled if labelled else None,
         seconds_per_judgement=statistics.fmean(durations) if durations else None,
         median_seconds_per_judgement=statistics.median(durations) if durations else None,
         input_tokens_per_judgement=statistics.fmean(inputs) if inputs else None,
@@ -262,12 +293,14 @@ def build_report(
     the same whichever split was judged.
     """
     fraction, dev_score = fit_baseline(examples)
+    length = fit_length_baseline(examples)
     names: list[SplitChoice] = ["all", "dev", "heldout"] if split == "all" else [split]
     reports = []
     for name in names:
         chosen = [o for o in outcomes if name == "all" or o.split == name]
         if chosen or name == split:
-            reports.append(split_report(name, chosen, fraction=fraction, dev_score=dev_score))
+            reports.append(split_report(name, chosen, fraction=fraction, dev_score=dev_score,
+                                        length=length))
     return BenchReport(data=data, judge=judge, thresholds=thresholds,
                        contradiction_penalty=contradiction_penalty,
                        wall_seconds=wall_seconds, splits=reports)

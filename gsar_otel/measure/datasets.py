@@ -4,8 +4,9 @@ The data format (one JSON object per line) has ``id``, ``evidence``, ``synthesis
 ``answer_label`` (``faithful`` | ``unfaithful``) and optionally ``claims`` (``text`` and
 ``label``: grounded | ungrounded | contradicted | complementary | unclear | partially_supported).
 
-Every example belongs to the ``dev`` or the ``heldout`` split by a hash of its id, so the split
-never changes as a file grows or is reordered.
+Every example belongs to the ``dev`` or the ``heldout`` split by a hash of its ``pair`` when it
+has one (rows that share evidence, such as a right and a hallucinated summary of one article, stay
+on the same side), else of its ``id``; the split never changes as a file grows or is reordered.
 """
 
 from __future__ import annotations
@@ -45,11 +46,18 @@ class BenchExample:
     synthesis: str
     answer_label: AnswerLabel
     claims: tuple[LabelledClaim, ...] = ()
+    pair: str | None = None
+    """Rows with the same pair share evidence and always land in the same split."""
+
+    @property
+    def split_key(self) -> str:
+        """What decides the split: the pair when there is one, else the id."""
+        return self.pair or self.id
 
     @property
     def split(self) -> Split:
-        """``dev`` or ``heldout``, fixed by the id (see :func:`split_of`)."""
-        return split_of(self.id)
+        """``dev`` or ``heldout``, fixed by :attr:`split_key` (see :func:`split_of`)."""
+        return split_of(self.split_key)
 
     @property
     def faithful(self) -> bool:
@@ -57,9 +65,10 @@ class BenchExample:
         return self.answer_label == "faithful"
 
 
-def split_of(example_id: str) -> Split:
-    """The split of an example: a SHA-256 of its id puts about 30% into ``heldout``."""
-    digest = hashlib.sha256(example_id.encode("utf-8")).digest()
+def split_of(key: str) -> Split:
+    """The split of an example's key (its pair, else its id): a SHA-256 of it puts about 30%
+    into ``heldout``."""
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
     return "heldout" if int.from_bytes(digest[:8], "big") % 100 < HELDOUT_PERCENT else "dev"
 
 
@@ -107,7 +116,11 @@ def parse_example(line: str, *, where: str = "input") -> BenchExample:
             raise ValueError(f"{where}: claims[{position}] needs 'text' and a 'label' in "
                              f"{list(CLAIM_LABELS)}")
         claims.append(LabelledClaim(claim["text"], claim["label"]))
-    return BenchExample(data["id"], data["evidence"], data["synthesis"], label, tuple(claims))
+    pair = data.get("pair")
+    if pair is not None and not isinstance(pair, str):
+        raise ValueError(f"{where}: field 'pair' must be a string when present")
+    return BenchExample(data["id"], data["evidence"], data["synthesis"], label, tuple(claims),
+                        pair=pair or None)
 
 
 def select(examples: Sequence[BenchExample], split: SplitChoice,

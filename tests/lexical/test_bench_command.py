@@ -39,9 +39,9 @@ def test_the_report_puts_the_baseline_beside_the_judge(
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     assert lines[2].split() == ["split", "n", "bal.acc", "95%", "interval", "prec(unf)",
-                                "rec(unf)", "baseline", "f", "baseline", "bal.acc"]
+                                "rec(unf)", "bag-of-words", "f", "bal.acc", "length"]
     assert [line.split()[0] for line in lines[3:6]] == ["all", "dev", "heldout"]
-    assert "[all] claim agreement (gold bucket -> judge's bucket)" in captured.out
+    assert "[all] claim agreement (gold bucket -> judge's bucket); bucket accuracy" in captured.out
     assert "[dev] per judgement: mean" in captured.out
     assert "judged 16/16" in captured.err
 
@@ -114,3 +114,34 @@ def test_a_malformed_line_is_named_by_its_number(tmp_path: Path,
     code = main(["bench", str(data), "--judge", "lexical"])
     assert code == 2
     assert f"{data}:3: field 'evidence' must be a string" in capsys.readouterr().err
+
+
+def test_several_files_and_judges_print_one_comparison_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    second = tmp_path / "copy.jsonl"
+    second.write_text(CASES.read_text(encoding="utf-8"), encoding="utf-8")
+    code = main(["bench", str(CASES), str(second), "--judge", "lexical", "--split", "heldout"])
+    out = capsys.readouterr().out
+    assert code == 0
+    rows = [line.split() for line in out.splitlines() if " heldout " in f" {line} "]
+    assert [(row[0], row[1]) for row in rows] == [(CASES.stem, "lexical"), ("copy", "lexical")]
+    assert rows[0][3:-1] == rows[1][3:-1]  # same data, same figures (time aside)
+    assert out.splitlines()[2].split()[:5] == ["data", "judge", "split", "n", "bal.acc"]
+
+
+def test_a_judge_named_twice_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["bench", str(CASES), "--judge", "lexical", "--judge", "lexical"])
+    assert code == 2
+    assert "names a judge twice" in capsys.readouterr().err
+
+
+def test_the_json_of_several_runs_lists_every_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    second = tmp_path / "copy.jsonl"
+    second.write_text(CASES.read_text(encoding="utf-8"), encoding="utf-8")
+    main(["bench", str(CASES), str(second), "--judge", "lexical", "--json"])
+    reports = json.loads(capsys.readouterr().out)["reports"]
+    assert [Path(r["data"]).name for r in reports] == [CASES.name, "copy.jsonl"]
+    assert all(r["splits"][0]["length_baseline"] is not None for r in reports)

@@ -117,3 +117,28 @@ def test_the_bootstrap_interval_is_deterministic_and_holds_the_estimate() -> Non
 def test_a_perfect_judge_has_a_zero_width_interval_and_one_class_has_none() -> None:
     assert bootstrap_interval([(True, True), (False, False)] * 5) == (1.0, 1.0)
     assert bootstrap_interval([(True, True), (True, False)]) is None
+
+
+def test_rows_that_share_a_pair_share_a_split() -> None:
+    rows = [parse_example(json.dumps({"id": f"row-{i}", "pair": f"p{i // 2}", "evidence": "e",
+                                      "synthesis": "s", "answer_label": "faithful"}))
+            for i in range(200)]
+    for first, second in zip(rows[::2], rows[1::2], strict=True):
+        assert first.split == second.split == split_of(first.pair or "")
+    assert 0.15 < sum(r.split == "heldout" for r in rows) / 200 < 0.45
+
+
+def test_the_length_baseline_finds_the_separating_length() -> None:
+    from gsar_otel.measure.baselines import fit_length_baseline
+
+    def row(i: int, words: int, faithful: bool) -> str:
+        return json.dumps({"id": f"r{i}", "evidence": "e", "synthesis": " ".join(["w"] * words),
+                           "answer_label": "faithful" if faithful else "unfaithful"})
+
+    rows = [parse_example(row(i, 5 + i % 3, True)) for i in range(60)]
+    rows += [parse_example(row(100 + i, 20 + i % 5, False)) for i in range(60)]
+    rule = fit_length_baseline(rows)
+    assert rule.shorter_is_faithful is True
+    assert 7 <= rule.threshold < 20
+    assert rule.dev_balanced_accuracy == 1.0
+    assert rule.predicts_faithful(6) and not rule.predicts_faithful(21)
