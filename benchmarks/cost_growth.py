@@ -1,0 +1,200 @@
+"""How judging cost grows with input size: the offline judge and the integrity guard, against
+answer size and evidence size, with a fitted exponent (1 = linear).
+
+Shapes (each grown by repeating a realistic unit, so sizes are exact):
+
+- answer: an incident answer (numbers, percents, times, hosts, ids, a causal sentence) grown
+  from 1 KB to the largest size, against a fixed 20-item evidence set;
+- evidence items: 1 ... 5,000 metric rows and log lines of about 80 bytes, against a fixed answer;
+- evidence bytes: one evidence item grown from 1 KB to the largest size (a huge tool result).
+
+Every case calls the judge directly (``judge.judge``) and then ``check_judge_output``, with no
+evaluator in between, so the evaluator's size limits (which would cut a 10 MB answer to 100,000
+characters) do not hide growth. The exponent is the least-squares slope of log(time) against
+log(size) over the larger half of the sizes (at the small end, fixed costs dominate). Run::
+
+    python benchmarks/cost_growth.py                     # up to 10 MB and 5,000 items, table
+    python benchmarks/cost_growth.py --max-bytes 1000000 --json
+    python benchmarks/cost_growth.py --plot benchmarks/cost_growth.png
+    python benchmarks/cost_growth.py --check             # exit 1 when an exponent is over 1.2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import machine  # noqa: E402
+
+from gsar_otel.core.evidence import EvidenceSet  # noqa: E402
+from gsar_otel.core.integrity import check_judge_output  # noqa: E402
+from gsar_otel.core.protocol import Judge  # noqa: E402
+from gsar_otel.judges.factory import make_judge  # noqa: E402
+
+ANSWER_UNIT = (
+    "CPU on db-prod-{i} reached 97% at 14:02 UTC while p99 latency rose to 850 ms. "
+    "The 5xx rate on edge-lb-{i} hit 41.2% after cfg-{i} was pushed by deploy-bot. "
+    "The outage was probably caused by the config push. "
+)
+ROW_UNITS = (
+    "host=db-prod-{i} cpu_pct=97.2 p99_ms=850 ts=2024-05-01T14:02:01Z",
+    "2024-05-01 14:01:30 UTC INFO deploy-bot: pushed cfg-{i} to edge-lb-{i} (v2.3.{i})",
+    "host=edge-lb-{i} http_5xx_rate=41.2% rps=1240 region=eu-west-1",
+)
+GROWTH_LIMIT = 1.2
+
+
+def grow(unit: str, size: int) -> str:
+    """Repeat ``unit`` (numbered) until the text is ``size`` characters, then cut it there."""
+    parts: list[str] = []
+    total = 0
+    i = 0
+    while total < size:
+        part = unit.format(i=i % 997)
+        parts.append(part)
+        total += len(part)
+        i += 1
+    return "".join(parts)[:size]
+
+
+def rows(count: int) -> list[str]:
+    """``count`` evidence rows of the three shapes."""
+    return [ROW_UNITS[i % 3].format(i=i % 997) for i in range(count)]
+
+
+def time_case(judge: Judge, synthesis: str, evidence: EvidenceSet) -> dict[str, float]:
+    """Seconds for one judgement and for the guard on its output."""
+    started = time.perf_counter()
+    output = asyncio.run(judge.judge(synthesis=synthesis, evidence=evidence))
+    judged = time.perf_counter()
+    check_judge_output(output, synthesis=synthesis, evidence=evidence)
+    guarded = time.perf_counter()
+    return {"judge_s": judged - started, "guard_s": guarded - judged}
+
+
+def exponent(sizes: Sequence[float], seconds: Sequence[float]) -> float | None:
+    """Least-squares slope of log(seconds) on log(size); None with fewer than two points."""
+    points = [(math.log(s), math.log(max(t, 1e-6))) for s, t in zip(sizes, seconds, strict=True)]
+    if len(points) < 2:
+        return None
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    denominator = sum((x - mean_x) ** 2 for x, _ in points)
+    if denominator == 0:
+        return None
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / denominator
+
+
+def byte_sizes(largest: int) -> list[int]:
+    """1 KB, then x~3.16 steps up to ``largest``."""
+    sizes, size = [], 1_000
+    while size <= largest:
+        sizes.append(size)
+        size = round(size * math.sqrt(10))
+    return sizes
+
+
+def run_series(name: str, judge: Judge, sizes: Sequence[int],
+               build: Callable[[int], tuple[str, EvidenceSet]], unit: str) -> dict[str, Any]:
+    """Time one series and fit its exponents."""
+    points = []
+    for size in sizes:
+        synthesis, evidence = build(size)
+        timing = time_case(judge, synthesis, evidence)
+        points.append({"size": size, **timing})
+        print(f"  {name}: {size:>10} {unit}  judge {timing['judge_s'] * 1000:9.1f} ms  "
+              f"guard {timing['guard_s'] * 1000:8.1f} ms", file=sys.stderr)
+    fitted = points[len(points) // 2:] if len(points) >= 4 else points
+    return {
+        "series": name, "unit": unit, "points": points,
+        "judge_exponent": exponent([p["size"] for p in fitted], [p["judge_s"] for p in fitted]),
+        "guard_exponent": exponent([p["size"] for p in fitted], [p["guard_s"] for p in fitted]),
+    }
+
+
+def measure(judge_name: str, max_bytes: int, max_items: int) -> dict[str, Any]:
+    """Every series for one judge."""
+    judge = make_judge(judge_name)
+    fixed_evidence = EvidenceSet.coerce(rows(20))
+    fixed_answer = grow(ANSWER_UNIT, 1_000)
+    item_counts = [n for n in (1, 3, 10, 30, 100, 300, 1_000, 2_000, 5_000) if n <= max_items]
+    series = [
+        run_series("answer", judge, byte_sizes(max_bytes),
+                   lambda n: (grow(ANSWER_UNIT, n), fixed_evidence), "bytes"),
+        run_series("evidence items", judge, item_counts,
+                   lambda n: (fixed_answer, EvidenceSet.coerce(rows(n), max_items=n)), "items"),
+        run_series("evidence bytes", judge, byte_sizes(max_bytes),
+                   lambda n: (fixed_answer, EvidenceSet.coerce(
+                       [grow(" ".join(ROW_UNITS) + " ", n)], max_item_chars=n,
+                       max_total_chars=n)), "bytes"),
+    ]
+    return {"judge": judge_name, "machine": machine(), "series": series}
+
+
+def render(report: dict[str, Any]) -> str:
+    """The table: time per size for each series, and the fitted exponents."""
+    lines = [f"cost growth of judge {report['judge']!r} and the integrity guard", ""]
+    for series in report["series"]:
+        lines.append(f"{series['series']} ({series['unit']}): exponent judge "
+                     f"{series['judge_exponent']:.2f}, guard {series['guard_exponent']:.2f}")
+        lines.append(f"  {'size':>10}  {'judge ms':>10}  {'guard ms':>9}")
+        for point in series["points"]:
+            lines.append(f"  {point['size']:>10}  {point['judge_s'] * 1000:>10.1f}  "
+                         f"{point['guard_s'] * 1000:>9.1f}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(report: dict[str, Any], path: str) -> None:
+    """A log-log PNG of every series (needs matplotlib, the ``plot`` extra)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(report["series"]), figsize=(5 * len(report["series"]), 4))
+    for axis, series in zip(axes, report["series"], strict=True):
+        sizes = [p["size"] for p in series["points"]]
+        for key, label in (("judge_s", "judge"), ("guard_s", "guard")):
+            fit = series[f"{key.removesuffix('_s')}_exponent"]
+            axis.loglog(sizes, [max(p[key], 1e-6) for p in series["points"]], marker="o",
+                        label=f"{label} (slope {fit:.2f})")
+        axis.set_title(series["series"])
+        axis.set_xlabel(series["unit"])
+        axis.set_ylabel("seconds")
+        axis.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--judge", default="lexical", help="judge name (default lexical)")
+    parser.add_argument("--max-bytes", type=int, default=10_000_000)
+    parser.add_argument("--max-items", type=int, default=5_000)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--plot", metavar="PNG", help="write a log-log plot")
+    parser.add_argument("--check", action="store_true",
+                        help=f"exit 1 when an exponent is over {GROWTH_LIMIT}")
+    args = parser.parse_args(argv)
+    report = measure(args.judge, args.max_bytes, args.max_items)
+    print(json.dumps(report, indent=2) if args.json else render(report))
+    if args.plot:
+        plot(report, args.plot)
+    worst = max((s[k] or 0.0) for s in report["series"]
+                for k in ("judge_exponent", "guard_exponent"))
+    return 1 if args.check and worst > GROWTH_LIMIT else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
