@@ -33,12 +33,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine  # noqa: E402
+from _common import machine
 
-from gsar_otel.core.evidence import EvidenceSet  # noqa: E402
-from gsar_otel.core.integrity import check_judge_output  # noqa: E402
-from gsar_otel.core.protocol import Judge  # noqa: E402
-from gsar_otel.judges.factory import make_judge  # noqa: E402
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.integrity import check_judge_output
+from gsar_otel.core.protocol import Judge
+from gsar_otel.judges.factory import make_judge
 
 ANSWER_UNIT = (
     "CPU on db-prod-{i} reached 97% at 14:02 UTC while p99 latency rose to 850 ms. "
