@@ -7,6 +7,8 @@ plain Python) and two named thresholds stored beside the weights, after three or
    cause is contradicted.
 1. ``conclusion_unstated``: a claim stating a cause or a conclusion that no aligned unit states
    is ungrounded (type ``inference``), whatever the model says.
+1b. ``name_absent``: a name of the claim (a capitalised whole token) that no unit holds makes
+   it ungrounded ("plausibility is not grounding").
 2. ``row_value_conflict``: a value that conflicts with the same key of the same subject in a tool
    row, log line or alert makes the claim contradicted.
 3. ``model``: contradicted when P(contradicted) >= ``thresholds.contradicted`` and the claim has
@@ -137,6 +139,8 @@ def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str,
         return "contradicted", "cause_conflict", p
     if named["conclusion_unstated"]:
         return "ungrounded", "conclusion_unstated", p
+    if named["names_missing_any"]:
+        return "ungrounded", "name_absent", p
     signal = (named["anchor_conflict_share"] > 0 or named["negation_mismatch"] > 0
               or named["quant_mismatch"] > 0 or named["cause_conflict"] > 0)
     if signal and p.get("contradicted", 0.0) >= model.contradicted_threshold:

@@ -16,7 +16,7 @@ from gsar_otel.judges.staged.compare import Comparison
 from gsar_otel.judges.staged.index import EvidenceIndex
 from gsar_otel.judges.staged.textual import TextFacts
 
-FEATURES_VERSION: Final = "staged-features-4"
+FEATURES_VERSION: Final = "staged-features-5"
 
 FEATURE_NAMES: Final = (
     "coverage", "weighted_coverage", "lead_coverage", "anywhere_coverage", "all_covered",
@@ -26,7 +26,7 @@ FEATURE_NAMES: Final = (
     "numeric_absent", "negation_mismatch", "claim_negated", "causal", "speculative",
     "conclusion", "cause_stated", "conclusion_unstated", "quant_mismatch", "comparative",
     "other_subject", "claim_words", "content_words", "evidence_row", "evidence_prose",
-    "evidence_units", "aligned_units", "pair_coverage", "lead_pair_coverage",
+    "aligned_units", "pair_coverage", "lead_pair_coverage",
     "anywhere_pair_coverage", "answer_claims", "answer_coverage", "answer_pair_coverage",
     "subject_absent", "cause_conflict",
 )
@@ -111,7 +111,6 @@ def features(claim: TextFacts, alignment: Alignment, comparison: Comparison,
         math.log1p(len(claim.stems)),
         _flag(row),
         _flag(lead is not None and not row),
-        math.log1p(len(index.units)),
         float(len(alignment.units)),
         alignment.pair_coverage,
         alignment.lead_pair_coverage,

@@ -60,10 +60,11 @@ def _names(text: str) -> frozenset[str]:
     found: set[str] = set()
     first = True
     for token in text.split():
-        bare = token.strip("\"'()[],.;:!?“”‘’")
-        if (bare and bare[0].isupper() and not first and any(ch.islower() for ch in bare)
-                and bare.lower() not in STOPWORDS):
-            found.add(bare.lower())
+        bare = token.lstrip("\"'([“‘")
+        if (bare[:1].isupper() and not first and any(ch.islower() for ch in bare)):
+            head = words(bare)[:1]
+            if head and head[0] not in STOPWORDS:
+                found.add(head[0])
         first = token.endswith((".", "!", "?", ":"))
     return frozenset(found)
 
