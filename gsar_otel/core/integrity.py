@@ -8,8 +8,11 @@ recording every change as an :class:`Adjustment` that stays on the result and in
   (contradicted > ungrounded > grounded / complementary);
 - a grounded claim that cites no evidence id, or only ids the evidence does not have, becomes
   ungrounded; unknown ids next to known ones are dropped from the claim;
-- a grounded claim with a number or clock time that none of its cited items contains (allowing
-  rounding and formatting) becomes ungrounded;
+- a grounded claim with a number, time, date or other numbered anchor (see
+  :data:`SUPPORT_CHECKED_KINDS`) that no anchor of its cited items matches becomes ungrounded.
+  Anchors are typed (:mod:`gsar_otel.core.anchors`): ``5xx``, ``p99``, ``v2.3.1`` or
+  ``edge-lb-3`` are never read as numbers, a time never stands for a percentage, and numbers
+  match within rounding (``97%`` is supported by ``cpu_pct=97.2``);
 - a sentence of the answer that no claim covers is added as an ungrounded claim, so a judge
   that silently drops a claim can never raise S.
 """
@@ -17,13 +20,23 @@ recording every change as an :class:`Adjustment` that stays on the result and in
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from pydantic import Field
 
+from gsar_otel.core.anchors import (
+    Anchor,
+    AnchorIndex,
+    AnchorKind,
+    date_parts,
+    extract_anchors,
+    timestamp_parts,
+    with_quoted_contents,
+)
 from gsar_otel.core.evidence import EvidenceSet, normalize_ref
 from gsar_otel.core.model import (
     DEFAULT_UNKNOWN_WEIGHT,
@@ -35,15 +48,7 @@ from gsar_otel.core.model import (
     _Frozen,
 )
 from gsar_otel.core.scoring import WeightMapInput, resolve_weight_map
-from gsar_otel.core.text import (
-    Anchors,
-    anchors,
-    content_stem_set,
-    merge_anchors,
-    number_supported,
-    split_sentences,
-    time_supported,
-)
+from gsar_otel.core.text import content_stem_set, split_sentences
 
 UNKNOWN_EVIDENCE_TYPE: Final = "unknown_evidence_type"
 EMPTY_CLAIM: Final = "empty_claim"
@@ -86,6 +91,7 @@ class IntegrityReport:
 
 
 _SPACES: Final = re.compile(r"\s+")
+_Reader = Callable[[str], tuple[Anchor, ...]]
 
 
 def _key(text: str) -> str:
@@ -127,8 +133,10 @@ def check_judge_output(
             buckets[name].append(claim)
 
     _dedupe(buckets, adjustments)
-    _check_grounded(buckets, evidence, adjustments)
-    _check_coverage(buckets, synthesis, adjustments, weight_map, contradiction_penalty,
+    # Claims, answer sentences and evidence items often share a text: read each text once.
+    read = _memo_reader()
+    _check_grounded(buckets, evidence, adjustments, read)
+    _check_coverage(buckets, synthesis, adjustments, read, weight_map, contradiction_penalty,
                     default_unknown)
 
     if not adjustments:
@@ -159,13 +167,13 @@ def _dedupe(buckets: dict[Bucket, list[Claim]], adjustments: list[Adjustment]) -
 
 
 def _check_grounded(
-    buckets: dict[Bucket, list[Claim]], evidence: EvidenceSet, adjustments: list[Adjustment]
+    buckets: dict[Bucket, list[Claim]], evidence: EvidenceSet, adjustments: list[Adjustment],
+    read: _Reader,
 ) -> None:
     known = {normalize_ref(item.id): item for item in evidence}
-    # Anchors of each cited item, found once and merged per claim: the same as the anchors of
-    # the items' joined text (see merge_anchors), without reading an item twice.
-    item_anchors: dict[str, Anchors] = {}
-    anchors_by_id: dict[tuple[str, ...], Anchors] = {}
+    # One index per set of cited items (judges cite the same few items again and again); each
+    # claim anchor is then checked with a lookup, never against every evidence number.
+    index_by_refs: dict[tuple[str, ...], AnchorIndex] = {}
     keep: list[Claim] = []
     for claim in buckets["grounded"]:
         refs = [normalize_ref(ref) for ref in claim.evidence_refs if ref.strip()]
@@ -188,15 +196,9 @@ def _check_grounded(
         if list(claim.evidence_refs) != valid:
             claim = claim.model_copy(update={"evidence_refs": tuple(known[r].id for r in valid)})
         key = tuple(valid)
-        if key not in anchors_by_id:
-            for ref in valid:
-                if ref not in item_anchors:
-                    item_anchors[ref] = anchors(known[ref].content)
-            anchors_by_id[key] = merge_anchors(item_anchors[ref] for ref in valid)
-        cited_anchors = anchors_by_id[key]
-        claim_anchors = anchors(claim.text)
-        missing = [n.raw for n in claim_anchors.numbers if not number_supported(n, cited_anchors)]
-        missing += [t.raw for t in claim_anchors.times if not time_supported(t, cited_anchors)]
+        if key not in index_by_refs:
+            index_by_refs[key] = _index_of(tuple(known[ref].content for ref in valid), read)
+        missing = _unsupported(read(claim.text), index_by_refs[key], SUPPORT_CHECKED_KINDS)
         if missing:
             adjustments.append(Adjustment(
                 kind=UNSUPPORTED_NUMBER, claim=claim.text, from_bucket="grounded",
@@ -207,6 +209,82 @@ def _check_grounded(
             continue
         keep.append(claim)
     buckets["grounded"] = keep
+
+
+SUPPORT_CHECKED_KINDS: Final = frozenset({
+    AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION, AnchorKind.CLOCK,
+    AnchorKind.TIMESTAMP, AnchorKind.DATE, AnchorKind.HTTP_STATUS, AnchorKind.PORT,
+    AnchorKind.VERSION, AnchorKind.IPV4, AnchorKind.IPV6,
+})
+"""Anchors a grounded claim may only state when a cited item holds them (numbers, times, dates,
+and the numbered things: versions, addresses, ports, HTTP statuses). Identifiers, hosts,
+classes like ``5xx`` and percentiles name a subject; the judge links the claim to it."""
+COVERAGE_KINDS: Final = frozenset(AnchorKind) - {AnchorKind.QUOTED, AnchorKind.NAME}
+"""Anchors of an answer's sentence that some claim must restate for the sentence to count as
+covered."""
+
+
+def _memo_reader() -> _Reader:
+    """A reader that reads each text once per check (claims, sentences and items recur)."""
+    seen: dict[str, tuple[Anchor, ...]] = {}
+
+    def read(text: str) -> tuple[Anchor, ...]:
+        found = seen.get(text)
+        if found is None:
+            found = seen[text] = _anchors_of(text)
+        return found
+
+    return read
+
+
+INDEX_CACHE_CHARS: Final = 20_000
+"""Indexes of texts up to this long in total are remembered: the evaluator's rounds re-check
+the same evidence, and a service sees the same tool rows again."""
+_INDEX_CACHE_SIZE: Final = 256
+_INDEXES: dict[tuple[str, ...], AnchorIndex] = {}
+_INDEX_LOCK: Final = threading.Lock()
+
+
+def _index_of(texts: tuple[str, ...], read: _Reader) -> AnchorIndex:
+    """The index of the anchors of ``texts``, remembered when they are short."""
+    remember = sum(len(text) for text in texts) <= INDEX_CACHE_CHARS
+    if remember:
+        with _INDEX_LOCK:
+            found = _INDEXES.get(texts)
+        if found is not None:
+            return found
+    index = AnchorIndex(anchor for text in texts for anchor in read(text))
+    if remember:
+        with _INDEX_LOCK:
+            _INDEXES[texts] = index
+            if len(_INDEXES) > _INDEX_CACHE_SIZE:
+                del _INDEXES[next(iter(_INDEXES))]
+    return index
+
+
+def _anchors_of(text: str) -> tuple[Anchor, ...]:
+    """Typed anchors of a claim, sentence or evidence item, including those inside quotes."""
+    return with_quoted_contents(extract_anchors(text))
+
+
+def _unsupported(written: tuple[Anchor, ...], index: AnchorIndex,
+                 kinds: frozenset[AnchorKind]) -> list[str]:
+    """Surface forms of the anchors of ``written`` (of ``kinds``) that nothing in ``index``
+    matches. A timestamp is also supported by its date and its time held apart, and a date by
+    its year and day held as numbers (``/2015/09/23/``)."""
+    missing: list[str] = []
+    for anchor in written:
+        if anchor.kind not in kinds or index.supports(anchor):
+            continue
+        parts: tuple[Anchor, ...] | None = None
+        if anchor.kind is AnchorKind.TIMESTAMP:
+            parts = timestamp_parts(anchor)
+        elif anchor.kind is AnchorKind.DATE:
+            parts = date_parts(anchor)
+        if parts and all(index.supports(part) for part in parts):
+            continue
+        missing.append(anchor.text)
+    return missing
 
 
 UNVERIFIED_TYPE: Final = "unverified"
@@ -240,6 +318,7 @@ def _check_coverage(
     buckets: dict[Bucket, list[Claim]],
     synthesis: str,
     adjustments: list[Adjustment],
+    read: _Reader,
     weight_map: WeightMapInput | None,
     contradiction_penalty: float,
     default_unknown: float,
@@ -251,8 +330,7 @@ def _check_coverage(
     for index, stems in enumerate(claim_words):
         for word in stems:
             claims_with.setdefault(word, []).append(index)
-    all_claim_anchors = merge_anchors(anchors(claim.text) for claim in claims)
-    claim_values = {number.value for number in all_claim_anchors.numbers}
+    claim_index = _index_of(tuple(claim.text for claim in claims), read)
     added_type: EvidenceType | str | None = None
     sentences = split_sentences(synthesis)
     sentence_stems = [content_stem_set(sentence) for sentence in sentences]
@@ -270,11 +348,7 @@ def _check_coverage(
                    if shared >= 0.5 * min(len(claim_words[i]), len(sentence_words))
                    for word in claim_words[i] & sentence_words}
         coverage = len(covered) / len(sentence_words)
-        sentence_anchors = anchors(sentence)
-        missing = [n.raw for n in sentence_anchors.numbers if n.value not in claim_values]
-        missing += [t.raw for t in sentence_anchors.times
-                    if not time_supported(t, all_claim_anchors)]
-        missing += sorted(sentence_anchors.identifiers - all_claim_anchors.identifiers)
+        missing = _unsupported(read(sentence), claim_index, COVERAGE_KINDS)
         if coverage >= COVERAGE_THRESHOLD and not missing:
             continue
         if added_type is None:

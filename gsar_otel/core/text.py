@@ -1,8 +1,11 @@
 """Small, deterministic text tools shared by the integrity guard and the offline judge.
 
-Sentences, content words with a light stemmer, and anchors: numbers (with units and
-percentages), clock times and identifiers. Numbers compare with rounding and formatting
-tolerance, so "97%" matches ``cpu_pct=97.2`` and "12 RPS" matches ``rps=12.4``.
+Sentences, content words with a light stemmer, and the offline judge's view of anchors:
+numbers (with units and percentages), clock times and identifiers. These are read from the
+typed anchors of :mod:`gsar_otel.core.anchors` (one reader of anchors, not two), so ``5xx``,
+``p99`` or ``v2.3.1`` are never numbers. Numbers compare with rounding and formatting tolerance,
+so "97%" matches ``cpu_pct=97.2`` and "12 RPS" matches ``rps=12.4``. Every helper here runs in
+time linear in its input.
 """
 
 from __future__ import annotations
@@ -10,20 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from typing import Final
+
+from gsar_otel.core.anchor_tokens import leading_number, read_clock
+from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors, with_quoted_contents
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _WORD = re.compile(r"[^\W_](?:[\w.\-/%]*(?:[^\W_]|%))?")
-_TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?(?![\d:])")
-_TOKEN_SPLIT = re.compile(
-    r"[\s=;()\[\]{}\"'<>|`]+|,(?!\d{3}(?!\d))|\.(?=[A-Za-z]{2})|(?<=\d)/(?=\d)"
-)
-_NUMBER_STARTS = frozenset("0123456789+-$€£¥")
-_NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
-_UNIT = re.compile(r"^(?:%|[a-zA-Z]{1,3}(?:/s)?|-[a-zA-Z]+(?:-[a-zA-Z]+)*)?$")
 
 STOPWORDS = frozenset(
     str.split("""
@@ -67,6 +66,12 @@ _ABBREVIATION = re.compile(
 """A part ending in an abbreviation or an initial ("No.", "b.", "L.") does not end a sentence."""
 
 
+_ABBREVIATION_TAIL: Final = 12
+"""Characters at the end of a part that can hold an abbreviation and the space before it (the
+longest, "approx.", has 7): checking only these keeps the merge linear. A longer part cut to
+this tail cannot fake a start-of-text match, since no abbreviation fills the whole tail."""
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``; line breaks and bullets also end a sentence.
 
@@ -78,14 +83,16 @@ def split_sentences(text: str) -> list[str]:
         line = _BULLET.sub("", line).strip()
         if not line:
             continue
-        parts = [part.strip() for part in _SENTENCE_END.split(line) if part.strip()]
-        merged: list[str] = []
-        for part in parts:
-            if merged and _ABBREVIATION.search(merged[-1]):
-                merged[-1] = f"{merged[-1]} {part}"
+        merged: list[list[str]] = []
+        for part in _SENTENCE_END.split(line):
+            part = part.strip()
+            if not part:
+                continue
+            if merged and _ABBREVIATION.search(merged[-1][-1][-_ABBREVIATION_TAIL:]):
+                merged[-1].append(part)
             else:
-                merged.append(part)
-        sentences.extend(merged)
+                merged.append([part])
+        sentences.extend(" ".join(parts) for parts in merged)
     return sentences
 
 
@@ -159,7 +166,7 @@ class Number:
 
 @dataclass(frozen=True, slots=True)
 class ClockTime:
-    """A clock time ``hh:mm[:ss]``."""
+    """A clock time ``hh:mm[:ss]`` (the hour on a 24-hour clock)."""
 
     hour: int
     minute: int
@@ -167,64 +174,38 @@ class ClockTime:
     raw: str
 
 
+@dataclass(frozen=True, slots=True)
+class Anchors:
+    """The checkable specifics of a text, in the shape the offline judge reads: numbers, clock
+    times and identifiers (tokens mixing letters and digits, and keys that do)."""
+
+    numbers: tuple[Number, ...]
+    times: tuple[ClockTime, ...]
+    identifiers: frozenset[str]
+
+
 def clock_times(text: str) -> list[ClockTime]:
-    """Clock times in ``text`` (``14:02``, ``02:48:12``)."""
-    return _split_times(text)[0]
-
-
-def _split_times(text: str) -> tuple[list[ClockTime], str]:
-    """The clock times of ``text``, and ``text`` with every time-shaped span blanked to a space.
-
-    One pass serves all three anchor kinds: numbers and identifiers are read from the blanked
-    text, so the digits of ``14:02`` count as neither.
-    """
-    if ":" not in text:  # every time holds a colon
-        return [], text
-    found: list[ClockTime] = []
-    pieces: list[str] = []
-    last = 0
-    for match in _TIME.finditer(text):
-        start, end = match.span()
-        pieces.append(text[last:start])
-        last = end
-        hour, minute = int(match.group(1)), int(match.group(2))
-        if hour < 24 and minute < 60:
-            found.append(ClockTime(hour, minute, match.group(3), match.group(0)))
-    if not pieces:
-        return found, text
-    pieces.append(text[last:])
-    return found, " ".join(pieces)
+    """Clock times in ``text`` (``14:02``, ``02:48:12``, the time of ``2024-05-01T10:15Z``)."""
+    return list(anchors(text).times)
 
 
 def numbers(text: str) -> list[Number]:
-    """Numbers in ``text`` that stand on their own (not inside ids like ``db-prod-1``, not times).
+    """Numbers in ``text``, read by :func:`gsar_otel.core.anchors.extract_anchors`.
 
-    A unit of up to three letters (``ms``, ``GB``, ``rps`` ...) or ``%`` may follow directly, or
-    a hyphenated word (``3.45-mile``, ``21-year-old``). A full stop glued to the next sentence
-    (``in 2017.It was``) still ends the number, ``6/6`` is two numbers, and a currency sign
-    (``$160``) is not part of the number.
+    Plain numbers, percentages, durations (``41.3 s`` is 41.3), HTTP statuses and ports count;
+    ``5xx``, ``p99``, ``v2.3.1``, ``edge-lb-3``, ``10.0.0.12:8080`` and ``cfg-7781`` do not. A
+    unit glued to the number stays in ``raw`` (``500ms``, ``3.45-mile``, ``21-year-old``); a
+    date written with words or slashes gives its numbers (``17 March 2017`` gives 17 and
+    2017); a currency sign is not part of ``raw``.
     """
-    return _numbers(_split_times(text)[1])
+    return list(anchors(text).numbers)
 
 
-def _numbers(untimed: str) -> list[Number]:
-    """:func:`numbers` of a text whose clock times are already blanked out."""
-    found: list[Number] = []
-    # Cheap test first: most tokens are words.
-    for token in [t for t in _TOKEN_SPLIT.split(untimed) if t and t[0] in _NUMBER_STARTS]:
-        token = token.rstrip(".:!?").lstrip("$€£¥")
-        match = _NUMBER.match(token)
-        if not match or not _UNIT.match(token[match.end():]):
-            continue
-        raw = match.group(0)
-        digits = raw.replace(",", "").lstrip("+")
-        try:
-            value = Decimal(digits)
-        except InvalidOperation:
-            continue
-        decimals = len(digits.split(".")[1]) if "." in digits else 0
-        found.append(Number(value, decimals, token.endswith("%"), token))
-    return found
+def identifiers(text: str) -> frozenset[str]:
+    """Tokens mixing letters and digits (``db-prod-1``, ``A-9912``, ``5xx``, ``p99``), and keys
+    that do (``http_5xx_rate``), lowercased. Numbers with a unit (``97%``, ``500ms``, ``2GB``,
+    ``21-year-old``) are numbers, not identifiers."""
+    return anchors(text).identifiers
 
 
 def _rounds_to(candidate: Decimal, written: Number) -> bool:
@@ -255,46 +236,6 @@ def time_matches(written: ClockTime, evidence: ClockTime) -> bool:
     return Decimal(written.second) == Decimal(evidence.second)
 
 
-@dataclass(frozen=True, slots=True)
-class Anchors:
-    """The checkable specifics of a text: numbers, clock times and identifiers."""
-
-    numbers: tuple[Number, ...]
-    times: tuple[ClockTime, ...]
-    identifiers: frozenset[str]
-
-
-_IDENTIFIER = re.compile(
-    r"\b(?=[A-Za-z0-9_.\-]*[A-Za-z])(?=[A-Za-z0-9_.\-]*\d)[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9]\b"
-)
-
-
-_GLUED_SENTENCE = re.compile(r"(?<=[A-Za-z0-9])\.(?=[A-Z][a-z])")
-
-
-def identifiers(text: str) -> frozenset[str]:
-    """Tokens mixing letters and digits (``db-prod-1``, ``A-9912``, ``T-218``), lowercased.
-
-    Numbers with a unit (``97%``, ``500ms``, ``2GB``, ``21-year-old``) are numbers, not
-    identifiers.
-    """
-    return _identifiers(_split_times(text)[1])
-
-
-def _identifiers(untimed: str) -> frozenset[str]:
-    """:func:`identifiers` of a text whose clock times are already blanked out."""
-    found = set()
-    if "." in untimed:
-        untimed = _GLUED_SENTENCE.sub(". ", untimed)
-    for token in _IDENTIFIER.findall(untimed):
-        token = token.lower()
-        number = _NUMBER.match(token)
-        if number and _UNIT.match(token[number.end():]):
-            continue
-        found.add(token)
-    return frozenset(found)
-
-
 ANCHOR_CACHE_CHARS = 2000
 """Texts up to this long have their anchors remembered: claims and evidence rows recur."""
 
@@ -307,7 +248,12 @@ def anchors(text: str) -> Anchors:
 
 
 _NO_ANCHORS: Final = Anchors((), (), frozenset())
-_DIGIT = re.compile(r"\d")
+_NUMBER_KINDS: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION,
+                                  AnchorKind.HTTP_STATUS, AnchorKind.PORT})
+_NAMED_KINDS: Final = frozenset({AnchorKind.IDENTIFIER, AnchorKind.HOST, AnchorKind.VERSION,
+                                 AnchorKind.HTTP_CLASS, AnchorKind.PERCENTILE})
+_DIGIT_RUN: Final = re.compile(r"\d++")
+_DIGIT: Final = re.compile(r"\d")
 
 
 def merge_anchors(parts: Iterable[Anchors]) -> Anchors:
@@ -327,8 +273,67 @@ def merge_anchors(parts: Iterable[Anchors]) -> Anchors:
 def _find_anchors(text: str) -> Anchors:
     if not _DIGIT.search(text):
         return _NO_ANCHORS  # every number, time and identifier holds a digit
-    times, untimed = _split_times(text)
-    return Anchors(tuple(_numbers(untimed)), tuple(times), _identifiers(untimed))
+    return legacy_anchors(with_quoted_contents(extract_anchors(text)))
+
+
+def legacy_anchors(typed: Iterable[Anchor]) -> Anchors:
+    """Typed anchors in the shape of :class:`Anchors`."""
+    found_numbers: list[Number] = []
+    found_times: list[ClockTime] = []
+    found_identifiers: set[str] = set()
+    for anchor in typed:
+        kind = anchor.kind
+        if kind in _NUMBER_KINDS:
+            number = _as_number(anchor)
+            if number is not None:
+                found_numbers.append(number)
+            elif kind is AnchorKind.DURATION:  # written in parts (3m20s)
+                found_identifiers.add(anchor.text.lower())
+        elif kind is AnchorKind.DATE and anchor.text[4:5] != "-":
+            found_numbers += [Number(Decimal(run), 0, False, run)
+                              for run in _DIGIT_RUN.findall(anchor.text)]
+        elif kind in (AnchorKind.CLOCK, AnchorKind.TIMESTAMP):
+            clock = _as_clock(anchor)
+            if clock is not None:
+                found_times.append(clock)
+        elif kind in _NAMED_KINDS and _mixed(anchor.text):
+            found_identifiers.add(anchor.text.lower())
+        if anchor.key is not None and _mixed(anchor.key):
+            found_identifiers.add(anchor.key)
+    return Anchors(tuple(found_numbers), tuple(found_times), frozenset(found_identifiers))
+
+
+def _mixed(token: str) -> bool:
+    return any(ch.isdigit() for ch in token) and any(ch.isalpha() for ch in token)
+
+
+def _as_number(anchor: Anchor) -> Number | None:
+    if anchor.kind is AnchorKind.PORT and anchor.text.startswith(":"):
+        return None  # the port of an address was never a number of its own
+    raw = anchor.text.split()[0].lstrip("~≈≥≤$€£¥")
+    written = leading_number(raw)
+    if written is None:
+        return None
+    value, decimals, length = written
+    rest = raw[length:]
+    if anchor.kind is AnchorKind.DURATION and any(ch.isdigit() for ch in rest):
+        return None
+    return Number(value, decimals, anchor.kind is AnchorKind.PERCENT, raw)
+
+
+def _as_clock(anchor: Anchor) -> ClockTime | None:
+    timestamp = anchor.kind is AnchorKind.TIMESTAMP
+    text = anchor.text[11:] if timestamp else anchor.text
+    read = read_clock(text.split()[0] if text.split() else "", offsets=True)
+    if read is None:
+        return None
+    # A clock anchor's value is on the 24-hour clock already ("10:15 pm" is 22:15).
+    seconds = int(read[0].seconds if timestamp or not isinstance(anchor.value, float)
+                  else anchor.value)
+    digits = read[0].digits
+    parts = digits.split(":")
+    return ClockTime(seconds // 3600, seconds // 60 % 60, parts[2] if len(parts) > 2 else None,
+                     digits)
 
 
 @lru_cache(maxsize=8192)

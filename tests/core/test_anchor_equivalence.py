@@ -1,20 +1,26 @@
-"""The one-pass anchor reader agrees with a plain reading, and merged anchors with joined text.
+"""One reader of anchors: the offline judge's view (``text.anchors``) is read from the typed
+anchors, remembered results equal fresh ones, and anchors of joined text are the anchors of
+its parts.
 
-``text.anchors`` finds clock times, numbers and identifiers in one pass over the time-blanked
-text, and the integrity guard merges the anchors of single items instead of reading their joined
-text. Both are shortcuts: these tests hold them to the straightforward definitions.
+The integrity guard indexes the anchors of single items instead of reading their joined text,
+and the judge merges the anchors of items: both shortcuts rest on no anchor spanning a line
+break, which these tests hold to the straightforward definitions.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import re
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from gsar_otel.core import anchors as typed
 from gsar_otel.core import text
-from gsar_otel.core.text import Anchors, ClockTime, Number, anchors, merge_anchors
+from gsar_otel.core.anchor_scan import extract_anchors as read_fresh
+from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors, with_quoted_contents
+from gsar_otel.core.text import anchors, legacy_anchors, merge_anchors
 
+K = AnchorKind
 TRICKY = [
     "",
     "no digits at all, just words.",
@@ -28,76 +34,83 @@ TRICKY = [
     "only other digits: at ١٢:٣٤ and ٣٤",
     "times glued to ids: A-14:32-7 x14:32y v2.14:32.5",
     "trailing: 12, 13. 14! 15? 16: (17) [18] {19} <20> |21| `22` 'x9' \"y8\"",
+    'The 5xx rate on edge-lb-3 reached 41.2% at 10:15:32 UTC; p99 was 250 ms on v2.3.1.',
+    'error "timeout after 30s on port 5432" from 10.0.0.12:8080 at 2024-05-01T10:15:32Z',
+    "May 1, 2024 and 1 May 2024 and 05/01/2024 and HTTP 503 and 3m20s",
 ]
 
-_ALPHABET = st.sampled_from([*"0123456789:.,-+/%$€ aAzZéx_=;\n()", "ms", "GB", "٣"])
+_ALPHABET = st.sampled_from([*"0123456789:.,-+/%$€ aAzZéx_=;\n()\"`pvT", "ms", "GB", "٣",
+                             "UTC", "May", "HTTP", "xx", "percent"])
 _TEXTS = st.lists(_ALPHABET, max_size=40).map("".join)
+_ONE_NUMBER = {K.NUMBER, K.PERCENT, K.HTTP_STATUS}
 
 
-def _plain_numbers(value: str) -> list[Number]:
-    found: list[Number] = []
-    for token in text._TOKEN_SPLIT.split(text._TIME.sub(" ", value)):
-        if not token or token[0] not in "0123456789+-$€£¥":
-            continue
-        token = token.rstrip(".:!?").lstrip("$€£¥")
-        match = text._NUMBER.match(token)
-        if not match or not text._UNIT.match(token[match.end():]):
-            continue
-        digits = match.group(0).replace(",", "").lstrip("+")
-        try:
-            number = Decimal(digits)
-        except InvalidOperation:
-            continue
-        decimals = len(digits.split(".")[1]) if "." in digits else 0
-        found.append(Number(number, decimals, token.endswith("%"), token))
-    return found
-
-
-def _plain_times(value: str) -> list[ClockTime]:
-    return [ClockTime(int(m.group(1)), int(m.group(2)), m.group(3), m.group(0))
-            for m in text._TIME.finditer(value) if int(m.group(1)) < 24 and int(m.group(2)) < 60]
-
-
-def _plain_identifiers(value: str) -> frozenset[str]:
-    value = text._GLUED_SENTENCE.sub(". ", text._TIME.sub(" ", value))
-    found = set()
-    for match in text._IDENTIFIER.finditer(value):
-        token = match.group(0).lower()
-        number = text._NUMBER.match(token)
-        if not (number and text._UNIT.match(token[number.end():])):
-            found.add(token)
-    return frozenset(found)
-
-
-def _plain_anchors(value: str) -> Anchors:
-    return Anchors(tuple(_plain_numbers(value)), tuple(_plain_times(value)),
-                   _plain_identifiers(value))
-
-
-def _fresh_anchors(value: str) -> Anchors:
-    return text._find_anchors(value)
+def _one_reading(value: str) -> text.Anchors:
+    """The judge's view straight from a fresh typed reading, with no cache or shortcut."""
+    return legacy_anchors(with_quoted_contents(read_fresh(value)))
 
 
 @settings(max_examples=300)
 @given(_TEXTS)
-def test_one_pass_anchors_equal_three_plain_passes(value: str) -> None:
-    assert _fresh_anchors(value) == _plain_anchors(value)
-    assert anchors(value) == _plain_anchors(value)
+def test_the_judges_view_is_read_from_the_typed_anchors(value: str) -> None:
+    assert text._find_anchors(value) == _one_reading(value)
+    assert anchors(value) == _one_reading(value)
+    assert extract_anchors(value) == read_fresh(value)
 
 
-def test_one_pass_anchors_equal_plain_passes_on_tricky_texts() -> None:
+def _numbers_read(value: str) -> int:
+    """How many numbers the judge's view must hold: one per plain number, percentage, HTTP
+    status, port named as such (not the ``:8080`` of an address) and duration in one unit, and
+    the numbers of a date written with words or slashes. Nothing else (no ``5xx``, ``p99``,
+    ``v2.3.1``, ``edge-lb-3`` or ``10.0.0.12``) gives one."""
+    count = 0
+    for anchor in with_quoted_contents(read_fresh(value)):
+        if anchor.kind in _ONE_NUMBER or (
+                anchor.kind is K.PORT and not anchor.text.startswith(":")) or (
+                anchor.kind is K.DURATION and sum(ch.isalpha() for ch in anchor.text) and
+                len(re.findall(r"\d+(?:\.\d+)?", anchor.text.replace(",", ""))) == 1):
+            count += 1
+        elif anchor.kind is K.DATE and anchor.text[4:5] != "-":
+            count += len(re.findall(r"\d+", anchor.text))
+    return count
+
+
+def _check_no_number_comes_from_a_named_anchor(value: str) -> None:
+    assert len(text.numbers(value)) == _numbers_read(value), (value, text.numbers(value))
+
+
+@settings(max_examples=300)
+@given(_TEXTS)
+def test_every_number_of_the_judges_view_is_a_typed_number(value: str) -> None:
+    _check_no_number_comes_from_a_named_anchor(value)
+
+
+def test_tricky_texts_read_the_same_through_every_path() -> None:
     for value in TRICKY:
-        assert _fresh_anchors(value) == _plain_anchors(value), value
-        assert tuple(text.numbers(value)) == tuple(_plain_numbers(value)), value
-        assert tuple(text.clock_times(value)) == tuple(_plain_times(value)), value
-        assert text.identifiers(value) == _plain_identifiers(value), value
+        assert anchors(value) == _one_reading(value), value
+        assert tuple(text.numbers(value)) == _one_reading(value).numbers, value
+        assert tuple(text.clock_times(value)) == _one_reading(value).times, value
+        assert text.identifiers(value) == _one_reading(value).identifiers, value
+        _check_no_number_comes_from_a_named_anchor(value)
 
 
-def test_tricky_texts_do_hold_every_anchor_kind() -> None:
-    found = [_plain_anchors(value) for value in TRICKY]
+def test_tricky_texts_do_hold_every_anchor_kind_of_the_judges_view() -> None:
+    found = [_one_reading(value) for value in TRICKY]
     assert any(a.numbers for a in found)
     assert any(a.times for a in found)
     assert any(a.identifiers for a in found)
+
+
+def test_the_judges_view_of_the_5xx_example() -> None:
+    view = anchors(TRICKY[12])
+    assert [n.raw for n in view.numbers] == ["41.2%", "250"]
+    assert [t.raw for t in view.times] == ["10:15:32"]
+    assert view.identifiers == {"5xx", "edge-lb-3", "p99", "v2.3.1"}
+
+
+def _shifted(found: tuple[Anchor, ...], by: int) -> list[Anchor]:
+    return [Anchor(a.kind, a.text, a.value, a.unit, a.start + by, a.end + by, a.key, a.qualifier)
+            for a in found]
 
 
 @settings(max_examples=300)
@@ -106,9 +119,26 @@ def test_tricky_texts_do_hold_every_anchor_kind() -> None:
 @example(["host-", "7 x"])
 @example(["1,", "000"])
 @example(["in 2017.", "It was"])
-def test_merged_anchors_equal_the_anchors_of_the_joined_text(parts: list[str]) -> None:
-    merged = merge_anchors(_fresh_anchors(part) for part in parts)
-    assert merged == _plain_anchors(" \n".join(parts))
+@example(["cpu_pct", "=97.2"])
+@example(['say "a', 'b" now'])
+@example(["97", "%"])
+@example(["May 1,", "2024"])
+def test_anchors_of_joined_text_are_the_anchors_of_its_parts(parts: list[str]) -> None:
+    merged = merge_anchors(_one_reading(part) for part in parts)
+    assert merged == _one_reading(" \n".join(parts))
+    expected: list[Anchor] = []
+    offset = 0
+    for part in parts:
+        expected += _shifted(read_fresh(part), offset)
+        offset += len(part) + 2
+    assert read_fresh(" \n".join(parts)) == tuple(expected)
+
+
+def test_remembered_typed_anchors_are_the_fresh_ones_and_long_texts_are_not_kept() -> None:
+    short, long = TRICKY[12], TRICKY[12] * 200
+    assert extract_anchors(short) is extract_anchors(short)
+    assert extract_anchors(long) == read_fresh(long)
+    assert len(long) > typed.CACHE_CHARS
 
 
 @settings(max_examples=200)

@@ -262,3 +262,48 @@ def test_adjustments_leave_the_rest_of_the_verdict_intact():
     assert report.output.gaps == ("slow log",)
     assert report.output.explanation == "mostly grounded"
     assert report.output.grounding_score == 0.8
+
+
+ROW = EvidenceSet.coerce([
+    "host=edge-lb-3 addr=10.0.0.12:8080 change=cfg-7781 version=v2.3.1 http_5xx_rate=3.1 "
+    "latency_p99_ms=950 at=2024-05-01T10:15:32Z",
+    "[tool=logs] date=2024-05-02 time=08:00:01 msg=\"timeout after 30s\"",
+])
+
+
+def test_ids_hosts_classes_and_percentiles_are_not_numbers_the_evidence_must_hold():
+    claim = Claim("After cfg-7781 rolled out v2.3.1 on edge-lb-3 (10.0.0.12:8080), the 5xx rate "
+                  "reached 3.1% and p99 reached 950 ms", "tool_match", ["E1"])
+    report = check_judge_output(verdict(grounded=[claim]), synthesis=claim.text + ".",
+                                evidence=ROW)
+    assert report.adjustments == ()
+
+
+@pytest.mark.parametrize(("text", "missing"), [
+    ("Version v2.3.2 was rolled out on edge-lb-3", "v2.3.2"),
+    ("Traffic went to 10.0.0.13 on edge-lb-3", "10.0.0.13"),
+    ("The 5xx rate on edge-lb-3 reached 4.1%", "4.1%"),
+    ("p99 on edge-lb-3 reached 1.2 s", "1.2 s"),
+    ("It started at 10:16 UTC on edge-lb-3", "10:16 UTC"),
+])
+def test_a_numbered_anchor_missing_from_the_cited_item_is_unsupported(text, missing):
+    report = check_judge_output(verdict(grounded=[Claim(text, "tool_match", ["E1"])]),
+                                synthesis=text + ".", evidence=ROW)
+    assert only(report, UNSUPPORTED_NUMBER).reason.startswith(f"{missing} appear(s) in none")
+
+
+def test_a_timestamp_is_supported_by_its_date_and_time_held_apart():
+    claim = Claim("The timeout was logged at 2024-05-02 08:00:01", "tool_match", ["E2"])
+    report = check_judge_output(verdict(grounded=[claim]), synthesis=claim.text + ".",
+                                evidence=ROW)
+    assert report.adjustments == ()
+
+
+def test_a_number_inside_a_quote_is_still_checked():
+    claim = Claim('The log says "timeout after 45s"', "tool_match", ["E2"])
+    report = check_judge_output(verdict(grounded=[claim]), synthesis=claim.text + ".",
+                                evidence=ROW)
+    assert "45s" in only(report, UNSUPPORTED_NUMBER).reason
+    quoted = Claim('The log says "timeout after 30s"', "tool_match", ["E2"])
+    assert check_judge_output(verdict(grounded=[quoted]), synthesis=quoted.text + ".",
+                              evidence=ROW).adjustments == ()

@@ -1,0 +1,116 @@
+"""Times of day and dates as comparison keys, for :mod:`gsar_otel.core.anchor_compare`.
+
+Two written times agree to the precision of the less precise one (``10:15`` and ``10:15:32``
+agree; ``10:15:32`` and ``10:15:33`` do not), in the zone as written or, when the zone is
+known, in UTC. A date without a year (``March 5``) agrees with any year's March 5. Each
+precision is a separate key, so an index finds a time with one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Final, NamedTuple
+
+from gsar_otel.core.anchor_model import Anchor, AnchorKind
+from gsar_otel.core.anchor_tokens import read_clock
+from gsar_otel.core.anchor_words import zone_offset
+
+_DAY: Final = 86400
+
+def _levels(digits: str) -> int:
+    """Precision of a written time: 0 minutes, 1 seconds, 1 + k for k digits of a fraction."""
+    if digits.count(":") < 2:
+        return 0
+    return 1 + (len(digits.split(".")[1]) if "." in digits else 0)
+
+
+def _cut(seconds: Decimal, level: int) -> int:
+    if level == 0:
+        return int(seconds // 60)
+    return int((seconds * Decimal(10) ** (level - 1)) // 1)
+
+
+def _clock_keys(seconds: Decimal, level: int, offer: bool) -> list[str]:
+    """Keys under which a time of day meets another written to a coarser or finer precision:
+    two times agree to the precision of the less precise one."""
+    seconds %= _DAY
+    if offer:
+        keys = [f"ge|{lvl}|{_cut(seconds, lvl)}" for lvl in range(level + 1)]
+        return [*keys, f"eq|{level}|{_cut(seconds, level)}"]
+    return [f"ge|{level}|{_cut(seconds, level)}",
+            *(f"eq|{lvl}|{_cut(seconds, lvl)}" for lvl in range(level))]
+
+
+class _Moment(NamedTuple):
+    day: str | None
+    seconds: Decimal
+    level: int
+
+
+def _moments(anchor: Anchor) -> list[_Moment]:
+    """The time as written and, when its zone is known, the same time in UTC."""
+    if anchor.kind is AnchorKind.CLOCK:
+        read = read_clock(anchor.text)
+        if read is None:
+            return []
+        local = read[0].seconds
+        level = _levels(read[0].digits)
+        offset = zone_offset(anchor.unit) if anchor.unit else None
+        found = [_Moment(None, local, level)]
+        if offset:
+            found.append(_Moment(None, (local - offset * 60) % _DAY, level))
+        return found
+    value = str(anchor.value)
+    day, _, clock = value.partition("T")
+    digits = clock.rstrip("Z")
+    level = _levels(digits)
+    parts = digits.split(":")
+    seconds = Decimal(int(parts[0]) * 3600 + int(parts[1]) * 60) + Decimal(
+        parts[2] if len(parts) > 2 else 0)
+    found = [_Moment(day, seconds, level)]
+    offset = zone_offset(anchor.unit) if anchor.unit and clock.endswith("Z") else None
+    if offset:
+        moment = datetime.fromisoformat(day) + timedelta(seconds=float(seconds), minutes=offset)
+        found.append(_Moment(moment.strftime("%Y-%m-%d"), (seconds + offset * 60) % _DAY, level))
+    return found
+
+
+def time_keys(anchor: Anchor, offer: bool) -> list[tuple[str, str]]:
+    """(space, key) pairs a CLOCK, TIMESTAMP or DATE anchor offers as evidence (``offer``) or
+    asks for as a claim. A timestamp offers its time of day and its date too; as a claim it
+    asks for both together."""
+    kind = anchor.kind
+    if kind is AnchorKind.DATE:
+        return _date_keys(str(anchor.value), offer)
+    keys: list[tuple[str, str]] = []
+    for moment in _moments(anchor):
+        clock = _clock_keys(moment.seconds, moment.level, offer)
+        if kind is AnchorKind.CLOCK or offer:
+            keys += [("tod", key) for key in clock]
+        if moment.day is not None:
+            keys += [("ts", f"{moment.day}|{key}") for key in clock]
+            if offer:
+                keys += _date_keys(moment.day, offer)
+    return keys
+
+
+def _date_keys(day: str, offer: bool) -> list[tuple[str, str]]:
+    month_day = day[-5:]
+    if day.startswith("--"):
+        return [("md", month_day), ("md_noyear", month_day)] if offer else [("md", month_day)]
+    if offer:
+        return [("date", day), ("md", month_day)]
+    return [("date", day), ("md_noyear", month_day)]
+
+
+def date_numbers(anchor: Anchor) -> tuple[str, ...]:
+    """The year (when written) and the day of the month of a DATE or TIMESTAMP as written."""
+    if anchor.kind is AnchorKind.DATE:
+        day = str(anchor.value)
+    elif anchor.kind is AnchorKind.TIMESTAMP:
+        day = anchor.text[:10]
+    else:
+        return ()
+    day_of_month = str(int(day[-2:]))
+    return (day_of_month,) if day.startswith("--") else (day[:4], day_of_month)
