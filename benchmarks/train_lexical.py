@@ -195,9 +195,13 @@ def sample_weights(datasets: list[str], y: np.ndarray) -> np.ndarray:
                      for d, c in zip(datasets, y, strict=True)])
 
 
+RULES: list[str] = ["name_absent", "time_absent"]
+
+
 def model_json(weights: np.ndarray, bias: np.ndarray, mean: np.ndarray, scale: np.ndarray,
                grounded: dict[str, float], contradicted: float) -> dict[str, Any]:
     return {
+        "rules": RULES,
         "features_version": FEATURES_VERSION, "feature_names": list(FEATURE_NAMES),
         "classes": list(CLASSES), "mean": mean.tolist(), "scale": scale.tolist(),
         "weights": weights.tolist(), "bias": bias.tolist(),
@@ -261,7 +265,10 @@ def main(argv: list[str] | None = None) -> int:
                         "synthetic_incidents.jsonl")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument("--rules", default="name_absent,time_absent",
+                        help="comma-separated optional rules (name_absent, time_absent), or ''")
     args = parser.parse_args(argv)
+    RULES[:] = [r for r in args.rules.split(",") if r]
     paths = sorted(args.data.glob("*.jsonl"))
     if args.synthetic.exists():
         paths.append(args.synthetic)
@@ -335,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "seed": SEED, "split_rule": SPLIT_RULE, "folds": args.folds,
         "fold_rule": "int(sha256('fold:' + split key)[:8], 16) % folds",
+        "objective": "weighted multinomial cross-entropy on labelled claims (each data set and "
+                     "class weighing the same) + answer-level log-loss with P(faithful) = "
+                     "product over the answer's claims of P(grounded) + P(complementary)",
         "l2": best_l2, "l2_grid": list(L2_GRID), "cv_log_loss": round(best_loss, 4),
         "threshold_objective": "mean over data sets of out-of-fold dev answer balanced "
                                "accuracy (+ synthetic claim accuracy)",

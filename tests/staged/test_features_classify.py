@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+import math
 from importlib import resources
 
 import pytest
 
 from gsar_otel.core.model import EvidenceType
-from gsar_otel.judges.staged.classify import Model, evidence_type, load_model
+from gsar_otel.judges.staged.classify import (
+    REGIMES,
+    Model,
+    classify,
+    evidence_type,
+    load_model,
+    regime_of,
+)
 from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, FeatureVector
 from gsar_otel.judges.staged.split import split_key, split_of
 
@@ -73,3 +81,45 @@ def test_split_keys_on_pair_where_present() -> None:
     assert len(set(halves)) == 1
     share = sum(split_of({"id": str(i)}) == "heldout" for i in range(2000)) / 2000
     assert 0.25 < share < 0.35
+
+
+def flat_model(grounded: float = 0.2, rules: frozenset[str] = frozenset(
+        {"name_absent", "time_absent"})) -> Model:
+    """Uniform probabilities (0.25 each), so only thresholds and rules decide."""
+    n = len(FEATURE_NAMES)
+    return Model(classes=("grounded", "ungrounded", "contradicted", "complementary"),
+                 mean=(0.0,) * n, scale=(1.0,) * n, weights=((0.0,) * n,) * 4,
+                 bias=(0.0,) * 4, grounded_thresholds=dict.fromkeys(REGIMES, grounded),
+                 contradicted_threshold=0.2, version="test", rules=rules)
+
+
+def vector(**overrides: float) -> FeatureVector:
+    return FeatureVector(tuple(named(**overrides).values()))
+
+
+def test_rules_decide_before_the_model() -> None:
+    model = flat_model()
+    assert classify(model, vector(conclusion=1, conclusion_unstated=1), "row", False).rule \
+        == "conclusion_unstated"
+    assert classify(model, vector(names_missing_any=1), "prose", False).rule == "name_absent"
+    assert classify(model, vector(time_absent=1), "row", False).rule == "time_absent"
+    assert classify(model, vector(), "row", True).bucket == "contradicted"
+    negated = classify(model, vector(negation_mismatch=1, evidence_row=1, lead_coverage=0.9),
+                       "log", False)
+    assert (negated.bucket, negated.rule) == ("contradicted", "negation_conflict")
+    assert classify(flat_model(rules=frozenset()), vector(names_missing_any=1), "prose",
+                    False).rule == "model"
+
+
+def test_thresholds_decide_between_grounded_and_ungrounded() -> None:
+    assert classify(flat_model(grounded=0.5), vector(), "row", False).bucket == "grounded"
+    assert classify(flat_model(grounded=0.6), vector(), "row", False).bucket == "ungrounded"
+    # contradicted needs a conflict signal, however likely the model finds it
+    assert classify(flat_model(grounded=0.6), vector(anchor_conflict_share=1), "row",
+                    False).bucket == "contradicted"
+
+
+def test_regimes() -> None:
+    assert regime_of(named(evidence_row=1)) == "rows"
+    assert regime_of(named(answer_claims=math.log1p(1))) == "prose_single"
+    assert regime_of(named(answer_claims=math.log1p(5))) == "prose_multi"

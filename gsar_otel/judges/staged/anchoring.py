@@ -53,9 +53,15 @@ SOURCE: Final = "gsar_otel.core.anchors" if _CORE is not None else "gsar_otel.co
 def extract(text: str) -> tuple[Spec, ...]:
     """The anchors of ``text`` as specs, in order."""
     if _CORE is not None:
-        found = _CORE.extract_anchors(text)
-        return tuple(Spec(a.kind.name, a.text, str(a.value), a.key, a.start, a.end, a)
-                     for a in found)
+        specs_core: list[Spec] = []
+        for a in _CORE.extract_anchors(text):
+            specs_core.append(Spec(a.kind.name, a.text, str(a.value), a.key, a.start, a.end, a))
+            parts = _CORE.timestamp_parts(a) if a.kind.name == "TIMESTAMP" else None
+            for part in parts or ():
+                # A timestamp's date and clock time, so "at 10:15 UTC" meets "10:15:32Z".
+                specs_core.append(Spec(part.kind.name, part.text, str(part.value), part.key,
+                                       part.start, part.end, part))
+        return tuple(specs_core)
     if not any(ch.isdigit() for ch in text):
         return ()
     found_text = anchors(text)

@@ -7,8 +7,12 @@ plain Python) and two named thresholds stored beside the weights, after three or
    cause is contradicted.
 1. ``conclusion_unstated``: a claim stating a cause or a conclusion that no aligned unit states
    is ungrounded (type ``inference``), whatever the model says.
-1b. ``name_absent``: a name of the claim (a capitalised whole token) that no unit holds makes
-   it ungrounded ("plausibility is not grounding").
+1b. ``name_absent`` and ``time_absent`` (each when ``model.json`` lists it under ``rules``): a
+   name of the claim (a capitalised whole token) that no unit holds makes a claim on prose
+   ungrounded (in tool rows capitalised tokens are mostly labels whose forms vary:
+   ``NotReady``/``NodeNotReady``); so does a time or date of the claim that no unit holds.
+1c. ``negation_conflict``: a claim whose polarity differs from the tool row, log line or alert
+   that states most of it is contradicted ("cfg-1 was never pushed" against a push log line).
 2. ``row_value_conflict``: a value that conflicts with the same key of the same subject in a tool
    row, log line or alert makes the claim contradicted.
 3. ``model``: contradicted when P(contradicted) >= ``thresholds.contradicted`` and the claim has
@@ -41,6 +45,8 @@ alerts; against prose in an answer of one or two claims; against prose in a long
 SYNTHESIS_LEAD: Final = 0.6
 """A grounded claim whose best unit holds less than this share, while its units together hold
 more, is a synthesis across units."""
+NEGATION_COVERAGE: Final = 0.6
+"""Share of a claim the row or log line of opposite polarity must state (rule 1c)."""
 _PACKAGE: Final = __name__.rpartition(".")[0]
 
 
@@ -56,6 +62,8 @@ class Model:
     grounded_thresholds: dict[str, float]
     contradicted_threshold: float
     version: str
+    rules: frozenset[str] = frozenset()
+    """Optional rules the model was trained with (``name_absent``)."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Model:
@@ -78,6 +86,7 @@ class Model:
                                  for regime in REGIMES},
             contradicted_threshold=float(thresholds["contradicted"]),
             version=str(data.get("model_version", "")),
+            rules=frozenset(data.get("rules", ())),
         )
 
     def standardise(self, vector: FeatureVector) -> list[float]:
@@ -139,8 +148,14 @@ def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str,
         return "contradicted", "cause_conflict", p
     if named["conclusion_unstated"]:
         return "ungrounded", "conclusion_unstated", p
-    if named["names_missing_any"]:
+    if ("name_absent" in model.rules and named["names_missing_any"]
+            and not named["evidence_row"]):
         return "ungrounded", "name_absent", p
+    if "time_absent" in model.rules and named["time_absent"]:
+        return "ungrounded", "time_absent", p
+    if (named["negation_mismatch"] and named["evidence_row"]
+            and named["lead_coverage"] >= NEGATION_COVERAGE):
+        return "contradicted", "negation_conflict", p
     signal = (named["anchor_conflict_share"] > 0 or named["negation_mismatch"] > 0
               or named["quant_mismatch"] > 0 or named["cause_conflict"] > 0)
     if signal and p.get("contradicted", 0.0) >= model.contradicted_threshold:

@@ -16,7 +16,7 @@ from gsar_otel.judges.staged.compare import Comparison
 from gsar_otel.judges.staged.index import EvidenceIndex
 from gsar_otel.judges.staged.textual import TextFacts
 
-FEATURES_VERSION: Final = "staged-features-5"
+FEATURES_VERSION: Final = "staged-features-6"
 
 FEATURE_NAMES: Final = (
     "coverage", "weighted_coverage", "lead_coverage", "anywhere_coverage", "all_covered",
@@ -28,7 +28,7 @@ FEATURE_NAMES: Final = (
     "other_subject", "claim_words", "content_words", "evidence_row", "evidence_prose",
     "aligned_units", "pair_coverage", "lead_pair_coverage",
     "anywhere_pair_coverage", "answer_claims", "answer_coverage", "answer_pair_coverage",
-    "subject_absent", "cause_conflict",
+    "subject_absent", "cause_conflict", "time_absent",
 )
 """The features, in vector order."""
 
@@ -120,5 +120,6 @@ def features(claim: TextFacts, alignment: Alignment, comparison: Comparison,
         context.pair_coverage,
         _flag(comparison.subject_absent),
         _flag(comparison.cause_conflict),
+        _flag(comparison.count("ABSENT", TIME_KINDS) > 0),
     )
     return FeatureVector(values)
