@@ -76,3 +76,10 @@ def test_a_root_cause_row_names_the_cause_or_another_one() -> None:
     row = '{"incident": "INC-1", "root_cause": "I/O errors on pg-main-8"}'
     assert check("I/O errors on pg-main-8 caused the failover.", row).cause_stated
     assert check("The deploy on pg-main-8 caused the failover.", row).cause_conflict
+
+
+def test_only_the_key_that_names_the_claim_counts() -> None:
+    row = "host=api-1 p50_ms=45 p99_ms=850"
+    assert statuses(check("The p50 latency on api-1 was 45 ms.", row))["45 ms"] == "MATCH"
+    assert check("The p50 latency on api-1 was 45 ms.", row).row_conflict is False
+    assert check("The p50 latency on api-1 was 60 ms.", row).row_conflict

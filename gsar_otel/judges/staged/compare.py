@@ -89,6 +89,8 @@ def _subject_ok(unit: Unit, claim_subjects: frozenset[str]) -> bool:
     return not claim_subjects or bool(claim_subjects & (unit.subjects | unit.tokens))
 
 
+_UNIT_WORDS: Final = frozenset({"ms", "s", "sec", "pct", "percent", "gb", "mb", "kb", "byte",
+                                "us", "ns", "per", "total", "num", "count"})
 _CAUSE_KEY: Final = frozenset({"caus", "cause", "root", "reason"})
 
 
@@ -122,11 +124,17 @@ def _conflict(spec: Spec, unit: Unit, claim: TextFacts, claim_subjects: frozense
         keyed = [(key_stems(o.key), o) for o in unit.facts.anchors if o.key]
         if not keyed:
             keyed = [(pair.key_stems, o) for pair in unit.pairs for o in pair.anchors]
-        for stems_of_key, other in keyed:
-            if (stems_of_key & stems and comparable(spec, other)
-                    and agree(spec, other) == "conflict"):
-                return other
-        return None
+        # Only the keys that name most of what the claim names count (p50_ms, not p99_ms,
+        # for "p50 latency"); a unit word in a key ("ms", "pct") names nothing.
+        overlaps = [(len((k & stems) - _UNIT_WORDS), o) for k, o in keyed
+                    if comparable(spec, o)]
+        best = max((n for n, _ in overlaps), default=0)
+        if best == 0:
+            return None
+        candidates = [o for n, o in overlaps if n == best]
+        if any(agree(spec, o) == "match" for o in candidates):
+            return None
+        return next((o for o in candidates if agree(spec, o) == "conflict"), None)
     if share < PROSE_CONFLICT_COVERAGE:
         return None
     for other in unit.facts.anchors:
