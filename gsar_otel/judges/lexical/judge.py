@@ -79,14 +79,18 @@ class LexicalJudge:
 
     def judge_now(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
         """The same judgement, synchronously."""
-        return _output(self._verdicts(synthesis, evidence), evidence)
+        verdicts, conclusions = self._verdicts(synthesis, evidence)
+        return _output(verdicts, evidence, conclusions)
 
     def explain(self, *, synthesis: str, evidence: EvidenceSet) -> list[ClaimVerdict]:
         """Every claim with its bucket, type, evidence ids and the reason for them."""
         return [ClaimVerdict(text, v.bucket, v.type, tuple(v.refs), v.reason)
-                for text, v in self._verdicts(synthesis, evidence)]
+                for text, v in self._verdicts(synthesis, evidence)[0]]
 
-    def _verdicts(self, synthesis: str, evidence: EvidenceSet) -> list[tuple[str, _Verdict]]:
+    def _verdicts(self, synthesis: str, evidence: EvidenceSet
+                  ) -> tuple[list[tuple[str, _Verdict]], set[str]]:
+        """The verdict of every claim, and the texts of the claims that state a cause or a
+        conclusion (causal, speculative or concluding wording)."""
         index = _index_of(evidence)
         claims = _merge_framing([(_ClaimFacts.of(text), text) for text in split_claims(synthesis)])
         # An answer that follows its evidence's wording closely (a summary) is held to its
@@ -100,10 +104,13 @@ class LexicalJudge:
             if not facts.stems and not facts.has_specifics:
                 continue
             verdicts.append((text, judge_claim(facts, index, close=close)))
-        return resolve_synthesis(claims, verdicts, index)
+        conclusions = {text for facts, text in claims
+                       if facts.causal or facts.speculative or facts.conclusion}
+        return resolve_synthesis(claims, verdicts, index), conclusions
 
 
-def _output(verdicts: list[tuple[str, _Verdict]], evidence: EvidenceSet) -> JudgeOutput:
+def _output(verdicts: list[tuple[str, _Verdict]], evidence: EvidenceSet,
+            conclusions: set[str]) -> JudgeOutput:
     buckets: dict[Bucket, list[Claim]] = {
         "grounded": [], "ungrounded": [], "contradicted": [], "complementary": []}
     seen: set[str] = set()
@@ -113,7 +120,8 @@ def _output(verdicts: list[tuple[str, _Verdict]], evidence: EvidenceSet) -> Judg
             continue
         seen.add(key)
         buckets[verdict.bucket].append(
-            Claim(text=text, type=verdict.type, evidence_refs=tuple(verdict.refs)))
+            Claim(text=text, type=verdict.type, evidence_refs=tuple(verdict.refs),
+                  conclusion=text in conclusions))
     partition_output = JudgeOutput(
         grounding_score=0.5, is_grounded=False,
         grounded_claims=tuple(buckets["grounded"]),
