@@ -34,6 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="regenerate threshold tau_regenerate (default 0.65)")
     parser.add_argument("--rho", type=float, default=0.5, metavar="R",
                         help="contradiction penalty in [0, 1] (default 0.5)")
+    parser.add_argument("--conclusion-policy", choices=("cap", "score"), default="cap",
+                        help="cap (default): an ungrounded or contradicted cause or conclusion "
+                             "caps the decision at regenerate; score: the decision follows S "
+                             "alone")
 
 
 def read_argument(value: str, name: str) -> str:
@@ -120,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, ImportError) as error:
         raise BadInput(f"--judge: {error}") from None
     try:
-        evaluator = GSAREvaluator(judge, thresholds=thresholds, contradiction_penalty=args.rho)
+        evaluator = GSAREvaluator(judge, thresholds=thresholds, contradiction_penalty=args.rho,
+                                  conclusion_policy=args.conclusion_policy)
     except ValueError as error:
         raise BadInput(f"--rho: {error}") from None
     result = evaluator.evaluate_sync(report_synthesis=synthesis, evidence_corpus=evidence)

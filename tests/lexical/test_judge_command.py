@@ -72,7 +72,12 @@ def test_thresholds_and_rho_change_the_decision(capsys: pytest.CaptureFixture[st
     base = ["judge", "--synthesis", "CPU on db-prod-1 reached 97%. This is probably a runaway "
             "query.", "--evidence", "\n".join(EVIDENCE_A), "--judge", "lexical"]
     assert main(base) == 1
-    assert main([*base, "--proceed", "0.6", "--regenerate", "0.5"]) == 0
+    # The second sentence is a speculative conclusion: under the default policy it caps the
+    # decision at regenerate whatever the thresholds; the score policy leaves it to S.
+    assert main([*base, "--proceed", "0.6", "--regenerate", "0.5"]) == 1
+    assert "S = 0.625  decision: regenerate" in capsys.readouterr().out
+    assert main([*base, "--proceed", "0.6", "--regenerate", "0.5",
+                 "--conclusion-policy", "score"]) == 0
     out = capsys.readouterr().out
     assert "S = 0.625  decision: proceed" in out
 
@@ -116,9 +121,18 @@ def test_the_installed_gsar_script_judges_the_bundled_example() -> None:
         [script, "judge", "--synthesis", f"@{EXAMPLE / 'answer.txt'}",
          "--evidence", f"@{EXAMPLE / 'evidence.txt'}", "--judge", "lexical"],
         capture_output=True, text=True, timeout=60, check=False)
-    assert completed.returncode == 0, completed.stderr
+    # The bundled answer is the seed's case: every fact holds, the causal conclusion does not.
+    # S alone (0.867) would proceed; the default conclusion policy holds it at regenerate.
+    assert completed.returncode == 1, completed.stderr
     assert "The outage was caused by the config push." in completed.stdout
-    assert "decision: proceed" in completed.stdout
+    assert "S = 0.867  decision: regenerate" in completed.stdout
+    scored = subprocess.run(
+        [script, "judge", "--synthesis", f"@{EXAMPLE / 'answer.txt'}",
+         "--evidence", f"@{EXAMPLE / 'evidence.txt'}", "--judge", "lexical",
+         "--conclusion-policy", "score"],
+        capture_output=True, text=True, timeout=60, check=False)
+    assert scored.returncode == 0, scored.stderr
+    assert "S = 0.867  decision: proceed" in scored.stdout
 
 
 class CitesNothing:
