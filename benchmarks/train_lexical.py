@@ -1,4 +1,4 @@
-"""Train the staged LexicalJudge's classifier and write its model.json (beside classify.py).
+"""Train the staged StagedJudge's classifier and write its model.json (beside classify.py).
 
     .venv/bin/python benchmarks/train_lexical.py [--data DIR] [--synthetic FILE] [--folds 5]
 

@@ -7,7 +7,8 @@ import os
 from gsar_otel.core.protocol import Judge
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_JUDGE
 
-BUILTIN_JUDGES = ("lexical", "anthropic")
+BUILTIN_JUDGES = ("lexical", "anthropic", "staged")
+"""Judges every installation has; ``staged`` is the experimental learned offline judge."""
 
 
 def default_judge_name() -> str:
@@ -29,6 +30,10 @@ def make_judge(name: str | None = None, *, model: str | None = None) -> Judge:
         from gsar_otel.judges.lexical.judge import LexicalJudge
 
         return LexicalJudge()
+    if chosen == "staged":
+        from gsar_otel.judges.staged.judge import StagedJudge
+
+        return StagedJudge()
     if chosen == "anthropic":
         from gsar_otel.judges.anthropic.judge import AnthropicJudge
 

@@ -62,7 +62,10 @@ def test_without_any_setting_the_library_default_applies(
 def test_gsar_config_thresholds_reach_assert_grounded(
         gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     config = gsar_pytester.path / "gsar.json"
-    config.write_text(json.dumps({"thresholds": {"proceed": 0.6, "regenerate": 0.5}}))
+    # The causal claim is a conclusion: the file's score policy lets S alone decide, so the
+    # lowered thresholds (and the policy) are what reach assert_grounded.
+    config.write_text(json.dumps({"thresholds": {"proceed": 0.6, "regenerate": 0.5},
+                                  "conclusion_policy": "score"}))
     monkeypatch.setenv("GSAR_CONFIG", str(config))
     gsar_pytester.makepyfile(test_agent=f"""
         def test_answer(assert_grounded):

@@ -12,7 +12,7 @@ import pytest
 
 import gsar_otel.judges.staged as staged
 from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.judges.staged import LexicalJudge
+from gsar_otel.judges.staged import StagedJudge
 from tests.support.cost import growth_exponent, module_patterns, operations, regex_hazards
 
 MODULES: list[ModuleType] = [
@@ -29,8 +29,8 @@ def test_no_regex_hazard(module: ModuleType) -> None:
         assert regex_hazards(pattern) == [], name
 
 
-def _judge() -> LexicalJudge:
-    judge = LexicalJudge()
+def _judge() -> StagedJudge:
+    judge = StagedJudge()
     judge.judge_now(synthesis="warm up the model", evidence=EVIDENCE)
     return judge
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from gsar_otel.core.evidence import Evidence, EvidenceSet
 from gsar_otel.core.model import EvidenceType, JudgeOutput
 from gsar_otel.core.protocol import Judge
-from gsar_otel.judges.staged import LexicalJudge
+from gsar_otel.judges.staged import StagedJudge
 
 SEED_EVIDENCE = EvidenceSet(items=(
     Evidence("E1", "2024-05-01 10:14:30 UTC INFO deploy-bot: config push cfg-7781 to edge-lb-3"),
@@ -22,12 +22,13 @@ CAUSE = "The outage was caused by a config push."
 
 
 def judge(synthesis: str, evidence: EvidenceSet = SEED_EVIDENCE) -> JudgeOutput:
-    return asyncio.run(LexicalJudge().judge(synthesis=synthesis, evidence=evidence))
+    return asyncio.run(StagedJudge().judge(synthesis=synthesis, evidence=evidence))
 
 
-def test_it_is_a_judge_named_lexical() -> None:
-    assert isinstance(LexicalJudge(), Judge)
-    assert LexicalJudge.name == "lexical"
+def test_it_is_a_deterministic_judge_named_staged() -> None:
+    assert isinstance(StagedJudge(), Judge)
+    assert StagedJudge.name == "staged"
+    assert StagedJudge.deterministic is True
 
 
 def test_an_unstated_cause_is_an_ungrounded_conclusion() -> None:
@@ -88,7 +89,7 @@ def test_empty_answer_has_no_claims() -> None:
 def test_the_judge_is_deterministic_and_instances_share_nothing() -> None:
     answer = "The 5xx rate on edge-lb-3 reached 41.2% at 10:15:32 UTC. " + CAUSE
     assert judge(answer) == judge(answer)
-    assert LexicalJudge()._model is None
+    assert StagedJudge()._model is None
 
 
 HOSTS = st.builds(lambda a, n: f"{a}-{n}", st.sampled_from(["edge-lb", "db-prod", "api-gw"]),

@@ -1,5 +1,5 @@
 """The staged offline judge: segment, align, compare, features, a learned classifier, assemble."""
 
-from gsar_otel.judges.staged.judge import LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge
 
-__all__ = ["LexicalJudge"]
+__all__ = ["StagedJudge"]

@@ -1,4 +1,4 @@
-"""Stage 7: :class:`LexicalJudge`, the staged offline judge, assembling a JudgeOutput.
+"""Stage 7: :class:`StagedJudge`, the staged offline judge, assembling a JudgeOutput.
 
 segment -> facts -> align -> compare -> features -> classify, then one answer-level pass: an
 anaphoric, non-speculative conclusion that adds no specifics of its own ("These two observations
@@ -70,13 +70,16 @@ def analyse(text: str, index: EvidenceIndex, context: AnswerContext,
                     features(facts, alignment, comparison, index, context), lead)
 
 
-class LexicalJudge:
+class StagedJudge:
     """An offline, deterministic judge: staged analysis and a learned, calibrated decision.
 
-    Implements the :class:`~gsar_otel.core.protocol.Judge` protocol; no key, no network.
+    Experimental: it is offered as ``--judge staged`` to be measured beside ``lexical`` (see
+    ``gsar bench``) and is not yet the default offline judge. Implements the
+    :class:`~gsar_otel.core.protocol.Judge` protocol; no key, no network.
     """
 
-    name = "lexical"
+    name = "staged"
+    deterministic = True
     model: str | None = None
     features_version = FEATURES_VERSION
 
