@@ -1,7 +1,8 @@
 """The Prometheus series gsar-otel's instruments become, derived from the instruments themselves.
 
 The metric names come from ``gsar_otel.semconv`` (``METRIC_*``), the kind and unit of each from
-the real instruments ``gsar_otel.otel.instruments`` creates (read back through an in-memory reader), and
+the real instruments ``gsar_otel.otel.instruments`` creates (read back through an in-memory
+reader), and
 the Prometheus names from the exporter's rules (``queries.prometheus_series_names``).
 """
 
