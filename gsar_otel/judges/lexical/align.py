@@ -4,6 +4,7 @@ that cover most of its content words, the ids it cites; and the records the rule
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from gsar_otel.core.model import Bucket, EvidenceType
@@ -110,7 +111,8 @@ def _support(facts: _ClaimFacts, index: _EvidenceIndex) -> _Support:
             if unit_index in chosen:
                 continue
             new = (index.units[unit_index].stems & content) - covered
-            gain = sum(index.weight(s) for s in new)
+            # Sorted: a float sum over a set would depend on the process's hash seed.
+            gain = math.fsum(index.weight(s) for s in sorted(new))
             if not chosen:
                 gain = scores[unit_index]
             if gain > best_gain:

@@ -184,7 +184,8 @@ class _EvidenceIndex:
 
     def candidates(self, claim_stems: Iterable[str]) -> dict[int, float]:
         scores: dict[int, float] = {}
-        for claim_stem in claim_stems:
+        # In a fixed order: float sums (and near-ties) must not depend on the hash seed.
+        for claim_stem in sorted(claim_stems):
             postings = self.postings.get(claim_stem)
             if not postings:
                 continue
