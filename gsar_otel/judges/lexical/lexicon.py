@@ -102,7 +102,11 @@ _PAIR = re.compile(
 )
 _QUOTED = re.compile(r"[\"“”]([^\"“”]*)[\"“”]|(?:^|(?<=\s))'([^']{2,80})'(?=[\s.,;:!?]|$)")
 _NAME = re.compile(r"\b[A-Z][A-Za-z0-9'’\-]*[A-Za-z0-9]\b")
-_HOST = re.compile(r"\b(?=[a-z0-9\-]*[a-z])[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+){2,}\b")
+# A DNS name: labels of at most 63 characters, at most 127 of them (RFC 1035's limits). The
+# bounds keep each start position's work constant, so a long run of "a-a-a-..." or "a.a.a..."
+# costs linear time instead of quadratic.
+_HOST = re.compile(
+    r"\b(?=[a-z0-9\-]{0,62}[a-z])[a-z0-9][a-z0-9\-]{0,62}(?:\.[a-z0-9\-]{1,63}){2,126}\b")
 _LETTERS = string.ascii_letters
 _IDENTIFIER_PART = re.compile(r"^(?=.*[a-z])(?=.*\d)[a-z0-9.\-]+$")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/%']*[A-Za-z0-9%]|[A-Za-z0-9]")

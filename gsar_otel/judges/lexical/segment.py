@@ -4,6 +4,7 @@ claim (anchors, names, quotes, causal / speculative / negation markers) and fram
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -147,6 +148,12 @@ def _quotes(text: str) -> list[str]:
     return found
 
 
+def _token_table(text: str) -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]]:
+    matches = list(_TOKEN.finditer(text))
+    return (tuple(m.group(0) for m in matches), tuple(m.start() for m in matches),
+            tuple(m.end() for m in matches))
+
+
 # -- the claim -----------------------------------------------------------------------------------
 
 @dataclass(slots=True)
@@ -164,10 +171,15 @@ class _ClaimFacts:
     anaphoric: bool
     markers: frozenset[str]
     """Stems of the causal / speculative / conclusion / negation words themselves."""
+    tokens: tuple[str, ...] = ()
+    """Every token, read once; ``slot_stems`` finds them by offset through the two below."""
+    token_starts: tuple[int, ...] = ()
+    token_ends: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, text: str) -> _ClaimFacts:
         claim_anchors = anchors(text)
+        tokens, token_starts, token_ends = _token_table(text)
         return cls(
             text=text,
             stems=frozenset(_stems(text)),
@@ -180,6 +192,7 @@ class _ClaimFacts:
             speculative=bool(_SPECULATIVE.search(text) or _MAY.search(text)),
             conclusion=bool(_CONCLUSION.search(text)),
             anaphoric=bool(_ANAPHORA.search(text)),
+            tokens=tokens, token_starts=token_starts, token_ends=token_ends,
             markers=frozenset(
                 word for pattern in (_CAUSAL, _SPECULATIVE, _CONCLUSION, _NEGATION, _MAY)
                 for match in pattern.finditer(text) for word in _stems(match.group(0))),
@@ -194,7 +207,10 @@ class _ClaimFacts:
         at = self.text.find(raw)
         if at < 0:
             return set()
-        before = _TOKEN.findall(self.text[:at])
+        # One tokenisation per claim, looked up by offset: rescanning the text before every
+        # number made a claim with many numbers quadratic.
+        before = list(self.tokens[max(0, bisect.bisect_right(self.token_ends, at) - 64):
+                                  bisect.bisect_right(self.token_ends, at)])
         # The words that name this value: back to the previous value, at most five.
         numbers_before = [i for i, t in enumerate(before) if _is_number_token(t)]
         if numbers_before:
@@ -206,7 +222,8 @@ class _ClaimFacts:
             slot.add("pct")
         elif unit:
             slot |= _stems(unit)
-        after = _TOKEN.findall(self.text[at + len(raw):])[:1]
+        following = bisect.bisect_left(self.token_starts, at + len(raw))
+        after = list(self.tokens[following:following + 1])
         if after and not _is_number_token(after[0]):
             slot |= _stems(after[0])
         return slot - _TIME_WORDS - _META
