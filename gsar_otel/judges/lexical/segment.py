@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gsar_otel.core.text import STOPWORDS, Anchors, anchors, split_sentences, stem, words
@@ -35,32 +34,37 @@ from gsar_otel.judges.lexical.lexicon import (
 )
 
 
-def _predicate_at(tokens: Sequence[str]) -> int | None:
-    """Index of the first verb-like token, or None."""
-    for position, token in enumerate(tokens):
-        lower = token.lower()
-        if lower in _AUXILIARIES or lower in _IRREGULAR_VERBS:
-            return position
-        if len(lower) > 4 and lower.endswith("ed") and lower.isalpha():
-            return position
-    return None
+def _is_predicate(lower: str) -> bool:
+    """A verb-like token: an auxiliary, an irregular verb, or a regular past form."""
+    return (lower in _AUXILIARIES or lower in _IRREGULAR_VERBS
+            or (len(lower) > 4 and lower.endswith("ed") and lower.isalpha()))
 
 
-def _has_own_clause(text: str, *, right: bool) -> bool:
-    tokens = _TOKEN.findall(text)
-    content = [t for t in tokens if t.lower() not in STOPWORDS]
-    if len(content) < 2:
-        return False
-    verb = _predicate_at(tokens)
-    if verb is None:
-        return False
-    if right:
-        # The right side must start a statement of its own ("request rate dropped ..."), not
-        # continue a list ("television actress who appeared ...").
-        relative = next((i for i, t in enumerate(tokens) if t.lower() in _RELATIVE), None)
-        if verb > 4 or (relative is not None and relative < verb):
+def _has_own_clause(text: str, start: int, end: int, *, right: bool) -> bool:
+    """``text[start:end]`` has two content words and a verb (on the right side: within its
+    first five tokens and before any relative pronoun).
+
+    Tokens are read lazily and the scan stops as soon as the answer is known, so judging every
+    join of a long sentence stays linear instead of re-reading the rest of it each time.
+    """
+    content, verb, relative = 0, None, None
+    for position, match in enumerate(_TOKEN.finditer(text, start, end)):
+        lower = match.group(0).lower()
+        if lower not in STOPWORDS:
+            content += 1
+        if verb is None and _is_predicate(lower):
+            verb = position
+        if right and relative is None and lower in _RELATIVE:
+            relative = position
+        if verb is not None and content >= 2:
+            break
+        if right and verb is None and position >= 4:
             return False
-    return True
+    if content < 2 or verb is None:
+        return False
+    # The right side must start a statement of its own ("request rate dropped ..."), not
+    # continue a list ("television actress who appeared ...").
+    return not (right and (verb > 4 or (relative is not None and relative < verb)))
 
 
 def _top_level_spans(text: str) -> list[tuple[int, int]]:
@@ -107,10 +111,9 @@ def _split_clauses(sentence: str) -> list[str]:
     parts: list[str] = []
     rest_start = 0
     for cut_start, cut_end in cuts:
-        left = sentence[rest_start:cut_start]
-        right = sentence[cut_end:]
-        if _has_own_clause(left, right=False) and _has_own_clause(right, right=True):
-            parts.append(left.strip().rstrip(",;"))
+        if (_has_own_clause(sentence, rest_start, cut_start, right=False)
+                and _has_own_clause(sentence, cut_end, len(sentence), right=True)):
+            parts.append(sentence[rest_start:cut_start].strip().rstrip(",;"))
             rest_start = cut_end
     parts.append(sentence[rest_start:].strip())
     return [part for part in parts if part]
