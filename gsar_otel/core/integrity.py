@@ -48,7 +48,7 @@ from gsar_otel.core.model import (
     _Frozen,
 )
 from gsar_otel.core.scoring import WeightMapInput, resolve_weight_map
-from gsar_otel.core.text import content_stem_set, split_sentences
+from gsar_otel.core.text import content_stem_set, split_sentences, states_conclusion
 
 UNKNOWN_EVIDENCE_TYPE: Final = "unknown_evidence_type"
 EMPTY_CLAIM: Final = "empty_claim"
@@ -355,7 +355,7 @@ def _check_coverage(
             added_type = uncovered_claim_type(weight_map, contradiction_penalty, default_unknown)
         reason = (f"no claim covers this sentence's {', '.join(missing)}" if missing
                   else f"claims cover {coverage:.0%} of this sentence")
-        added = Claim(text=sentence, type=added_type)
+        added = Claim(text=sentence, type=added_type, conclusion=states_conclusion(sentence))
         buckets["ungrounded"].append(added)
         adjustments.append(Adjustment(kind=UNCOVERED_SENTENCE, claim=sentence, from_bucket=None,
                                       to_bucket="ungrounded", reason=reason))

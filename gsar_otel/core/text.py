@@ -72,6 +72,21 @@ longest, "approx.", has 7): checking only these keeps the merge linear. A longer
 this tail cannot fake a start-of-text match, since no abbreviation fills the whole tail."""
 
 
+_CONCLUSION_MARKER = re.compile(
+    r"\b(?:caused|causes|causing|because|due\s+to|led\s+to|leads?\s+to|result(?:ed|s)?\s+in|"
+    r"root\s+cause|therefore|thus|hence|which\s+means|explains?|(?:likely|probably|presumably)|"
+    r"suggests?|indicates?|triggered|so\s+the)\b",
+    re.IGNORECASE)
+
+
+def states_conclusion(text: str) -> bool:
+    """True when ``text`` uses the words of a cause or a conclusion ("caused by", "due to",
+    "so the root cause", "probably"): the integrity guard marks such an uncovered sentence as a
+    conclusion, so a judge that leaves a causal sentence out cannot slip past the conclusion
+    policy."""
+    return bool(_CONCLUSION_MARKER.search(text))
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``; line breaks and bullets also end a sentence.
 

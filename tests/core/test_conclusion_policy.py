@@ -157,3 +157,28 @@ def test_settings_carry_the_policy_and_the_penalty_map(tmp_path: pytest.TempPath
     options = settings.evaluator_options()
     assert options["conclusion_policy"] == "score"
     assert dict(options["penalty_weight_map"]) == {"inference": 1.0}
+
+
+def test_a_judge_that_drops_the_causal_sentence_cannot_slip_past_the_cap() -> None:
+    result = GSAREvaluator(FixedJudge(_verdict(FACTS, []))).evaluate_sync(
+        report_synthesis=ANSWER, evidence_corpus=EVIDENCE)
+    [added] = result.final_partition.ungrounded
+    assert added.text.startswith("The outage was caused by the config push")
+    assert added.conclusion is True
+    assert "uncovered_sentence" in [a.kind for a in result.adjustments]
+    assert result.final_decision is Decision.REGENERATE
+    assert result.conclusion_capped is True
+
+
+@pytest.mark.parametrize(("sentence", "concludes"), [
+    ("The outage was caused by the config push.", True),
+    ("So the root cause is the expired certificate.", True),
+    ("Latency rose due to GC pauses.", True),
+    ("This probably means the disk is failing.", True),
+    ("CPU on db-prod-1 reached 97% at 14:02.", False),
+    ("The config was pushed at 10:14:30 UTC.", False),
+])
+def test_the_guard_reads_conclusion_wording(sentence: str, concludes: bool) -> None:
+    from gsar_otel.core.text import states_conclusion
+
+    assert states_conclusion(sentence) is concludes

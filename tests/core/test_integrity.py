@@ -197,7 +197,9 @@ def test_an_uncovered_sentence_is_added_as_an_ungrounded_inference():
     output = verdict(grounded=[Claim("CPU on db-prod-1 reached 97% at 14:02 UTC", "tool_match",
                                      ["E1"])])
     report = check(output, synthesis=synthesis)
-    added = Claim("The outage was caused by a failed power supply in rack 7B.", "inference")
+    # A causal sentence the judge left out is added as a conclusion, so the cap still sees it.
+    added = Claim("The outage was caused by a failed power supply in rack 7B.", "inference",
+                  conclusion=True)
     assert report.output.ungrounded_claims == (added,)
     adjustment = only(report, UNCOVERED_SENTENCE)
     assert (adjustment.claim, adjustment.from_bucket, adjustment.to_bucket) == (
