@@ -2,8 +2,9 @@
 
     .venv/bin/python benchmarks/train_lexical.py [--data DIR] [--synthetic FILE] [--folds 5]
 
-Training reads only the dev split (``gsar_otel.judges.staged.split``: sha256 of ``pair`` if
-present else ``id``, 30% held out). Claim rows come from labelled claims (FaithBench, WiCE,
+Training reads only the dev split, decided exactly as ``gsar bench`` decides it
+(``gsar_otel.measure.datasets.split_of``: sha256 of ``pair`` if present else ``id``, 30% held
+out). Claim rows come from labelled claims (FaithBench, WiCE,
 SciTab, InfoTabs, synthetic incidents); HaluEval has answer labels only and enters through the
 answer-level objective that picks the decision thresholds. The L2 strength is chosen by grouped
 cross-validation on dev; the thresholds by out-of-fold answer-level balanced accuracy on dev
@@ -37,8 +38,8 @@ from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, an
 from gsar_otel.judges.staged.index import build_index
 from gsar_otel.judges.staged.judge import Analysis, analyse, assemble, decide_claims
 from gsar_otel.judges.staged.segment import segment
-from gsar_otel.judges.staged.split import SPLIT_RULE, split_key, split_of
 from gsar_otel.judges.staged.textual import facts_of
+from gsar_otel.measure.datasets import SPLIT_RULE, split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL_PATH = Path(classify_module.__file__).parent / classify_module.MODEL_FILE
@@ -64,6 +65,11 @@ class Example:
     answer: list[Analysis]
 
 
+def _split_key(data: dict[str, Any]) -> str:
+    pair = data.get("pair")
+    return pair if isinstance(pair, str) and pair else str(data["id"])
+
+
 def _fold(key: str, folds: int) -> int:
     return int(hashlib.sha256(f"fold:{key}".encode()).hexdigest()[:8], 16) % folds
 
@@ -76,7 +82,7 @@ def load(paths: list[Path], folds: int) -> list[Example]:
             if not line.strip():
                 continue
             data = json.loads(line)
-            if split_of(data) != "dev":
+            if split_of(_split_key(data)) != "dev":
                 continue  # held-out rows are never analysed here
             evidence = EvidenceSet.coerce(data["evidence"])
             index = build_index(evidence)
@@ -89,7 +95,7 @@ def load(paths: list[Path], folds: int) -> list[Example]:
                     rows.append((analyse(claim["text"], index, context),
                                  CLASSES.index(label)))
             answer = [analyse(span.text, index, context, span) for span in spans]
-            examples.append(Example(dataset, data["id"], _fold(split_key(data), folds),
+            examples.append(Example(dataset, data["id"], _fold(_split_key(data), folds),
                                     data["answer_label"] == "faithful", data["synthesis"],
                                     evidence, rows, answer))
     return examples
@@ -260,7 +266,7 @@ def sha256(path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/data/grounding"))
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "grounding")
     parser.add_argument("--synthetic", type=Path, default=ROOT / "benchmarks" /
                         "synthetic_incidents.jsonl")
     parser.add_argument("--folds", type=int, default=5)

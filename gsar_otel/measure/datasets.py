@@ -26,7 +26,10 @@ ANSWER_LABELS: Final = ("faithful", "unfaithful")
 CLAIM_LABELS: Final = (
     "grounded", "ungrounded", "contradicted", "complementary", "unclear", "partially_supported")
 HELDOUT_PERCENT: Final = 30
-"""Share of examples (by a hash of their id) kept out of tuning."""
+"""Share of examples (by a hash of their pair, else their id) kept out of tuning."""
+SPLIT_RULE: Final = ("heldout iff int.from_bytes(sha256(pair if present else id)[:8], 'big') "
+                     f"% 100 < {HELDOUT_PERCENT}")
+"""The split rule in words, for reports and trained models that must name it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ from gsar_otel.judges.staged.classify import (
     regime_of,
 )
 from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, FeatureVector
-from gsar_otel.judges.staged.split import split_key, split_of
 
 
 def model_data() -> dict[str, object]:
@@ -72,15 +71,6 @@ def test_evidence_type_rules() -> None:
                          "prose") is EvidenceType.SYNTHESIS
     assert evidence_type("complementary", named(), "prose") \
         is EvidenceType.COMPLEMENTARY_FINDING
-
-
-def test_split_keys_on_pair_where_present() -> None:
-    assert split_key({"id": "a", "pair": "p"}) == "p"
-    assert split_key({"id": "a"}) == "a"
-    halves = [split_of({"id": f"x{i}", "pair": "same"}) for i in range(20)]
-    assert len(set(halves)) == 1
-    share = sum(split_of({"id": str(i)}) == "heldout" for i in range(2000)) / 2000
-    assert 0.25 < share < 0.35
 
 
 def flat_model(grounded: float = 0.2, rules: frozenset[str] = frozenset(
