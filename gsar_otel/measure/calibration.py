@@ -20,10 +20,12 @@ How the fit works:
   nothing about where regenerate ends and replan begins, so tau_regenerate keeps the default
   band width below the fitted tau_proceed. With three-way labels, the macro-averaged F1 over the
   three classes (it does not let the largest class dominate, as accuracy would).
-- Among equally good grid points the one nearest the median of all of them wins: the centre of
-  the optimal plateau, not its edge, which generalises better and is reproducible. rho leaves
-  the value in force only when another value does strictly better (with no contradicted claims
-  in the set, rho cannot matter).
+- The thresholds in force stay in force unless a grid point does strictly better: a tie with
+  them is not a reason to move (a set that cannot tell 0.80 from 0.50 apart says nothing about
+  either). Otherwise, among equally good grid points the one nearest the median of all of them
+  wins: the centre of the optimal plateau, not its edge, which generalises better and is
+  reproducible. rho, likewise, leaves the value in force only when another value does strictly
+  better (with no contradicted claims in the set, rho cannot matter).
 - Thresholds have nothing to train but themselves, so the final search runs on the whole set.
   K-fold cross-validation (stratified by label, seeded) runs the same search on K-1 folds and
   predicts the held-out fold; the pooled out-of-fold predictions give an honest estimate of the
@@ -145,7 +147,8 @@ def fit_thresholds(
                 optimal.append((rho, proceed, regenerate))
     # rho moves away from the value in force only when that does better, not on a tie.
     at_default = [point for point in optimal if point[0] == default_rho]
-    rho, proceed, regenerate = _central(at_default or optimal)
+    in_force = [point for point in at_default if _is_in_force(point, base, scale)]
+    rho, proceed, regenerate = in_force[0] if in_force else _central(at_default or optimal)
     if scale == "binary":
         regenerate = round(max(0.0, proceed - band), 6)
     return CalibrationFit(
@@ -155,6 +158,15 @@ def fit_thresholds(
         regenerate_fitted=scale == "three_way",
         rho_fitted=fit_rho,
     )
+
+
+def _is_in_force(point: tuple[float, float, float], base: GSARThresholds,
+                 scale: LabelScale) -> bool:
+    """Whether a grid point is the threshold set in force (binary grades fit only tau_proceed)."""
+    _, proceed, regenerate = point
+    if abs(proceed - base.proceed) > _EPSILON:
+        return False
+    return scale == "binary" or abs(regenerate - base.regenerate) <= _EPSILON
 
 
 def _search_one_rho(

@@ -55,8 +55,30 @@ def test_fitted_thresholds_sit_in_the_middle_of_an_empty_gap() -> None:
     high = Partition.model_validate({"grounded": [{"text": "a", "type": "tool_match"}]})
     examples = ([GradedScore.from_partition(low, "not_ok")] * 10
                 + [GradedScore.from_partition(high, "ok")] * 10)
-    fit = fit_thresholds(examples, scale="binary")
+    # The value in force (0.30) lets the not-ok answers through, so the fit must move: it moves to
+    # the centre of the plateau, not its edge.
+    fit = fit_thresholds(examples, scale="binary", defaults=GSARThresholds(0.30, 0.15))
     assert 0.6 <= fit.thresholds.proceed <= 0.7
+    # 0.80 also separates them perfectly: no candidate is strictly better, so it stays.
+    kept = fit_thresholds(examples, scale="binary", defaults=GSARThresholds(0.80, 0.65))
+    assert kept.thresholds == GSARThresholds(0.80, 0.65)
+
+
+@pytest.mark.parametrize("scale", ["binary", "three_way"])
+def test_thresholds_in_force_stay_when_every_candidate_ties(scale: str) -> None:
+    # Every answer is fully grounded and graded ok/proceed: every threshold scores the same.
+    high = Partition.model_validate({"grounded": [{"text": "a", "type": "tool_match"}]})
+    label = "ok" if scale == "binary" else "proceed"
+    examples = [GradedScore.from_partition(high, label)] * 20
+    fit = fit_thresholds(examples, scale=scale)  # type: ignore[arg-type]
+    assert fit.thresholds == GSARThresholds()
+    assert fit.contradiction_penalty == 0.5
+
+
+def test_thresholds_in_force_move_when_a_candidate_is_strictly_better() -> None:
+    examples = examples_from(graded_rows(150, proceed=0.66, regenerate=0.0, binary=True, seed=3))
+    fit = fit_thresholds(examples, scale="binary", defaults=GSARThresholds(0.80, 0.65))
+    assert fit.thresholds.proceed != 0.80
 
 
 @pytest.mark.parametrize("seed", [4, 5])
