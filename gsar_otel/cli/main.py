@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from gsar_otel._version import __version__
 from gsar_otel.cli.common import EXIT_BAD_INPUT, EXIT_OK, BadInput
 
 COMMANDS: dict[str, str] = {
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Typed grounding (GSAR) for AI-agent answers: judge, demo, bench, calibrate.",
         epilog="Exit codes: 0 success (judge: the answer proceeds), 1 a negative verdict, "
                "2 bad input.")
+    parser.add_argument("--version", action="version", version=f"gsar {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, help_text in COMMANDS.items():
         module = importlib.import_module(f"gsar_otel.cli.{name}")
