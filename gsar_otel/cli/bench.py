@@ -23,8 +23,36 @@ if TYPE_CHECKING:
 BAR_WIDTH = 30
 
 
+DATA_FORMAT = """\
+DATA.jsonl: one labelled answer per line, a JSON object with
+  id            string, unique in the file
+  evidence      string, the text the answer must rest on
+  synthesis     string, the answer
+  answer_label  "faithful" or "unfaithful" (the human label of the whole answer)
+  claims        optional list of {"text": ..., "label": ...}, label one of grounded,
+                ungrounded, contradicted, complementary, unclear, partially_supported
+                (gives the claim agreement table)
+  pair          optional; rows with the same pair share a split (default: the id)
+
+Example (three lines):
+  {"id": "a1", "evidence": "cpu_pct=97 on db-1 at 10:02", "synthesis": "CPU on db-1 hit 97%.", "answer_label": "faithful"}
+  {"id": "a2", "evidence": "cpu_pct=97 on db-1 at 10:02", "synthesis": "CPU on db-1 hit 55%.", "answer_label": "unfaithful", "claims": [{"text": "CPU on db-1 hit 55%.", "label": "contradicted"}]}
+  {"id": "a3", "evidence": "deploy cfg-7781 at 10:01", "synthesis": "The deploy caused the outage.", "answer_label": "unfaithful"}
+
+Splits: a SHA-256 of pair (else id) puts about 30% of rows in "heldout"; tune on "dev" only.
+Columns: bal.acc is answer-level balanced accuracy (proceed = predicted faithful) with a
+bootstrap 95% interval; prec/rec(unf) are precision and recall of held-back answers.
+Baselines, fitted on dev and applied to every split: "bag-of-words f" predicts faithful when at
+least a fraction f of the answer's content words occur in the evidence (f is the fitted value,
+bal.acc its score); "length" predicts faithful from the answer's word count alone. A judge
+worth using beats both.
+"""  # noqa: E501 (example JSON lines are kept whole)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register this command's options."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = DATA_FORMAT
     parser.add_argument("data", metavar="DATA.jsonl", nargs="+",
                         help="labelled examples, one JSON per line; several files are compared")
     parser.add_argument("--judge", action="append", default=None,

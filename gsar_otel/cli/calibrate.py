@@ -51,8 +51,31 @@ NO_MATPLOTLIB = ("--plot needs matplotlib, which is not installed; install it wi
                  "pip install 'gsar-otel[plot]'")
 
 
+GRADED_FORMAT = """\
+GRADED.jsonl: one human-graded answer per line, a JSON object with
+  label      the grade: proceed | regenerate | replan, or ok | not_ok (ok = proceed);
+             one file uses one scale
+  id         optional name of the answer
+  and either
+  synthesis + evidence   the answer and its evidence (judged once with --judge), or
+  partition              an already judged Partition: grounded / ungrounded / contradicted /
+                         complementary lists of {"text", "type", "evidence_refs"}
+
+Example (three lines):
+  {"id": "g1", "label": "ok", "synthesis": "CPU on db-1 hit 97%.", "evidence": "cpu_pct=97 on db-1"}
+  {"id": "g2", "label": "not_ok", "synthesis": "The deploy caused the outage.", "evidence": "deploy cfg-7781 at 10:01"}
+  {"id": "g3", "label": "ok", "partition": {"grounded": [{"text": "db-1 CPU 97%", "type": "tool_match"}]}}
+
+Grade at least 10 answers (100-200 recommended), at least --folds of each grade. The
+thresholds in force (from GSAR_PROCEED / GSAR_REGENERATE / GSAR_CONFIG, else 0.80 / 0.65) are
+kept unless a candidate does strictly better. --output writes the fit as a GSAR_CONFIG file.
+"""  # noqa: E501 (example JSON lines are kept whole)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register this command's options."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = GRADED_FORMAT
     parser.add_argument("graded", metavar="GRADED.jsonl", type=Path,
                         help="human-graded answers, one JSON object per line")
     parser.add_argument("--judge", metavar="NAME",
