@@ -90,13 +90,16 @@ def test_a_judge_that_reports_a_verdict_passes_its_usage_and_model_through():
     assert result.final_decision is Decision.PROCEED
 
 
-def test_a_cancelled_judge_is_not_turned_into_an_abstain():
+def test_a_judge_raising_cancelled_error_by_itself_is_an_abstain():
+    # Nobody cancelled the caller: the judge's own CancelledError must not reach it
+    # (a real cancellation still propagates: tests/core/test_base_exceptions.py).
     class CancelledJudge:
         async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
             raise asyncio.CancelledError
 
-    with pytest.raises(asyncio.CancelledError):
-        evaluate(GSAREvaluator(CancelledJudge()))
+    result = evaluate(GSAREvaluator(CancelledJudge()))
+    assert result.final_decision is Decision.ABSTAIN
+    assert result.judge_errors == ("CancelledError",)
 
 
 # --- the caller's callbacks fail -----------------------------------------------------------------
