@@ -1,0 +1,200 @@
+"""One redaction for every artefact: secret shapes and secret environment values, masked.
+
+Spans and events (with content capture on), cassettes, baselines, the JUnit XML, the HTML report
+and the judge SDK's debug log all pass text through :func:`redact_text` before it leaves the
+process. It masks a class of shapes, not a list of examples:
+
+- the value after a secret-named key: ``password=...``, ``db_password: ...``, ``"api_key":
+  "..."``, ``token=...``, ``secret: ...``, ``Authorization: Bearer ...`` / ``Basic ...``,
+  ``aws_secret_access_key = ...``, ``export GITHUB_TOKEN=...``;
+- bearer tokens, JWTs, Anthropic / OpenAI style keys (``sk-ant-...``, ``sk-...``), AWS access
+  key ids (``AKIA...``), 40-character AWS-style secret keys, GitHub and Slack tokens, Slack
+  webhooks, PEM private key blocks, and the password of a URL with credentials
+  (``postgres://user:pw@host``);
+- the values of secret-named environment variables (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
+  ``*PASSWORD*``, ``*CREDENTIAL*``) of at least :data:`MIN_SECRET_CHARS` characters.
+
+Every pattern is linear in the text (possessive or bounded quantifiers, no nested repetition),
+so hostile input cannot make redaction slow. Over-masking prose is accepted; a missed secret is
+not. User redaction (the ``gsar_redact`` plugin hook) runs after these built-ins.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+REDACTED: Final = "[REDACTED]"
+"""What a masked secret reads as."""
+
+MIN_SECRET_CHARS: Final = 8
+"""Shorter values of secret-named environment variables are too common to mask safely."""
+
+_SECRET_ENV_NAME: Final = re.compile(r"(?i)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)")
+
+# Whole matches that are secrets.
+_SHAPES: Final = (
+    # Anthropic, then OpenAI-style keys (sk-..., sk-proj-...).
+    re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}+"),
+    re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{20,}+"),
+    # AWS access key ids (long-term AKIA, temporary ASIA, and the other IAM prefixes).
+    re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}"
+               r"(?![A-Za-z0-9])"),
+    # GitHub tokens (classic and fine-grained), Slack tokens and webhooks.
+    re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{20,}+"),
+    re.compile(r"github_pat_[A-Za-z0-9_]{20,}+"),
+    re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9\-]{8,}+"),
+    re.compile(r"hooks\.slack\.com/services/[A-Za-z0-9/_\-]{8,}+"),
+    # JSON Web Tokens: three base64url parts, the first two JSON objects ("eyJ").
+    re.compile(r"eyJ[A-Za-z0-9_\-]{4,}+\.eyJ[A-Za-z0-9_\-]{4,}+\.[A-Za-z0-9_\-]{4,}+"),
+    # PEM private key blocks; an unterminated block is masked to the end of the text.
+    re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[^-]|-(?!----END))*+"
+               r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----)?"),
+)
+
+# Matches whose group "secret" is the secret (the rest is kept as context).
+_VALUES: Final = (
+    # Bearer tokens anywhere (headers, curl lines, logs).
+    re.compile(r"(?i)\bbearer\s++(?P<secret>[A-Za-z0-9._~+/\-]{8,}+=*+)"),
+    # The password of a URL with credentials: scheme://user:password@host.
+    re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://[^\s/:@]{0,256}:(?P<secret>[^\s/@]{1,256})@"),
+)
+
+# A 40-character AWS-style secret key: base64 with upper, lower and digits (a lower-case hex
+# digest such as a git commit is not one).
+_AWS_SECRET: Final = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
+# key = value, key: value, "key": "value". The key is judged by name (see _secret_key), and only
+# then is its value read, so a value never hides the next key and each character is read once.
+_KEY: Final = re.compile(
+    r"(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z][A-Za-z0-9_.\-]{0,63}+)[\"']?[ \t]*+(?:=>|[:=])[ \t]*+")
+_VALUE: Final = re.compile(
+    r"(?P<quote>[\"'])(?P<quoted>[^\"'\n]{1,1024}+)|"
+    r"(?P<scheme>(?i:bearer|basic|token|digest|negotiate)[ \t]++)?(?P<bare>[^\s\"',;}&]{1,1024}+)")
+_VALUE_READ: Final = 1100
+_KEY_PARTS: Final = re.compile(r"[_.\-]+|(?<=[a-z])(?=[A-Z])")
+_SECRET_KEY_ENDINGS: Final = (
+    "password", "passwd", "pwd", "passphrase", "pass", "secret", "token", "apikey", "accesskey",
+    "secretkey", "privatekey", "signingkey", "authorization", "auth", "credential", "credentials",
+    "sessionid", "cookie", "clientsecret",
+)
+_SECRET_KEY_PARTS: Final = frozenset({"password", "passwd", "secret", "token", "credentials",
+                                      "credential", "apikey"})
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Values of secret-named environment variables (``*_API_KEY``, ``*_TOKEN``), longest first."""
+    env = os.environ if environ is None else environ
+    values = {value.strip() for name, value in env.items()
+              if _SECRET_ENV_NAME.search(name) and len(value.strip()) >= MIN_SECRET_CHARS}
+    return tuple(sorted(values, key=len, reverse=True))
+
+
+def _secret_key(key: str) -> bool:
+    parts = [part.lower() for part in _KEY_PARTS.split(key) if part]
+    joined = "".join(parts)
+    return (joined.endswith(_SECRET_KEY_ENDINGS) or joined.startswith(("password", "secret"))
+            or any(part in _SECRET_KEY_PARTS for part in parts)
+            or joined in {"xapikey", "apikey"})
+
+
+def _is_aws_secret(candidate: str) -> bool:
+    return (any(c.isupper() for c in candidate) and any(c.islower() for c in candidate)
+            and any(c.isdigit() for c in candidate))
+
+
+def secret_spans(text: str, values: Iterable[str] = ()) -> list[tuple[int, int]]:
+    """Where ``text`` holds a secret: sorted, merged ``(start, end)`` spans.
+
+    ``values`` are known secrets (e.g. from :func:`secret_values`) found wherever they occur.
+    """
+    spans: list[tuple[int, int]] = []
+    for value in values:
+        if not value:
+            continue
+        start = text.find(value)
+        while start >= 0:
+            spans.append((start, start + len(value)))
+            start = text.find(value, start + len(value))
+    for pattern in _SHAPES:
+        spans.extend(match.span() for match in pattern.finditer(text))
+    for pattern in _VALUES:
+        spans.extend(match.span("secret") for match in pattern.finditer(text))
+    spans.extend(match.span() for match in _AWS_SECRET.finditer(text)
+                 if _is_aws_secret(match.group()))
+    for key in _KEY.finditer(text):
+        if not _secret_key(key.group("key")):
+            continue
+        # endpos bounds the read: a value is at most 1,024 characters after its scheme.
+        value = _VALUE.match(text, key.end(), key.end() + _VALUE_READ)
+        if value is not None:
+            group = "quoted" if value.group("quoted") is not None else "bare"
+            start = value.start("scheme") if value.group("scheme") else value.start(group)
+            spans.append((start, value.end(group)))
+    return _merged(spans)
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def redact_text(text: str, values: Iterable[str] = (), *, mask: str = REDACTED) -> str:
+    """``text`` with every secret shape and every one of ``values`` replaced by ``mask``."""
+    spans = secret_spans(text, values)
+    if not spans:
+        return text
+    out, position = [], 0
+    for start, end in spans:
+        out.append(text[position:start])
+        out.append(mask)
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def redact_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with secret-shaped substrings and the given secret values masked."""
+    return redact_text(text, secrets)
+
+
+def redact_tree(value: Any, values: tuple[str, ...] = ()) -> Any:
+    """``value`` (JSON-like: str, mapping, list, tuple, scalars) with every string redacted."""
+    if isinstance(value, str):
+        return redact_text(value, values)
+    if isinstance(value, Mapping):
+        return {key: redact_tree(item, values) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_tree(item, values) for item in value]
+    return value
+
+
+def contains_secret(text: str, values: Iterable[str] = ()) -> bool:
+    """True when ``text`` holds a secret shape or one of ``values``."""
+    return bool(secret_spans(text, values))
+
+
+# --- characters that cannot be encoded ------------------------------------------------------------
+
+REPLACEMENT_CHARACTER: Final = "\ufffd"
+_LONE_SURROGATE: Final = re.compile(r"[\ud800-\udfff]")
+
+
+def replace_lone_surrogates(text: str) -> tuple[str, int]:
+    """``text`` with each lone surrogate (not encodable as UTF-8) replaced by U+FFFD, and how
+    many were replaced."""
+    return _LONE_SURROGATE.subn(REPLACEMENT_CHARACTER, text)
+
+
+__all__ = [
+    "MIN_SECRET_CHARS", "REDACTED", "REPLACEMENT_CHARACTER", "contains_secret", "redact_secrets",
+    "redact_text", "redact_tree", "replace_lone_surrogates", "secret_spans", "secret_values",
+]
