@@ -9,16 +9,22 @@ Fields: ``id`` (required, unique in the file), ``synthesis`` (required: the agen
 ``evidence`` (required: a string, one item per line, or a list of strings and
 ``{"id", "content", "type", "source"}`` objects), ``expect`` (the decision the answer must get),
 ``min_score`` (lowest passing S), ``judge`` (a judge name for this case) and ``meta`` (free-form,
-ignored). A line that is not a valid case is a collection error naming the file and line.
+ignored). A line that is not a valid case is a collection error naming the file and line;
+one error names every bad line of the file.
+
+The file is UTF-8 (a byte order mark is allowed), lines end in ``\n`` or ``\r\n``, blank lines
+are skipped. It is read a line at a time and each case is read again from its line when it
+runs, so a big file costs little memory; one line may hold at most :data:`MAX_LINE_BYTES`.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 import pytest
 
@@ -30,6 +36,11 @@ if TYPE_CHECKING:
 REQUIRED_FIELDS: Final = ("id", "synthesis", "evidence")
 OPTIONAL_FIELDS: Final = ("expect", "min_score", "judge", "meta")
 DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
+MAX_LINE_BYTES: Final = 16 * 2**20
+"""Longest line of a case file: far past what a judge sees (evidence is cut to 400,000
+characters), short enough that one bad line cannot exhaust memory."""
+MAX_REPORTED: Final = 200
+"""Bad lines of one file explained in full in its collection error; further ones are counted."""
 
 
 class CaseFormatError(Exception):
@@ -51,6 +62,20 @@ class Case:
     judge: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class CaseEntry:
+    """A checked case as collection keeps it: where it is and what it expects, not its text
+    (read again from the file when it runs, so a big suite does not hold every answer)."""
+
+    id: str
+    line: int
+    offset: int
+    """Byte offset of the case's line in its file."""
+    expect: str | None = None
+    min_score: float | None = None
+    judge: str | None = None
+
+
 def _field_error(path: Path, line: int, message: str) -> CaseFormatError:
     return CaseFormatError(f"{path}:{line}: {message}")
 
@@ -66,6 +91,8 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
     except json.JSONDecodeError as error:
         raise _field_error(path, line, f"not valid JSON ({error.msg} at column {error.colno})"
                            ) from None
+    except RecursionError:
+        raise _field_error(path, line, "not a case: JSON nested too deeply") from None
     if not isinstance(data, dict):
         raise _field_error(path, line, f"a case must be a JSON object, got "
                                        f"{type(data).__name__}")
@@ -77,9 +104,11 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
     if missing:
         raise _field_error(path, line, f"missing required field(s) {', '.join(map(repr, missing))}")
     case_id = data["id"]
-    if not isinstance(case_id, str) or not case_id.strip() or "::" in case_id or "\n" in case_id:
-        raise _field_error(path, line, f"field 'id' must be a non-empty string without '::' or "
-                                       f"line breaks, got {case_id!r}")
+    if not isinstance(case_id, str) or not case_id.strip() or "::" in case_id or any(
+            unicodedata.category(char) in ("Cc", "Cs") for char in case_id):
+        raise _field_error(path, line, f"field 'id' must be a non-empty string without '::', "
+                                       f"line breaks or control characters, got "
+                                       f"{_short(case_id)}")
     synthesis = data["synthesis"]
     if not isinstance(synthesis, str) or not synthesis.strip():
         raise _field_error(path, line, f"field 'synthesis' must be a non-empty string, got "
@@ -99,16 +128,16 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
     if expect is not None and (not isinstance(expect, str) or expect.strip().lower()
                                not in DECISIONS):
         raise _field_error(path, line, f"field 'expect' must be one of {', '.join(DECISIONS)}, "
-                                       f"got {expect!r}")
+                                       f"got {_short(expect)}")
     min_score = data.get("min_score")
     if min_score is not None and (isinstance(min_score, bool)
                                   or not isinstance(min_score, int | float)
                                   or not 0 <= min_score <= 1):
         raise _field_error(path, line, f"field 'min_score' must be a number between 0 and 1, "
-                                       f"got {min_score!r}")
+                                       f"got {_short(min_score)}")
     judge = data.get("judge")
     if judge is not None and (not isinstance(judge, str) or not judge.strip()):
-        raise _field_error(path, line, f"field 'judge' must be a judge name, got {judge!r}")
+        raise _field_error(path, line, f"field 'judge' must be a judge name, got {_short(judge)}")
     return Case(id=case_id.strip(), synthesis=synthesis, evidence=evidence, line=line,
                 expect=None if expect is None else expect.strip().lower(),
                 min_score=None if min_score is None else float(min_score),
@@ -116,27 +145,142 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
 
 
 def read_cases(path: Path) -> list[Case]:
-    """Every case of the file at ``path``, in order.
+    """Every case of the file at ``path``, in order (each held whole in memory).
 
     Raises:
-        CaseFormatError: a line is not a valid case, or two cases share an id.
+        CaseFormatError: naming every bad line (see :func:`scan_cases`).
+    """
+    return [read_case_at(path, entry) for entry in scan_cases(path)]
+
+
+def scan_cases(path: Path) -> list[CaseEntry]:
+    """Check every line of the case file at ``path`` and say where each case is.
+
+    The file is streamed a line at a time: only one case is parsed at once and none is kept, so
+    a 100 MB file costs one line of memory, not the whole file.
+
+    Raises:
+        CaseFormatError: the file cannot be read, or lines are bad; one error names every bad
+            line (the first :data:`MAX_REPORTED` in full, the rest counted).
+    """
+    entries: list[CaseEntry] = []
+    problems: list[str] = []
+    hidden = 0
+    first_line: dict[str, int] = {}
+    for number, offset, text in _lines(path):
+        try:
+            if isinstance(text, CaseFormatError):
+                raise text
+            case = parse_case(text, path=path, line=number)
+            if case.id in first_line:
+                raise _field_error(path, number, f"duplicate case id {_short(case.id)} (first on "
+                                                 f"line {first_line[case.id]})")
+        except CaseFormatError as error:
+            if len(problems) < MAX_REPORTED:
+                problems.append(str(error))
+            else:
+                hidden += 1
+            continue
+        first_line[case.id] = number
+        entries.append(CaseEntry(id=case.id, line=number, offset=offset, expect=case.expect,
+                                 min_score=case.min_score, judge=case.judge))
+    if problems:
+        if len(problems) == 1:
+            raise CaseFormatError(problems[0])
+        count = len(problems) + hidden
+        more = [f"... and {hidden} more bad line(s) not shown"] if hidden else []
+        raise CaseFormatError("\n".join([f"{path}: {count} bad lines", *problems, *more]))
+    return entries
+
+
+def read_case_at(path: Path, entry: CaseEntry) -> Case:
+    """The whole case ``entry`` points at, read again from its line of ``path``.
+
+    Raises:
+        CaseFormatError: the file changed since ``entry`` was scanned.
+    """
+    for number, _, text in _lines(path, start=entry.offset, first_number=entry.line):
+        case = None if isinstance(text, CaseFormatError) else _parse_or_none(text, path, number)
+        if case is not None and case.id == entry.id:
+            return case
+        break
+    raise CaseFormatError(f"{path}:{entry.line}: the case file changed after collection (case "
+                          f"{_short(entry.id)} is no longer on this line); run pytest again")
+
+
+def _parse_or_none(text: str, path: Path, line: int) -> Case | None:
+    try:
+        return parse_case(text, path=path, line=line)
+    except CaseFormatError:
+        return None
+
+
+def _lines(path: Path, *, start: int = 0, first_number: int = 1
+           ) -> Iterator[tuple[int, int, str | CaseFormatError]]:
+    """``(line number, byte offset, text or what is wrong with it)`` of each non-blank line.
+
+    Lines end at ``\n`` only (a JSON string may hold U+2028 or a form feed); a ``\r`` before
+    it and a UTF-8 byte order mark at the start are dropped.
+
+    Raises:
+        CaseFormatError: the file cannot be opened or read.
     """
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        handle = path.open("rb")
+    except OSError as error:
         raise CaseFormatError(f"{path}: cannot read the case file: {error}") from None
-    cases: list[Case] = []
-    first_line: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        case = parse_case(line, path=path, line=number)
-        if case.id in first_line:
-            raise _field_error(path, number, f"duplicate case id {case.id!r} (first on line "
-                                             f"{first_line[case.id]})")
-        first_line[case.id] = number
-        cases.append(case)
-    return cases
+    with handle:
+        try:
+            if not path.is_file():
+                raise CaseFormatError(f"{path}: cannot read the case file: not a regular file")
+            handle.seek(start)
+            offset, number = start, first_number
+            while raw := handle.readline(MAX_LINE_BYTES + 1):
+                line_offset, offset = offset, offset + len(raw)
+                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    offset += _skip_rest_of_line(handle)
+                    yield number, line_offset, _field_error(
+                        path, number, f"line longer than {MAX_LINE_BYTES // 2**20} MiB; a case "
+                                      f"this big is beyond what a judge sees (evidence is cut "
+                                      f"to {_evidence_limit()} characters)")
+                elif line_offset == 0 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+                    yield number, line_offset, _field_error(
+                        path, number, "the file is UTF-16 (it starts with a UTF-16 byte order "
+                                      "mark); save it as UTF-8")
+                    return
+                else:
+                    if line_offset == 0:
+                        raw = raw.removeprefix(b"\xef\xbb\xbf")
+                    text = _decode(raw.rstrip(b"\r\n"), path, number)
+                    if isinstance(text, CaseFormatError) or text.strip():
+                        yield number, line_offset, text
+                number += 1
+        except OSError as error:
+            raise CaseFormatError(f"{path}: cannot read the case file: {error}") from None
+
+
+def _skip_rest_of_line(handle: BinaryIO) -> int:
+    skipped = 0
+    while chunk := handle.readline(1 << 20):
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return skipped
+
+
+def _decode(raw: bytes, path: Path, line: int) -> str | CaseFormatError:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        byte = raw[error.start:error.start + 1].hex()
+        return _field_error(path, line, f"not UTF-8 (byte 0x{byte} at byte {error.start + 1} "
+                                        f"of the line); save the file as UTF-8")
+
+
+def _evidence_limit() -> str:
+    from gsar_otel.core.evidence import DEFAULT_MAX_TOTAL_CHARS
+
+    return f"{DEFAULT_MAX_TOTAL_CHARS:,}"
 
 
 def _short(value: object) -> str:
@@ -153,8 +297,8 @@ class GSARCaseFile(pytest.File):
 
     def collect(self) -> Iterator[GSARCase]:
         """One item per case, named by its id."""
-        for case in read_cases(self.path):
-            yield GSARCase.from_parent(self, name=case.id, case=case)
+        for entry in scan_cases(self.path):
+            yield GSARCase.from_parent(self, name=entry.id, entry=entry)
 
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
@@ -168,9 +312,9 @@ class GSARCaseFile(pytest.File):
 class GSARCase(pytest.Item):
     """One recorded agent output, judged like ``assert_grounded`` would judge it."""
 
-    def __init__(self, *, case: Case, **kwargs: Any) -> None:
+    def __init__(self, *, entry: CaseEntry, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.case = case
+        self.case = entry
 
     @property
     def gsar_cassette_name(self) -> str:
@@ -181,9 +325,14 @@ class GSARCase(pytest.Item):
         """Judge the case; fails with the readable grounding report when it falls short."""
         from pytest_gsar.judging import judge_in_test
 
-        judge_in_test(self, self.case.synthesis, self.case.evidence,
-                      min_score=self.case.min_score, decision=self.case.expect,
-                      judge=self.case.judge, origin=f"case {self.case.id!r}", defer_save=True)
+        try:
+            case = read_case_at(self.path, self.case)
+        except CaseFormatError as error:
+            raise GroundingFailure(str(error).removeprefix(f"{self.path}:{self.case.line}: ")
+                                   ) from None
+        judge_in_test(self, case.synthesis, case.evidence,
+                      min_score=case.min_score, decision=case.expect,
+                      judge=case.judge, origin=f"case {case.id!r}", defer_save=True)
 
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
