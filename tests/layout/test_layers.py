@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (1, ("gsar_otel.core", "gsar_otel.config")),
     (2, ("gsar_otel.judges", "gsar_otel.plugins")),
     (3, ("gsar_otel.otel", "gsar_otel.measure")),
-    (4, ("gsar_otel.decorator", "pytest_gsar")),
+    (4, ("gsar_otel.decorator", "gsar_otel.sidecar", "pytest_gsar")),
     (5, ("gsar_otel.cli",)),
 )
 # Thin re-exports above everything: the lazy package namespace and the deprecated old paths.

@@ -1,0 +1,195 @@
+"""The OpenTelemetry GenAI semantic conventions (v1.41.0, and the <= v1.36 event form).
+
+- ``execute_tool`` spans: ``gen_ai.tool.call.result`` (an object, or its JSON text),
+  ``gen_ai.tool.name``, ``gen_ai.tool.call.id``.
+- ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (JSON text on spans, structured on the
+  ``gen_ai.client.inference.operation.details`` event): ``ChatMessage{role, parts[]}``; a
+  ``tool_call_response`` part carries ``response`` (the schema) or ``result`` (the attribute
+  table's example), ``server_tool_call_response`` its own field.
+- ``invoke_agent`` / ``invoke_workflow`` output messages are the answer; else the last ``chat``
+  whose output has no ``tool_call`` part.
+- Deprecated per-message events ``gen_ai.choice`` (``message{content, tool_calls}``) and
+  ``gen_ai.tool.message`` (``content, id``), as span events (Strands) or as log records tied to
+  the span (Semantic Kernel, Google ADK).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from gsar_otel.sidecar import conventions as cv
+from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.extract_model import (
+    RANK_AGENT,
+    RANK_INFERENCE,
+    RANK_RUN_SPAN,
+    Answer,
+    Extraction,
+    Found,
+    as_text,
+)
+from gsar_otel.sidecar.spans import SpanRecord, json_text
+
+_RESPONSE_PARTS = {"tool_call_response": ("response", "result"),
+                   "server_tool_call_response": ("server_tool_call_response", "response")}
+
+
+def messages(value: Any) -> list[dict[str, Any]]:
+    """A messages attribute (JSON text or structured) as a list of message dicts."""
+    decoded = json_text(value)
+    if isinstance(decoded, dict):
+        decoded = [decoded]
+    if not isinstance(decoded, list):
+        return []
+    return [m for m in decoded if isinstance(m, dict)]
+
+
+def parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A message's parts; the older flat form ``{role, content, tool_call_id}`` as one part."""
+    found = message.get("parts")
+    if isinstance(found, list):
+        return [p for p in found if isinstance(p, dict)]
+    content = message.get("content")
+    if content is None:
+        return []
+    if message.get("role") == "tool":
+        call_id = message.get("tool_call_id", message.get("id", ""))
+        return [{"type": "tool_call_response", "id": call_id, "response": content}]
+    return [{"type": "text", "content": plain_text(content)}]
+
+
+def plain_text(value: Any) -> str:
+    """Text out of a content value: a string, JSON text, or a list of blocks with ``text``."""
+    value = json_text(value)
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list):
+        texts = [plain_text(v) for v in value if isinstance(v, str | dict)]
+        return "\n".join(t for t in texts if t)
+    if isinstance(value, dict):
+        for key in ("text", "content"):
+            if isinstance(value.get(key), str | list):
+                return plain_text(value[key])
+        return ""
+    return ""
+
+
+def answer_text(output: list[dict[str, Any]]) -> str | None:
+    """The assistant text of output messages, or None when they ask for a tool."""
+    texts: list[str] = []
+    for message in output:
+        if message.get("tool_calls"):
+            return None
+        for part in parts(message):
+            kind = part.get("type")
+            if kind == "tool_call":
+                return None
+            if kind == "text" and isinstance(part.get("content"), str):
+                texts.append(part["content"].strip())
+    text = "\n".join(t for t in texts if t)
+    return text or None
+
+
+def _tool_names(run: ReadyRun) -> dict[str, str]:
+    """Tool-call id -> tool name, from every ``tool_call`` part in the trace."""
+    names: dict[str, str] = {}
+    for span in run.spans:
+        for key in (cv.GEN_AI_INPUT_MESSAGES, cv.GEN_AI_OUTPUT_MESSAGES):
+            if key not in span.attributes:
+                continue
+            for message in messages(span.attributes[key]):
+                for part in parts(message):
+                    if part.get("type") == "tool_call" and part.get("id") and part.get("name"):
+                        names[str(part["id"])] = str(part["name"])
+    return names
+
+
+def _responses(span: SpanRecord, history: list[dict[str, Any]],
+               names: Mapping[str, str]) -> Iterator[Found]:
+    for message in history:
+        for part in parts(message):
+            fields = _RESPONSE_PARTS.get(str(part.get("type")))
+            if fields is None:
+                continue
+            value = next((part[f] for f in fields if f in part), None)
+            call_id = str(part.get("id") or "")
+            yield Found(content=as_text(json_text(value)), span_id=span.span_id,
+                        tool_name=names.get(call_id) or str(message.get("name") or "tool"),
+                        call_id=call_id, order=1, start_ns=span.start_ns)
+
+
+def _payloads(run: ReadyRun, span: SpanRecord) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(event name, payload) of the span's events and of the log records tied to it."""
+    for event in span.events:
+        yield event.name, event.attributes
+    for record in run.logs:
+        if record.span_id != span.span_id:
+            continue
+        body = record.body if isinstance(record.body, dict) else {"content": record.body}
+        yield record.event_name, {**record.attributes, **body}
+
+
+def extract(run: ReadyRun) -> Extraction:
+    """Answers and evidence under the GenAI conventions."""
+    names = _tool_names(run)
+    run_id = run.run_span.span_id if run.run_span is not None else ""
+    answers: list[Answer] = []
+    found: list[Found] = []
+    for span in run.spans:
+        attributes = span.attributes
+        operation = attributes.get(cv.GEN_AI_OPERATION_NAME)
+        is_agent = operation in (cv.OP_INVOKE_AGENT, cv.OP_INVOKE_WORKFLOW)
+        rank = RANK_RUN_SPAN if span.span_id == run_id else (
+            RANK_AGENT if is_agent else RANK_INFERENCE)
+        if operation == cv.OP_EXECUTE_TOOL and cv.GEN_AI_TOOL_CALL_RESULT in attributes:
+            name = attributes.get(cv.GEN_AI_TOOL_NAME) or span.name.removeprefix(
+                cv.OP_EXECUTE_TOOL).strip() or "tool"
+            found.append(Found(
+                content=as_text(json_text(attributes[cv.GEN_AI_TOOL_CALL_RESULT])),
+                span_id=span.span_id, tool_name=str(name),
+                call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""), start_ns=span.start_ns))
+        sources: list[Mapping[str, Any]] = [attributes]
+        for name, payload in _payloads(run, span):
+            if name == cv.EVENT_OPERATION_DETAILS:
+                sources.append(payload)
+            elif name == cv.EVENT_TOOL_MESSAGE:
+                content = payload.get("content", payload.get("message"))
+                found.append(Found(content=as_text(json_text(content)), span_id=span.span_id,
+                                   tool_name=str(payload.get("name") or names.get(
+                                       str(payload.get("id") or "")) or "tool"),
+                                   call_id=str(payload.get("id") or ""), order=1,
+                                   start_ns=span.start_ns))
+            elif name == cv.EVENT_CHOICE:
+                text = _choice_text(payload)
+                if text:
+                    answers.append(Answer(text, span.span_id, rank, span.end_ns,
+                                          cv.CONVENTION_GENAI))
+        for source in sources:
+            found.extend(_responses(span, messages(source.get(cv.GEN_AI_INPUT_MESSAGES)), names))
+            if operation is None and source is attributes:
+                continue
+            text = answer_text(messages(source.get(cv.GEN_AI_OUTPUT_MESSAGES)))
+            if text:
+                answers.append(Answer(text, span.span_id, rank, span.end_ns,
+                                      cv.CONVENTION_GENAI))
+    return Extraction(answers=tuple(answers), evidence=tuple(found))
+
+
+def _choice_text(payload: Mapping[str, Any]) -> str | None:
+    message = json_text(payload.get("message", payload.get("content")))
+    if isinstance(message, dict):
+        if message.get("tool_calls"):
+            return None
+        return plain_text(message.get("content")) or None
+    if isinstance(message, list):
+        if any(isinstance(b, dict) and ("toolUse" in b or b.get("type") == "tool_call")
+               for b in message):
+            return None
+        return plain_text(message) or None
+    if isinstance(message, str):
+        return message.strip() or None
+    return None
+
+
+__all__ = ["answer_text", "extract", "messages", "parts", "plain_text"]

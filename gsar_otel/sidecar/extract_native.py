@@ -1,0 +1,53 @@
+"""Frameworks that trace natively with attributes of their own.
+
+- Vercel AI SDK: ``ai.toolCall`` spans (``ai.toolCall.{name,id,result}``); the answer is
+  ``ai.response.text`` of ``ai.generateText`` / ``ai.streamText``.
+- Google ADK: ``execute_tool`` spans with ``gcp.vertex.agent.tool_response``.
+- Pydantic AI: ``final_result`` on its ``invoke_agent`` span.
+"""
+
+from __future__ import annotations
+
+from gsar_otel.sidecar import conventions as cv
+from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.extract_model import (
+    RANK_AGENT,
+    RANK_RUN_SPAN,
+    Answer,
+    Extraction,
+    Found,
+    as_text,
+    unwrap_json_text,
+)
+from gsar_otel.sidecar.spans import json_text
+
+
+def extract(run: ReadyRun) -> Extraction:
+    """Answers and evidence from native framework attributes."""
+    run_id = run.run_span.span_id if run.run_span is not None else ""
+    answers: list[Answer] = []
+    found: list[Found] = []
+    for span in run.spans:
+        attributes = span.attributes
+        rank = RANK_RUN_SPAN if span.span_id == run_id else RANK_AGENT
+        if cv.VERCEL_TOOL_RESULT in attributes:
+            found.append(Found(content=as_text(json_text(attributes[cv.VERCEL_TOOL_RESULT])),
+                               span_id=span.span_id,
+                               tool_name=str(attributes.get(cv.VERCEL_TOOL_NAME) or "tool"),
+                               call_id=str(attributes.get(cv.VERCEL_TOOL_ID) or ""),
+                               start_ns=span.start_ns))
+        if cv.ADK_TOOL_RESPONSE in attributes:
+            found.append(Found(content=as_text(json_text(attributes[cv.ADK_TOOL_RESPONSE])),
+                               span_id=span.span_id,
+                               tool_name=str(attributes.get(cv.GEN_AI_TOOL_NAME) or "tool"),
+                               call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""),
+                               start_ns=span.start_ns))
+        operation = attributes.get(cv.VERCEL_OPERATION_ID, span.name)
+        if operation in cv.VERCEL_RUN_SPANS and cv.VERCEL_RESPONSE_TEXT in attributes:
+            answers.append(Answer(as_text(attributes[cv.VERCEL_RESPONSE_TEXT]), span.span_id,
+                                  rank, span.end_ns, cv.CONVENTION_VERCEL))
+        if (attributes.get(cv.GEN_AI_OPERATION_NAME) == cv.OP_INVOKE_AGENT
+                and cv.PYDANTIC_AI_FINAL_RESULT in attributes):
+            answers.append(Answer(unwrap_json_text(attributes[cv.PYDANTIC_AI_FINAL_RESULT]),
+                                  span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI))
+    return Extraction(answers=tuple(answers), evidence=tuple(found))
