@@ -25,7 +25,14 @@ logger = logging.getLogger("gsar_otel.judges.anthropic.judge")
 """The judge's logger: call failures are logged under the judge module's name, as before."""
 
 DEFAULT_TIMEOUT_S: Final = 60.0
+"""Seconds per API attempt for a client the judge builds itself."""
 DEFAULT_MAX_RETRIES: Final = 2
+DEFAULT_DEADLINE_S: Final = 100.0
+"""Seconds one judge round may take in all (attempts, retries, back-off and retry-after waits):
+one slow attempt and a retry fit, an hour-long ``retry-after`` does not. Below the default
+deadline of ``@grounded`` (120 s), so the judge's own reason is what the span shows."""
+DEADLINE_EXCEEDED: Final = "DeadlineExceeded"
+"""``error_type`` of a round stopped at the judge's deadline (as the evaluator names it)."""
 
 ENV_ANTHROPIC_AUTH_TOKEN: Final = "ANTHROPIC_AUTH_TOKEN"
 """The SDK's bearer-token variable; read only to tell whether a credential is configured."""
@@ -171,7 +178,7 @@ def api_message(error: Exception) -> str:
 
 
 __all__ = [
-    "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT_S", "ENV_ANTHROPIC_AUTH_TOKEN", "MISSING_KEY_MESSAGE",
-    "LoopClients", "api_message", "call_failure", "is_retryable", "prepare_client",
-    "scrub_credentials",
+    "DEADLINE_EXCEEDED", "DEFAULT_DEADLINE_S", "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT_S",
+    "ENV_ANTHROPIC_AUTH_TOKEN", "MISSING_KEY_MESSAGE", "LoopClients", "api_message",
+    "call_failure", "is_retryable", "prepare_client", "scrub_credentials",
 ]

@@ -23,8 +23,10 @@ The SDK client (credentials, one per event loop, failure classification) is in
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
+import math
 import os
 import re
 import time
@@ -34,6 +36,8 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput, check_unit_interval, safe_default_judge_output
 from gsar_otel.core.protocol import JudgeVerdict
 from gsar_otel.judges.anthropic.client import (
+    DEADLINE_EXCEEDED,
+    DEFAULT_DEADLINE_S,
     DEFAULT_TIMEOUT_S,
     MISSING_KEY_MESSAGE,
     LoopClients,
@@ -96,6 +100,11 @@ class AnthropicJudge:
         prompt_caching: Mark the system prompt as a cacheable prefix (``cache_control``).
         max_concurrency: Most calls in flight at once, per event loop.
         output_mode: ``"structured"`` (constrained JSON) or ``"tool"`` (forced tool call).
+        deadline_s: Seconds one judge round may take in all: waiting for a concurrency slot,
+            every attempt, the SDK's retries and their back-off, including a ``retry-after``
+            the API asks for (default :data:`DEFAULT_DEADLINE_S`; None: no bound). A round
+            still running at its deadline is stopped and abstains with
+            ``error_type="DeadlineExceeded"``.
 
     Raises:
         ValueError: A bad argument (the message names it and the allowed values), or no client
@@ -117,6 +126,7 @@ class AnthropicJudge:
         prompt_caching: bool = True,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         output_mode: OutputMode = "structured",
+        deadline_s: float | None = DEFAULT_DEADLINE_S,
     ) -> None:
         if model is None:
             model = os.environ.get(ENV_JUDGE_MODEL, "").strip() or DEFAULT_MODEL
@@ -142,6 +152,12 @@ class AnthropicJudge:
             raise ValueError(f"output_mode must be one of {list(OUTPUT_MODES)}, "
                              f"got {output_mode!r}")
         self.output_mode: OutputMode = output_mode
+        if deadline_s is not None and (isinstance(deadline_s, bool)
+                                       or not isinstance(deadline_s, int | float)
+                                       or not math.isfinite(deadline_s) or deadline_s <= 0):
+            raise ValueError(f"deadline_s must be a positive number of seconds or None, "
+                             f"got {deadline_s!r}")
+        self.deadline_s: float | None = None if deadline_s is None else float(deadline_s)
         self.prompt_caching = bool(prompt_caching)
         self._sampling_rejected = False
         self._client = prepare_client(client, timeout, max_retries)
@@ -165,7 +181,7 @@ class AnthropicJudge:
     def __repr__(self) -> str:
         return (f"AnthropicJudge(model={self.model!r}, output_mode={self.output_mode!r}, "
                 f"max_tokens={self.max_tokens}, prompt_caching={self.prompt_caching}, "
-                f"max_concurrency={self.max_concurrency})")
+                f"max_concurrency={self.max_concurrency}, deadline_s={self.deadline_s})")
 
     async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
         """Judge ``synthesis`` against ``evidence`` (the Judge protocol)."""
@@ -177,24 +193,38 @@ class AnthropicJudge:
         Never raises except ``asyncio.CancelledError``: every failure is a safe default.
         """
         state = RoundState()
+        started = time.perf_counter()
+        scope = asyncio.timeout(self.deadline_s)
+        try:
+            async with scope:
+                output, error_type = await self._bounded_round(synthesis, evidence, state)
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            # The SDK honours any retry-after the API sends (an hour, if it says so): the
+            # round's deadline is what caps that wait.
+            output = safe_default_judge_output(
+                f"judge model call did not finish within the judge's deadline of "
+                f"{self.deadline_s:g} s (after {state.attempts} attempt(s); retries and "
+                f"retry-after waits included)")
+            error_type = DEADLINE_EXCEEDED
+        return JudgeVerdict(output=output, usage=state.usage, model=state.model or self.model,
+                            error_type=error_type, duration_s=time.perf_counter() - started,
+                            attempts=max(state.attempts, 1))
+
+    async def _bounded_round(self, synthesis: str, evidence: EvidenceSet,
+                             state: RoundState) -> tuple[JudgeOutput, str | None]:
         async with self._loops.semaphore(self.max_concurrency):
-            started = time.perf_counter()
             try:
                 if not isinstance(synthesis, str):
                     raise TypeError(f"synthesis must be a str, got {type(synthesis).__name__}")
                 items = EvidenceSet.coerce(evidence)
             except (ValueError, TypeError) as error:
-                output = safe_default_judge_output(f"input is not usable: {error}")
-                error_type: str | None = "InvalidInput"
-            else:
-                try:
-                    output, error_type = await self._judge_round(synthesis, items, state)
-                except Exception as error:  # a failed call abstains, never crashes
-                    output, error_type = call_failure(error, self._client, self.max_retries)
-            duration = time.perf_counter() - started
-        return JudgeVerdict(output=output, usage=state.usage, model=state.model or self.model,
-                            error_type=error_type, duration_s=duration,
-                            attempts=max(state.attempts, 1))
+                return safe_default_judge_output(f"input is not usable: {error}"), "InvalidInput"
+            try:
+                return await self._judge_round(synthesis, items, state)
+            except Exception as error:  # a failed call abstains, never crashes
+                return call_failure(error, self._client, self.max_retries)
 
     async def aclose(self) -> None:
         """Close the HTTP connections of the client this judge built for the current loop."""
