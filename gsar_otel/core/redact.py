@@ -128,11 +128,11 @@ def secret_spans(text: str, values: Iterable[str] = ()) -> list[tuple[int, int]]
         if not _secret_key(key.group("key")):
             continue
         # endpos bounds the read: a value is at most 1,024 characters after its scheme.
-        value = _VALUE.match(text, key.end(), key.end() + _VALUE_READ)
-        if value is not None:
-            group = "quoted" if value.group("quoted") is not None else "bare"
-            start = value.start("scheme") if value.group("scheme") else value.start(group)
-            spans.append((start, value.end(group)))
+        read = _VALUE.match(text, key.end(), key.end() + _VALUE_READ)
+        if read is not None:
+            group = "quoted" if read.group("quoted") is not None else "bare"
+            begin = read.start("scheme") if read.group("scheme") else read.start(group)
+            spans.append((begin, read.end(group)))
     return _merged(spans)
 
 
@@ -182,6 +182,84 @@ def contains_secret(text: str, values: Iterable[str] = ()) -> bool:
     return bool(secret_spans(text, values))
 
 
+# --- masks that a replay can undo -----------------------------------------------------------------
+# A recorded verdict quotes the answer it judged. Masking a secret in the verdict's claims with a
+# bare "[REDACTED]" would make the replayed claims differ from the answer, and the integrity guard
+# would then find sentences "uncovered" on replay only. So a secret that also occurs in one of the
+# judged texts (the answer, an evidence item) is masked by a reference to where it occurs there:
+# "[REDACTED:synthesis@40+12]". A replay has the same texts (the cassette key hashes them), reads
+# the secret back from them and gets exactly the verdict that was recorded.
+
+_REFERENCE: Final = re.compile(r"\[REDACTED:(?P<source>[a-z]++(?:\.[0-9]{1,9})?)"
+                               r"@(?P<start>[0-9]{1,12})\+(?P<length>[0-9]{1,12})\]")
+
+
+_LITERAL_CHARS: Final = 4
+"""A secret of the judged texts this long is masked wherever a verdict repeats it, even without
+the key or shape that marked it (``password hunter22``)."""
+
+
+def secret_references(sources: Mapping[str, str], values: Iterable[str] = ()) -> dict[str, str]:
+    """Each secret found in ``sources`` (name -> text), mapped to the mask that locates its first
+    occurrence: ``{"hunter22": "[REDACTED:synthesis@9+8]"}``."""
+    values = tuple(values)
+    references: dict[str, str] = {}
+    for name, text in sources.items():
+        for start, end in secret_spans(text, values):
+            references.setdefault(text[start:end], f"[REDACTED:{name}@{start}+{end - start}]")
+    return references
+
+
+def redact_with_references(text: str, references: Mapping[str, str],
+                           values: Iterable[str] = (), *,
+                           sources: Mapping[str, str] | None = None) -> str:
+    """``text`` redacted, each secret of ``references`` masked by its reference, others by
+    :data:`REDACTED`.
+
+    With ``sources``, a masked stretch that is not one of ``references`` but occurs verbatim in
+    a source (part of a private key block, a secret with its trailing words) is masked by a
+    reference to that occurrence too.
+    """
+    literal = (secret for secret in references if len(secret) >= _LITERAL_CHARS)
+    spans = secret_spans(text, (*values, *literal))
+    if not spans:
+        return text
+    out, position = [], 0
+    for start, end in spans:
+        out.append(text[position:start])
+        out.append(_reference(text[start:end], references, sources or {}))
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _reference(secret: str, references: Mapping[str, str], sources: Mapping[str, str]) -> str:
+    known = references.get(secret)
+    if known is not None:
+        return known
+    for name, source in sources.items():
+        found = source.find(secret)
+        if found >= 0:
+            return f"[REDACTED:{name}@{found}+{len(secret)}]"
+    return REDACTED
+
+
+def restore_references(text: str, sources: Mapping[str, str]) -> str:
+    """``text`` with every reference mask replaced by the secret it locates in ``sources``; a
+    reference that does not fit its source is left as is."""
+    if "[REDACTED:" not in text:
+        return text
+
+    def secret(match: re.Match[str]) -> str:
+        source = sources.get(match.group("source"))
+        start, length = int(match.group("start")), int(match.group("length"))
+        if source is None or start + length > len(source):
+            return match.group()
+        return source[start:start + length]
+
+    return _REFERENCE.sub(secret, text)
+
+
 # --- characters that cannot be encoded ------------------------------------------------------------
 
 REPLACEMENT_CHARACTER: Final = "\ufffd"
@@ -196,5 +274,6 @@ def replace_lone_surrogates(text: str) -> tuple[str, int]:
 
 __all__ = [
     "MIN_SECRET_CHARS", "REDACTED", "REPLACEMENT_CHARACTER", "contains_secret", "redact_secrets",
-    "redact_text", "redact_tree", "replace_lone_surrogates", "secret_spans", "secret_values",
+    "redact_text", "redact_tree", "redact_with_references", "replace_lone_surrogates",
+    "restore_references", "secret_references", "secret_spans", "secret_values",
 ]

@@ -32,6 +32,7 @@ from gsar_otel.judges.recorded.store import (
     MissingVerdictError,
     RecordMode,
     parse_record_mode,
+    restore_verdict,
     verdict_key,
 )
 
@@ -115,6 +116,8 @@ class RecordingJudge:
         self.identity: dict[str, str] = dict(identity)
         self.store = store
         self.mode = parse_record_mode(mode)
+        if self.mode is RecordMode.ALL:
+            store.replace_damaged = True  # every verdict is recorded again: damage is replaced
         self.misses: list[MissingVerdictError] = []
         self.cassette_errors: list[CassetteError] = []
         self.replayed = 0
@@ -162,7 +165,7 @@ class RecordingJudge:
                 raise
             if recorded is not None:
                 self.replayed += 1
-                return recorded
+                return restore_verdict(recorded, synthesis, evidence)
             if self.mode is RecordMode.NONE or (self.mode is RecordMode.ONCE
                                                 and self.store.existed):
                 miss = MissingVerdictError(self.store.path, self.mode,

@@ -13,14 +13,12 @@ not written.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import re
-import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+import warnings
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
@@ -28,14 +26,31 @@ from typing import Any, Final
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
-
-CASSETTE_FORMAT: Final = "gsar-cassette/1"
-"""Format marker written into every cassette; a cassette with another marker is refused."""
+from gsar_otel.core.redact import MIN_SECRET_CHARS as MIN_SECRET_CHARS
+from gsar_otel.core.redact import REDACTED as REDACTED
+from gsar_otel.core.redact import redact_secrets as redact_secrets
+from gsar_otel.core.redact import (
+    redact_tree,
+    redact_with_references,
+    replace_lone_surrogates,
+    restore_references,
+    secret_references,
+    secret_values,
+)
+from gsar_otel.judges.recorded.files import CASSETTE_FORMAT as CASSETTE_FORMAT
+from gsar_otel.judges.recorded.files import CassetteError as CassetteError
+from gsar_otel.judges.recorded.files import CassetteWarning as CassetteWarning
+from gsar_otel.judges.recorded.files import (
+    atomic_write,
+    directory_lock,
+    set_aside_damaged,
+)
+from gsar_otel.judges.recorded.files import read_cassette as read_cassette
+from gsar_otel.judges.recorded.files import render_cassette as render_cassette
 
 KEY_LENGTH: Final = 32
 """Hex digits of the SHA-256 kept in a verdict key (128 bits)."""
 
-REDACTED: Final = "[REDACTED]"
 
 
 class RecordMode(StrEnum):
@@ -63,10 +78,6 @@ def parse_record_mode(value: object) -> RecordMode:
     except ValueError:
         raise ValueError(
             f"record mode must be one of {', '.join(RECORD_MODES)}; got {value!r}") from None
-
-
-class CassetteError(Exception):
-    """A cassette cannot be read or written (bad JSON, wrong format, a secret in it)."""
 
 
 class MissingVerdictError(LookupError):
@@ -110,51 +121,78 @@ def verdict_key(identity: Mapping[str, str], synthesis: str, evidence: EvidenceS
     canonical = json.dumps(
         {"judge": dict(identity), "synthesis": synthesis, "evidence": _evidence_rows(evidence)},
         sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:KEY_LENGTH]
+    # surrogatepass: a lone surrogate (not valid UTF-8) keys like any other character.
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:KEY_LENGTH]
 
 
 # --- secrets --------------------------------------------------------------------------------------
-
-_SECRET_PATTERNS: Final = (
-    re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{8,}=*"),
-    re.compile(r"(?i)\b(?:x-api-key|authorization|api[_-]?key)\b[\"']?\s*[:=]\s*[\"']?"
-               r"[^\s\"',;}]{6,}"),
-)
-_SECRET_ENV_NAME: Final = re.compile(r"(?i)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)")
-MIN_SECRET_CHARS: Final = 8
-"""Shorter values of secret-named environment variables are too common to mask safely."""
+# The masking itself is gsar_otel.core.redact, shared by every artefact; these names stay here for
+# the callers that import them from the store.
 
 
-def secret_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Values of secret-named environment variables (``*_API_KEY``, ``*_TOKEN``), longest first."""
-    env = os.environ if environ is None else environ
-    values = {value.strip() for name, value in env.items()
-              if _SECRET_ENV_NAME.search(name) and len(value.strip()) >= MIN_SECRET_CHARS}
-    return tuple(sorted(values, key=len, reverse=True))
+def _mask(value: Any, references: Mapping[str, str], secrets: tuple[str, ...],
+          sources: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+        return redact_with_references(replace_lone_surrogates(value)[0], references, secrets,
+                                      sources=sources)
+    if isinstance(value, Mapping):
+        return {key: _mask(item, references, secrets, sources) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_mask(item, references, secrets, sources) for item in value]
+    return value
 
 
-def redact_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """``text`` with secret-shaped substrings and the given secret values masked."""
-    for value in secrets:
-        if value in text:
-            text = text.replace(value, REDACTED)
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub(REDACTED, text)
-    return text
+def _sources(synthesis: str, evidence: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The judged texts a verdict may quote, by the names reference masks use."""
+    sources = {"synthesis": synthesis}
+    for index, row in enumerate(evidence):
+        content = row.get("content") if isinstance(row, Mapping) else None
+        if isinstance(content, str):
+            sources[f"evidence.{index}"] = content
+    return sources
+
+
+def mask_entry(entry: Mapping[str, Any], secrets: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A cassette entry with every secret masked (lone surrogates replaced, too).
+
+    The answer and evidence get plain masks; in the verdict, a secret that the answer or an
+    evidence item holds gets a reference mask (``[REDACTED:synthesis@40+12]``) so that
+    :func:`restore_verdict` gives a replay the verdict exactly as it was recorded.
+    """
+    synthesis = entry.get("synthesis")
+    evidence = entry.get("evidence")
+    sources = _sources(synthesis if isinstance(synthesis, str) else "",
+                       evidence if isinstance(evidence, list) else [])
+    references = secret_references(sources, secrets)
+    masked = {key: _mask(value, {}, secrets, {}) for key, value in entry.items()
+              if key != "verdict"}
+    if "verdict" in entry:
+        masked["verdict"] = _mask(entry["verdict"], references, secrets, sources)
+    return masked
+
+
+def restore_verdict(verdict: JudgeVerdict, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
+    """A replayed verdict with its reference masks read back from the judged texts."""
+    sources = _sources(synthesis, _evidence_rows(evidence))
+    dumped = verdict.output.model_dump(mode="json")
+    restored = _restore(dumped, sources)
+    if restored == dumped:
+        return verdict
+    return verdict.model_copy(update={"output": JudgeOutput.model_validate(restored)})
+
+
+def _restore(value: Any, sources: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+        return restore_references(value, sources)
+    if isinstance(value, Mapping):
+        return {key: _restore(item, sources) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_restore(item, sources) for item in value]
+    return value
 
 
 def _redact_tree(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        return redact_secrets(value, secrets)
-    if isinstance(value, Mapping):
-        return {key: _redact_tree(item, secrets) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redact_tree(item, secrets) for item in value]
-    return value
+    return redact_tree(value, secrets)
 
 
 # --- the store ------------------------------------------------------------------------------------
@@ -165,11 +203,19 @@ class CassetteStore:
 
     Safe to share between threads. Several processes (pytest-xdist workers) may record into the
     same cassette: :meth:`save` merges with what is on disk under a directory lock (where the
-    platform has ``fcntl``) and replaces the file atomically.
+    platform has ``fcntl``) and replaces the file atomically, so a reader never sees half a file.
+
+    With ``replace_damaged`` (record mode ``all``, which records every verdict again) a cassette
+    that cannot be read counts as empty: :meth:`save` moves it aside (``NAME.damaged``), writes
+    a fresh one and warns with a :class:`CassetteWarning`; :attr:`damaged` says why.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, existed: bool | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, existed: bool | None = None,
+                 replace_damaged: bool = False) -> None:
         self.path = Path(path)
+        self.replace_damaged = replace_damaged
+        self.damaged: str | None = None
+        """Why the cassette on disk could not be read, when ``replace_damaged`` let that pass."""
         self._lock = threading.Lock()
         self._entries: dict[str, dict[str, Any]] | None = None
         self._pending: dict[str, dict[str, Any]] = {}
@@ -182,8 +228,18 @@ class CassetteStore:
         if self._entries is None:
             present = self.path.exists()
             self._existed = present if self._existed_given is None else self._existed_given
-            self._entries = read_cassette(self.path) if present else {}
+            self._entries = self._read_or_replace() if present else {}
         return self._entries
+
+    def _read_or_replace(self) -> dict[str, dict[str, Any]]:
+        """The cassette's entries; none when it is damaged and may be replaced."""
+        try:
+            return read_cassette(self.path)
+        except CassetteError as error:
+            if not (self.replace_damaged and self.path.is_file()):
+                raise
+            self.damaged = str(error)
+            return {}
 
     @property
     def existed(self) -> bool:
@@ -248,45 +304,31 @@ class CassetteStore:
                 return
             pending = dict(self._pending)
             secrets = secret_values()
-            cleaned = {key: _redact_tree(entry, secrets) for key, entry in pending.items()}
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with _directory_lock(self.path.parent):
-                on_disk = read_cassette(self.path) if self.path.exists() else {}
-                on_disk.update(cleaned)
-                text = render_cassette(on_disk)
-                leaked = [value for value in secrets if value in text]
-                if leaked:
-                    raise CassetteError(
-                        f"refusing to write {self.path}: it would contain the value of a "
-                        f"secret environment variable")
-                _atomic_write(self.path, text)
+            cleaned = {key: mask_entry(entry, secrets) for key, entry in pending.items()}
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with directory_lock(self.path.parent):
+                    # Read again under the lock: another process may have saved meanwhile.
+                    self.damaged = None
+                    on_disk = self._read_or_replace() if self.path.exists() else {}
+                    on_disk.update(cleaned)
+                    text = render_cassette(on_disk)
+                    leaked = [value for value in secrets if value in text]
+                    if leaked:
+                        raise CassetteError(
+                            f"refusing to write {self.path}: it would contain the value of a "
+                            f"secret environment variable")
+                    if self.damaged is not None:
+                        backup = set_aside_damaged(self.path)
+                        warnings.warn(CassetteWarning(
+                            f"record mode 'all' replaced the damaged cassette {self.path} "
+                            f"({self.damaged}); the damaged file is kept as {backup}"),
+                            stacklevel=2)
+                    atomic_write(self.path, text)
+            except (OSError, UnicodeError, RecursionError) as error:
+                raise CassetteError(f"cannot write cassette {self.path}: {error}") from None
             self._entries = on_disk
             self._pending.clear()
-
-
-def read_cassette(path: Path) -> dict[str, dict[str, Any]]:
-    """The verdict entries of the cassette at ``path``.
-
-    Raises:
-        CassetteError: not JSON, or not a gsar cassette; the message says how to recover.
-    """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CassetteError(f"cannot read cassette {path}: {error}; delete it and record again "
-                            f"with --gsar-record-mode=once") from None
-    if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT or not isinstance(
-            data.get("verdicts"), dict):
-        raise CassetteError(f"{path} is not a gsar cassette (expected a JSON object with "
-                            f"\"format\": \"{CASSETTE_FORMAT}\" and \"verdicts\")")
-    verdicts: dict[str, dict[str, Any]] = data["verdicts"]
-    return verdicts
-
-
-def render_cassette(entries: Mapping[str, Mapping[str, Any]]) -> str:
-    """The cassette text for ``entries``: stable, indented, sorted JSON ending in a newline."""
-    return json.dumps({"format": CASSETTE_FORMAT, "verdicts": entries}, indent=2, sort_keys=True,
-                      ensure_ascii=False) + "\n"
 
 
 def _verdict_from_entry(entry: Mapping[str, Any], path: Path, key: str) -> JudgeVerdict:
@@ -301,30 +343,3 @@ def _verdict_from_entry(entry: Mapping[str, Any], path: Path, key: str) -> Judge
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise CassetteError(f"verdict {key} in {path} is malformed ({error}); delete it and "
                             f"record again with --gsar-record-mode=new_episodes") from None
-
-
-@contextlib.contextmanager
-def _directory_lock(directory: Path) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - no advisory locks on this platform
-        yield
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
