@@ -18,17 +18,38 @@ exception, as without the decorator, even when the judge, the exporter or an ext
 Two options change the outcome on purpose:
 
 - ``on_low="raise"``: :class:`GroundingError` when the final decision is not ``proceed``. This
-  gate fails closed: a round whose judge itself failed (e.g. the provider was down) is an
-  ``abstain`` and raises too, with the judge's error type in ``error.result.judge_errors``.
-  Failures inside gsar-otel itself (telemetry, extractors) still never raise.
+  gate fails closed: a round whose judge itself failed (e.g. the provider was down) or ran past
+  the deadline is an ``abstain`` and raises too, with the judge's error type in
+  ``error.result.judge_errors``; a call that could not be judged at all (a non-``str`` result
+  without ``synthesis=``, an extractor that raised) raises :class:`GroundingError` with an
+  abstain result that says why; invalid settings (``GSAR_PROCEED=2``, a ``GSAR_CONFIG`` naming
+  a missing file ...) raise :class:`~gsar_otel.config.SettingsError` naming the variable and
+  the allowed values, on every call, before the function runs. The answer never gets through
+  unchecked.
 - ``on_low="recover"``: the evaluator loop runs ``regenerate_fn`` / ``replan_fn`` until the answer
   proceeds or the budget ends, and the call returns the loop's final report (a ``str``). When the
   final report is the original answer (it proceeded at once, or nothing better was found) the
   original object is returned, so a function whose result is not a ``str`` (judged through
   ``synthesis=``) gets its own object back unless the loop produced a new text. Exceptions raised
-  by ``regenerate_fn`` / ``replan_fn`` propagate unchanged: they are the caller's code.
+  by ``regenerate_fn`` / ``replan_fn`` propagate unchanged: they are the caller's code. Like
+  ``raise``, this gate fails closed when a call cannot be judged or the settings are invalid.
 
-Cancelling an async call cancels its judging too; the ``CancelledError`` propagates.
+In ``observe`` mode invalid settings turn grounding off for the function (one WARNING) and every
+call left unjudged is counted in ``gsar.evaluations.skipped`` (``gsar.skip.reason=
+invalid_settings``, ``error.type``); a call that could not be judged returns as without the
+decorator and its ``gsar.evaluate`` span carries ``error.type``.
+
+Every evaluation has a deadline (``deadline_s``, default 120 s): judging and the integrity guard
+stop waiting at it, and the round abstains with ``DeadlineExceeded`` (``gsar.degraded.reason=
+deadline`` on the span). A synchronous judge (LexicalJudge, StagedJudge) runs on a bounded
+worker pool, so an async host's event loop keeps running while it judges; work abandoned at
+the deadline finishes in that pool (a thread cannot be killed) and its result is dropped (see
+:mod:`gsar_otel.core.deadline`).
+
+Cancelling an async call cancels its judging too; the ``CancelledError`` propagates. No other
+BaseException from judging or an extractor reaches the caller (a judge raising
+``CancelledError`` by itself or ``GeneratorExit`` is an abstain naming it); only
+``KeyboardInterrupt`` and ``SystemExit`` always propagate.
 
 Decorating is cheap: options are checked here in plain Python, and pydantic, asyncio, the
 settings, the evaluator and the OpenTelemetry SDK load on the first call.
@@ -44,7 +65,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
 from gsar_otel.decorator.grounding import GroundedFunction
-from gsar_otel.decorator.options import GroundedCall, GroundedOptions, GroundingError, Mode, OnLow
+from gsar_otel.decorator.options import (
+    DEFAULT_DEADLINE_S,
+    GroundedCall,
+    GroundedOptions,
+    GroundingError,
+    Mode,
+    OnLow,
+)
 from gsar_otel.decorator.running import merge_evidence
 from gsar_otel.otel.background import flush
 
@@ -105,7 +133,7 @@ def _check_callable(name: str, value: object) -> None:
 def _options(
     judge: object, evidence: object, synthesis: object, mode: object, on_low: object,
     regenerate_fn: object, replan_fn: object, thresholds: object, contradiction_penalty: object,
-    k_max: object, sample_rate: object, name: object,
+    k_max: object, sample_rate: object, name: object, deadline_s: object = DEFAULT_DEADLINE_S,
 ) -> GroundedOptions:
     if judge is not None and not isinstance(judge, str) and not callable(
             getattr(judge, "judge", None)):
@@ -143,11 +171,17 @@ def _options(
                          "that samples lets unsampled answers through unjudged (use 1.0)")
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ValueError(f"name must be a non-empty string, got {name!r}")
+    if deadline_s is not None and (isinstance(deadline_s, bool)
+                                   or not isinstance(deadline_s, int | float)
+                                   or not math.isfinite(deadline_s) or deadline_s <= 0):
+        raise ValueError(f"deadline_s must be a positive number of seconds or None, "
+                         f"got {deadline_s!r}")
     return GroundedOptions(judge=judge, evidence=evidence, synthesis=synthesis,  # type: ignore[arg-type]
                     mode=mode, on_low=on_low, regenerate_fn=regenerate_fn,  # type: ignore[arg-type]
                     replan_fn=replan_fn, thresholds=thresholds,  # type: ignore[arg-type]
                     contradiction_penalty=contradiction_penalty,
-                    k_max=k_max, sample_rate=rate)
+                    k_max=k_max, sample_rate=rate,
+                    deadline_s=None if deadline_s is None else float(deadline_s))
 
 
 def _wrap(fn: Callable[P, R], options: GroundedOptions, name: str | None) -> Callable[P, R]:
@@ -214,6 +248,7 @@ def grounded(
     k_max: int | None = None,
     sample_rate: float = 1.0,
     name: str | None = None,
+    deadline_s: float | None = DEFAULT_DEADLINE_S,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 
 
@@ -230,6 +265,7 @@ def grounded(
     k_max: int | None = None,
     sample_rate: float = 1.0,
     name: str | None = None,
+    deadline_s: float | None = DEFAULT_DEADLINE_S,
 ) -> Any:
     """Judge every answer a function returns, and report it as OpenTelemetry.
 
@@ -253,23 +289,26 @@ def grounded(
         k_max: replan budget.
         sample_rate: share of calls judged, multiplied by ``GSAR_SAMPLE_RATE``.
         name: the name reported as ``gsar.function`` (default: the function's qualified name).
+        deadline_s: seconds one evaluation may take (default 120; None: no bound); see above.
 
     Explicit arguments beat ``GSAR_*`` variables, which beat the settings file.
 
     Raises:
-        ValueError: an invalid option, at decoration time, naming it and the allowed values.
+        ValueError: an invalid option, at decoration time, naming it and the allowed values;
+            with ``on_low="raise"`` / ``"recover"``, invalid settings at every call
+            (:class:`~gsar_otel.config.SettingsError`).
         TypeError: decorating something that is not a plain or async function.
     """
     if callable(judge) and not callable(getattr(judge, "judge", None)) and evidence is None \
             and synthesis is None and mode == "inline" and on_low == "observe" \
             and regenerate_fn is None and replan_fn is None and thresholds is None \
             and contradiction_penalty is None and k_max is None and sample_rate == 1.0 \
-            and name is None:
+            and name is None and deadline_s == DEFAULT_DEADLINE_S:
         fn = judge
         return _wrap(fn, _options(None, None, None, "inline", "observe", None, None, None, None,
                                   None, 1.0, None), None)
     options = _options(judge, evidence, synthesis, mode, on_low, regenerate_fn, replan_fn,
-                       thresholds, contradiction_penalty, k_max, sample_rate, name)
+                       thresholds, contradiction_penalty, k_max, sample_rate, name, deadline_s)
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         return _wrap(fn, options, name)

@@ -15,9 +15,17 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gsar_otel import semconv as sc
+from gsar_otel.decorator.failing import (
+    PROPAGATE,
+    ExtractorError,
+    call_extractor,
+    count_skipped,
+    failure_kind,
+    failure_result,
+)
 from gsar_otel.decorator.options import (
     GroundedCall,
     GroundedOptions,
@@ -54,9 +62,8 @@ class _Plan:
     skip: bool
     rate: float
     settings: GSARSettings | None
-
-
-_SKIP: Final = _Plan(skip=True, rate=0.0, settings=None)
+    error: Exception | None = None
+    """Why grounding could not be set up: raised by a gate, counted in observe mode."""
 
 
 class GroundedFunction:
@@ -83,7 +90,11 @@ class GroundedFunction:
     def start(self) -> tuple[list[Evidence], contextvars.Token[Any], list[Evidence] | None] | None:
         """Begin collecting evidence for one call, or None when this call is not judged."""
         plan = self.plan or self._resolve()
-        if plan.skip or (plan.rate < 1.0 and _rng.random() >= plan.rate):
+        if plan.skip:
+            if plan.error is not None:
+                self._unjudgeable(plan.error)
+            return None
+        if plan.rate < 1.0 and _rng.random() >= plan.rate:
             return None
         collector = self._collector
         parent = collector.get()
@@ -128,11 +139,14 @@ class GroundedFunction:
             self._collector = _COLLECTOR
             try:
                 settings = get_settings()
-            except Exception as error:  # bad settings turn grounding off, never the host
+            except Exception as error:
+                # A gate fails closed (start() raises on every call); observe mode turns
+                # grounding off and counts each call it leaves unjudged.
                 detail = error if isinstance(error, SettingsError) else repr(error)
-                logger.warning("gsar: grounding is off for %s: %s", self.function, detail)
-                self.plan = _SKIP
-                return _SKIP
+                if self.options.on_low == "observe":
+                    logger.warning("gsar: grounding is off for %s: %s", self.function, detail)
+                self.plan = _Plan(skip=True, rate=0.0, settings=None, error=error)
+                return self.plan
             rate = self.options.sample_rate * settings.sample_rate
             if self.options.on_low != "observe" and rate < 1.0:
                 # A gate that samples would let unsampled answers through unjudged.
@@ -203,11 +217,14 @@ class GroundedFunction:
                 configured["k_max"] = options.k_max
             evaluator = TracedEvaluator(
                 judge, regenerate_fn, replan_fn, function=self.function, mode=options.mode,
-                capture_content=settings.capture_content, **configured)
+                capture_content=settings.capture_content, deadline_s=options.deadline_s,
+                settings=settings, **configured)
             return await evaluator.evaluate_recorded(recorder, report_synthesis=synthesis,
                                                      evidence_corpus=evidence)
         except BaseException as error:
-            recorder.fail(error)
+            # The span names what the extractor raised, not our wrapper of it.
+            cause = error.__cause__ if isinstance(error, ExtractorError) else None
+            recorder.fail(cause or error)
             raise
         finally:
             recorder.end()
@@ -234,7 +251,7 @@ class GroundedFunction:
                 logger.warning("gsar: %s returned %s, not a str; pass synthesis= to @grounded "
                                "to say which text to judge", self.function, type(result).__name__)
             raise TypeError(f"{self.function} returned {type(result).__name__}; pass synthesis=")
-        text = extractor(result)
+        text = call_extractor("synthesis", extractor, result)
         if not isinstance(text, str):
             raise TypeError(f"synthesis extractor returned {type(text).__name__}, not a str")
         return text
@@ -247,7 +264,7 @@ class GroundedFunction:
         if self.options.evidence is not None:
             call = GroundedCall(args=args, kwargs=kwargs, result=result,
                                 collected=tuple(collected))
-            extra = EvidenceSet.coerce(self.options.evidence(call))
+            extra = EvidenceSet.coerce(call_extractor("evidence", self.options.evidence, call))
         return merge_evidence(collected, extra)
 
     async def _run_background(self, payload: tuple[Any, tuple[Any, ...], dict[str, Any],
@@ -272,11 +289,12 @@ class GroundedFunction:
                      _watch(self.options.replan_fn, errors))
         try:
             outcome = await self._evaluate(result, args, kwargs, collected, callbacks)
-        except Exception as error:
-            if any(error is e for e in errors):
+        except PROPAGATE:
+            raise
+        except BaseException as error:
+            if any(error is e for e in errors) or _really_cancelled(error):
                 raise
-            logger.debug("gsar: evaluating %s failed", self.function, exc_info=True)
-            return result
+            return self._failed(result, error)
         return self._apply_on_low(result, outcome)
 
     def judge_inline_sync(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -286,16 +304,39 @@ class GroundedFunction:
         try:
             return _run_on_thread_loop(
                 self.judge_inline(result, args, kwargs, collected, user_errors))
-        except Exception as error:
+        except PROPAGATE:
+            raise
+        except BaseException as error:  # a sync caller has no task to cancel: all ours
             if isinstance(error, GroundingError) or any(error is e for e in user_errors):
                 raise
-            logger.debug("gsar: evaluating %s failed", self.function, exc_info=True)
+            return self._failed(result, error)
+
+    def _failed(self, result: Any, error: BaseException) -> Any:
+        """The call could not be judged: observe returns ``result``; a gate fails closed."""
+        logger.debug("gsar: evaluating %s failed", self.function, exc_info=True)
+        if self.options.on_low == "observe":
             return result
+        judge = getattr(self._judge, "name", "") if self._judge is not None else ""
+        failed = failure_result(result, f"{self.function} could not be judged: {error}",
+                                failure_kind(error), judge if isinstance(judge, str) else "")
+        raise GroundingError(failed, self.function) from error
+
+    def _unjudgeable(self, error: Exception) -> None:
+        """Grounding could not be set up: a gate raises, observe counts the unjudged call."""
+        if self.options.on_low != "observe":
+            from gsar_otel.config import SettingsError
+
+            raise SettingsError(f"gsar: {self.function} cannot be judged (on_low="
+                                f"{self.options.on_low!r} never returns an unchecked answer): "
+                                f"{error}") from error
+        count_skipped(self.function, sc.SKIP_REASON_INVALID_SETTINGS, type(error).__name__)
 
     def _apply_on_low(self, result: Any, outcome: GSARResult | None) -> Any:
         on_low = self.options.on_low
-        if outcome is None or on_low == "observe" or not outcome.trajectory:
+        if on_low == "observe":
             return result
+        if outcome is None or not outcome.trajectory:
+            return self._failed(result, RuntimeError("the evaluation produced no result"))
         if on_low == "raise":
             from gsar_otel.core.model import Decision
 
@@ -316,3 +357,14 @@ class GroundedFunction:
                 1, {sc.GSAR_FUNCTION: self.function})
         except Exception:
             logger.debug("gsar: counting a dropped evaluation failed", exc_info=True)
+
+
+def _really_cancelled(error: BaseException) -> bool:
+    """True for a CancelledError that is a real cancellation of the running task."""
+    import asyncio
+
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    from gsar_otel.core.deadline import really_cancelled
+
+    return really_cancelled()

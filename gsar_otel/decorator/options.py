@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
     from gsar_otel.core.evidence import Evidence, EvidenceSet
@@ -17,9 +17,16 @@ if TYPE_CHECKING:
 Mode = Literal["inline", "background"]
 OnLow = Literal["observe", "raise", "recover"]
 
+DEFAULT_DEADLINE_S: Final = 120.0
+"""Seconds one ``@grounded`` evaluation may take by default (all judge rounds, the integrity
+guard and recovery callbacks). Above AnthropicJudge's own round deadline (100 s), so a slow
+provider shows the judge's reason; a round cut off here abstains with ``DeadlineExceeded``."""
+
 
 class GroundingError(Exception):
-    """Raised by ``@grounded(on_low="raise")`` when the final decision is not ``proceed``.
+    """Raised by ``@grounded(on_low="raise")`` when the final decision is not ``proceed``, and
+    by ``raise`` and ``recover`` gates when the call could not be judged at all (the result is
+    then an abstain whose reason says why, e.g. an extractor failed).
 
     Attributes:
         result: the :class:`~gsar_otel.core.evaluator.GSARResult` behind the decision.
@@ -29,8 +36,12 @@ class GroundingError(Exception):
     def __init__(self, result: GSARResult, function: str) -> None:
         self.result = result
         self.function = function
-        super().__init__(f"{function}: grounding decision {result.final_decision.value!r} "
-                         f"(score {result.final_score:.2f}) is not 'proceed'")
+        message = (f"{function}: grounding decision {result.final_decision.value!r} "
+                   f"(score {result.final_score:.2f}) is not 'proceed'")
+        reason = result.final_judge_output.abstain_reason
+        if result.final_judge_output.abstained and reason:
+            message += f": {reason}"
+        super().__init__(message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +72,7 @@ class GroundedOptions:
     contradiction_penalty: float | None
     k_max: int | None
     sample_rate: float
+    deadline_s: float | None = DEFAULT_DEADLINE_S
 
 
 class JudgeUnavailableError(RuntimeError):

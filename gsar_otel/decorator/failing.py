@@ -1,0 +1,102 @@
+"""What ``@grounded`` does when it cannot judge a call: a ``raise`` or ``recover`` gate fails
+closed (it raises, never lets the unchecked answer through); an ``observe`` call returns as
+without the decorator, and the miss is counted in telemetry, not only logged.
+
+Also here: running the caller's extractors so that no BaseException of theirs (other than
+``KeyboardInterrupt`` / ``SystemExit``) reaches the host as anything but a recorded failure."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from collections.abc import Callable, MutableMapping
+from typing import TYPE_CHECKING, Any, Final
+
+from gsar_otel import semconv as sc
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import Counter
+
+    from gsar_otel.core.result import GSARResult
+
+logger = logging.getLogger(__name__)
+
+PROPAGATE: Final = (KeyboardInterrupt, SystemExit)
+"""BaseExceptions that always reach the caller: they may be the caller's own (a signal)."""
+
+
+class ExtractorError(Exception):
+    """An ``evidence=`` or ``synthesis=`` extractor raised; ``kind`` names what it raised."""
+
+    def __init__(self, which: str, error: BaseException) -> None:
+        self.kind = type(error).__name__
+        super().__init__(f"the {which} extractor raised {self.kind}")
+
+
+def call_extractor(which: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``; anything it raises but KeyboardInterrupt / SystemExit becomes
+    :class:`ExtractorError` (a CancelledError raised by sync code is never a real cancellation).
+    """
+    try:
+        return fn(*args)
+    except PROPAGATE:
+        raise
+    except BaseException as error:
+        raise ExtractorError(which, error) from error
+
+
+def failure_kind(error: BaseException) -> str:
+    """The type name to report for a failure: the extractor's error, else the error's own."""
+    return error.kind if isinstance(error, ExtractorError) else type(error).__name__
+
+
+def failure_result(answer: object, reason: str, kind: str, judge: str = "") -> GSARResult:
+    """An abstain result standing for a call that could not be judged (``judge_errors`` holds
+    ``kind``), for the :class:`GroundingError` a failing-closed gate raises."""
+    from gsar_otel.core.evidence import EvidenceSet
+    from gsar_otel.core.model import Decision, safe_default_judge_output
+    from gsar_otel.core.result import GSAREvaluation, GSARResult
+
+    output = safe_default_judge_output(f"not judged: {reason}")
+    text = answer if isinstance(answer, str) else ""
+    evidence = EvidenceSet()
+    entry = GSAREvaluation(iteration=0, score=0.0, decision=Decision.ABSTAIN, judge_output=output,
+                           report_synthesis=text, evidence_corpus=evidence, judge_error=kind)
+    return GSARResult(final_report=text, final_score=0.0, final_decision=Decision.ABSTAIN,
+                      final_partition=output.to_partition(), final_judge_output=output,
+                      final_evidence=evidence, trajectory=(entry,), judge_name=judge)
+
+
+# --- the skipped-call counter -----------------------------------------------------------------
+
+_lock = threading.Lock()
+_counters: MutableMapping[object, Counter] = weakref.WeakKeyDictionary()
+
+
+def _counter() -> Counter:
+    from gsar_otel.otel.instruments import current_providers
+
+    provider = current_providers()[1]
+    counter = _counters.get(provider)
+    if counter is None:
+        with _lock:
+            counter = _counters.get(provider)
+            if counter is None:
+                from gsar_otel._version import __version__
+
+                meter = provider.get_meter(sc.INSTRUMENTATION_SCOPE, __version__)
+                counter = meter.create_counter(
+                    sc.METRIC_EVALUATIONS_SKIPPED, unit=sc.UNIT_EVALUATIONS,
+                    description="Calls left unjudged because grounding could not be set up.")
+                _counters[provider] = counter
+    return counter
+
+
+def count_skipped(function: str, reason: str, error_type: str) -> None:
+    """Add one to ``gsar.evaluations.skipped`` (never raises)."""
+    try:
+        _counter().add(1, {sc.GSAR_FUNCTION: function, sc.GSAR_SKIP_REASON: reason,
+                           sc.ERROR_TYPE: error_type})
+    except Exception:
+        logger.debug("gsar: counting a skipped evaluation failed", exc_info=True)
