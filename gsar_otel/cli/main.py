@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "demo": "Run the example incident-response agent under @grounded (no key, no servers).",
     "bench": "Measure a judge on labelled grounding data (balanced accuracy, confusion matrix).",
     "calibrate": "Fit tau_proceed / tau_regenerate (and rho) on a small human-graded set.",
+    "sidecar": "Judge any agent from the OTLP traces it already sends; grounding spans go "
+               "back into the same trace.",
 }
 
 def build_parser() -> argparse.ArgumentParser:

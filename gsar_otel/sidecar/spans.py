@@ -12,7 +12,7 @@ import base64
 import binascii
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -37,7 +37,7 @@ class EventRecord:
 
     name: str
     time_ns: int
-    attributes: Mapping[str, Any] = _EMPTY
+    attributes: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +51,9 @@ class SpanRecord:
     start_ns: int = 0
     end_ns: int = 0
     kind: int = 0
-    attributes: Mapping[str, Any] = _EMPTY
+    attributes: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     events: tuple[EventRecord, ...] = ()
-    resource: Mapping[str, Any] = _EMPTY
+    resource: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     scope: str = ""
 
 
@@ -69,7 +69,7 @@ class LogRecordData:
     event_name: str
     time_ns: int = 0
     body: Any = None
-    attributes: Mapping[str, Any] = _EMPTY
+    attributes: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
 
 
 @dataclass(frozen=True, slots=True)

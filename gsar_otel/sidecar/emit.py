@@ -1,0 +1,106 @@
+"""Judge one extracted run and write the grounding back into the agent's trace.
+
+The ``gsar.evaluate`` span is a child of the run span (so Jaeger and Honeycomb show it inside
+the run) and carries exactly one span link to it (OpenInference's rule for evaluation carriers:
+the link, not parentage, names the target). It has the same attributes, ``gsar.claim`` events,
+``gen_ai.evaluation.result`` event and ``gsar.*`` metrics as the decorator's, plus
+``gsar.source=sidecar``, the convention the run was read under, and the incompleteness flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+from gsar_otel import semconv as sc
+from gsar_otel.core.protocol import Judge
+from gsar_otel.core.result import GSARResult
+from gsar_otel.otel.instruments import Telemetry
+from gsar_otel.otel.traced import TracedEvaluator
+from gsar_otel.sidecar import conventions as cv
+from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.extract import NOTE_NO_EVIDENCE, ExtractedRun
+
+DEFAULT_FUNCTION = "agent"
+
+
+def span_context(trace_id: str, span_id: str) -> SpanContext:
+    """The (remote, sampled) context of a received span."""
+    return SpanContext(trace_id=int(trace_id, 16), span_id=int(span_id, 16), is_remote=True,
+                       trace_flags=TraceFlags(TraceFlags.SAMPLED))
+
+
+def run_context(run: ReadyRun) -> tuple[Context, SpanContext]:
+    """The context to start the evaluate span in (child of the run span) and the link target."""
+    span_id = run.run_span.span_id if run.run_span is not None else ""
+    target = span_context(run.trace_id, span_id) if span_id else SpanContext(
+        trace_id=int(run.trace_id, 16), span_id=1, is_remote=True)
+    return trace.set_span_in_context(NonRecordingSpan(target)), target
+
+
+def function_name(run: ReadyRun) -> str:
+    """What the evaluation is reported under: the agent's name, else the run span's name."""
+    span = run.run_span
+    if span is None:
+        return DEFAULT_FUNCTION
+    for key in (cv.GEN_AI_AGENT_NAME, cv.GEN_AI_WORKFLOW_NAME, cv.TRACELOOP_ENTITY_NAME):
+        value = span.attributes.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:128]
+    return span.name[:128] or DEFAULT_FUNCTION
+
+
+def incompleteness(run: ReadyRun, extracted: ExtractedRun) -> str:
+    """Why the evidence may be incomplete ('' when nothing says so)."""
+    if run.incomplete:
+        return run.incomplete_reason
+    if NOTE_NO_EVIDENCE in extracted.notes:
+        return NOTE_NO_EVIDENCE
+    return ""
+
+
+def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]:
+    """The attributes the sidecar adds to the evaluate span."""
+    reason = incompleteness(run, extracted)
+    attributes: dict[str, Any] = {
+        sc.GSAR_SOURCE: sc.GSAR_SOURCE_SIDECAR,
+        sc.GSAR_SIDECAR_CONVENTION: extracted.convention,
+        sc.GSAR_SIDECAR_RUN_SPANS: len(run.spans),
+        sc.GSAR_SIDECAR_RUN_INCOMPLETE: bool(reason),
+        sc.GSAR_SIDECAR_EVIDENCE_SPANS: extracted.evidence_spans,
+    }
+    if run.run_span is not None:
+        attributes[sc.GSAR_SIDECAR_RUN_SPAN_NAME] = run.run_span.name
+    if reason:
+        attributes[sc.GSAR_SIDECAR_RUN_INCOMPLETE_REASON] = reason
+    return attributes
+
+
+async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge,
+                         telemetry: Telemetry, options: Mapping[str, Any] | None = None,
+                         capture_content: bool | None = None) -> GSARResult:
+    """Judge ``extracted.answer`` against its evidence inside a ``gsar.evaluate`` span placed
+    in the run's trace. Raises what the evaluator raises (the span is marked failed)."""
+    if extracted.answer is None:
+        raise ValueError("the run has no answer to judge")
+    context, target = run_context(run)
+    evaluator = TracedEvaluator(judge, function=function_name(run), mode=sc.MODE_SIDECAR,
+                                capture_content=capture_content, telemetry=telemetry,
+                                **dict(options or {}))
+    recorder = evaluator.start_recording(context)
+    try:
+        span = recorder.span
+        if span.is_recording():
+            span.add_link(target)
+            span.set_attributes(sidecar_attributes(run, extracted))
+        return await evaluator.evaluate_recorded(recorder, report_synthesis=extracted.answer,
+                                                 evidence_corpus=extracted.evidence_set())
+    except BaseException as error:
+        recorder.fail(error)
+        raise
+    finally:
+        recorder.end()
