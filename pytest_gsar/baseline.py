@@ -178,10 +178,15 @@ def write_baseline(path: Path, entries: Mapping[str, BaselineEntry]) -> None:
     Raises:
         BaselineError: the file cannot be written.
     """
+    from gsar_otel.core.redact import redact_text, secret_values
+
+    values = secret_values()
+    # Keys are node ids, and a parametrized id can hold the secret it was given.
     data = {
         "format": BASELINE_FORMAT,
-        "entries": {key: {"score": round(entry.score, SCORE_PLACES), "decision": entry.decision,
-                          "judge": entry.judge}
+        "entries": {redact_text(key, values): {"score": round(entry.score, SCORE_PLACES),
+                                               "decision": entry.decision,
+                                               "judge": redact_text(entry.judge, values)}
                     for key, entry in entries.items()},
     }
     text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -15,6 +15,7 @@ import pytest
 from pytest_gsar.baseline import compare
 from pytest_gsar.errors import GroundingFailure
 from pytest_gsar.records import RECORDS_KEY, JudgementRecord
+from pytest_gsar.report import Redactor
 from pytest_gsar.state import GSARSession, session_of
 
 if TYPE_CHECKING:
@@ -162,12 +163,16 @@ def build_evaluator(item: pytest.Item, *, judge: object = None,
 def wrap_for_recording(item: pytest.Item, judge: Judge) -> RecordingJudge | None:
     """``judge`` behind the test's cassette, or None for a deterministic judge."""
     from gsar_otel.judges.recorded.judge import RecordingJudge, is_deterministic
+    from gsar_otel.judges.recorded.store import CassetteError
 
     if isinstance(judge, RecordingJudge) or is_deterministic(judge):
         return None
     state = session_of(item.config)
-    return RecordingJudge(judge, state.store(cassette_path(item, state)), state.options.record_mode,
-                          identity=state.identity(judge))
+    try:
+        store = state.store(cassette_path(item, state))
+    except CassetteError as error:
+        raise GroundingFailure(str(error)) from None
+    return RecordingJudge(judge, store, state.options.record_mode, identity=state.identity(judge))
 
 
 # --- judging -------------------------------------------------------------------------------------
@@ -283,8 +288,12 @@ def expectation_problems(result: GSARResult, *, min_score: float | None,
 
 
 def _next_key(item: pytest.Item) -> str:
+    from gsar_otel.core.redact import redact_text, secret_values
+
     records = item.stash.get(RECORDS_KEY, [])
-    return item.nodeid if not records else f"{item.nodeid}#{len(records) + 1}"
+    key = item.nodeid if not records else f"{item.nodeid}#{len(records) + 1}"
+    # A parametrized id can hold the secret it was given: keys reach the baseline and report.
+    return redact_text(key, secret_values())
 
 
 def _keep(item: pytest.Item, record: JudgementRecord) -> None:
@@ -308,7 +317,8 @@ def _record(item: pytest.Item, key: str, result: GSARResult, state: GSARSession,
             record.regressed = bool(regression)
             if not state.options.update_baseline:
                 problems = [*problems, *regression]
-    record.problems = problems
+    redactor = Redactor()
+    record.problems = [redactor(problem, "explanation") for problem in problems]
     record.passed = not problems
     if state.options.report is not None:
         record.details = result_details(result, evaluator)
@@ -333,16 +343,18 @@ def result_details(result: GSARResult, evaluator: GSAREvaluator) -> dict[str, An
     from gsar_otel.core.scoring import claim_weight
 
     kinds = _adjustment_kinds(result)
+    mask = Redactor()
     return {
-        "synthesis": result.final_report,
-        "evidence": [{"id": e.id, "type": str(e.type), "content": e.content}
+        "synthesis": mask(result.final_report, "synthesis"),
+        "evidence": [{"id": mask(e.id, "evidence"), "type": str(e.type),
+                      "content": mask(e.content, "evidence")}
                      for e in result.final_evidence.items],
-        "claims": [{"bucket": bucket, "text": claim.text, "type": str(claim.type),
+        "claims": [{"bucket": bucket, "text": mask(claim.text, "claim"), "type": str(claim.type),
                     "refs": list(claim.evidence_refs), "adjustments": kinds.get(claim.text, []),
                     "weight": round(claim_weight(claim, evaluator.weight_map,
                                                  evaluator.default_unknown), 4)}
                    for bucket, claims in result.final_partition.buckets() for claim in claims],
-        "explanation": result.final_judge_output.explanation,
+        "explanation": mask(result.final_judge_output.explanation, "explanation"),
         "degraded": result.degraded,
     }
 
@@ -375,4 +387,5 @@ def failure_message(result: GSARResult, record: JudgementRecord) -> str:
         lines.append(f"the judge abstained: {result.final_judge_output.abstain_reason}")
     elif result.final_judge_output.explanation:
         lines.append(f"the judge said: {result.final_judge_output.explanation}")
-    return "\n".join(lines)
+    # The message reaches the terminal and the JUnit XML: claims and reasons quote the answer.
+    return Redactor()("\n".join(lines), "explanation")

@@ -28,6 +28,30 @@ LIST_LIMIT: Final = 10
 """New and vanished keys listed without ``-v``; the rest are counted."""
 
 
+# --- redaction -----------------------------------------------------------------------------------
+
+
+class Redactor:
+    """Masks text before it reaches a report, a baseline or a failure message: the built-in
+    secret masking (:mod:`gsar_otel.core.redact`, with the secret environment values read once),
+    then the ``gsar_redact`` plugins. A failing plugin hides the text (fails closed)."""
+
+    def __init__(self) -> None:
+        from gsar_otel.core.redact import secret_values
+
+        self.values = secret_values()
+
+    def __call__(self, text: str, kind: str) -> str:
+        from gsar_otel.core.redact import REDACTED, redact_text
+        from gsar_otel.plugins import has_redactors, redact
+
+        masked = redact_text(text, self.values)
+        if not has_redactors():
+            return masked
+        hooked = redact(masked, kind)
+        return REDACTED if hooked is None else hooked
+
+
 # --- terminal ------------------------------------------------------------------------------------
 
 

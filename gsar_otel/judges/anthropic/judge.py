@@ -45,6 +45,7 @@ from gsar_otel.judges.anthropic.client import (
     call_failure,
     prepare_client,
 )
+from gsar_otel.judges.anthropic.logs import install_log_redaction
 from gsar_otel.judges.anthropic.prompt import (
     PROMPT_VERSION,
     SYSTEM_PROMPT,
@@ -160,6 +161,7 @@ class AnthropicJudge:
         self.deadline_s: float | None = None if deadline_s is None else float(deadline_s)
         self.prompt_caching = bool(prompt_caching)
         self._sampling_rejected = False
+        install_log_redaction()  # the SDK logs request bodies at DEBUG
         self._client = prepare_client(client, timeout, max_retries)
         self._loops = LoopClients(self._client, given=client is not None)
         # None: a given client's own timeout applies.
