@@ -6,6 +6,7 @@ Kept free of heavy imports: pytest loads this for every session, gsar used or no
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -28,6 +29,8 @@ INI_HELP: Final = {
     "gsar_report": "write a self-contained HTML grounding report to this path",
     "gsar_config": "gsar settings file (thresholds, contradiction_penalty, weight_map...; "
                    "default: the GSAR_CONFIG environment variable)",
+    "gsar_allow_outside_links": "true: allow cassette and baseline paths that a symlink leads "
+                                "out of the project (default false: refused)",
 }
 """The ini options (``[tool.pytest.ini_options]``) and their help."""
 
@@ -46,6 +49,8 @@ class GSAROptions:
     report: Path | None = None
     config: Path | None = None
     """Settings file for the evaluator; None: ``GSAR_CONFIG`` as the library reads it."""
+    allow_outside_links: bool = False
+    """Cassettes and baselines may be symlinks leading out of the project."""
 
 
 def _flag(ini_name: str) -> str:
@@ -115,7 +120,9 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
     paths: dict[str, Path | None] = {}
     for name in ("gsar_cassette_dir", "gsar_baseline", "gsar_report", "gsar_config"):
         value, _, base = _raw(config, name)
-        paths[name] = None if value is None else (base / Path(value).expanduser()).resolve()
+        # Absolute but not resolved: a symlink stays visible to the project-boundary check.
+        paths[name] = None if value is None else Path(os.path.abspath(
+            base / Path(value).expanduser()))
 
     tolerance_raw, source, _ = _raw(config, "gsar_tolerance")
     tolerance = DEFAULT_TOLERANCE if tolerance_raw is None else _unit(tolerance_raw, source)
@@ -130,7 +137,9 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
     if update and paths["gsar_baseline"] is None:
         raise pytest.UsageError("--gsar-update-baseline needs a baseline file: pass "
                                 "--gsar-baseline=PATH or set gsar_baseline in the ini file")
-    return GSAROptions(judge=judge, record_mode=record_mode,
+    allow_raw = config.getoption("gsar_allow_outside_links", default=False) or (
+        _raw(config, "gsar_allow_outside_links")[0] or "").lower() in ("1", "true", "yes", "on")
+    return GSAROptions(judge=judge, record_mode=record_mode, allow_outside_links=bool(allow_raw),
                        cassette_dir=paths["gsar_cassette_dir"], baseline=paths["gsar_baseline"],
                        update_baseline=update, tolerance=tolerance, min_score=min_score,
                        report=paths["gsar_report"], config=settings_file)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pytest_gsar.fixtures import AssertGrounded
 
 WORKER_DESELECTED = "gsar_deselected"
+WORKER_ERRORS = "gsar_errors"
 """``workeroutput`` key through which xdist workers tell the controller what they deselected."""
 
 
@@ -67,6 +68,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--gsar-config", dest="gsar_config", metavar="PATH",
                     help="gsar settings file with thresholds, contradiction_penalty, weight_map "
                          "(default: $GSAR_CONFIG; ini: gsar_config)")
+    group.addoption("--gsar-allow-outside-links", dest="gsar_allow_outside_links",
+                    action="store_true", default=None,
+                    help="allow cassette and baseline paths that a symlink leads out of the "
+                         "project (refused by default; ini: gsar_allow_outside_links)")
     for name, text in INI_HELP.items():
         parser.addini(name, text, type="string", default="")
 
@@ -186,6 +191,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if state.is_worker:
         workeroutput: dict[str, Any] = session.config.workeroutput  # type: ignore[attr-defined]
         workeroutput[WORKER_DESELECTED] = sorted(state.deselected)
+        workeroutput[WORKER_ERRORS] = list(state.errors)  # shown by the controller
         return
     if not state.records and state.options.baseline is None and state.options.report is None:
         return
@@ -237,3 +243,5 @@ class _ReportCollector:
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         output = getattr(node, "workeroutput", None) or {}
         self.state.deselected.update(output.get(WORKER_DESELECTED, ()))
+        self.state.errors.extend(e for e in output.get(WORKER_ERRORS, ())
+                                 if e not in self.state.errors)

@@ -8,12 +8,14 @@ client a judge keeps stays bound to a live loop).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
+from pytest_gsar.deferred import DeferredJudge, anthropic_identity
 from pytest_gsar.options import GSAROptions
 from pytest_gsar.records import JudgementRecord
 
@@ -22,9 +24,7 @@ if TYPE_CHECKING:
 
     from gsar_otel.config import GSARSettings
     from gsar_otel.core.evaluator import GSAREvaluator
-    from gsar_otel.core.evidence import EvidenceSet
-    from gsar_otel.core.model import JudgeOutput
-    from gsar_otel.core.protocol import Judge, JudgeVerdict
+    from gsar_otel.core.protocol import Judge
     from gsar_otel.judges.recorded.judge import RecordingJudge
     from gsar_otel.judges.recorded.store import CassetteStore
     from gsar_otel.otel.setup import TelemetryHandle
@@ -162,13 +162,34 @@ class GSARSession:
     # --- cassettes --------------------------------------------------------------------------
 
     def store(self, path: Path) -> CassetteStore:
-        """The cassette at ``path``, loaded once per session."""
+        """The cassette at ``path``, loaded once per session. Record mode ``all`` may replace a
+        damaged one (it records every verdict again).
+
+        Raises:
+            CassetteError: a symlink leads the path out of the project (see
+                :func:`check_inside_project`).
+        """
         store = self._stores.get(path)
         if store is None:
-            from gsar_otel.judges.recorded.store import CassetteStore
+            from gsar_otel.judges.recorded.store import CassetteError, CassetteStore
 
-            store = self._stores[path] = CassetteStore(path, existed=self.preexisting.get(path))
+            try:
+                self.check_inside_project(path, "cassette")
+            except ValueError as error:
+                raise CassetteError(str(error)) from None
+            store = self._stores[path] = CassetteStore(
+                path, existed=self.preexisting.get(path),
+                replace_damaged=self.options.record_mode == "all")
         return store
+
+    def check_inside_project(self, path: Path, what: str) -> None:
+        """Refuse ``path`` when it lies in the project but a symlink sends it outside.
+
+        Raises:
+            ValueError: naming the path, where it leads and how to allow it.
+        """
+        if not self.options.allow_outside_links:
+            check_inside_project(path, self.config.rootpath, what=what)
 
     def cassette_base(self, test_file: Path) -> Path:
         """Directory holding the cassettes of ``test_file``'s tests."""
@@ -190,8 +211,12 @@ class GSARSession:
             if path is None:
                 self._baseline = {}
             else:
-                from pytest_gsar.baseline import load_baseline
+                from pytest_gsar.baseline import BaselineError, load_baseline
 
+                try:
+                    self.check_inside_project(path, "baseline")
+                except ValueError as error:
+                    raise BaselineError(str(error)) from None
                 self._baseline = load_baseline(path)
         return self._baseline
 
@@ -314,56 +339,27 @@ class GSARSession:
                 loop.close()
 
 
-def anthropic_identity(model: str | None) -> dict[str, str]:
-    """The identity an ``AnthropicJudge(model=model)`` has, without building one (no key, no SDK).
+def check_inside_project(path: Path, root: Path, *, what: str) -> None:
+    """Refuse a cassette or baseline path inside the project that a symlink leads out of it.
 
-    Mirrors AnthropicJudge's own model default; a test keeps the two in step.
+    A committed symlink could otherwise make a test run read, or record over, any file the user
+    can reach. A path given outside the project in the first place is the user's choice and is
+    allowed; so is every path with ``--gsar-allow-outside-links``.
+
+    Raises:
+        ValueError: naming the path, where it leads and how to allow it.
     """
-    import os
-
-    from gsar_otel.judges.anthropic.judge import DEFAULT_MODEL
-    from gsar_otel.judges.anthropic.prompt import PROMPT_VERSION
-    from gsar_otel.semconv import ENV_JUDGE_MODEL
-
-    chosen = (model or "").strip() or os.environ.get(ENV_JUDGE_MODEL, "").strip() or DEFAULT_MODEL
-    return {"backend": "anthropic", "model": chosen, "prompt_version": PROMPT_VERSION}
-
-
-class DeferredJudge:
-    """A judge known by its identity, built only if a verdict must really be judged.
-
-    Lets record mode ``none`` replay an API-backed judge's verdicts with no key configured.
-    """
-
-    def __init__(self, identity: dict[str, str], build: Callable[[], Judge]) -> None:
-        self.identity = identity
-        self._build = build
-        self._judge: Judge | None = None
-
-    @property
-    def name(self) -> str:
-        """The backend name."""
-        return self.identity.get("backend", "deferred")
-
-    @property
-    def model(self) -> str | None:
-        """The model, when the identity names one."""
-        return self.identity.get("model") or None
-
-    def _inner(self) -> Judge:
-        if self._judge is None:
-            self._judge = self._build()
-        return self._judge
-
-    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
-        """Build the real judge and judge with it."""
-        return await self._inner().judge(synthesis=synthesis, evidence=evidence)
-
-    async def judge_verdict(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
-        """Build the real judge and run one round with it."""
-        from gsar_otel.core.protocol import run_judge
-
-        return await run_judge(self._inner(), synthesis=synthesis, evidence=evidence)
+    lexical = Path(os.path.abspath(path))
+    real_root = root.resolve()
+    if not (lexical.is_relative_to(root) or lexical.is_relative_to(real_root)):
+        return
+    target = lexical.resolve()
+    if target.is_relative_to(real_root):
+        return
+    raise ValueError(f"{what} {lexical} is inside the project but a symlink leads it to "
+                     f"{target}, outside the project ({real_root}); refusing to read or write "
+                     f"it. If that is intended, pass --gsar-allow-outside-links (ini: "
+                     f"gsar_allow_outside_links = true)")
 
 
 STATE_KEY = pytest.StashKey[GSARSession]()

@@ -50,18 +50,19 @@ def read_cassette(path: Path) -> dict[str, dict[str, Any]]:
     except OSError as error:
         raise CassetteError(f"cannot read cassette {path}: {error}") from None
     if not raw.strip():
-        raise CassetteError(f"cassette {path} is empty; {RECOVER}")
+        raise CassetteError(f"cannot read cassette {path}: the file is empty; {RECOVER}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise CassetteError(f"cassette {path} is not UTF-8 text (byte {error.start}); it is "
-                            f"damaged: {RECOVER}") from None
+        raise CassetteError(f"cannot read cassette {path}: not UTF-8 text (byte {error.start}), "
+                            f"the file is damaged; {RECOVER}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         conflict = " (it holds merge conflict markers)" if "\n<<<<<<< " in f"\n{text}" else ""
-        raise CassetteError(f"cassette {path} is not valid JSON{conflict}: {error.msg} at line "
-                            f"{error.lineno} column {error.colno}; {RECOVER}") from None
+        raise CassetteError(f"cannot read cassette {path}: not valid JSON{conflict}: "
+                            f"{error.msg} at line {error.lineno} column {error.colno}; "
+                            f"{RECOVER}") from None
     except RecursionError:
         raise CassetteError(f"{path} is not a gsar cassette (JSON nested too deeply); "
                             f"{RECOVER}") from None
