@@ -18,19 +18,22 @@ regresses when S falls more than the tolerance below its baseline or its decisio
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from gsar_otel.core.model import DECISION_RANK, Decision
+from gsar_otel.judges.recorded.files import atomic_write
 from pytest_gsar.records import JudgementRecord
 
 BASELINE_FORMAT: Final = "gsar-baseline/1"
 SCORE_PLACES: Final = 4
 _EPSILON: Final = 1e-9
+MAX_REPORTED: Final = 20
+"""Bad entries of a baseline named in its error; further ones are counted."""
+_RECOVER: Final = "fix or delete it, then write it again with --gsar-update-baseline"
 
 
 def decision_rank(decision: str) -> int:
@@ -63,32 +66,87 @@ def load_baseline(path: Path) -> dict[str, BaselineEntry]:
     """The entries of the baseline at ``path``; none when the file does not exist yet.
 
     Raises:
-        BaselineError: the file is not a gsar baseline; the message says what is wrong.
+        BaselineError: the file is not a gsar baseline; the message names the path and says
+            what is wrong (every bad entry, up to :data:`MAX_REPORTED`).
     """
     if not path.exists():
         return {}
+    entries: dict[str, BaselineEntry] = {}
+    problems: list[str] = []
+    for key, raw in _raw_entries(path).items():
+        try:
+            entries[key] = _entry(raw)
+        except ValueError as error:
+            problems.append(f"entry {_short(key)} {error}")
+    if problems:
+        shown = problems[:MAX_REPORTED]
+        more = len(problems) - len(shown)
+        raise BaselineError(f"baseline {path}: {len(problems)} bad entr"
+                            f"{'y' if len(problems) == 1 else 'ies'}: " + "; ".join(shown)
+                            + (f"; ... and {more} more" if more else "") + f"; {_RECOVER}")
+    return entries
+
+
+def _raw_entries(path: Path) -> dict[str, object]:
+    if not path.is_file():  # a FIFO would block the read
+        raise BaselineError(f"cannot read baseline {path}: not a regular file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raw = path.read_bytes()
+    except OSError as error:
         raise BaselineError(f"cannot read baseline {path}: {error}") from None
-    if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT or not isinstance(
+    if not raw.strip():
+        raise BaselineError(f"cannot read baseline {path}: the file is empty; {_RECOVER}")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise BaselineError(f"cannot read baseline {path}: not UTF-8 text (byte {error.start}), "
+                            f"the file is damaged; {_RECOVER}") from None
+    except json.JSONDecodeError as error:
+        conflict = " (it holds merge conflict markers)" if b"<<<<<<< " in raw else ""
+        raise BaselineError(f"cannot read baseline {path}: not valid JSON{conflict}: "
+                            f"{error.msg} at line {error.lineno} column {error.colno}; "
+                            f"{_RECOVER}") from None
+    except RecursionError:
+        raise BaselineError(f"cannot read baseline {path}: JSON nested too deeply; "
+                            f"{_RECOVER}") from None
+    found = data.get("format") if isinstance(data, dict) else None
+    if isinstance(found, str) and found != BASELINE_FORMAT and found.startswith("gsar-baseline/"):
+        raise BaselineError(f"baseline {path} has format {found[:40]!r}, which this gsar cannot "
+                            f"read (it reads {BASELINE_FORMAT!r}); write it again with "
+                            f"--gsar-update-baseline")
+    if not isinstance(data, dict) or found != BASELINE_FORMAT or not isinstance(
             data.get("entries"), dict):
         raise BaselineError(f"{path} is not a gsar baseline (expected a JSON object with "
                             f"\"format\": \"{BASELINE_FORMAT}\" and \"entries\")")
-    entries: dict[str, BaselineEntry] = {}
-    for key, raw in data["entries"].items():
-        try:
-            score = float(raw["score"])
-            decision = str(raw["decision"])
-        except (KeyError, TypeError, ValueError):
-            raise BaselineError(f"baseline {path}: entry {key!r} needs a numeric \"score\" and "
-                                f"a \"decision\"") from None
-        if decision not in DECISION_RANK:
-            raise BaselineError(f"baseline {path}: entry {key!r} has decision {decision!r}; "
-                                f"allowed: {', '.join(DECISION_RANK)}")
-        entries[key] = BaselineEntry(score=score, decision=decision,
-                                     judge=str(raw.get("judge") or ""))
+    entries: dict[str, object] = data["entries"]
     return entries
+
+
+def _entry(raw: object) -> BaselineEntry:
+    """One baseline entry, checked.
+
+    Raises:
+        ValueError: what is wrong with it.
+    """
+    if not isinstance(raw, dict):
+        raise ValueError(f"must be an object with \"score\" and \"decision\", got "
+                         f"{type(raw).__name__}")
+    if "score" not in raw or "decision" not in raw:
+        raise ValueError("needs a numeric \"score\" and a \"decision\"")
+    score, decision, judge = raw.get("score"), raw.get("decision"), raw.get("judge")
+    if isinstance(score, bool) or not isinstance(score, int | float) or not (
+            math.isfinite(score) and 0 <= score <= 1):
+        raise ValueError(f"needs a \"score\" between 0 and 1, got {_short(score)}")
+    if not isinstance(decision, str) or decision not in DECISION_RANK:
+        raise ValueError(f"has decision {_short(decision)}; allowed: {', '.join(DECISION_RANK)}")
+    if judge is not None and not isinstance(judge, str):
+        raise ValueError(f"has \"judge\" {_short(judge)}, expected a judge name")
+    return BaselineEntry(score=float(score), decision=decision, judge=judge or "")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def compare(entry: BaselineEntry, *, score: float, decision: str, tolerance: float) -> list[str]:
@@ -192,9 +250,6 @@ def write_baseline(path: Path, entries: Mapping[str, BaselineEntry]) -> None:
     text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except OSError as error:
+        atomic_write(path, text)
+    except (OSError, UnicodeError) as error:
         raise BaselineError(f"cannot write baseline {path}: {error}") from None
