@@ -2,19 +2,29 @@
 
 ``--synthesis`` and ``--evidence`` take text, or ``@FILE`` to read a file. Evidence text holds one
 item per non-empty line (or a JSON list of items). Exit code 0 when the answer proceeds, 1 for any
-other decision, 2 for bad input.
+other decision, 2 for bad input or invalid settings.
+
+The settings apply as for ``@grounded`` and ``GSAREvaluator``: options on the command line win
+over ``GSAR_*`` variables (``GSAR_PROCEED``, ``GSAR_REGENERATE``, ``GSAR_CONTRADICTION_PENALTY``,
+``GSAR_CONCLUSION_POLICY``, ``GSAR_JUDGE`` ...), which win over the ``GSAR_CONFIG`` file. The
+thresholds in force and where they came from are printed (on stderr with ``--json``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from gsar_otel.config import GSARSettings
     from gsar_otel.core.model import GSARThresholds
     from gsar_otel.core.result import GSARResult
+    from gsar_otel.core.scoring import WeightMap
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,15 +39,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
     parser.add_argument("--json", action="store_true", help="print the GSARResult as JSON")
     parser.add_argument("--proceed", type=float, default=None, metavar="X",
-                        help="proceed threshold tau_proceed (default 0.80)")
+                        help="proceed threshold tau_proceed (default: GSAR_PROCEED, the "
+                             "GSAR_CONFIG file, else 0.80)")
     parser.add_argument("--regenerate", type=float, default=None, metavar="Y",
-                        help="regenerate threshold tau_regenerate (default 0.65)")
-    parser.add_argument("--rho", type=float, default=0.5, metavar="R",
-                        help="contradiction penalty in [0, 1] (default 0.5)")
-    parser.add_argument("--conclusion-policy", choices=("cap", "score"), default="cap",
-                        help="cap (default): an ungrounded or contradicted cause or conclusion "
-                             "caps the decision at regenerate; score: the decision follows S "
-                             "alone")
+                        help="regenerate threshold tau_regenerate (default: GSAR_REGENERATE, "
+                             "the GSAR_CONFIG file, else 0.65)")
+    parser.add_argument("--rho", type=float, default=None, metavar="R",
+                        help="contradiction penalty in [0, 1] (default: "
+                             "GSAR_CONTRADICTION_PENALTY, the GSAR_CONFIG file, else 0.5)")
+    parser.add_argument("--conclusion-policy", choices=("cap", "score"), default=None,
+                        help="cap: an ungrounded or contradicted cause or conclusion caps the "
+                             "decision at regenerate; score: the decision follows S alone "
+                             "(default: GSAR_CONCLUSION_POLICY, the GSAR_CONFIG file, else cap)")
 
 
 def read_argument(value: str, name: str) -> str:
@@ -63,8 +76,9 @@ def read_argument(value: str, name: str) -> str:
     return text
 
 
-def parse_thresholds(proceed: float | None, regenerate: float | None) -> GSARThresholds:
-    """Thresholds from the command line; unset values keep their defaults.
+def parse_thresholds(proceed: float | None, regenerate: float | None,
+                     defaults: GSARThresholds | None = None) -> GSARThresholds:
+    """Thresholds from the command line; unset values keep ``defaults`` (the settings').
 
     Raises:
         BadInput: a value outside [0, 1], or regenerate above proceed.
@@ -80,10 +94,11 @@ def parse_thresholds(proceed: float | None, regenerate: float | None) -> GSARThr
     if regenerate is not None:
         values["regenerate"] = regenerate
     try:
-        defaults = GSARThresholds()
-        if proceed is not None and regenerate is None and proceed < defaults.regenerate:
+        base = defaults or GSARThresholds()
+        if proceed is not None and regenerate is None and proceed < base.regenerate:
             values["regenerate"] = proceed
-        return GSARThresholds(**values)
+        return GSARThresholds(**{"proceed": base.proceed, "regenerate": base.regenerate,
+                                 **values})
     except ValidationError as error:
         messages = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ")
                              for e in error.errors())
@@ -112,35 +127,82 @@ def run(args: argparse.Namespace) -> int:
     from gsar_otel.core.model import Decision
     from gsar_otel.judges.factory import make_judge
 
+    settings = load_cli_settings()
     synthesis = read_argument(args.synthesis, "--synthesis")
     evidence_text = read_argument(args.evidence, "--evidence")
-    thresholds = parse_thresholds(args.proceed, args.regenerate)
+    thresholds = parse_thresholds(args.proceed, args.regenerate, settings.thresholds_model())
     try:
         evidence = EvidenceSet.coerce(parse_evidence(evidence_text))
     except ValueError as error:
         raise BadInput(f"--evidence: {error}") from None
     try:
-        judge = make_judge(args.judge, model=args.model)
+        judge = make_judge(args.judge or settings.judge, model=args.model or settings.judge_model)
     except (ValueError, ImportError) as error:
         raise BadInput(f"--judge: {error}") from None
     try:
         evaluator = GSAREvaluator(judge, thresholds=thresholds, contradiction_penalty=args.rho,
-                                  conclusion_policy=args.conclusion_policy)
+                                  conclusion_policy=args.conclusion_policy, settings=settings)
     except ValueError as error:
         raise BadInput(f"--rho: {error}") from None
+    in_force = describe_thresholds(thresholds, args, settings)
     result = evaluator.evaluate_sync(report_synthesis=synthesis, evidence_corpus=evidence)
     if args.json:
+        print(in_force, file=sys.stderr)
         print(result.model_dump_json(indent=2))
     else:
-        print(render(result, evidence))
+        print(render(result, evidence, weights=evaluator.weight_map, in_force=in_force))
     return EXIT_OK if result.final_decision is Decision.PROCEED else EXIT_NOT_PROCEED
 
 
-def render(result: GSARResult, evidence: Any) -> str:
-    """The verdict as a table of claims, then S and the decision."""
+def load_cli_settings(env: Mapping[str, str] | None = None) -> GSARSettings:
+    """The ``GSAR_*`` settings and the ``GSAR_CONFIG`` file, as ``@grounded`` reads them.
+
+    Raises:
+        BadInput: a variable or the file is invalid (the message names it and the allowed
+            values).
+    """
+    from gsar_otel.cli.common import BadInput
+    from gsar_otel.config import SettingsError, load_settings
+
+    try:
+        return load_settings(env)
+    except SettingsError as error:
+        raise BadInput(str(error)) from None
+
+
+def describe_thresholds(thresholds: GSARThresholds, args: argparse.Namespace,
+                        settings: GSARSettings, env: Mapping[str, str] | None = None) -> str:
+    """``thresholds in force: proceed 0.80 (default), regenerate 0.65 (GSAR_REGENERATE)``."""
+    from gsar_otel import semconv
+
+    environ = os.environ if env is None else env
+    parts = []
+    for name, flag, variable in (("proceed", args.proceed, semconv.ENV_PROCEED),
+                                 ("regenerate", args.regenerate, semconv.ENV_REGENERATE)):
+        value = getattr(thresholds, name)
+        if flag is not None:
+            source = f"--{name}"
+        elif name == "regenerate" and args.proceed is not None and value == args.proceed:
+            source = "--proceed"  # lowered to a proceed below it
+        elif environ.get(variable, "").strip():
+            source = variable
+        elif settings.config_file and value != _DEFAULTS[name]:
+            source = settings.config_file
+        else:
+            source = "default"
+        parts.append(f"{name} {value:.2f} ({source})")
+    return "thresholds in force: " + ", ".join(parts)
+
+
+_DEFAULTS = {"proceed": 0.80, "regenerate": 0.65}
+
+
+def render(result: GSARResult, evidence: Any, *, weights: WeightMap | None = None,
+           in_force: str | None = None) -> str:
+    """The verdict as a table of claims, then the thresholds, S and the decision."""
     from gsar_otel.core.scoring import claim_weight, resolve_weight_map
 
-    weights = resolve_weight_map(None)
+    weights = resolve_weight_map(weights)
     adjustments: dict[str, list[str]] = {}
     loose: list[str] = []
     claim_texts = {c.text for c in result.final_partition.all_claims()}
@@ -171,5 +233,7 @@ def render(result: GSARResult, evidence: Any) -> str:
         lines.append(output.explanation)
     lines.append(f"evidence items: {len(evidence)}; judge: {result.judge_name}"
                  + (f" ({result.judge_model})" if result.judge_model else ""))
+    if in_force:
+        lines.append(in_force)
     lines.append(f"S = {result.final_score:.3f}  decision: {result.final_decision.value}")
     return "\n".join(lines)
