@@ -26,6 +26,8 @@ from gsar_otel.sidecar.assembly import ReadyRun
 from gsar_otel.sidecar.extract import NOTE_NO_EVIDENCE, ExtractedRun
 
 DEFAULT_FUNCTION = "agent"
+MAX_SOURCES = 2_000
+"""Evidence sources listed on the span (the evidence set's own item limit)."""
 
 
 def span_context(trace_id: str, span_id: str) -> SpanContext:
@@ -72,6 +74,8 @@ def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]
         sc.GSAR_SIDECAR_RUN_SPANS: len(run.spans),
         sc.GSAR_SIDECAR_RUN_INCOMPLETE: bool(reason),
         sc.GSAR_SIDECAR_EVIDENCE_SPANS: extracted.evidence_spans,
+        sc.GSAR_SIDECAR_EVIDENCE_SOURCES: [
+            f"{item.tool_name}@{item.span_id}" for item in extracted.evidence[:MAX_SOURCES]],
     }
     if run.run_span is not None:
         attributes[sc.GSAR_SIDECAR_RUN_SPAN_NAME] = run.run_span.name

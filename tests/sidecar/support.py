@@ -1,0 +1,131 @@
+"""A sidecar running on its own event loop in a thread, with in-memory exporters, and an
+"agent" traced with the OpenTelemetry SDK that emits GenAI-semconv spans."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Tracer
+
+from gsar_otel.core.protocol import Judge
+from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.server import Sidecar, SidecarConfig
+
+CPU_ROW = "host=db-prod-1 cpu_pct=97.2 at=14:02:01"
+GROUNDED = "CPU on db-prod-1 reached 97.2% at 14:02."
+OVERREACHING = ("CPU on db-prod-1 reached 97.2% at 14:02. The spike was caused by a runaway "
+                "query from the billing service.")
+
+
+@dataclass
+class RunningSidecar:
+    sidecar: Sidecar
+    loop: asyncio.AbstractEventLoop
+    thread: threading.Thread
+    exporter: InMemorySpanExporter
+    reader: InMemoryMetricReader
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.sidecar.http_port}"
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` on the sidecar's loop (the assembler belongs to it)."""
+        async def run() -> Any:
+            return fn()
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+
+    def wait_for(self, predicate: Callable[[], bool], what: str, bound_s: float = 30.0) -> None:
+        """Poll until ``predicate`` holds; fail (not a speed assert: a generous bound)."""
+        end = time.monotonic() + bound_s
+        while not predicate():
+            if time.monotonic() > end:
+                raise AssertionError(f"gave up waiting for {what}; counts: "
+                                     f"{self.sidecar.stats.snapshot()}")
+            time.sleep(0.01)
+
+    def evaluations(self) -> list[ReadableSpan]:
+        return [s for s in self.exporter.get_finished_spans()
+                if s.name.startswith("gsar.evaluate")]
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.sidecar.stop(), self.loop).result(60)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+def start_sidecar(*, judge: Judge | None = None, decision_wait_s: float = 0.05,
+                  max_age_s: float = 10.0, **config: Any) -> RunningSidecar:
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = InMemoryMetricReader()
+    meter_provider = MeterProvider(metric_readers=[reader])
+    limits = config.pop("limits", None) or AssemblyLimits(decision_wait_s=decision_wait_s,
+                                                          max_age_s=max_age_s)
+    settings = SidecarConfig(http_port=0, grpc_port=config.pop("grpc_port", 0), limits=limits,
+                             tick_s=0.01, **config)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    sidecar = Sidecar(settings, tracer_provider=tracer_provider, meter_provider=meter_provider,
+                      judge=judge or LexicalJudge())
+    asyncio.run_coroutine_threadsafe(sidecar.start(), loop).result(10)
+    return RunningSidecar(sidecar, loop, thread, exporter, reader)
+
+
+def agent_tracer(exporter: SpanExporter) -> tuple[Tracer, TracerProvider]:
+    """A tracer exporting each span as it ends (children before their root, as in life)."""
+    provider = TracerProvider(resource=Resource.create({"service.name": "incident-agent"}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider.get_tracer("incident-agent"), provider
+
+
+def messages(*items: dict[str, Any]) -> str:
+    return json.dumps(list(items))
+
+
+def run_genai_agent(tracer: Tracer, answer: str, tool_result: str = CPU_ROW) -> tuple[int, int]:
+    """One agent run in GenAI semconv v1.41 shape: invoke_agent > chat (tool call) >
+    execute_tool > chat (final). Returns (trace id, run span id)."""
+    user = {"role": "user", "parts": [{"type": "text", "content": "Why is db-prod-1 slow?"}]}
+    call = {"role": "assistant", "finish_reason": "tool_call", "parts": [
+        {"type": "tool_call", "id": "call_1", "name": "get_metrics",
+         "arguments": {"host": "db-prod-1"}}]}
+    result = {"role": "tool", "parts": [
+        {"type": "tool_call_response", "id": "call_1", "response": tool_result}]}
+    final = {"role": "assistant", "finish_reason": "stop",
+             "parts": [{"type": "text", "content": answer}]}
+    with tracer.start_as_current_span("invoke_agent incident-bot", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "incident-bot",
+            "gen_ai.provider.name": "openai"}) as agent:
+        with tracer.start_as_current_span("chat gpt-4o", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
+                "gen_ai.input.messages": messages(user),
+                "gen_ai.output.messages": messages(call)}):
+            pass
+        with tracer.start_as_current_span("execute_tool get_metrics", attributes={
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_metrics",
+                "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.result": tool_result}):
+            pass
+        with tracer.start_as_current_span("chat gpt-4o", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
+                "gen_ai.input.messages": messages(user, call, result),
+                "gen_ai.output.messages": messages(final)}):
+            pass
+        agent.set_attribute("gen_ai.output.messages", messages(final))
+        context = agent.get_span_context()
+    return context.trace_id, context.span_id
