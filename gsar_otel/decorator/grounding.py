@@ -120,9 +120,9 @@ class GroundedFunction:
             plan = self.plan
             size = plan.settings.background_queue_size if plan and plan.settings else 1000
             worker = get_worker(size)
-            if not worker.submit(self._runner, (result, args, kwargs, collected),
-                                 contextvars.copy_context()):
-                self._dropped()
+            # A refused job is counted by the worker (gsar.background.dropped, with a reason).
+            worker.submit(self._runner, (result, args, kwargs, collected),
+                          contextvars.copy_context(), self.function)
         except Exception:
             logger.debug("gsar: queueing a background evaluation failed", exc_info=True)
 
@@ -348,15 +348,6 @@ class GroundedFunction:
         if outcome.final_report == outcome.trajectory[0].report_synthesis:
             return result
         return outcome.final_report
-
-    def _dropped(self) -> None:
-        try:
-            from gsar_otel.otel.instruments import get_telemetry
-
-            get_telemetry().instruments.background_dropped.add(
-                1, {sc.GSAR_FUNCTION: self.function})
-        except Exception:
-            logger.debug("gsar: counting a dropped evaluation failed", exc_info=True)
 
 
 def _really_cancelled(error: BaseException) -> bool:

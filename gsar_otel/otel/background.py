@@ -1,176 +1,63 @@
-"""Background judging: a bounded queue and a worker of gsar-otel's own.
+"""Background judging for the whole process: its one worker, :func:`flush`, exit and fork.
 
 ``@grounded(mode="background")`` returns the function's result at once and hands the evaluation
-to this worker: a feeder thread takes jobs off a bounded queue and starts them, up to a fixed
-number at a time, on an event loop running in a second thread. It works the same whether or not
-the host has an event loop. Each job runs in a copy of the caller's ``contextvars`` context taken
-at call time, so its ``gsar.evaluate`` span is a child of the caller's span.
+to the process's :class:`~gsar_otel.otel.worker.BackgroundWorker`. Each job runs in a copy of the
+caller's ``contextvars`` context taken at call time, so its ``gsar.evaluate`` span is a child of
+the caller's span. Nothing submitted is lost without a count: a full queue, the exit budget
+running out and a stopped worker each add to ``gsar.background.dropped`` with
+``gsar.drop.reason``.
 
-When the queue is full the job is dropped (and counted as ``gsar.background.dropped`` by the
-decorator). :func:`flush` waits for queued jobs; it also runs at interpreter exit, with a time
-limit. After ``os.fork()`` the child starts a fresh worker on first use.
+At interpreter exit the worker gets ``GSAR_EXIT_FLUSH_S`` seconds (default 5, or
+:func:`set_exit_flush_timeout`) to finish; what is left is dropped, counted and logged at
+WARNING. The flush runs when the interpreter starts shutting down threads, before the standard
+library's thread pools stop taking work (judges run on one) and before the SDK providers' own
+exit shutdown. A child of ``multiprocessing`` (fork or forkserver) leaves through ``os._exit``,
+which skips exit handlers: the worker then flushes from a ``multiprocessing`` finalizer, and a
+child that exits otherwise (a bare ``os._exit``, a pool terminated by signal) must call
+:func:`flush` at the end of its work.
 
-asyncio is imported when the worker starts, so importing this module (and :func:`flush`) is cheap.
+After ``os.fork()`` the child forgets the parent's worker and its queue (the parent judges those
+jobs) and starts its own on first use. A fork waits (briefly) until the worker's loop thread has
+imported what judging needs, so the child never inherits a half-imported module, and
+:func:`flush` needs no import and no lock a parent's thread could hold: it honours its timeout.
+
+Importing this module loads only the standard library.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextvars
 import logging
+import math
 import os
-import queue
+import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Sequence
+from typing import Any, Final
 
-if TYPE_CHECKING:
-    import asyncio
+from gsar_otel import semconv as sc
+from gsar_otel.otel.jobs import Runner
+from gsar_otel.otel.worker import DEFAULT_CONCURRENCY, BackgroundWorker
+
+__all__ = [
+    "DEFAULT_CONCURRENCY", "EXIT_FLUSH_TIMEOUT_S", "BackgroundWorker", "Runner",
+    "current_worker", "exit_flush_timeout", "flush", "get_worker", "register_exit_flush",
+    "reset_worker", "set_exit_flush_timeout",
+]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_CONCURRENCY: Final = 8
-"""Evaluations the worker runs at the same time."""
 EXIT_FLUSH_TIMEOUT_S: Final = 5.0
-"""Longest the interpreter waits at exit for queued background evaluations."""
-
-Runner = Callable[[Any], Coroutine[Any, Any, None]]
-"""Turns a job's payload into the coroutine that evaluates it; must not raise."""
-
-
-class _Barrier:
-    __slots__ = ("done",)
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-
-
-class BackgroundWorker:
-    """A bounded job queue drained by an event loop in a thread of its own.
-
-    Args:
-        maxsize: most jobs waiting; :meth:`submit` refuses more.
-        concurrency: most jobs running at once.
-    """
-
-    def __init__(self, maxsize: int, *, concurrency: int = DEFAULT_CONCURRENCY) -> None:
-        if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
-            raise ValueError(f"maxsize must be an integer >= 1, got {maxsize!r}")
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}")
-        self.maxsize = maxsize
-        self.concurrency = concurrency
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._slots = threading.Semaphore(concurrency)
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._started = False
-        self._lock = threading.Lock()
-
-    def submit(self, runner: Runner, payload: Any, context: contextvars.Context) -> bool:
-        """Queue one job (the caller's hot path: no validation, no allocation beyond a tuple).
-
-        Returns:
-            False when the queue is full and the job was dropped.
-        """
-        if self._queue.qsize() >= self.maxsize:
-            return False
-        self._queue.put((runner, payload, context))
-        if not self._started:
-            self._start()
-        return True
-
-    def _start(self) -> None:
-        with self._lock:
-            if self._started:
-                return
-            import asyncio
-
-            loop = asyncio.new_event_loop()
-            ready = threading.Event()
-            threading.Thread(target=self._run_loop, args=(loop, ready), daemon=True,
-                             name="gsar-background-loop").start()
-            ready.wait()
-            self._loop = loop
-            threading.Thread(target=self._feed, args=(loop,), daemon=True,
-                             name="gsar-background-feeder").start()
-            self._started = True
-        register_exit_flush()
-
-    @staticmethod
-    def _run_loop(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
-        import asyncio
-
-        asyncio.set_event_loop(loop)
-        loop.call_soon(ready.set)
-        loop.run_forever()
-
-    def _feed(self, loop: asyncio.AbstractEventLoop) -> None:
-        while True:
-            item = self._queue.get()
-            try:
-                if isinstance(item, _Barrier):
-                    loop.call_soon_threadsafe(self._start_barrier, item)
-                    continue
-                self._slots.acquire()
-                loop.call_soon_threadsafe(self._spawn, item)
-            except RuntimeError:  # the loop is closed: the interpreter is going away
-                return
-
-    def _spawn(self, item: tuple[Runner, Any, contextvars.Context]) -> None:
-        import asyncio
-
-        runner, payload, context = item
-        try:
-            task = asyncio.get_running_loop().create_task(runner(payload), context=context)
-        except Exception:  # a bad job must not stop the worker
-            self._slots.release()
-            logger.debug("gsar background: could not start a job", exc_info=True)
-            return
-        self._tasks.add(task)
-        task.add_done_callback(self._finished)
-
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        self._slots.release()
-        if not task.cancelled() and task.exception() is not None:
-            logger.debug("gsar background: a job failed", exc_info=task.exception())
-
-    def _start_barrier(self, barrier: _Barrier) -> None:
-        import asyncio
-
-        pending = set(self._tasks)
-        if not pending:
-            barrier.done.set()
-            return
-
-        async def wait() -> None:
-            await asyncio.wait(pending)
-            barrier.done.set()
-
-        asyncio.get_running_loop().create_task(wait())
-
-    def wait_idle(self, timeout_s: float) -> bool:
-        """Wait until every job queued before this call has finished.
-
-        Returns:
-            True when they all finished within ``timeout_s`` seconds.
-        """
-        if not self._started:
-            return True
-        barrier = _Barrier()
-        self._queue.put(barrier)
-        return barrier.done.wait(max(0.0, timeout_s))
-
-    @property
-    def pending(self) -> int:
-        """Jobs waiting in the queue (not yet started)."""
-        return self._queue.qsize()
-
+"""Default of ``GSAR_EXIT_FLUSH_S``: longest the interpreter waits at exit for background
+evaluations (plus at most ``worker.CLOSE_GRACE_S`` to cancel the rest and close connections)."""
+FORK_WAIT_S: Final = 2.0
+"""Longest a fork waits for a just-started worker to finish importing what judging needs."""
 
 _worker: BackgroundWorker | None = None
 _worker_lock = threading.Lock()
+_exit_flush_s: float | None = None
+_flush_thread: threading.Thread | None = None
 
 
 def get_worker(maxsize: int) -> BackgroundWorker:
@@ -181,7 +68,7 @@ def get_worker(maxsize: int) -> BackgroundWorker:
         return worker
     with _worker_lock:
         if _worker is None:
-            _worker = BackgroundWorker(maxsize)
+            _worker = BackgroundWorker(maxsize, on_start=register_exit_flush)
         return _worker
 
 
@@ -191,25 +78,72 @@ def current_worker() -> BackgroundWorker | None:
 
 
 def reset_worker() -> None:
-    """Forget the worker (tests; after fork). Jobs still queued in the old one run on there."""
+    """Forget the worker (tests). Jobs still queued in the old one run on there."""
     global _worker
     _worker = None
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=reset_worker)
+# -- the exit budget ---------------------------------------------------------------------------
+
+
+def set_exit_flush_timeout(seconds: float | None) -> None:
+    """Set the exit budget (seconds >= 0); None returns to ``GSAR_EXIT_FLUSH_S`` or the default.
+
+    Raises:
+        ValueError: ``seconds`` is not a finite number >= 0.
+    """
+    global _exit_flush_s
+    if seconds is not None:
+        seconds = _check_seconds(seconds, "exit_flush_s")
+    _exit_flush_s = seconds
+
+
+def exit_flush_timeout() -> float:
+    """The exit budget in force: :func:`set_exit_flush_timeout`, else ``GSAR_EXIT_FLUSH_S``, else
+    :data:`EXIT_FLUSH_TIMEOUT_S`. An invalid variable is reported at WARNING and the default
+    applies (exit is no time to raise)."""
+    if _exit_flush_s is not None:
+        return _exit_flush_s
+    raw = os.environ.get(sc.ENV_EXIT_FLUSH_S, "").strip()
+    if not raw:
+        return EXIT_FLUSH_TIMEOUT_S
+    try:
+        return _check_seconds(float(raw), sc.ENV_EXIT_FLUSH_S)
+    except ValueError as error:
+        logger.warning("gsar: %s; waiting the default %.1f s at exit", error,
+                       EXIT_FLUSH_TIMEOUT_S)
+        return EXIT_FLUSH_TIMEOUT_S
+
+
+def _check_seconds(value: Any, name: str) -> float:
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not math.isfinite(value) or value < 0):
+        raise ValueError(f"{name} must be a number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
+# -- flushing ----------------------------------------------------------------------------------
 
 
 def flush(timeout: float = 5.0) -> bool:
     """Wait for background evaluations, then export buffered telemetry.
 
+    Needs no import and no lock that another thread (or, after a fork, the parent) could hold,
+    so it returns within ``timeout`` in every case. Call it at the end of a child process's work
+    when the child may leave through ``os._exit``.
+
     Args:
         timeout: the most seconds to wait in all.
 
     Returns:
-        True when every queued evaluation finished and the providers flushed within ``timeout``.
+        True when every queued evaluation ended and the providers flushed within ``timeout``.
     """
-    deadline = time.monotonic() + max(0.0, timeout)
+    try:
+        timeout = float(timeout)
+    except (TypeError, ValueError):
+        timeout = 0.0
+    timeout = timeout if math.isfinite(timeout) and timeout > 0 else 0.0
+    deadline = time.monotonic() + timeout
     ok = True
     worker = _worker
     if worker is not None:
@@ -217,36 +151,132 @@ def flush(timeout: float = 5.0) -> bool:
     return _flush_providers(max(0.0, deadline - time.monotonic())) and ok
 
 
-def _flush_providers(timeout_s: float) -> bool:
-    from gsar_otel.otel.instruments import current_providers
+def _loaded(name: str) -> Any:
+    """The module if it is fully imported, else None (never imports)."""
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None)
+    if module is None or getattr(spec, "_initializing", False):
+        return None
+    return module
 
-    ok = True
-    for provider in current_providers():
-        force_flush = getattr(provider, "force_flush", None)
-        if not callable(force_flush):
-            continue
-        try:
-            ok = force_flush(int(timeout_s * 1000)) is not False and ok
-        except Exception:  # flushing never breaks the host
-            logger.debug("gsar: flushing a provider failed", exc_info=True)
-            ok = False
-    return ok
+
+def _flush_providers(timeout_s: float) -> bool:
+    """Force-flush gsar-otel's providers on a helper thread, waiting at most ``timeout_s``."""
+    global _flush_thread
+    instruments = _loaded("gsar_otel.otel.instruments")
+    if instruments is None:  # nothing of ours was emitted in this process
+        return True
+    providers: Sequence[Any] = instruments.current_providers()
+    outcome: list[bool] = []
+
+    def run() -> None:
+        ok = True
+        for provider in providers:
+            force_flush = getattr(provider, "force_flush", None)
+            if not callable(force_flush):
+                continue
+            try:
+                ok = force_flush(int(timeout_s * 1000)) is not False and ok
+            except Exception:  # flushing never breaks the host
+                logger.debug("gsar: flushing a provider failed", exc_info=True)
+                ok = False
+        outcome.append(ok)
+
+    previous = _flush_thread
+    if previous is not None and previous.is_alive():
+        return False  # an earlier flush is still stuck in an exporter: do not pile up threads
+    try:
+        thread = threading.Thread(target=run, daemon=True, name="gsar-flush")
+        thread.start()
+    except RuntimeError:  # no new threads (interpreter shutdown): flush on this one
+        run()
+        return outcome == [True]
+    _flush_thread = thread
+    thread.join(timeout_s)
+    return outcome == [True]
 
 
 def _flush_at_exit() -> None:
-    if _worker is None:
-        # No background evaluation ever ran: nothing of ours is pending, and the providers
-        # flush in their own exit shutdown (flushing here could hit one already shut down).
+    """Give the worker the exit budget, then drop, count and report what is left."""
+    worker = _worker
+    if worker is None or worker.stopped:
+        # No background evaluation ever ran (or this ran already): nothing of ours is pending,
+        # and the providers flush in their own exit shutdown.
         return
     try:
-        if not flush(EXIT_FLUSH_TIMEOUT_S):
-            logger.debug("gsar: background evaluations did not finish before exit")
+        budget = exit_flush_timeout()
+        deadline = time.monotonic() + budget
+        worker.wait_idle(budget)
+        dropped = worker.stop(max(0.0, deadline - time.monotonic()),
+                              reason=sc.DROP_REASON_EXIT_TIMEOUT)
+        if dropped:
+            logger.warning("gsar: %d background evaluation(s) not judged within the exit budget "
+                           "of %.1f s (%s); counted in %s (%s=%s)", dropped, budget,
+                           sc.ENV_EXIT_FLUSH_S, sc.METRIC_BACKGROUND_DROPPED,
+                           sc.GSAR_DROP_REASON, sc.DROP_REASON_EXIT_TIMEOUT)
+        left = deadline - time.monotonic()
+        if left > 0:
+            _flush_providers(left)
     except Exception:
-        logger.debug("gsar: flush at exit failed", exc_info=True)
+        logger.warning("gsar: flushing background evaluations at exit failed", exc_info=True)
+
+
+_registered_threading_exit = False
+_mp_finalizer_pid: int | None = None
 
 
 def register_exit_flush() -> None:
-    """(Re-)register the exit flush so it runs before exit handlers registered earlier (such as
-    an SDK provider's own shutdown)."""
+    """Register the exit flush to run when the interpreter starts shutting down threads (before
+    the thread pools judges run on stop), and as an ``atexit`` handler ahead of those registered
+    earlier (such as an SDK provider's own shutdown). It runs once; later calls do nothing."""
+    global _registered_threading_exit
     atexit.unregister(_flush_at_exit)
     atexit.register(_flush_at_exit)
+    _register_mp_finalizer()
+    if _registered_threading_exit:
+        return
+    register = getattr(threading, "_register_atexit", None)
+    if register is None:
+        return
+    try:
+        import concurrent.futures.thread  # noqa: F401  (its exit hook must run after ours)
+
+        register(_flush_at_exit)
+        _registered_threading_exit = True
+    except RuntimeError:  # the interpreter is shutting down already
+        pass
+
+
+def _register_mp_finalizer() -> None:
+    """In a ``multiprocessing`` child, flush from a finalizer: the child exits via ``os._exit``."""
+    process = _loaded("multiprocessing.process")
+    util = _loaded("multiprocessing.util")
+    if process is None or util is None or process.parent_process() is None:
+        return
+    global _mp_finalizer_pid
+    if _mp_finalizer_pid == os.getpid():
+        return
+    util.Finalize(None, _flush_at_exit, exitpriority=10)
+    _mp_finalizer_pid = os.getpid()
+
+
+# -- fork ----------------------------------------------------------------------------------------
+
+
+def _before_fork() -> None:
+    worker = _worker
+    if worker is not None:
+        worker.wait_warm(FORK_WAIT_S)
+
+
+def _after_fork_in_child() -> None:
+    global _worker, _worker_lock, _flush_thread
+    inherited, _worker = _worker, None
+    _worker_lock = threading.Lock()
+    _flush_thread = None
+    if inherited is not None:
+        inherited.abandon()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)

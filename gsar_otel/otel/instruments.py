@@ -59,7 +59,8 @@ def _create_instruments(provider: metrics.MeterProvider) -> Instruments:
             sc.METRIC_JUDGE_ERRORS, unit=sc.UNIT_ERRORS, description="Judge rounds that failed."),
         background_dropped=meter.create_counter(
             sc.METRIC_BACKGROUND_DROPPED, unit=sc.UNIT_EVALUATIONS,
-            description="Background evaluations dropped because the queue was full."),
+            description="Background evaluations not judged, by gsar.drop.reason (queue_full, "
+                        "exit_timeout, stopped, error)."),
         judge_tokens=meter.create_counter(
             sc.METRIC_JUDGE_TOKENS, unit=sc.UNIT_TOKENS, description="Tokens judges used."),
     )

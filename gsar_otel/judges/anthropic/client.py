@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from gsar_otel.core.loop_resources import register_loop_closer
 from gsar_otel.core.model import JudgeOutput, safe_default_judge_output
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_ANTHROPIC_BASE_URL
 
@@ -106,6 +107,8 @@ class LoopClients:
 
                     client = self.template.copy(http_client=anthropic.DefaultAsyncHttpxClient())
                 self._own_clients[loop] = client
+                # The loop's owner (the background worker) closes it before the loop stops.
+                register_loop_closer(loop, self.aclose)
             return client
 
     def semaphore(self, max_concurrency: int) -> asyncio.Semaphore:
