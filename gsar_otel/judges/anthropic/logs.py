@@ -17,7 +17,8 @@ from gsar_otel.core.redact import redact_text, secret_values
 
 SDK_LOGGERS: Final = ("anthropic", "anthropic._base_client", "anthropic._response",
                       "anthropic._tracing", "httpx", "httpx2", "httpcore", "httpcore.http11",
-                      "httpcore.connection")
+                      "httpcore.connection", "httpcore2", "httpcore2.http11",
+                      "httpcore2.connection")
 """A logger's filters do not see records propagated from its children: each logger that emits
 is named."""
 
