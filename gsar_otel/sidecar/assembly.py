@@ -34,6 +34,9 @@ SPAN_LATE = "late"
 SPAN_OWN = "own"
 SPAN_OVER_TRACE_CAP = "over_trace_cap"
 SPAN_DUPLICATE = "duplicate"
+RUN_SPAN_ALLOWANCE = 16
+"""Run-span candidates and roots still admitted past ``max_spans_per_trace`` (so a full trace
+can settle), up to this many more."""
 LOG_ACCEPTED = "log_accepted"
 LOG_UNTRACED = "log_untraced"
 LOG_LATE = "log_late"
@@ -200,7 +203,8 @@ class TraceAssembler:
             if span.span_id in entry.spans:
                 self._count(SPAN_DUPLICATE)
                 continue
-            if len(entry.spans) >= limits.max_spans_per_trace:
+            allowance = RUN_SPAN_ALLOWANCE if (run_kind(span) or not span.parent_span_id) else 0
+            if len(entry.spans) >= limits.max_spans_per_trace + allowance:
                 entry.spans_dropped += 1
                 self._count(SPAN_OVER_TRACE_CAP)
                 continue

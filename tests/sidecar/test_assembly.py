@@ -1,0 +1,203 @@
+"""Run assembly with a stepped clock: run-span detection per convention, the settle window, the
+hard cap, bounded memory with counted evictions, late spans."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gsar_otel.sidecar.assembly import AssemblyLimits, TraceAssembler
+from gsar_otel.sidecar.spans import SpanRecord
+
+T1 = "0af7651916cd43dd8448eb211c80319c"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make(span_id: str, parent: str = "", trace_id: str = T1, name: str = "span",
+         start: int = 10, end: int = 20, scope: str = "agent", **attributes: Any) -> SpanRecord:
+    return SpanRecord(trace_id=trace_id, span_id=span_id, parent_span_id=parent, name=name,
+                      start_ns=start, end_ns=end, attributes=attributes, scope=scope)
+
+
+def assembler(**limits: Any) -> tuple[TraceAssembler, Clock]:
+    clock = Clock()
+    values = {"decision_wait_s": 5.0, "max_age_s": 60.0, **limits}
+    return TraceAssembler(AssemblyLimits(**values), clock=clock), clock
+
+
+AGENT = {"gen_ai.operation.name": "invoke_agent"}
+
+
+@pytest.mark.parametrize(("attributes", "convention"), [
+    ({"gen_ai.operation.name": "invoke_agent"}, "genai"),
+    ({"gen_ai.operation.name": "invoke_workflow"}, "genai"),
+    ({"openinference.span.kind": "AGENT"}, "openinference"),
+    ({"traceloop.span.kind": "workflow"}, "openllmetry"),
+    ({"traceloop.span.kind": "agent"}, "openllmetry"),
+    ({"ai.operationId": "ai.generateText"}, "vercel"),
+])
+def test_the_run_span_is_found_in_every_convention(attributes: dict[str, Any],
+                                                   convention: str) -> None:
+    buffer, clock = assembler()
+    # A child arrives first, then the run span nested under an HTTP server root.
+    buffer.add_spans([make("0000000000000003", "0000000000000002", name="tool")])
+    buffer.add_spans([make("0000000000000002", "0000000000000001", name="run", **attributes)])
+    buffer.add_spans([make("0000000000000001", name="GET /ask", start=0, end=30)])
+    clock.now += 5
+    (run,) = buffer.due()
+    assert run.run_span is not None and run.run_span.name == "run"
+    assert (run.convention, run.reason, run.incomplete) == (convention, "settled", False)
+    assert len(run.spans) == 3
+
+
+def test_a_chain_counts_only_as_the_root_and_the_root_is_the_fallback() -> None:
+    buffer, clock = assembler()
+    chain = {"openinference.span.kind": "CHAIN"}
+    buffer.add_spans([make("0000000000000002", "0000000000000001", **chain)])
+    clock.now += 10
+    assert buffer.due() == []  # a nested chain is no run span, and quiet alone settles nothing
+    buffer.add_spans([make("0000000000000001", name="root", start=0, end=30, **chain)])
+    clock.now += 5
+    (run,) = buffer.due()
+    assert run.run_span is not None and run.run_span.name == "root"
+    assert run.convention == "openinference"
+
+
+def test_quiet_alone_never_releases_a_run() -> None:
+    buffer, clock = assembler()
+    buffer.add_spans([make("0000000000000002", "0000000000000001")])
+    clock.now += 59
+    assert buffer.due() == []
+    clock.now += 1
+    (run,) = buffer.due()
+    assert (run.reason, run.incomplete) == ("no_run_span", True)
+
+
+def test_the_settle_window_starts_when_the_run_span_arrives() -> None:
+    buffer, clock = assembler()
+    buffer.add_spans([make("0000000000000002", "0000000000000001")])
+    clock.now += 30
+    buffer.add_spans([make("0000000000000001", **AGENT)])
+    clock.now += 4.9
+    assert buffer.due() == []
+    clock.now += 0.1
+    assert [r.reason for r in buffer.due()] == ["settled"]
+
+
+def test_a_higher_agent_span_takes_over_and_restarts_the_window() -> None:
+    buffer, clock = assembler()
+    buffer.add_spans([make("0000000000000002", "0000000000000001", name="sub", **AGENT)])
+    clock.now += 4
+    buffer.add_spans([make("0000000000000001", name="top", start=0, end=30, **AGENT)])
+    clock.now += 4
+    assert buffer.due() == []
+    clock.now += 1
+    (run,) = buffer.due()
+    assert run.run_span is not None and run.run_span.name == "top"
+
+
+def test_a_sibling_agent_span_does_not_take_over() -> None:
+    buffer, clock = assembler()
+    buffer.add_spans([make("0000000000000002", "0000000000000001", name="first", **AGENT)])
+    buffer.add_spans([make("0000000000000003", "0000000000000001", name="second", start=25,
+                           end=28, **AGENT)])
+    clock.now += 5
+    (run,) = buffer.due()
+    assert run.run_span is not None and run.run_span.name == "first"
+
+
+def test_a_run_span_without_a_settled_window_is_released_at_the_hard_cap() -> None:
+    buffer, clock = assembler(decision_wait_s=5.0, max_age_s=6.0)
+    buffer.add_spans([make("0000000000000002", "0000000000000001")])
+    clock.now += 5.5
+    buffer.add_spans([make("0000000000000001", **AGENT)])
+    clock.now += 0.5
+    (run,) = buffer.due()
+    assert (run.reason, run.incomplete_reason) == ("hard_cap", "hard_cap")
+
+
+def test_spans_of_a_released_trace_are_counted_late() -> None:
+    buffer, clock = assembler()
+    buffer.add_spans([make("0000000000000001", **AGENT)])
+    clock.now += 5
+    assert len(buffer.due()) == 1
+    buffer.add_spans([make("0000000000000009", "0000000000000001")])
+    assert buffer.counts["late"] == 1
+    assert buffer.pending == 0
+
+
+def test_past_max_traces_the_oldest_is_evicted_and_counted() -> None:
+    buffer, _ = assembler(max_traces=3)
+    for n in range(5):
+        evicted = buffer.add_spans([make("0000000000000001", trace_id=f"{n + 1:032x}")])
+        assert len(evicted) == (1 if n >= 3 else 0)
+    assert buffer.pending == 3
+    assert buffer.counts["evicted"] == 2
+
+
+def test_past_max_spans_per_trace_spans_are_dropped_and_the_run_flagged() -> None:
+    buffer, clock = assembler(max_spans_per_trace=2)
+    buffer.add_spans([make(f"{n + 2:016x}", "0000000000000001") for n in range(4)])
+    buffer.add_spans([make("0000000000000001", **AGENT)])
+    clock.now += 5
+    (run,) = buffer.due()
+    assert run.run_span is not None and run.run_span.span_id == "0000000000000001"
+    assert run.spans_dropped == 2 and run.incomplete
+    assert run.incomplete_reason == "spans_dropped"
+    assert buffer.counts["over_trace_cap"] == 2
+
+
+def test_own_spans_and_duplicates_are_counted_not_buffered() -> None:
+    buffer, _ = assembler()
+    buffer.add_spans([make("0000000000000001", scope="gsar_otel"),
+                      make("0000000000000002", **{"gsar.source": "sidecar"}),
+                      make("0000000000000003"), make("0000000000000003")])
+    assert buffer.counts == {"own": 2, "accepted": 1, "duplicate": 1}
+
+
+def test_drain_releases_everything_flagged_shutdown() -> None:
+    buffer, _ = assembler()
+    buffer.add_spans([make("0000000000000001", **AGENT)])
+    buffer.add_spans([make("0000000000000001", trace_id="1" * 32)])
+    runs = buffer.drain()
+    assert sorted(r.reason for r in runs) == ["shutdown", "shutdown"]
+    assert buffer.pending == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 6), st.booleans()),
+                min_size=1, max_size=30),
+       st.lists(st.floats(0, 20), min_size=1, max_size=10))
+def test_every_span_lands_in_one_bucket_and_memory_stays_bounded(
+        spans: list[tuple[int, int, bool]], steps: list[float]) -> None:
+    """Any arrival order, parent graph (cycles included) and clock: every span is counted once,
+    buffers stay within their caps and every trace is eventually released exactly once."""
+    buffer, clock = assembler(max_traces=2, max_spans_per_trace=3, decision_wait_s=5.0,
+                              max_age_s=10.0)
+    released: list[str] = []
+    evicted: list[str] = []
+    for index, (own, parent, agent) in enumerate(spans):
+        trace_id = f"{index % 3 + 1:032x}"
+        extra = AGENT if agent else {}
+        evicted += [r.trace_id for r in buffer.add_spans([make(
+            f"{own:016x}", f"{parent:016x}" if parent else "", trace_id=trace_id, **extra)])]
+        assert buffer.pending <= 2
+        if index < len(steps):
+            clock.now += steps[index]
+            released += [r.trace_id for r in buffer.due()]
+    released += [r.trace_id for r in buffer.drain()]
+    counts = buffer.counts
+    assert sum(v for k, v in counts.items() if k != "evicted") == len(spans)
+    assert counts.get("evicted", 0) == len(evicted)
+    everything = released + evicted
+    assert len(everything) == len(set(everything))  # each trace released once
