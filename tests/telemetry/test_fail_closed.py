@@ -175,3 +175,31 @@ def test_valid_settings_still_judge_and_let_a_grounded_answer_through(
     calls: list[str] = []
     assert gate("raise", calls, is_async=False)() == ANSWER
     assert calls == ["ran"]
+
+
+class SelfCancellingJudge:
+    name = "self-cancelling"
+
+    async def judge(self, *, synthesis: str, evidence: Any) -> Any:
+        raise asyncio.CancelledError  # nobody cancelled the caller
+
+
+def test_a_judge_raising_cancelled_error_by_itself_never_reaches_a_plain_sync_call(
+        otel: Otel) -> None:
+    @grounded(judge=SelfCancellingJudge(), evidence=lambda call: [CPU_ROW])
+    def agent() -> str:
+        return ANSWER
+
+    assert agent() == ANSWER
+    span = otel.one_evaluate_span()
+    assert dict(span.attributes or {})["gsar.decision"] == "abstain"
+    [judge_span] = otel.spans("gsar.judge")
+    assert dict(judge_span.attributes or {})["gsar.judge.error_type"] == "CancelledError"
+
+    @grounded(judge=SelfCancellingJudge(), on_low="raise", evidence=lambda call: [CPU_ROW])
+    def gated() -> str:
+        return ANSWER
+
+    with pytest.raises(GroundingError) as raised:
+        gated()
+    assert raised.value.result.judge_errors == ("CancelledError",)
