@@ -73,6 +73,8 @@ VERCEL_OPERATION_ID: Final = "ai.operationId"
 ADK_TOOL_RESPONSE: Final = "gcp.vertex.agent.tool_response"
 ADK_LLM_RESPONSE: Final = "gcp.vertex.agent.llm_response"
 PYDANTIC_AI_FINAL_RESULT: Final = "final_result"
+PYDANTIC_AI_TOOL_RESPONSE: Final = "tool_response"
+"""Pydantic AI's instrumentation version 2 (``running tool`` spans)."""
 
 # --- conventions ---------------------------------------------------------------------------------
 CONVENTION_GENAI: Final = "genai"

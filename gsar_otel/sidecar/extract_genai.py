@@ -75,6 +75,20 @@ def plain_text(value: Any) -> str:
     return ""
 
 
+def block_text(value: Any) -> str:
+    """A tool result that may be content blocks (``[{"text": ...}]``, Bedrock's
+    ``{"toolResult": {"content": [...]}}``) as their text; anything else as compact JSON."""
+    value = json_text(value)
+    if isinstance(value, dict) and isinstance(value.get("toolResult"), dict):
+        value = value["toolResult"].get("content")
+    if isinstance(value, list) and value and all(
+            isinstance(b, dict) and (isinstance(b.get("text"), str) or "toolResult" in b)
+            for b in value):
+        return "\n".join(block_text(b) if "toolResult" in b else b["text"].strip()
+                         for b in value)
+    return as_text(value)
+
+
 def answer_text(output: list[dict[str, Any]]) -> str | None:
     """The assistant text of output messages, or None when they ask for a tool."""
     texts: list[str] = []
@@ -155,7 +169,7 @@ def extract(run: ReadyRun) -> Extraction:
                 sources.append(payload)
             elif name == cv.EVENT_TOOL_MESSAGE:
                 content = payload.get("content", payload.get("message"))
-                found.append(Found(content=as_text(json_text(content)), span_id=span.span_id,
+                found.append(Found(content=block_text(content), span_id=span.span_id,
                                    tool_name=str(payload.get("name") or names.get(
                                        str(payload.get("id") or "")) or "tool"),
                                    call_id=str(payload.get("id") or ""), order=1,

@@ -3,7 +3,8 @@
 - Vercel AI SDK: ``ai.toolCall`` spans (``ai.toolCall.{name,id,result}``); the answer is
   ``ai.response.text`` of ``ai.generateText`` / ``ai.streamText``.
 - Google ADK: ``execute_tool`` spans with ``gcp.vertex.agent.tool_response``.
-- Pydantic AI: ``final_result`` on its ``invoke_agent`` span.
+- Pydantic AI: ``final_result`` on its ``invoke_agent`` span; ``tool_response`` on the
+  ``running tool`` spans of its instrumentation version 2.
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ def extract(run: ReadyRun) -> Extraction:
                                tool_name=str(attributes.get(cv.VERCEL_TOOL_NAME) or "tool"),
                                call_id=str(attributes.get(cv.VERCEL_TOOL_ID) or ""),
                                start_ns=span.start_ns))
-        if cv.ADK_TOOL_RESPONSE in attributes:
-            found.append(Found(content=as_text(json_text(attributes[cv.ADK_TOOL_RESPONSE])),
+        native = next((k for k in (cv.ADK_TOOL_RESPONSE, cv.PYDANTIC_AI_TOOL_RESPONSE)
+                       if k in attributes), None)
+        if native is not None and cv.GEN_AI_TOOL_CALL_RESULT not in attributes:
+            found.append(Found(content=as_text(json_text(attributes[native])),
                                span_id=span.span_id,
                                tool_name=str(attributes.get(cv.GEN_AI_TOOL_NAME) or "tool"),
                                call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""),
