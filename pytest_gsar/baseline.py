@@ -104,7 +104,7 @@ def _raw_entries(path: Path) -> dict[str, object]:
     except json.JSONDecodeError as error:
         conflict = " (it holds merge conflict markers)" if b"<<<<<<< " in raw else ""
         raise BaselineError(f"cannot read baseline {path}: not valid JSON{conflict}: "
-                            f"{error.msg} at line {error.lineno} column {error.colno}; "
+                            f"{error.msg} (line {error.lineno}, column {error.colno}); "
                             f"{_RECOVER}") from None
     except RecursionError:
         raise BaselineError(f"cannot read baseline {path}: JSON nested too deeply; "

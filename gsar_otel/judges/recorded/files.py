@@ -61,7 +61,7 @@ def read_cassette(path: Path) -> dict[str, dict[str, Any]]:
     except json.JSONDecodeError as error:
         conflict = " (it holds merge conflict markers)" if "\n<<<<<<< " in f"\n{text}" else ""
         raise CassetteError(f"cannot read cassette {path}: not valid JSON{conflict}: "
-                            f"{error.msg} at line {error.lineno} column {error.colno}; "
+                            f"{error.msg} (line {error.lineno}, column {error.colno}); "
                             f"{RECOVER}") from None
     except RecursionError:
         raise CassetteError(f"{path} is not a gsar cassette (JSON nested too deeply); "

@@ -174,8 +174,12 @@ class RecordingJudge:
                 raise miss
         verdict = await run_judge(self.inner, synthesis=synthesis, evidence=evidence)
         if verdict.error_type is None:
-            self.store.put(key, identity=self.identity, synthesis=synthesis, evidence=evidence,
-                           verdict=verdict)
+            try:
+                self.store.put(key, identity=self.identity, synthesis=synthesis,
+                               evidence=evidence, verdict=verdict)
+            except CassetteError as error:
+                self.cassette_errors.append(error)
+                raise
             self.recorded += 1
         return verdict
 
