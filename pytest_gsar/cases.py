@@ -240,7 +240,7 @@ def _lines(path: Path, *, start: int = 0, first_number: int = 1
                 if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                     offset += _skip_rest_of_line(handle)
                     yield number, line_offset, _field_error(
-                        path, number, f"line longer than {MAX_LINE_BYTES // 2**20} MiB; a case "
+                        path, number, f"line longer than {_size(MAX_LINE_BYTES)}; a case "
                                       f"this big is beyond what a judge sees (evidence is cut "
                                       f"to {_evidence_limit()} characters)")
                 elif line_offset == 0 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -275,6 +275,10 @@ def _decode(raw: bytes, path: Path, line: int) -> str | CaseFormatError:
         byte = raw[error.start:error.start + 1].hex()
         return _field_error(path, line, f"not UTF-8 (byte 0x{byte} at byte {error.start + 1} "
                                         f"of the line); save the file as UTF-8")
+
+
+def _size(count: int) -> str:
+    return f"{count // 2**20} MiB" if count % 2**20 == 0 else f"{count:,} bytes"
 
 
 def _evidence_limit() -> str:
