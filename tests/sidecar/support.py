@@ -129,3 +129,40 @@ def run_genai_agent(tracer: Tracer, answer: str, tool_result: str = CPU_ROW) -> 
         agent.set_attribute("gen_ai.output.messages", messages(final))
         context = agent.get_span_context()
     return context.trace_id, context.span_id
+
+
+class GatedJudge:
+    """The lexical judge behind a gate: each call waits until ``release`` is set; counts how
+    many calls run at once."""
+
+    name = "gated"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.inner = LexicalJudge()
+        self.running = 0
+        self.most_at_once = 0
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    async def judge(self, *, synthesis: str, evidence: Any) -> Any:
+        with self._lock:
+            self.calls += 1
+            self.running += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+        try:
+            while not self.release.is_set():
+                await asyncio.sleep(0.005)
+            return await self.inner.judge(synthesis=synthesis, evidence=evidence)
+        finally:
+            with self._lock:
+                self.running -= 1
+
+
+class RaisingJudge:
+    """A judge that always fails."""
+
+    name = "raising"
+
+    async def judge(self, *, synthesis: str, evidence: Any) -> Any:
+        raise RuntimeError("the judge backend is down")
