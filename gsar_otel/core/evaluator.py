@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from gsar_otel.core.deadline import judge_and_check
 from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.core.integrity import SYNTHESIS_TRUNCATED, Adjustment
+from gsar_otel.core.integrity import INVALID_CHARACTERS, SYNTHESIS_TRUNCATED, Adjustment
 from gsar_otel.core.loop import Run
 from gsar_otel.core.model import (
     DEFAULT_UNKNOWN_WEIGHT,
@@ -26,6 +26,7 @@ from gsar_otel.core.model import (
     check_unit_interval,
 )
 from gsar_otel.core.protocol import Judge, judge_model
+from gsar_otel.core.redact import encodable_inputs
 from gsar_otel.core.result import (
     DEFAULT_MAX_SYNTHESIS_CHARS,
     Action,
@@ -188,8 +189,14 @@ class GSAREvaluator:
                 kind=SYNTHESIS_TRUNCATED, claim=judged[:80], from_bucket=None, to_bucket=None,
                 reason=f"answer of {len(judged)} characters cut to {self.max_synthesis_chars}"))
             judged = judged[: self.max_synthesis_chars]
+        judged, judged_evidence, replaced = encodable_inputs(judged, evidence)
+        if replaced:
+            notes.append(Adjustment(
+                kind=INVALID_CHARACTERS, claim=judged[:80], from_bucket=None, to_bucket=None,
+                reason=f"{replaced} lone surrogate(s) in the answer or evidence replaced by "
+                       f"U+FFFD before judging"))
         verdict, report = await judge_and_check(
-            self.judge, judged, evidence, timeout_s=timeout_s, weight_map=self.weight_map,
+            self.judge, judged, judged_evidence, timeout_s=timeout_s, weight_map=self.weight_map,
             contradiction_penalty=self.contradiction_penalty, default_unknown=self.default_unknown)
         output = report.output
         partition = output.to_partition()

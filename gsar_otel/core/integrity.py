@@ -58,10 +58,13 @@ UNKNOWN_EVIDENCE_REF: Final = "unknown_evidence_ref"
 UNSUPPORTED_NUMBER: Final = "unsupported_number"
 UNCOVERED_SENTENCE: Final = "uncovered_sentence"
 SYNTHESIS_TRUNCATED: Final = "synthesis_truncated"
+INVALID_CHARACTERS: Final = "invalid_characters"
+"""Lone surrogates in the answer or evidence were replaced by U+FFFD before judging."""
 
 ADJUSTMENT_KINDS: Final = (
     UNKNOWN_EVIDENCE_TYPE, EMPTY_CLAIM, DUPLICATE_CLAIM, MISSING_EVIDENCE_REF,
     UNKNOWN_EVIDENCE_REF, UNSUPPORTED_NUMBER, UNCOVERED_SENTENCE, SYNTHESIS_TRUNCATED,
+    INVALID_CHARACTERS,
 )
 
 _BUCKET_RANK: Final[Mapping[str, int]] = {

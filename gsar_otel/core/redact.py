@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from gsar_otel.core.evidence import EvidenceSet
+
 REDACTED: Final = "[REDACTED]"
 """What a masked secret reads as."""
 
@@ -272,8 +274,32 @@ def replace_lone_surrogates(text: str) -> tuple[str, int]:
     return _LONE_SURROGATE.subn(REPLACEMENT_CHARACTER, text)
 
 
+def encodable_inputs(synthesis: str, evidence: EvidenceSet) -> tuple[str, EvidenceSet, int]:
+    """The answer and evidence with every lone surrogate replaced by U+FFFD, and how many were.
+
+    A lone surrogate (from ``surrogateescape``-decoded bytes or a broken string) cannot be sent
+    to a judge API nor hashed into a cassette key; replaced at the judging boundary, the
+    evaluator records the change as an adjustment.
+    """
+    clean, count = replace_lone_surrogates(synthesis)
+    items = []
+    for item in evidence.items:
+        fields = {}
+        for name in ("id", "content", "source"):
+            value = getattr(item, name)
+            if isinstance(value, str):
+                fixed, replaced = replace_lone_surrogates(value)
+                if replaced:
+                    fields[name], count = fixed, count + replaced
+        items.append(item.model_copy(update=fields) if fields else item)
+    if count == 0:
+        return synthesis, evidence, 0
+    return clean, evidence.model_copy(update={"items": tuple(items)}), count
+
+
 __all__ = [
-    "MIN_SECRET_CHARS", "REDACTED", "REPLACEMENT_CHARACTER", "contains_secret", "redact_secrets",
+    "MIN_SECRET_CHARS", "REDACTED", "REPLACEMENT_CHARACTER", "contains_secret", "encodable_inputs",
+    "redact_secrets",
     "redact_text", "redact_tree", "redact_with_references", "replace_lone_surrogates",
     "restore_references", "secret_references", "secret_spans", "secret_values",
 ]

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import copy
 import re
+import unicodedata
 from typing import Any, Final, Literal
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import EvidenceType
+from gsar_otel.core.redact import replace_lone_surrogates
 
 PROMPT_VERSION: Final = "gsar-judge-2"
 """Version of the prompt, schema and rendering together; part of a judge's identity."""
@@ -33,11 +35,55 @@ NO_EVIDENCE: Final = "(no evidence items were collected)"
 
 _TAG_NAMES: Final = ("evidence", "synthesis", "item", "instructions", "system", "verdict")
 # "<" and the characters a model may read as one, followed by one of our tag names (optionally
-# closing, with stray whitespace): "</evidence>", "< /Synthesis >", "＜item id=...".
+# closing, with stray whitespace): "</evidence>", "< /Synthesis >", "＜item id=...". It runs on the
+# skeleton of the text (see _skeleton), so invisible characters, compatibility forms and
+# look-alike letters cannot hide a tag from it: "<\u200b/evidence>", "</evi\u00addence>",
+# "</\u0435vidence>" (Cyrillic e), "</ｅｖｉｄｅｎｃｅ>".
 _TAG_LOOKALIKE: Final = re.compile(
-    r"[<\uFF1C\uFE64\u2039\u27E8\u3008](?=\s*/?\s*(?:" + "|".join(_TAG_NAMES) + r")\b)",
+    r"[<\u2039\u27E8\u3008\u2329\u276C\u276E\u29FC](?=\s*+/?\s*+(?:" + "|".join(_TAG_NAMES)
+    + r")(?![a-z0-9_]))",
     re.IGNORECASE,
 )
+
+# Latin look-alikes of Cyrillic, Greek and other letters (Unicode confusables, the lower-case
+# forms a reader takes for the letters of our tag names and their neighbours).
+_CONFUSABLES: Final = str.maketrans({
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i",
+    "ј": "j", "к": "k", "ӏ": "l", "м": "m", "п": "n", "о": "o", "р": "p", "ԛ": "q", "г": "r",
+    "ѕ": "s", "т": "t", "ц": "u", "ѵ": "v", "ԝ": "w", "х": "x", "у": "y", "з": "z",
+    "α": "a", "β": "b", "ϲ": "c", "ς": "c", "δ": "d", "ε": "e", "η": "n", "ι": "i", "ϳ": "j",
+    "κ": "k",
+    "μ": "u", "ν": "v", "ο": "o", "ρ": "p", "σ": "o", "τ": "t", "υ": "u", "χ": "x", "γ": "y",
+    "ı": "i", "ɩ": "i", "ɑ": "a", "ɡ": "g", "ʏ": "y", "ꭵ": "i", "ꮪ": "s", "ꮯ": "c",
+})
+# Characters a reader does not see: format characters (zero-width space and joiners, soft
+# hyphen, bidirectional marks, word joiner, BOM), combining marks, controls other than spaces.
+_INVISIBLE_CATEGORIES: Final = frozenset({"Cf", "Mn", "Me", "Cc", "Cs", "Co", "Cn"})
+_ASCII_CONTROL: Final = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def _skeleton(text: str) -> tuple[str, list[int]]:
+    """``text`` as a reader sees it, and for each of its characters the index in ``text`` it
+    came from: invisible characters and accents dropped, each character NFKD-decomposed,
+    lower-cased and mapped from a look-alike to its Latin letter. Character by character, so
+    indexes map back."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        if char.isascii():
+            if char.isprintable() or char.isspace():
+                chars.append(char.lower())
+                origin.append(index)
+            continue
+        if unicodedata.category(char) in _INVISIBLE_CATEGORIES:
+            continue
+        for part in unicodedata.normalize("NFKD", char).lower().translate(_CONFUSABLES):
+            if unicodedata.category(part) in _INVISIBLE_CATEGORIES:
+                continue
+            chars.append(part)
+            origin.append(index)
+    return "".join(chars), origin
+
 
 SYSTEM_PROMPT: Final = """\
 You are a grounding judge. You receive an answer that an AI agent wrote (the synthesis) and the \
@@ -169,10 +215,25 @@ OutputMode = Literal["structured", "tool"]
 def neutralize_delimiters(text: str) -> str:
     """Escape anything in ``text`` that could read as one of the prompt's tags.
 
-    ``"</evidence>"`` becomes ``"&lt;/evidence>"``; the rest of the text is left exactly as is,
-    so the judge still sees (and can quote) the data faithfully.
+    ``"</evidence>"`` becomes ``"&lt;/evidence>"``, and so do its look-alikes: with invisible
+    characters inside, in compatibility forms (fullwidth, ``＜``) or with Cyrillic or Greek
+    letters. The rest of the text is left exactly as is, so the judge still sees (and can quote)
+    the data faithfully; only a lone surrogate, which no request can encode, becomes U+FFFD.
     """
-    return _TAG_LOOKALIKE.sub("&lt;", text)
+    text = replace_lone_surrogates(text)[0]
+    if text.isascii() and _ASCII_CONTROL.search(text) is None:
+        return _TAG_LOOKALIKE.sub("&lt;", text)
+    skeleton, origin = _skeleton(text)
+    starts = sorted({origin[match.start()] for match in _TAG_LOOKALIKE.finditer(skeleton)})
+    if not starts:
+        return text
+    out, position = [], 0
+    for start in starts:
+        out.append(text[position:start])
+        out.append("&lt;")
+        position = start + 1
+    out.append(text[position:])
+    return "".join(out)
 
 
 def _attribute(value: str) -> str:
