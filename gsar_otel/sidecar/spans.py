@@ -218,8 +218,8 @@ def parse_json(body: bytes, message: type[Message]) -> Any:
     """``body`` as OTLP/JSON for ``message``; raises :class:`MalformedRequest`."""
     try:
         document = json.loads(body)
-    except (UnicodeDecodeError, ValueError) as error:
-        raise MalformedRequest(f"not JSON: {error}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise MalformedRequest(f"not JSON: {str(error)[:200]}") from None
     if not isinstance(document, dict):
         raise MalformedRequest("an OTLP/JSON request must be a JSON object")
     request = message()

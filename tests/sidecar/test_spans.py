@@ -8,11 +8,13 @@ import contextlib
 import json
 from typing import Any
 
+import pytest
 from google.protobuf import json_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.trace import TracerProvider
@@ -85,6 +87,35 @@ def test_any_bytes_decode_or_raise_malformed(body: bytes) -> None:
         for decode in (decode_traces, decode_logs):
             with contextlib.suppress(MalformedRequest):
                 decode(body, json_encoded=json_encoded)
+
+
+def test_deeply_nested_json_is_malformed_not_a_crash() -> None:
+    deep_array = b"[" * 100_000 + b"]" * 100_000
+    deep_value = (b'{"resourceSpans":[{"resource":{"attributes":[{"key":"k","value":'
+                  + b'{"arrayValue":{"values":[' * 5_000 + b"]}}" * 5_000 + b"}]}}]}")
+    for body in (deep_array, deep_value):
+        with pytest.raises(MalformedRequest):
+            decode_traces(body, json_encoded=True)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """One length-delimited protobuf field."""
+    size, length = bytearray(), len(payload)
+    while True:
+        byte, length = length & 0x7F, length >> 7
+        size.append(byte | (0x80 if length else 0))
+        if not length:
+            return bytes([number << 3 | 2]) + bytes(size) + payload
+
+
+def test_deeply_nested_protobuf_values_are_malformed_not_a_crash() -> None:
+    value = AnyValue(string_value="leaf").SerializeToString()
+    for _ in range(500):  # AnyValue.array_value (5) > ArrayValue.values (1) > AnyValue ...
+        value = _field(5, _field(1, value))
+    key_value = _field(1, b"k") + _field(2, value)
+    body = _field(1, _field(1, _field(1, key_value)))  # request > resource_spans > resource
+    with pytest.raises(MalformedRequest):
+        decode_traces(body, json_encoded=False)
 
 
 _json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
