@@ -115,13 +115,10 @@ DROP_REASON_STOPPED: Final = "stopped"
 """Submitted after the worker stopped (after the exit flush), or its threads could not start."""
 DROP_REASON_ERROR: Final = "error"
 """The job could not be started on the worker's event loop."""
-METRIC_EVALUATIONS_SKIPPED: Final = "gsar.evaluations.skipped"
-"""Extension: calls of a ``@grounded(on_low="observe")`` function left unjudged because grounding
-could not be set up, by ``gsar.skip.reason`` and ``error.type`` (a ``raise`` or ``recover`` gate
-raises instead)."""
-GSAR_SKIP_REASON: Final = "gsar.skip.reason"
-"""Why a call was not judged: ``invalid_settings``."""
-SKIP_REASON_INVALID_SETTINGS: Final = "invalid_settings"
+DEGRADED_REASON_INVALID_SETTINGS: Final = "invalid_settings"
+"""``gsar.degraded.reason`` on ``gsar.evaluations.degraded`` for each call of a
+``@grounded(on_low="observe")`` function left unjudged because the settings are invalid (a
+``raise`` or ``recover`` gate raises instead)."""
 METRIC_JUDGE_TOKENS: Final = "gsar.judge.tokens"
 """Extension: judge tokens by ``gsar.token.type`` (input, output, cache_read, cache_creation)."""
 GSAR_TOKEN_TYPE: Final = "gsar.token.type"

@@ -35,8 +35,8 @@ Two options change the outcome on purpose:
   ``raise``, this gate fails closed when a call cannot be judged or the settings are invalid.
 
 In ``observe`` mode invalid settings turn grounding off for the function (one WARNING) and every
-call left unjudged is counted in ``gsar.evaluations.skipped`` (``gsar.skip.reason=
-invalid_settings``, ``error.type``); a call that could not be judged returns as without the
+call left unjudged is counted in ``gsar.evaluations.degraded`` (``gsar.degraded.reason=
+invalid_settings``); a call that could not be judged returns as without the
 decorator and its ``gsar.evaluate`` span carries ``error.type``.
 
 Every evaluation has a deadline (``deadline_s``, default 120 s): judging and the integrity guard

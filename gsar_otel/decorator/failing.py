@@ -8,16 +8,12 @@ Also here: running the caller's extractors so that no BaseException of theirs (o
 from __future__ import annotations
 
 import logging
-import threading
-import weakref
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from gsar_otel import semconv as sc
 
 if TYPE_CHECKING:
-    from opentelemetry.metrics import Counter
-
     from gsar_otel.core.result import GSARResult
 
 logger = logging.getLogger(__name__)
@@ -68,35 +64,13 @@ def failure_result(answer: object, reason: str, kind: str, judge: str = "") -> G
                       final_evidence=evidence, trajectory=(entry,), judge_name=judge)
 
 
-# --- the skipped-call counter -----------------------------------------------------------------
-
-_lock = threading.Lock()
-_counters: MutableMapping[object, Counter] = weakref.WeakKeyDictionary()
-
-
-def _counter() -> Counter:
-    from gsar_otel.otel.instruments import current_providers
-
-    provider = current_providers()[1]
-    counter = _counters.get(provider)
-    if counter is None:
-        with _lock:
-            counter = _counters.get(provider)
-            if counter is None:
-                from gsar_otel._version import __version__
-
-                meter = provider.get_meter(sc.INSTRUMENTATION_SCOPE, __version__)
-                counter = meter.create_counter(
-                    sc.METRIC_EVALUATIONS_SKIPPED, unit=sc.UNIT_EVALUATIONS,
-                    description="Calls left unjudged because grounding could not be set up.")
-                _counters[provider] = counter
-    return counter
-
-
-def count_skipped(function: str, reason: str, error_type: str) -> None:
-    """Add one to ``gsar.evaluations.skipped`` (never raises)."""
+def count_skipped(function: str, reason: str) -> None:
+    """Count one call left unjudged in ``gsar.evaluations.degraded`` with ``reason`` as its
+    ``gsar.degraded.reason`` (never raises)."""
     try:
-        _counter().add(1, {sc.GSAR_FUNCTION: function, sc.GSAR_SKIP_REASON: reason,
-                           sc.ERROR_TYPE: error_type})
+        from gsar_otel.otel.instruments import get_telemetry
+
+        get_telemetry().instruments.degraded.add(
+            1, {sc.GSAR_FUNCTION: function, sc.GSAR_DEGRADED_REASON: reason})
     except Exception:
-        logger.debug("gsar: counting a skipped evaluation failed", exc_info=True)
+        logger.debug("gsar: counting an unjudged call failed", exc_info=True)

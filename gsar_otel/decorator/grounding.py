@@ -329,7 +329,7 @@ class GroundedFunction:
             raise SettingsError(f"gsar: {self.function} cannot be judged (on_low="
                                 f"{self.options.on_low!r} never returns an unchecked answer): "
                                 f"{error}") from error
-        count_skipped(self.function, sc.SKIP_REASON_INVALID_SETTINGS, type(error).__name__)
+        count_skipped(self.function, sc.DEGRADED_REASON_INVALID_SETTINGS)
 
     def _apply_on_low(self, result: Any, outcome: GSARResult | None) -> Any:
         on_low = self.options.on_low

@@ -82,10 +82,9 @@ def test_in_observe_mode_an_invalid_setting_is_counted_on_every_call(
     agent = gate("observe", calls, is_async=False)
     assert [agent() for _ in range(3)] == [ANSWER] * 3
     assert calls == ["ran"] * 3
-    points = otel.points("gsar.evaluations.skipped")
+    points = otel.points("gsar.evaluations.degraded")
     key = frozenset({("gsar.function", agent.__qualname__),
-                     ("gsar.skip.reason", "invalid_settings"),
-                     ("error.type", "SettingsError")})
+                     ("gsar.degraded.reason", "invalid_settings")})
     assert points[key].value == 3
     assert otel.evaluate_spans() == []
 
