@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 
 from gsar_otel.core.model import Bucket, EvidenceType
-from gsar_otel.core.text import number_matches, time_matches, words
+from gsar_otel.core.text import words
 from gsar_otel.judges.lexical.index import _EvidenceIndex, _Item
 from gsar_otel.judges.lexical.lexicon import (
     _COUNT_WORDS,
@@ -65,22 +65,19 @@ def _holders(facts: _ClaimFacts, index: _EvidenceIndex) -> tuple[list[list[int]]
         else:
             unmatched.append(raw)
 
-    items = index.items
+    # Each look-up goes through the index (by value, word or identifier), never through every
+    # item: many claims against many items would otherwise cost their product.
     for number in facts.anchors.numbers:
-        record(number.raw, [i for i, item in enumerate(items)
-                            if any(number_matches(number, c) for c in item.anchors.numbers)])
+        record(number.raw, list(index.values.items_with_number(number)))
     for clock in facts.anchors.times:
-        record(clock.raw, [i for i, item in enumerate(items)
-                           if any(time_matches(clock, c) for c in item.anchors.times)])
+        record(clock.raw, list(index.values.items_with_time(clock)))
     for identifier in sorted(facts.identifiers):
-        spaced = " " + " ".join(words(identifier.replace("-", " "))) + " "
-        record(identifier, [i for i, item in enumerate(items)
-                            if identifier in item.identifiers
-                            or f" {identifier} " in item.joined_words
-                            or spaced in item.joined_words])
+        spaced = " ".join(words(identifier.replace("-", " ")))
+        record(identifier, sorted({*index.identifier_items.get(identifier, ()),
+                                   *index.phrase_items(identifier),
+                                   *index.phrase_items(spaced)}))
     for quote in facts.quotes:
-        record(f'"{quote}"', [i for i, item in enumerate(items)
-                              if f" {quote} " in item.joined_words])
+        record(f'"{quote}"', index.phrase_items(quote))
     unmatched += [name for name in sorted(facts.names) if index.resolve(name) is None]
     return holders, unmatched
 
@@ -98,10 +95,9 @@ def _support(facts: _ClaimFacts, index: _EvidenceIndex) -> _Support:
     for found in holders:
         for item in found:
             held[item] = held.get(item, 0) + 1
-    if held:
-        for unit_index, unit in enumerate(index.units):
-            if unit.item in held:
-                scores[unit_index] = scores.get(unit_index, 0.0) + 2.0 * held[unit.item]
+    for item_position, count in held.items():
+        for unit_index in index.units_of_item[item_position]:
+            scores[unit_index] = scores.get(unit_index, 0.0) + 2.0 * count
     covered: set[str] = set()
     ranked = sorted(scores, key=lambda u: (-scores[u], u))[: 4 * MAX_LINKED_UNITS + 8]
     chosen: list[int] = []

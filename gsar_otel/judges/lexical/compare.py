@@ -14,7 +14,6 @@ from gsar_otel.judges.lexical.index import _EvidenceIndex, _Item, _Pair
 from gsar_otel.judges.lexical.lexicon import (
     _LETTERS,
     _TIME_WORDS,
-    _UNIT_WORDS,
     COVERAGE_CONTRADICTS,
     negated_stems,
 )
@@ -42,14 +41,13 @@ def _value_contradiction(facts: _ClaimFacts, index: _EvidenceIndex) -> _Verdict 
         slot = facts.slot_stems(raw)
         if not slot:
             continue
-        related: list[tuple[_Item, _Pair]] = []
-        for item in index.items:
-            if not _same_subject(facts, item):
-                continue
-            for pair in item.pairs:
-                named = pair.key_stems - _UNIT_WORDS
-                if (named & slot) or (not named and pair.key_stems & slot):
-                    related.append((item, pair))
+        # The pairs whose key names the slot, found through the index by key word (in item
+        # and pair order) rather than by reading every pair of every item.
+        keyed = sorted({found for slot_stem in slot
+                        for found in index.pairs_by_stem.get(slot_stem, ())})
+        related: list[tuple[_Item, _Pair]] = [
+            (index.items[position], index.items[position].pairs[pair_index])
+            for position, pair_index in keyed if _same_subject(facts, index.items[position])]
         if isinstance(value, Number):
             related = [(i, p) for i, p in related if p.anchors.numbers and not p.anchors.times]
             agrees = any(number_matches(value, n) for _, p in related for n in p.anchors.numbers)
@@ -68,9 +66,7 @@ def _value_contradiction(facts: _ClaimFacts, index: _EvidenceIndex) -> _Verdict 
 
 def _prose_number_contradiction(facts: _ClaimFacts, index: _EvidenceIndex) -> _Verdict | None:
     """A sentence that matches the claim gives a different number of the same kind."""
-    missing = [n for n in facts.anchors.numbers
-               if not any(number_matches(n, c) for item in index.items
-                          for c in item.anchors.numbers)]
+    missing = [n for n in facts.anchors.numbers if not index.values.holds_number(n)]
     if not missing:
         return None
     content = _content(facts, index, anchored=True)
@@ -98,8 +94,9 @@ def _absence(facts: _ClaimFacts, index: _EvidenceIndex, support: _Support) -> _V
     subject = _content(facts, index, anchored=True) - _TIME_WORDS
     if not subject:
         return None
-    for item in index.items:
-        if not item.zero_result or not (item.stems & subject) or not _same_subject(facts, item):
+    for position in index.zero_result_items:
+        item = index.items[position]
+        if not (item.stems & subject) or not _same_subject(facts, item):
             continue
         refs = [item.evidence.id]
         missing = [n.raw for n in facts.anchors.numbers
@@ -110,8 +107,10 @@ def _absence(facts: _ClaimFacts, index: _EvidenceIndex, support: _Support) -> _V
             continue
         return _Verdict("grounded", EvidenceType.NEG_EVIDENCE, refs,
                         f"{refs[0]} reports an empty result for {', '.join(sorted(subject))}")
-    # The claim denies what a tool row or signal shows.
-    for unit in index.units:
+    # The claim denies what a tool row or signal shows: only sentences holding a subject word
+    # can, so only they are read (through the postings, in sentence order).
+    for unit_index in sorted({u for word in subject for u in index.postings.get(word, ())}):
+        unit = index.units[unit_index]
         item = index.items[unit.item]
         if (item.zero_result or unit.negated or not _same_subject(facts, item)
                 or item.evidence.type not in (EvidenceType.TOOL_MATCH, EvidenceType.SIGNAL_MATCH)):

@@ -28,13 +28,15 @@ from gsar_otel.judges.lexical.lexicon import (
     _NEGATION,
     _PAIR,
     _SPECULATIVE,
-    _STRUCTURED,
+    _UNIT_WORDS,
     _ZERO_RESULT,
     _is_number_token,
     _normalise,
     _stems,
+    is_structured,
     negated_stems,
 )
+from gsar_otel.judges.lexical.values import ValueIndex
 
 
 def _adjacent_pairs(text: str) -> set[tuple[str, str]]:
@@ -114,11 +116,29 @@ class _EvidenceIndex:
                 pairs=pairs,
                 joined_words=" " + " ".join(words(text)) + " ",
                 zero_result=bool(_ZERO_RESULT.search(text)),
-                structured=bool(_STRUCTURED.search(text)),
+                structured=is_structured(text),
             ))
             sentences = split_sentences(text) if len(text) > 200 else [text]
             for sentence in sentences or [text]:
                 self._add_unit(position, sentence)
+        self.values = ValueIndex([item.anchors for item in self.items])
+        self.word_items: dict[str, list[int]] = {}
+        self.identifier_items: dict[str, list[int]] = {}
+        for position, built in enumerate(self.items):
+            for word in dict.fromkeys(built.joined_words.split()):
+                self.word_items.setdefault(word, []).append(position)
+            for identifier in built.identifiers:
+                self.identifier_items.setdefault(identifier, []).append(position)
+        self.units_of_item: list[list[int]] = [[] for _ in self.items]
+        for unit_index, unit in enumerate(self.units):
+            self.units_of_item[unit.item].append(unit_index)
+        self.zero_result_items = [i for i, item in enumerate(self.items) if item.zero_result]
+        self.pairs_by_stem: dict[str, list[tuple[int, int]]] = {}
+        for position, built in enumerate(self.items):
+            for pair_index, pair in enumerate(built.pairs):
+                named = pair.key_stems - _UNIT_WORDS
+                for key_stem in named or pair.key_stems:
+                    self.pairs_by_stem.setdefault(key_stem, []).append((position, pair_index))
         count = len(self.units)
         self.idf = {s: math.log((count + 1) / (len(p) + 0.5)) for s, p in self.postings.items()}
         self.unseen_idf = math.log(count + 2) + 1.0
@@ -135,6 +155,16 @@ class _EvidenceIndex:
         self.units.append(unit)
         for unit_stem in unit.stems:
             self.postings.setdefault(unit_stem, []).append(index)
+
+    def phrase_items(self, phrase: str) -> list[int]:
+        """Positions of the items whose words hold ``phrase`` (words joined by single spaces):
+        only the items holding its first word are read."""
+        first = phrase.split(" ")[0]
+        if not first:
+            return [i for i, item in enumerate(self.items)
+                    if f" {phrase} " in item.joined_words] if phrase == "" else []
+        return [i for i in self.word_items.get(first, ())
+                if f" {phrase} " in self.items[i].joined_words]
 
     def echo(self, text: str) -> float:
         """Share of the word pairs of ``text`` (adjacent content words) that some evidence
