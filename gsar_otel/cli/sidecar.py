@@ -41,6 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample-rate", type=float, default=None,
                         help="share of runs judged, decided on the trace id (default "
                              "GSAR_SAMPLE_RATE, else 1)")
+    parser.add_argument("--service", action="append", default=[], metavar="NAME",
+                        help="judge only runs of this service.name (repeatable; default all)")
+    parser.add_argument("--agent", action="append", default=[], metavar="NAME",
+                        help="judge only runs of this agent (gen_ai.agent.name, else the run "
+                             "span's name; repeatable; default all)")
     parser.add_argument("--judge", default=None,
                         help="lexical, anthropic or a plugin's judge (default: GSAR_JUDGE, else "
                              "anthropic with a key, else lexical)")
@@ -73,7 +78,8 @@ def build_config(args: argparse.Namespace, settings: Any) -> Any:
             queue_size=args.queue_size, concurrency=args.concurrency,
             max_body_bytes=args.max_body_bytes,
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
-            forward=args.forward, capture_content=settings.capture_content)
+            forward=args.forward, capture_content=settings.capture_content,
+            services=tuple(args.service), agents=tuple(args.agent))
     except ValueError as error:
         raise BadInput(str(error)) from None
 

@@ -23,7 +23,7 @@ from opentelemetry import metrics, trace
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import get_telemetry
 from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
-from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
+from gsar_otel.sidecar.emit import function_name, incompleteness, judge_and_emit
 from gsar_otel.sidecar.extract import ExtractedRun, extract_run
 from gsar_otel.sidecar.forward import Forwarder
 from gsar_otel.sidecar.spans import Decoded
@@ -63,6 +63,10 @@ class SidecarConfig:
     shutdown_grace_s: float = 30.0
     forward: str | None = None
     capture_content: bool | None = None
+    services: tuple[str, ...] = ()
+    """Judge only runs of these ``service.name`` values (empty: every service)."""
+    agents: tuple[str, ...] = ()
+    """Judge only runs of these agents (``gen_ai.agent.name``, else the run span's name)."""
 
     def __post_init__(self) -> None:
         for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes"):
@@ -275,7 +279,19 @@ class Sidecar:
             except Exception:  # the ticker must survive anything one trace does
                 logger.exception("gsar sidecar: releasing runs failed")
 
+    def _wanted(self, run: ReadyRun) -> bool:
+        config = self.config
+        if config.services:
+            span = run.run_span
+            service = span.resource.get("service.name") if span is not None else None
+            if service not in config.services:
+                return False
+        return not config.agents or function_name(run) in config.agents
+
     def _enqueue(self, run: ReadyRun, *, shutdown: bool = False) -> None:
+        if not self._wanted(run):
+            self.stats.run(OUTCOME_SKIPPED, "filtered")
+            return
         if not sampled(run.trace_id, self.config.sample_rate):
             self.stats.run(OUTCOME_SKIPPED, "sampled_out")
             return

@@ -44,7 +44,7 @@ def agent_spans(trace_id: str = TRACE) -> tuple[dict[str, Any], dict[str, Any]]:
                 kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "get_metrics"),
                 kv("gen_ai.tool.call.result", CPU_ROW)], trace_id),
             span(ROOT, "", "invoke_agent bot", [
-                kv("gen_ai.operation.name", "invoke_agent"),
+                kv("gen_ai.operation.name", "invoke_agent"), kv("gen_ai.agent.name", "bot"),
                 kv("gen_ai.output.messages", final)], trace_id))
 
 

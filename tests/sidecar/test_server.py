@@ -170,3 +170,43 @@ def test_grpc_requires_the_token_and_rejects_bad_ids_with_partial_success() -> N
         assert running.sidecar.stats.get("spans", "accepted") == 1
     finally:
         running.stop()
+
+
+def test_filters_and_sampling_skip_runs_with_a_counted_reason() -> None:
+    from gsar_otel.sidecar.server import sampled
+
+    running = start_sidecar(services=("agent",), agents=("bot",))
+    try:
+        assert post(running, otlp_json(*agent_spans(trace_hex(1))))[0] == 200  # agent "bot"
+        other = json.loads(otlp_json(*agent_spans(trace_hex(2))))
+        other["resourceSpans"][0]["resource"]["attributes"][0]["value"]["stringValue"] = "web"
+        assert post(running, json.dumps(other).encode())[0] == 200
+        running.wait_for(lambda: running.sidecar.stats.get("runs_judged") == 1
+                         and running.sidecar.stats.get("runs_skipped", "filtered") == 1,
+                         "one judged, one filtered")
+    finally:
+        running.stop()
+    # Deterministic on the trace id: the same ids are chosen every time, about `rate` of them.
+    ids = [f"{n * 0x9E3779B97F4A7C15 % 2**128:032x}" for n in range(1, 2001)]
+    chosen = [i for i in ids if sampled(i, 0.25)]
+    assert chosen == [i for i in ids if sampled(i, 0.25)]
+    assert 400 <= len(chosen) <= 600
+
+
+def test_sidecar_metrics_reach_the_meter_provider() -> None:
+    running = start_sidecar()
+    try:
+        assert post(running, otlp_json(*agent_spans()))[0] == 200
+        running.wait_for(lambda: running.sidecar.stats.get("runs_judged") == 1, "the run")
+        data = running.reader.get_metrics_data()
+        points = {
+            (metric.name, tuple(sorted(point.attributes.items()))): getattr(point, "value", None)
+            for resource in data.resource_metrics for scope in resource.scope_metrics
+            for metric in scope.metrics for point in metric.data.data_points}
+        assert points[("gsar.sidecar.spans", (("gsar.sidecar.reason", "accepted"),))] == 2
+        assert points[("gsar.sidecar.runs", (("gsar.sidecar.outcome", "judged"),
+                                             ("gsar.sidecar.reason", "complete")))] == 1
+        assert any(name == "gsar.sidecar.lag" for name, _ in points)
+        assert any(name == "gsar.decisions" for name, _ in points)
+    finally:
+        running.stop()
