@@ -210,3 +210,19 @@ def test_sidecar_metrics_reach_the_meter_provider() -> None:
         assert any(name == "gsar.decisions" for name, _ in points)
     finally:
         running.stop()
+
+
+def test_a_run_without_its_tool_spans_is_judged_flagged_and_counted() -> None:
+    """Another replica got the tool spans: the answer is judged, never as if complete."""
+    running = start_sidecar()
+    try:
+        assert post(running, otlp_json(agent_spans()[1]))[0] == 200
+        running.wait_for(lambda: running.sidecar.stats.get("runs_judged") == 1, "the run")
+        assert running.sidecar.stats.get("runs_judged", "no_evidence") == 1
+        (span,) = running.evaluations()
+        assert span.attributes is not None
+        assert span.attributes["gsar.sidecar.run.incomplete"] is True
+        assert span.attributes["gsar.sidecar.run.incomplete_reason"] == "no_evidence"
+        assert span.attributes["gsar.decision"] != "proceed"
+    finally:
+        running.stop()
