@@ -45,7 +45,9 @@ def run_context(run: ReadyRun) -> tuple[Context, SpanContext]:
 
 
 def function_name(run: ReadyRun) -> str:
-    """What the evaluation is reported under: the agent's name, else the run span's name."""
+    """What the evaluation is reported under (``gsar.function``, a metric attribute): the
+    agent's name, else the agent span's name; a plain root span's name (``GET /orders/42``)
+    is not used, so the metric stays low-cardinality."""
     span = run.run_span
     if span is None:
         return DEFAULT_FUNCTION
@@ -53,7 +55,9 @@ def function_name(run: ReadyRun) -> str:
         value = span.attributes.get(key)
         if isinstance(value, str) and value.strip():
             return value.strip()[:128]
-    return span.name[:128] or DEFAULT_FUNCTION
+    if run.convention == cv.CONVENTION_ROOT or not span.name:
+        return DEFAULT_FUNCTION
+    return span.name[:128]
 
 
 def incompleteness(run: ReadyRun, extracted: ExtractedRun) -> str:

@@ -174,5 +174,6 @@ def test_a_trace_that_never_ends_is_judged_at_the_hard_cap_and_flagged() -> None
         assert evaluation.attributes is not None
         assert evaluation.attributes["gsar.sidecar.run.incomplete"] is True
         assert evaluation.attributes["gsar.sidecar.run.incomplete_reason"] == "no_run_span"
+        assert evaluation.attributes["gsar.function"] == "agent"  # not a span name
     finally:
         running.stop()
