@@ -226,3 +226,34 @@ def test_a_run_without_its_tool_spans_is_judged_flagged_and_counted() -> None:
         assert span.attributes["gsar.decision"] != "proceed"
     finally:
         running.stop()
+
+
+def test_grpc_under_backpressure_is_unavailable_with_retry_info() -> None:
+    import socket
+
+    from google.rpc import error_details_pb2, status_pb2
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    judge = GatedJudge()
+    running = start_sidecar(judge=judge, queue_size=1, concurrency=1, grpc_port=port)
+    try:
+        for n in (1, 2):
+            assert post(running, otlp_json(*agent_spans(trace_hex(n))))[0] == 200
+            if n == 1:
+                running.wait_for(lambda: judge.calls == 1, "the first run in the judge")
+        running.wait_for(lambda: running.sidecar.stats.queue_depth == 1, "a queued run")
+        with grpc.insecure_channel(f"127.0.0.1:{running.sidecar.grpc_port}") as channel:
+            stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.Export(trace_service_pb2.ExportTraceServiceRequest(), timeout=10)
+        error = refused.value
+        assert error.code() == grpc.StatusCode.UNAVAILABLE
+        details = dict(error.trailing_metadata())["grpc-status-details-bin"]
+        status = status_pb2.Status.FromString(details)
+        retry = error_details_pb2.RetryInfo()
+        assert status.details[0].Unpack(retry) and retry.retry_delay.seconds == 1
+    finally:
+        judge.release.set()
+        running.stop()
