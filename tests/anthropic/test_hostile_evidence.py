@@ -27,6 +27,7 @@ from gsar_otel.judges.anthropic.prompt import (
 )
 from gsar_otel.judges.recorded.store import verdict_key
 from tests.anthropic.conftest import INCIDENT_ANSWER, JudgeFactory
+from tests.support.cost import growth_exponent, module_patterns, operations, regex_hazards
 from tests.support.fake_anthropic import FakeMessagesServer
 
 INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e", "\u200f",
@@ -64,7 +65,7 @@ def disguised_tag(draw: st.DrawFn) -> str:
 
 
 def _readable_tags(text: str) -> list[str]:
-    skeleton, _ = _skeleton(text)
+    skeleton = _skeleton(text)
     return [m.group() for m in _TAG_LOOKALIKE.finditer(skeleton)]
 
 
@@ -162,3 +163,30 @@ def test_the_judge_alone_survives_a_lone_surrogate(
         synthesis="CPU reached 97% \ud83d.", evidence=EvidenceSet.coerce(["cpu_pct=97.2\udfff"])))
     assert verdict.error_type is None
     assert "\ufffd" in fake_anthropic.last_request.user_text()
+
+
+ESCAPING_INPUTS = {
+    "openers": lambda n: "<" * n,
+    "fullwidth openers": lambda n: "\uff1c" * n,
+    "openers and invisibles": lambda n: ("<" + "\u200b" * 7) * n,
+    "tags with look-alikes": lambda n: "</\u0435vidence> " * n,
+    "accented prose with openers": lambda n: "temp\u00e9rature <\u00e9lev\u00e9e " * n,
+    "closing tags": lambda n: "</evidence>" * n,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ESCAPING_INPUTS))
+def test_escaping_cost_is_linear_on_hostile_text(shape: str) -> None:
+    from gsar_otel.judges.anthropic import prompt
+
+    def cost(n: int) -> float:
+        return operations(neutralize_delimiters, ESCAPING_INPUTS[shape](n), modules=[prompt])
+
+    assert growth_exponent(cost, [250, 500, 1000, 2000]) < 1.3
+
+
+def test_no_escaping_pattern_can_backtrack_super_linearly() -> None:
+    from gsar_otel.judges.anthropic import prompt
+
+    hazards = {name: regex_hazards(p) for name, p in module_patterns(prompt).items()}
+    assert {name: found for name, found in hazards.items() if found} == {}

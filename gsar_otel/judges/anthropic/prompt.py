@@ -62,27 +62,63 @@ _INVISIBLE_CATEGORIES: Final = frozenset({"Cf", "Mn", "Me", "Cc", "Cs", "Co", "C
 _ASCII_CONTROL: Final = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
-def _skeleton(text: str) -> tuple[str, list[int]]:
-    """``text`` as a reader sees it, and for each of its characters the index in ``text`` it
-    came from: invisible characters and accents dropped, each character NFKD-decomposed,
-    lower-cased and mapped from a look-alike to its Latin letter. Character by character, so
-    indexes map back."""
+_OPENERS: Final = re.compile("[<\u226E\uFE64\uFF1C\u2039\u27E8\u3008\u2329\u276C\u276E\u29FC]")
+"""Every character whose skeleton is, or starts, one :data:`_TAG_LOOKALIKE` opens with (the
+code points whose NFKD form holds "<", and the angle brackets the pattern lists)."""
+_PLAIN: Final = re.compile(r"[\t-\r\x20-\x7e]*+")
+_WINDOW: Final = 64
+"""Characters read after an opener whose next characters are not plain ASCII."""
+_TAG_CHARS: Final = 14
+"""Visible characters a disguised tag needs at most (opener, "/", the longest name, one more):
+a window holding fewer is mostly invisible characters, and is escaped without looking further."""
+_SLOW_CHECKS: Final = 4096
+_MAX_OPENERS: Final = 65536
+"""Openers per text read character by character (those followed by more than plain ASCII), and
+openers read at all; past either, every further opener is escaped unread, so escaping stays
+linear in the text with a small constant (over-escaping a "<" is harmless: the judge reads
+"&lt;" as "<")."""
+
+
+def _skeleton(text: str) -> str:
+    """``text`` as a reader sees it: invisible characters and accents dropped, each character
+    NFKD-decomposed, lower-cased and mapped from a look-alike to its Latin letter."""
     chars: list[str] = []
-    origin: list[int] = []
-    for index, char in enumerate(text):
+    for char in text:
         if char.isascii():
             if char.isprintable() or char.isspace():
                 chars.append(char.lower())
-                origin.append(index)
             continue
         if unicodedata.category(char) in _INVISIBLE_CATEGORIES:
             continue
         for part in unicodedata.normalize("NFKD", char).lower().translate(_CONFUSABLES):
-            if unicodedata.category(part) in _INVISIBLE_CATEGORIES:
-                continue
-            chars.append(part)
-            origin.append(index)
-    return "".join(chars), origin
+            if unicodedata.category(part) not in _INVISIBLE_CATEGORIES:
+                chars.append(part)
+    return "".join(chars)
+
+
+def _disguised_tag_starts(text: str) -> tuple[list[int], int]:
+    """Indexes of the openers in ``text`` that begin something a reader takes for one of the
+    prompt's tags (or that are followed by too much unreadable text to tell), and the index from
+    which every opener is escaped unread (``len(text)`` when all were read)."""
+    starts: list[int] = []
+    slow = 0
+    for count, opener in enumerate(_OPENERS.finditer(text)):
+        start = opener.start()
+        if count >= _MAX_OPENERS:
+            return starts, start
+        window = text[start + 1:start + 1 + _WINDOW]
+        if _PLAIN.fullmatch(window) is not None:
+            if _TAG_LOOKALIKE.match(_skeleton(text[start]) + window):
+                starts.append(start)
+            continue
+        slow += 1
+        if slow > _SLOW_CHECKS:
+            return starts, start
+        skeleton = _skeleton(text[start] + window)
+        if (_TAG_LOOKALIKE.match(skeleton)
+                or (len(window) == _WINDOW and len("".join(skeleton.split())) < _TAG_CHARS)):
+            starts.append(start)
+    return starts, len(text)
 
 
 SYSTEM_PROMPT: Final = """\
@@ -223,16 +259,16 @@ def neutralize_delimiters(text: str) -> str:
     text = replace_lone_surrogates(text)[0]
     if text.isascii() and _ASCII_CONTROL.search(text) is None:
         return _TAG_LOOKALIKE.sub("&lt;", text)
-    skeleton, origin = _skeleton(text)
-    starts = sorted({origin[match.start()] for match in _TAG_LOOKALIKE.finditer(skeleton)})
-    if not starts:
+    starts, unread = _disguised_tag_starts(text)
+    if not starts and unread == len(text):
         return text
     out, position = [], 0
     for start in starts:
         out.append(text[position:start])
         out.append("&lt;")
         position = start + 1
-    out.append(text[position:])
+    out.append(text[position:unread])
+    out.append(_OPENERS.sub("&lt;", text[unread:]))
     return "".join(out)
 
 
