@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import train_gate
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import check_judge_output
@@ -271,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
                         "synthetic_incidents.jsonl")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument("--l2", type=float, default=None,
+                        help="fix the claim model's L2 strength instead of choosing it by CV")
+    parser.add_argument("--no-gate", action="store_true", help="train no answer gate")
     parser.add_argument("--rules", default="name_absent,time_absent",
                         help="comma-separated optional rules (name_absent, time_absent), or ''")
     args = parser.parse_args(argv)
@@ -297,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     # 1. L2 strength by grouped cross-validated weighted log-loss.
     best_l2, best_loss = L2_GRID[0], float("inf")
     fold_fits: dict[float, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
-    for l2 in L2_GRID:
+    for l2 in ([args.l2] if args.l2 is not None else L2_GRID):
         fold_fits[l2] = {}
         loss = 0.0
         for fold in range(args.folds):
@@ -339,9 +343,18 @@ def main(argv: list[str] | None = None) -> int:
                 objective, scores, contradicted = result, trial_scores, value
     print(f"thresholds grounded={grounded} contradicted={contradicted}: dev out-of-fold "
           + ", ".join(f"{k} {v:.3f}" for k, v in scores.items()), file=sys.stderr)
-    # 3. The final fit on all of dev.
+    # 3. The answer gate, stacked on the fold models' out-of-fold verdicts.
+    gate = None
+    if not args.no_gate:
+        fold_models = {f: Model.from_json(model_json(*fold_fits[best_l2][f], mean, scale,
+                                                     grounded, contradicted))
+                       for f in range(args.folds)}
+        gate = train_gate.train(train_gate.prepare(examples), fold_models, args.folds)
+    # 4. The final fit on all of dev.
     weights, bias = fit(xs, y, w, answers, best_l2)
     data = model_json(weights, bias, mean, scale, grounded, contradicted)
+    if gate is not None:
+        data["gate"] = gate
     data["model_version"] = f"{FEATURES_VERSION}+{datetime.date.today().isoformat()}"
     data["training"] = {
         "command": "python benchmarks/train_lexical.py",

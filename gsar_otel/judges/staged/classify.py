@@ -11,6 +11,8 @@ plain Python) and two named thresholds stored beside the weights, after three or
    name of the claim (a capitalised whole token) that no unit holds makes a claim on prose
    ungrounded (in tool rows capitalised tokens are mostly labels whose forms vary:
    ``NotReady``/``NodeNotReady``); so does a time or date of the claim that no unit holds.
+   ``number_absent``: a number, quantity or time of a claim on tool rows that no unit holds
+   (a metric the rows never report, "packet loss of 14%") makes it ungrounded.
 1c. ``negation_conflict``: a claim whose polarity differs from the tool row, log line or alert
    that states most of it is contradicted ("cfg-1 was never pushed" against a push log line).
 2. ``row_value_conflict``: a value that conflicts with the same key of the same subject in a tool
@@ -37,6 +39,7 @@ from typing import Any, Final
 
 from gsar_otel.core.model import Bucket, EvidenceType
 from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, FeatureVector
+from gsar_otel.judges.staged.gate import Gate
 
 MODEL_FILE: Final = "model.json"
 REGIMES: Final = ("rows", "prose_single", "prose_multi")
@@ -64,6 +67,8 @@ class Model:
     version: str
     rules: frozenset[str] = frozenset()
     """Optional rules the model was trained with (``name_absent``)."""
+    gate: Gate | None = None
+    """The answer gate (:mod:`.gate`), when ``model.json`` has one."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Model:
@@ -87,6 +92,7 @@ class Model:
             contradicted_threshold=float(thresholds["contradicted"]),
             version=str(data.get("model_version", "")),
             rules=frozenset(data.get("rules", ())),
+            gate=Gate.from_json(data["gate"]) if data.get("gate") else None,
         )
 
     def standardise(self, vector: FeatureVector) -> list[float]:
@@ -153,6 +159,9 @@ def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str,
         return "ungrounded", "name_absent", p
     if "time_absent" in model.rules and named["time_absent"]:
         return "ungrounded", "time_absent", p
+    if ("number_absent" in model.rules and named["numeric_absent"]
+            and named["evidence_row"] and not named["anchor_conflict_share"]):
+        return "ungrounded", "number_absent", p
     if (named["negation_mismatch"] and named["evidence_row"]
             and named["lead_coverage"] >= NEGATION_COVERAGE):
         return "contradicted", "negation_conflict", p

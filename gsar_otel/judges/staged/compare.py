@@ -144,11 +144,30 @@ def _conflict(spec: Spec, unit: Unit, claim: TextFacts, claim_subjects: frozense
     return None
 
 
+MAX_SUBJECT_ROWS: Final = 8
+"""Most rows of the claim's own subject checked for a conflict beside the aligned units."""
+
+
+def _subject_rows(subjects: frozenset[str], alignment: Alignment,
+                  index: EvidenceIndex) -> list[Unit]:
+    """Tool rows, log lines and alerts of the claim's own subjects that alignment did not pick:
+    a row of another host may hold the claim's value, while its own row holds another."""
+    chosen = set(alignment.units)
+    rows: dict[int, None] = {}
+    for subject in sorted(subjects):
+        for position in index.by_stem.get(subject, ())[:MAX_SUBJECT_ROWS]:
+            if position not in chosen and index.units[position].kind != "prose":
+                rows.setdefault(position, None)
+    return [index.units[p] for p in list(rows)[:MAX_SUBJECT_ROWS]]
+
+
 def compare(claim: TextFacts, alignment: Alignment, index: EvidenceIndex) -> Comparison:
     """Check ``claim`` against the units ``alignment`` chose."""
     units = [index.units[p] for p in alignment.units]
     shares = [_share(unit, claim) for unit in units]
     claim_subjects = subjects_of(claim)
+    subject_rows = _subject_rows(claim_subjects, alignment, index)
+    subject_shares = [_share(unit, claim) for unit in subject_rows]
     checks: list[ValueCheck] = []
     refs: dict[str, None] = {}
     row_conflict = False
@@ -157,6 +176,8 @@ def compare(claim: TextFacts, alignment: Alignment, index: EvidenceIndex) -> Com
         for position in sorted(alignment.anchor_units, key=lambda p: (p not in alignment.units,
                                                                         p))[:8]:
             unit = index.units[position]
+            if unit.kind != "prose" and not _subject_ok(unit, claim_subjects):
+                continue  # another host's row: its value is not this claim's
             other = next((o for o in unit.facts.anchors
                           if comparable(spec, o) and agree(spec, o) == "match"), None)
             if other is not None:
@@ -168,7 +189,7 @@ def compare(claim: TextFacts, alignment: Alignment, index: EvidenceIndex) -> Com
             if holder is not None:
                 found = ValueCheck(spec.kind, spec.text, spec.text, holder.ref, "MATCH")
         if found is None and spec.kind not in SUBJECT_KINDS:
-            for unit, share in zip(units, shares, strict=True):
+            for unit, share in zip(units + subject_rows, shares + subject_shares, strict=True):
                 other = _conflict(spec, unit, claim, claim_subjects, share)
                 if other is not None:
                     found = ValueCheck(spec.kind, spec.text, other.text, unit.ref, "CONFLICT")

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Bucket, Claim, EvidenceType, JudgeOutput
 from gsar_otel.core.scoring import gsar_score
+from gsar_otel.core.text import words
+from gsar_otel.judges.lexical.judge import LexicalJudge
 from gsar_otel.judges.staged.align import Alignment, align
-from gsar_otel.judges.staged.classify import Model, Verdict, classify, load_model
+from gsar_otel.judges.staged.classify import Model, Verdict, classify, evidence_type, load_model
 from gsar_otel.judges.staged.compare import Comparison, compare
 from gsar_otel.judges.staged.features import (
     FEATURES_VERSION,
@@ -22,10 +24,22 @@ from gsar_otel.judges.staged.features import (
     answer_context,
     features,
 )
+from gsar_otel.judges.staged.gate import (
+    AnswerShape,
+    Gate,
+    GateInput,
+    Move,
+    gate_input,
+    plan_moves,
+    proceeds,
+)
 from gsar_otel.judges.staged.index import EvidenceIndex, build_index
 from gsar_otel.judges.staged.segment import ClaimSpan, segment
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
+PROMOTABLE_RULES = frozenset({"model", "name_absent", "time_absent", "number_absent"})
+"""Ungrounded claims the answer gate may promote: never a conclusion, a contradiction or an
+unstated cause."""
 GROUNDED_SCORE = 0.8
 """The judge's own ``is_grounded`` cut-off on its ``grounding_score`` (audit only)."""
 
@@ -105,7 +119,13 @@ class StagedJudge:
         spans = segment(synthesis)
         context = answer_context(len(spans), facts_of(synthesis), index)
         analyses = [analyse(span.text, index, context, span) for span in spans]
-        return decide_claims(self._classifier(), synthesis, analyses)
+        model = self._classifier()
+        verdicts = decide_claims(model, synthesis, analyses)
+        if model.gate is None:
+            return verdicts
+        lexical = LexicalJudge().judge_now(synthesis=synthesis, evidence=evidence)
+        shape = answer_shape(synthesis, evidence, context, analyses)
+        return gate_answer(model.gate, shape, analyses, verdicts, evidence, lexical)[0]
 
 
 def decide_claims(model: Model, synthesis: str, analyses: list[Analysis]) -> list[ClaimVerdict]:
@@ -115,6 +135,54 @@ def decide_claims(model: Model, synthesis: str, analyses: list[Analysis]) -> lis
                                         analysis.comparison.row_conflict))
                 for analysis in analyses]
     return _synthesis_pass(verdicts)
+
+
+def answer_shape(synthesis: str, evidence: EvidenceSet, context: AnswerContext,
+                 analyses: list[Analysis]) -> AnswerShape:
+    """The answer-wide facts the gate reads."""
+    checks = [c for a in analyses for c in a.comparison.checks]
+    return AnswerShape(
+        answer_words=len(words(synthesis)),
+        evidence_words=sum(len(words(item.content)) for item in evidence),
+        coverage=context.coverage, pair_coverage=context.pair_coverage,
+        names_missing=sum(a.alignment.names_missing for a in analyses),
+        names_total=sum(a.alignment.names_total for a in analyses),
+        anchors_absent=sum(1 for c in checks if c.status == "ABSENT"),
+        anchors_conflict=sum(1 for c in checks if c.status == "CONFLICT"),
+        anchors_total=len(checks), claims=len(analyses),
+        rows_led=sum(1 for a in analyses if a.lead_kind not in (None, "prose")))
+
+
+def support_of(verdict: ClaimVerdict) -> float:
+    """P(grounded) + P(complementary) of a claim, as the model gave it."""
+    p = dict(verdict.probabilities)
+    return p.get("grounded", 0.0) + p.get("complementary", 0.0)
+
+
+def gate_answer(gate: Gate, shape: AnswerShape, analyses: list[Analysis],
+                verdicts: list[ClaimVerdict], evidence: EvidenceSet,
+                lexical: JudgeOutput) -> tuple[list[ClaimVerdict], GateInput]:
+    """The verdicts after the answer gate (see :mod:`.gate`), and the gate's input."""
+    supports = [support_of(v) for v in verdicts]
+    gate_in = gate_input(shape, assemble(verdicts, evidence), supports, lexical)
+
+    def moved(moves: list[Move]) -> list[ClaimVerdict]:
+        result = list(verdicts)
+        for move in moves:
+            old = result[move.position]
+            analysis = analyses[move.position]
+            bucket: Bucket = "grounded" if move.bucket == "grounded" else "ungrounded"
+            kind = evidence_type(bucket, analysis.vector.named(), analysis.lead_kind)
+            refs = old.checks.refs if bucket == "grounded" else ()
+            result[move.position] = ClaimVerdict(
+                old.text, old.span, bucket, kind, refs, old.conclusion, "answer_gate",
+                old.facts, old.probabilities, old.deciding, old.checks)
+        return result
+
+    moves = plan_moves(gate, gate_in, [v.bucket for v in verdicts], supports,
+                       [not v.conclusion and v.rule in PROMOTABLE_RULES for v in verdicts],
+                       lambda m: proceeds(assemble(moved(m), evidence)))
+    return moved(moves), gate_in
 
 
 def _claim_verdict(synthesis: str, analysis: Analysis, verdict: Verdict) -> ClaimVerdict:
