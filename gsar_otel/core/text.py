@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 from typing import Final
 
@@ -224,21 +224,29 @@ def identifiers(text: str) -> frozenset[str]:
 
 
 def _rounds_to(candidate: Decimal, written: Number) -> bool:
-    quantum = Decimal(1).scaleb(-written.decimals)
-    if candidate.quantize(quantum, rounding=ROUND_HALF_UP) == written.value:
+    # Exact at any length: the default 28 digits made a 40-digit number raise InvalidOperation.
+    context = Context(prec=max(28, candidate.adjusted() + written.decimals + 3),
+                      Emax=MAX_EMAX, Emin=MIN_EMIN)
+    quantum = Decimal(1).scaleb(-written.decimals, context)
+    if candidate.quantize(quantum, ROUND_HALF_UP, context) == written.value:
         return True
-    return candidate.quantize(quantum, rounding=ROUND_DOWN) == written.value
+    return candidate.quantize(quantum, ROUND_DOWN, context) == written.value
 
 
 def number_matches(written: Number, evidence: Number) -> bool:
     """True when ``written`` is ``evidence`` as a person would round or format it."""
     if written.value == evidence.value:
         return True
-    if _rounds_to(evidence.value, written):
-        return True
-    # A ratio written as a percentage, or a percentage written as a ratio.
-    if written.percent and not evidence.percent and abs(evidence.value) <= 1:
-        return _rounds_to(evidence.value * 100, written)
+    if not (written.value.is_finite() and evidence.value.is_finite()):
+        return False
+    try:
+        if _rounds_to(evidence.value, written):
+            return True
+        # A ratio written as a percentage, or a percentage written as a ratio.
+        if written.percent and not evidence.percent and abs(evidence.value) <= 1:
+            return _rounds_to(evidence.value.scaleb(2), written)
+    except ArithmeticError:  # a value beyond any exact context: only equality counts
+        return False
     return False
 
 

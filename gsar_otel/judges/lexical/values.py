@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from decimal import Context, Decimal
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 
 from gsar_otel.core.text import Anchors, ClockTime, Number, number_matches, time_matches
 
@@ -23,7 +23,7 @@ def _exact(number: Decimal) -> Context:
     digits = len(number.as_tuple().digits)
     exponent = number.as_tuple().exponent
     spread = abs(exponent) if isinstance(exponent, int) else 0
-    return Context(prec=digits + spread + 30)
+    return Context(prec=digits + spread + 30, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 
 class ValueIndex:
@@ -59,10 +59,13 @@ class ValueIndex:
             return known
         found: set[int] = set()
         if written.value.is_finite():
-            context = _exact(written.value)
-            unit = Decimal(1).scaleb(-written.decimals, context)
-            low = context.subtract(written.value, unit)
-            high = context.add(written.value, unit)
+            try:
+                context = _exact(written.value)
+                unit = Decimal(1).scaleb(-written.decimals, context)
+                low = context.subtract(written.value, unit)
+                high = context.add(written.value, unit)
+            except ArithmeticError:  # beyond any exact context: number_matches wants equality
+                low = high = written.value
             ranges = [(self._direct, self._direct_keys)]
             if written.percent:
                 ranges.append((self._ratios, self._ratio_keys))
