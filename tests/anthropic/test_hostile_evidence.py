@@ -13,16 +13,18 @@ from hypothesis import strategies as st
 from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import INVALID_CHARACTERS
-from gsar_otel.judges.anthropic.prompt import (
+from gsar_otel.judges.anthropic.escaping import (
     _TAG_LOOKALIKE,
     _TAG_NAMES,
+    _skeleton,
+    neutralize_delimiters,
+)
+from gsar_otel.judges.anthropic.prompt import (
     EVIDENCE_CLOSE,
     EVIDENCE_OPEN,
     SYNTHESIS_CLOSE,
     SYNTHESIS_OPEN,
     SYSTEM_PROMPT,
-    _skeleton,
-    neutralize_delimiters,
     render_user_prompt,
 )
 from gsar_otel.judges.recorded.store import verdict_key
@@ -177,16 +179,16 @@ ESCAPING_INPUTS = {
 
 @pytest.mark.parametrize("shape", sorted(ESCAPING_INPUTS))
 def test_escaping_cost_is_linear_on_hostile_text(shape: str) -> None:
-    from gsar_otel.judges.anthropic import prompt
+    from gsar_otel.judges.anthropic import escaping
 
     def cost(n: int) -> float:
-        return operations(neutralize_delimiters, ESCAPING_INPUTS[shape](n), modules=[prompt])
+        return operations(neutralize_delimiters, ESCAPING_INPUTS[shape](n), modules=[escaping])
 
     assert growth_exponent(cost, [250, 500, 1000, 2000]) < 1.3
 
 
 def test_no_escaping_pattern_can_backtrack_super_linearly() -> None:
-    from gsar_otel.judges.anthropic import prompt
+    from gsar_otel.judges.anthropic import escaping
 
-    hazards = {name: regex_hazards(p) for name, p in module_patterns(prompt).items()}
+    hazards = {name: regex_hazards(p) for name, p in module_patterns(escaping).items()}
     assert {name: found for name, found in hazards.items() if found} == {}
