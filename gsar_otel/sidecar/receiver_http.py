@@ -204,6 +204,16 @@ class HttpReceiver:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
+        if len(self._connections) >= self.app.config.max_connections:
+            self.app.stats.spans("rejected_connections")
+            try:
+                await self._write(writer, error(503, "too many connections", close=True,
+                                                headers=(("Retry-After", RETRY_AFTER_S),)))
+            except ConnectionError:
+                pass
+            finally:
+                writer.close()
+            return
         if task is not None:
             self._connections.add(task)
         try:

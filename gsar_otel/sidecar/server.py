@@ -63,13 +63,16 @@ class SidecarConfig:
     shutdown_grace_s: float = 30.0
     forward: str | None = None
     capture_content: bool | None = None
+    max_connections: int = 512
+    """Open HTTP connections served at once; more are answered 503 and closed."""
     services: tuple[str, ...] = ()
     """Judge only runs of these ``service.name`` values (empty: every service)."""
     agents: tuple[str, ...] = ()
     """Judge only runs of these agents (``gen_ai.agent.name``, else the run span's name)."""
 
     def __post_init__(self) -> None:
-        for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes"):
+        for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes",
+                     "max_connections"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")

@@ -53,7 +53,9 @@ class SidecarStats:
             self._counts[name, reason] = self._counts.get((name, reason), 0) + n
 
     def spans(self, reason: str, n: int = 1) -> None:
-        """Count ``n`` spans or log records under ``reason``."""
+        """Count ``n`` spans or log records under ``reason``. A request refused whole
+        (``rejected_*``: bad body, content type, size, busy, connections) counts once, since
+        its spans were never read."""
         if n:
             self._add("spans", reason, n)
             if self._instruments:

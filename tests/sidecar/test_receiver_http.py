@@ -177,3 +177,23 @@ def test_a_trace_that_never_ends_is_judged_at_the_hard_cap_and_flagged() -> None
         assert evaluation.attributes["gsar.function"] == "agent"  # not a span name
     finally:
         running.stop()
+
+
+def test_connections_past_the_limit_get_503_and_the_rest_are_served() -> None:
+    import socket
+
+    running = start_sidecar(max_connections=2)
+    idle = [socket.create_connection(("127.0.0.1", running.sidecar.http_port)) for _ in range(2)]
+    try:
+        running.wait_for(lambda: running.call(
+            lambda: len(running.sidecar._receivers[0]._connections)) == 2, "two idle clients")
+        assert post(running, otlp_json(*agent_spans()))[0] == 503
+        assert running.sidecar.stats.get("spans", "rejected_connections") == 1
+        idle.pop().close()
+        running.wait_for(lambda: running.call(
+            lambda: len(running.sidecar._receivers[0]._connections)) == 1, "a free place")
+        assert post(running, otlp_json(*agent_spans()))[0] == 200
+    finally:
+        for sock in idle:
+            sock.close()
+        running.stop()
