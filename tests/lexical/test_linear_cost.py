@@ -28,3 +28,43 @@ def test_judging_grows_linearly_with_the_answer(shape: str) -> None:
                            evidence=evidence)
 
     assert growth_exponent(cost, [150, 300, 600]) < 1.3
+
+
+def _claims_and_rows(n: int) -> tuple[str, EvidenceSet]:
+    """n answer sentences with a number, a time, a host and a quote each, against n rows of 20
+    numbers each: the answer and the evidence grow together, so comparing every claim with
+    every item would cost n squared."""
+    synthesis = " ".join(f'Latency on db-{i} was {i}.5 ms at {i % 24}:{i % 60:02d} per "q{i}".'
+                         for i in range(n))
+    rows = [f"host=db-{i} latency_ms={i}.5 ts={i % 24}:{i % 60:02d} q{i} " + " ".join(
+        f"m{j}={i * 20 + j}.25" for j in range(20)) for i in range(n)]
+    return synthesis, EvidenceSet.coerce(rows, max_items=n)
+
+
+def test_many_claims_against_many_items_grow_linearly() -> None:
+    judge = LexicalJudge()
+
+    def cost(n: int) -> float:
+        synthesis, evidence = _claims_and_rows(n)
+        return line_events(judge.judge_now, synthesis=synthesis, evidence=evidence)
+
+    assert growth_exponent(cost, [50, 100, 200]) < 1.3
+
+
+def test_the_value_index_finds_what_comparing_every_number_found() -> None:
+    synthesis, evidence = _claims_and_rows(30)
+    output = LexicalJudge().judge_now(synthesis=synthesis, evidence=evidence)
+    assert len(output.grounded_claims) == 30
+    assert all(claim.evidence_refs for claim in output.grounded_claims)
+
+
+def test_many_evidence_numbers_are_looked_up_by_value() -> None:
+    judge = LexicalJudge()
+
+    def cost(n: int) -> float:
+        synthesis = " ".join(f"v {i}.5 ms." for i in range(n))
+        rows = [" ".join(f"{j}.25" for j in range(i * 20, (i + 1) * 20)) for i in range(n)]
+        return line_events(judge.judge_now, synthesis=synthesis,
+                           evidence=EvidenceSet.coerce(rows, max_items=n))
+
+    assert growth_exponent(cost, [50, 100, 200]) < 1.3
