@@ -68,10 +68,12 @@ class RunningSidecar:
 
 
 def start_sidecar(*, judge: Judge | None = None, decision_wait_s: float = 0.05,
-                  max_age_s: float = 10.0, **config: Any) -> RunningSidecar:
+                  max_age_s: float = 10.0, span_exporters: tuple[SpanExporter, ...] = (),
+                  resource: dict[str, str] | None = None, **config: Any) -> RunningSidecar:
     exporter = InMemorySpanExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer_provider = TracerProvider(resource=Resource.create(resource or {}))
+    for extra in (exporter, *span_exporters):
+        tracer_provider.add_span_processor(SimpleSpanProcessor(extra))
     reader = InMemoryMetricReader()
     meter_provider = MeterProvider(metric_readers=[reader])
     limits = config.pop("limits", None) or AssemblyLimits(decision_wait_s=decision_wait_s,
@@ -87,10 +89,13 @@ def start_sidecar(*, judge: Judge | None = None, decision_wait_s: float = 0.05,
     return RunningSidecar(sidecar, loop, thread, exporter, reader)
 
 
-def agent_tracer(exporter: SpanExporter) -> tuple[Tracer, TracerProvider]:
+def agent_tracer(*exporters: SpanExporter, resource: dict[str, str] | None = None
+                 ) -> tuple[Tracer, TracerProvider]:
     """A tracer exporting each span as it ends (children before their root, as in life)."""
-    provider = TracerProvider(resource=Resource.create({"service.name": "incident-agent"}))
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider = TracerProvider(resource=Resource.create(
+        {"service.name": "incident-agent", **(resource or {})}))
+    for exporter in exporters:
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
     return provider.get_tracer("incident-agent"), provider
 
 
