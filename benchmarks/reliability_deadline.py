@@ -1,7 +1,7 @@
 """Fault table for deadlines: does ``deadline_s`` bound judging, and does judging leave an async
 host's event loop running?
 
-Rows (each run once; the heavy input takes LexicalJudge about 15 s on a 2-CPU machine):
+Rows (each run once; the heavy input takes LexicalJudge several seconds on a 2-CPU machine):
 
 - ``on-loop judge``: LexicalJudge's ``async judge`` awaited directly on the loop (what the
   evaluator did before judging moved to the worker pool): time, and the longest stall a ticker
@@ -45,11 +45,12 @@ from gsar_otel.judges.lexical.judge import LexicalJudge  # noqa: E402
 
 
 def heavy_input() -> tuple[str, list[str]]:
-    """A 100,000-character answer of 2,500 numeric sentences against 500 metric rows."""
+    """A 100,000-character answer of 2,500 numeric sentences against 2,000 metric rows (the most
+    items an EvidenceSet keeps)."""
     answer = " ".join(f"Host web-{i} CPU reached {i % 100}.{i % 7}% at 14:{i % 60:02d} UTC."
                       for i in range(2500))[:100_000]
     rows = [f"[tool=query_metrics row={i}] host=web-{i} cpu_pct={(i * 13) % 100}.{i % 9} "
-            f"p99_ms={i * 3} at=14:{i % 60:02d}:01" for i in range(500)]
+            f"p99_ms={i * 3} at=14:{i % 60:02d}:01" for i in range(2000)]
     return answer, rows
 
 
