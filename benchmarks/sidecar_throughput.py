@@ -1,0 +1,136 @@
+"""The sidecar's throughput and lag, judging with the lexical judge, beside the same server
+receiving and forwarding without judging, in one run.
+
+An agent traced with the OpenTelemetry SDK produces GenAI-semconv runs (invoke_agent > chat >
+execute_tool > chat, 4 spans); batches of runs are encoded by the SDK's own OTLP encoder and
+POSTed as OTLP/HTTP protobuf to a sidecar running in this process (its own event loop and judge
+thread). Reported per mode:
+
+- spans/s received: spans over the wall time of the POSTs (answered 200, none rejected);
+- runs judged/s: runs over the time from the first POST to the last grounding span;
+- lag p50 / p99: from a run span's end to its grounding span's end (``--decision-wait`` included);
+- the ``forward`` mode judges nothing (sample rate 0) and passes every request on to a local
+  OTLP sink, the baseline for the receiving cost.
+
+Run::
+
+    python benchmarks/sidecar_throughput.py                 # 2,000 runs, batches of 20
+    python benchmarks/sidecar_throughput.py --runs 500 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import json
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
+    InMemorySpanExporter,
+)
+
+from gsar_otel.sidecar.assembly import AssemblyLimits
+from tests.sidecar.support import (
+    GROUNDED,
+    OVERREACHING,
+    agent_tracer,
+    run_genai_agent,
+    start_sidecar,
+)
+
+
+class _Sink(http.server.BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _batch(runs: int) -> tuple[bytes, int]:
+    """``runs`` agent runs, ended just now, as one OTLP protobuf body."""
+    copy = InMemorySpanExporter()
+    tracer, provider = agent_tracer(copy)
+    for n in range(runs):
+        run_genai_agent(tracer, GROUNDED if n % 2 else OVERREACHING)
+    spans = copy.get_finished_spans()
+    provider.shutdown()
+    return encode_spans(spans).SerializeToString(), len(spans)
+
+
+def measure(mode: str, runs: int, batch: int, decision_wait_s: float) -> dict[str, Any]:
+    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    judging = mode == "judge"
+    running = start_sidecar(
+        limits=AssemblyLimits(decision_wait_s=decision_wait_s, max_age_s=600),
+        queue_size=max(1_000, runs), sample_rate=1.0 if judging else 0.0,
+        forward=None if judging else f"http://127.0.0.1:{sink.server_address[1]}/v1/traces")
+    stats = running.sidecar.stats
+    spans = 0
+    posting = 0.0
+    start = time.perf_counter()
+    try:
+        for _ in range(runs // batch):
+            body, count = _batch(batch)
+            spans += count
+            request = urllib.request.Request(
+                f"{running.http}/v1/traces", data=body, method="POST",
+                headers={"Content-Type": "application/x-protobuf"})
+            sent = time.perf_counter()
+            with urllib.request.urlopen(request, timeout=60) as response:
+                assert response.status == 200
+            posting += time.perf_counter() - sent
+        done = runs // batch * batch
+        if judging:
+            running.wait_for(lambda: stats.get("runs_judged") >= done, "every run", 3600)
+        else:
+            running.wait_for(lambda: stats.get("spans", "forward_sent") >= spans, "forwards",
+                             3600)
+        elapsed = time.perf_counter() - start
+        lags = stats.lag_quantiles()
+    finally:
+        running.stop()
+        sink.shutdown()
+    return {"mode": mode, "runs": done, "spans": spans,
+            "spans_per_s_received": round(spans / posting),
+            "runs_judged_per_s": round(done / elapsed, 1) if judging else None,
+            "lag_p50_s": round(lags["p50"], 3) if lags else None,
+            "lag_p99_s": round(lags["p99"], 3) if lags else None,
+            "rejected": stats.get("spans", "rejected_busy")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=2_000)
+    parser.add_argument("--batch", type=int, default=20, help="runs per OTLP request")
+    parser.add_argument("--decision-wait", type=float, default=0.2, metavar="SECONDS")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    rows = [measure(mode, args.runs, args.batch, args.decision_wait)
+            for mode in ("forward", "judge")]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'mode':<8} {'runs':>6} {'spans':>7} {'spans/s in':>10} {'runs/s judged':>13} "
+          f"{'lag p50 s':>9} {'lag p99 s':>9}")
+    for row in rows:
+        print(f"{row['mode']:<8} {row['runs']:>6} {row['spans']:>7} "
+              f"{row['spans_per_s_received']:>10} {row['runs_judged_per_s'] or '-':>13} "
+              f"{row['lag_p50_s'] or '-':>9} {row['lag_p99_s'] or '-':>9}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
