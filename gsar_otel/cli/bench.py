@@ -78,6 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print the report."""
     from gsar_otel.cli.common import BadInput
+    from gsar_otel.cli.inputs import check_regular
     from gsar_otel.cli.judge import parse_thresholds
     from gsar_otel.core.model import check_unit_interval
     from gsar_otel.core.protocol import judge_name
@@ -102,10 +103,13 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(str(error)) from None
     reports = []
     for path in args.data:
+        check_regular(path, "DATA.jsonl")
         try:
             examples = datasets.load_examples(path)
         except OSError as error:
-            raise BadInput(f"cannot read {path}: {error.strerror or error}") from None
+            raise BadInput(f"DATA.jsonl: cannot read {path!r}: {error.strerror or error}") from None
+        except UnicodeDecodeError as error:
+            raise BadInput(f"DATA.jsonl: {path!r} is not UTF-8 text (byte {error.start})") from None
         except ValueError as error:
             raise BadInput(str(error)) from None
         chosen = datasets.select(examples, args.split, args.limit)

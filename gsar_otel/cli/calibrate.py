@@ -165,12 +165,9 @@ def read_graded(path: Path) -> list[GradedLine]:
     Raises:
         BadInput: the file cannot be read, or a line is not a graded answer.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise BadInput(f"cannot read {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise BadInput(f"{path} is not UTF-8 text") from None
+    from gsar_otel.cli.inputs import read_text_file
+
+    text = read_text_file(str(path), "GRADED.jsonl")
     from gsar_otel.measure.graded_input import parse_graded_line
 
     lines: list[GradedLine] = []

@@ -1,6 +1,7 @@
 """`gsar judge`: judge one answer against its evidence and print the claims, S and the decision.
 
-``--synthesis`` and ``--evidence`` take text, or ``@FILE`` to read a file. Evidence text holds one
+``--synthesis`` and ``--evidence`` take text, or ``@FILE`` to read a file (``@-``: stdin; at most
+``--max-input-bytes``, 16 MiB by default; only regular files). Evidence text holds one
 item per non-empty line (or a JSON list of items). Exit code 0 when the answer proceeds, 1 for any
 other decision, 2 for bad input or invalid settings.
 
@@ -17,7 +18,6 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "anthropic with a key, else lexical)")
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
     parser.add_argument("--json", action="store_true", help="print the GSARResult as JSON")
+    parser.add_argument("--max-input-bytes", type=_positive_int, default=None, metavar="N",
+                        help="largest answer or evidence read, in bytes (default 16777216, "
+                             "16 MiB); a larger file, argument or stdin is refused (exit 2)")
     parser.add_argument("--proceed", type=float, default=None, metavar="X",
                         help="proceed threshold tau_proceed (default: GSAR_PROCEED, the "
                              "GSAR_CONFIG file, else 0.80)")
@@ -53,27 +56,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: GSAR_CONCLUSION_POLICY, the GSAR_CONFIG file, else cap)")
 
 
-def read_argument(value: str, name: str) -> str:
-    """The text of ``value``, or of the file ``@path`` names.
+def _positive_int(value: str) -> int:
+    """A positive whole number, for ``--max-input-bytes``."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {value!r}")
+    return number
+
+
+def read_argument(value: str, name: str, *, limit: int | None = None) -> str:
+    """The text of ``value``, or of the file ``@path`` names (``@-``: stdin); see
+    :mod:`gsar_otel.cli.inputs` for the limits and the refusals.
 
     Raises:
-        BadInput: the file cannot be read, or the text is empty.
+        BadInput: the file cannot be used, the text is not UTF-8, too large, or empty.
     """
-    from gsar_otel.cli.common import BadInput
+    from gsar_otel.cli import inputs
 
-    text = value
-    if value.startswith("@"):
-        path = Path(value[1:])
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise BadInput(f"{name}: cannot read {str(path)!r}: "
-                           f"{error.strerror or error}") from None
-        except UnicodeDecodeError:
-            raise BadInput(f"{name}: {str(path)!r} is not UTF-8 text") from None
-    if not text.strip():
-        raise BadInput(f"{name} is empty; give text or @FILE with text in it")
-    return text
+    return inputs.read_argument(value, name, limit=limit or inputs.DEFAULT_MAX_INPUT_BYTES)
 
 
 def parse_thresholds(proceed: float | None, regenerate: float | None,
@@ -108,13 +111,20 @@ def parse_thresholds(proceed: float | None, regenerate: float | None,
 
 def parse_evidence(text: str) -> Any:
     """Evidence text as the evaluator takes it: a JSON list or object when it is one, else lines."""
+    from gsar_otel.cli.common import BadInput
+    from gsar_otel.cli.inputs import check_json_depth, has_surrogates
+
     stripped = text.strip()
     if stripped[:1] in "[{":
+        check_json_depth(stripped, "--evidence")
         try:
             data = json.loads(stripped)
         except json.JSONDecodeError:
             return text
         if isinstance(data, list | dict):
+            if has_surrogates(json.dumps(data, ensure_ascii=False)):
+                raise BadInput("--evidence: the JSON escapes a lone surrogate (such as "
+                               "\\ud800), which is not UTF-8 text")
             return data
     return text
 
@@ -128,8 +138,9 @@ def run(args: argparse.Namespace) -> int:
     from gsar_otel.judges.factory import make_judge
 
     settings = load_cli_settings()
-    synthesis = read_argument(args.synthesis, "--synthesis")
-    evidence_text = read_argument(args.evidence, "--evidence")
+    limit = getattr(args, "max_input_bytes", None)
+    synthesis = read_argument(args.synthesis, "--synthesis", limit=limit)
+    evidence_text = read_argument(args.evidence, "--evidence", limit=limit)
     thresholds = parse_thresholds(args.proceed, args.regenerate, settings.thresholds_model())
     try:
         evidence = EvidenceSet.coerce(parse_evidence(evidence_text))

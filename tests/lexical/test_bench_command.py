@@ -91,7 +91,7 @@ def test_judgements_run_concurrently_within_the_bound_and_report_usage() -> None
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["/nonexistent/data.jsonl"], "cannot read /nonexistent/data.jsonl"),
+    (["/nonexistent/data.jsonl"], "cannot read '/nonexistent/data.jsonl'"),
     ([str(CASES), "--limit", "0"], "--limit must be an integer >= 1"),
     ([str(CASES), "--concurrency", "0"], "--concurrency must be an integer >= 1"),
     ([str(CASES), "--rho", "1.5"], "--rho must be a finite number in [0, 1]"),
