@@ -121,7 +121,11 @@ class GSAREvaluator:
         if thresholds is not None and not isinstance(thresholds, GSARThresholds):
             raise ValueError(
                 f"thresholds must be a GSARThresholds, got {type(thresholds).__name__}")
-        configured = _configured(settings)
+        # A caller that sets every scalar (as the decorator and the plugin do, from their own
+        # settings) is not second-guessed by the process's settings.
+        explicit = None not in (thresholds, contradiction_penalty, k_max, max_regenerations,
+                                conclusion_policy)
+        configured = _NO_SETTINGS if explicit and settings is None else _configured(settings)
         self.judge = judge
         self.regenerate_fn = regenerate_fn
         self.replan_fn = replan_fn
@@ -217,6 +221,9 @@ class GSAREvaluator:
             judge_duration_s=verdict.duration_s, judge_usage=verdict.usage,
             judge_model=verdict.model or judge_model(self.judge), conclusion_capped=capped,
         )
+
+
+_NO_SETTINGS: dict[str, Any] = {"weight_map": None, "penalty_weight_map": None}
 
 
 def _configured(settings: GSARSettings | None) -> dict[str, Any]:

@@ -37,3 +37,17 @@ def test_gsar_proceed_and_gsar_regenerate_set_the_thresholds(
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "-s")
     result.assert_outcomes(passed=1)
     assert "DECISION=proceed" in result.stdout.str()
+
+
+def test_a_settings_file_on_the_command_line_replaces_a_broken_gsar_config(
+        gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    (gsar_pytester.path / "lenient.json").write_text(json.dumps(
+        {"thresholds": {"proceed": 0.6, "regenerate": 0.5}}))
+    gsar_pytester.makepyfile(test_agent=TEST)
+    monkeypatch.setenv("GSAR_CONFIG", "missing.json")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "-s",
+                                               "--gsar-config=lenient.json")
+    result.assert_outcomes(passed=1)
+    assert "DECISION=proceed" in result.stdout.str()

@@ -123,3 +123,14 @@ def test_gsar_judge_json_stays_valid_json_with_the_thresholds_on_stderr(
     assert code == 0
     assert json.loads(out)["final_decision"] == "proceed"
     assert "thresholds in force: proceed 0.85 (GSAR_PROCEED)" in err
+
+
+def test_an_evaluator_given_every_setting_does_not_read_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The decorator and the plugin pass settings they resolved themselves (the plugin's
+    # --gsar-config replaces GSAR_CONFIG): the process's settings must not overrule them.
+    monkeypatch.setenv("GSAR_CONFIG", "missing.json")
+    evaluator = GSAREvaluator(ScriptedJudge(), thresholds=GSARThresholds(),
+                              contradiction_penalty=0.5, k_max=2, max_regenerations=2,
+                              conclusion_policy="cap")
+    assert evaluator.thresholds == GSARThresholds()
