@@ -1,7 +1,16 @@
 """Settings from ``GSAR_*`` environment variables and an optional settings file, validated once.
 
 Precedence, lowest first: built-in defaults, the file named by ``GSAR_CONFIG``, environment
-variables, then explicit arguments to ``@grounded`` (applied by the decorator).
+variables, then explicit arguments (to ``@grounded``, ``GSAREvaluator``, ``gsar judge``'s
+options, the pytest plugin's ``--gsar-config``).
+
+Every entry point reads these settings the same way and rejects an invalid value the same way,
+with a :class:`SettingsError` naming the variable (or file key) and the allowed values:
+``GSAREvaluator`` raises it, a ``@grounded`` gate (``on_low="raise"`` / ``"recover"``) raises it
+at every call before the function runs, ``gsar judge`` exits 2 with it, and the plugin fails each
+judging test with it. Only ``@grounded(on_low="observe")`` turns grounding off instead, and
+counts each unjudged call in ``gsar.evaluations.degraded`` (``gsar.degraded.reason=
+invalid_settings``).
 
 Environment variables:
 

@@ -1,8 +1,9 @@
 """Judging within a deadline, off the caller's event loop, and without letting a judge's
 BaseException reach the host.
 
-A judge that does its work synchronously (it has ``judge_now(*, synthesis, evidence)``, as
-LexicalJudge and StagedJudge do) and the integrity guard run on a bounded pool of worker threads,
+A judge that does its work synchronously (it has ``judge_now(*, synthesis, evidence) ->
+JudgeOutput`` and no ``judge_verdict``, as LexicalJudge and StagedJudge) and the integrity guard
+run on a bounded pool of worker threads,
 so ``asyncio.wait_for`` can stop waiting for them at the deadline and the host's event loop keeps
 running meanwhile. A thread cannot be killed: work abandoned at its deadline finishes in the pool
 and its result is dropped. The pool has :data:`DEFAULT_WORKERS` threads, so at most that many
