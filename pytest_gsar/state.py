@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
-from pytest_gsar.deferred import DeferredJudge, anthropic_identity
 from pytest_gsar.options import GSAROptions
 from pytest_gsar.records import JudgementRecord
 
@@ -90,6 +89,8 @@ class GSARSession:
         if key in self._judge_errors:
             raise ValueError(self._judge_errors[key])
         if key == "anthropic" and self.options.record_mode == "none":
+            from pytest_gsar.deferred import DeferredJudge, anthropic_identity
+
             judge = self._judges[key] = DeferredJudge(anthropic_identity(self.judge_model()),
                                                       lambda: self._build(key))
             return judge

@@ -211,7 +211,7 @@ def test_values_of_secret_environment_variables_never_reach_a_cassette(
 def test_replay_without_a_key_keys_verdicts_as_the_real_anthropic_judge_does(
         monkeypatch: pytest.MonkeyPatch, model: str | None) -> None:
     from gsar_otel.judges.anthropic.judge import AnthropicJudge
-    from pytest_gsar.state import anthropic_identity
+    from pytest_gsar.deferred import anthropic_identity
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.delenv("GSAR_JUDGE_MODEL", raising=False)
