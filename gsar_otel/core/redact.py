@@ -40,14 +40,14 @@ _SECRET_ENV_NAME: Final = re.compile(r"(?i)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|C
 _SHAPES: Final = (
     # Anthropic, then OpenAI-style keys (sk-..., sk-proj-...).
     re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}+"),
-    re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{20,}+"),
+    re.compile(r"sk-(?<![A-Za-z0-9]sk-)[A-Za-z0-9_\-]{20,}+"),
     # AWS access key ids (long-term AKIA, temporary ASIA, and the other IAM prefixes).
-    re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}"
+    re.compile(r"(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}"
                r"(?![A-Za-z0-9])"),
     # GitHub tokens (classic and fine-grained), Slack tokens and webhooks.
-    re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{20,}+"),
+    re.compile(r"gh[pousr]_(?<![A-Za-z0-9]....)[A-Za-z0-9]{20,}+"),
     re.compile(r"github_pat_[A-Za-z0-9_]{20,}+"),
-    re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9\-]{8,}+"),
+    re.compile(r"xox[abposre]-(?<![A-Za-z0-9].....)[A-Za-z0-9\-]{8,}+"),
     re.compile(r"hooks\.slack\.com/services/[A-Za-z0-9/_\-]{8,}+"),
     # JSON Web Tokens: three base64url parts, the first two JSON objects ("eyJ").
     re.compile(r"eyJ[A-Za-z0-9_\-]{4,}+\.eyJ[A-Za-z0-9_\-]{4,}+\.[A-Za-z0-9_\-]{4,}+"),
@@ -61,7 +61,7 @@ _VALUES: Final = (
     # Bearer tokens anywhere (headers, curl lines, logs).
     re.compile(r"(?i)\bbearer\s++(?P<secret>[A-Za-z0-9._~+/\-]{8,}+=*+)"),
     # The password of a URL with credentials: scheme://user:password@host.
-    re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://[^\s/:@]{0,256}:(?P<secret>[^\s/@]{1,256})@"),
+    re.compile(r"://[^\s/:@]{0,256}:(?P<secret>[^\s/@]{1,256})@"),
 )
 
 # A 40-character AWS-style secret key: base64 with upper, lower and digits (a lower-case hex
@@ -76,6 +76,13 @@ _VALUE: Final = re.compile(
     r"(?P<quote>[\"'])(?P<quoted>[^\"'\n]{1,1024}+)|"
     r"(?P<scheme>(?i:bearer|basic|token|digest|negotiate)[ \t]++)?(?P<bare>[^\s\"',;}&]{1,1024}+)")
 _VALUE_READ: Final = 1100
+_KEY_READ: Final = 256
+# The words a secret key name holds: only keys around one are read, so ordinary key=value text
+# (most of a log) costs one regex scan.
+_SECRET_WORD: Final = re.compile(
+    r"(?i)pass|pwd|secret|token|api|access|private|signing|auth|credential|session|cookie")
+_KEY_RUN: Final = re.compile(r"[A-Za-z0-9_.\-]{1,64}\Z")
+_SEPARATOR_AFTER: Final = re.compile(r"[A-Za-z0-9_.\-]{0,63}+[\"']?[ \t]*+(?:=>|[:=])")
 _KEY_PARTS: Final = re.compile(r"[_.\-]+|(?<=[a-z])(?=[A-Z])")
 _SECRET_KEY_ENDINGS: Final = (
     "password", "passwd", "pwd", "passphrase", "pass", "secret", "token", "apikey", "accesskey",
@@ -126,15 +133,24 @@ def secret_spans(text: str, values: Iterable[str] = ()) -> list[tuple[int, int]]
         spans.extend(match.span("secret") for match in pattern.finditer(text))
     spans.extend(match.span() for match in _AWS_SECRET.finditer(text)
                  if _is_aws_secret(match.group()))
-    for key in _KEY.finditer(text):
-        if not _secret_key(key.group("key")):
+    end = 0
+    for word in _SECRET_WORD.finditer(text):
+        if word.start() < end or _SEPARATOR_AFTER.match(text, word.end(),
+                                                        word.end() + _KEY_READ) is None:
+            continue  # inside the key (or value) just read, or no key = value here
+        run = _KEY_RUN.search(text, max(0, word.start() - 64), word.start())
+        start = run.start() if run is not None else word.start()
+        key = _KEY.match(text, start, start + _KEY_READ)
+        if key is None or key.end("key") < word.end() or not _secret_key(key.group("key")):
             continue
+        end = key.end()
         # endpos bounds the read: a value is at most 1,024 characters after its scheme.
         read = _VALUE.match(text, key.end(), key.end() + _VALUE_READ)
         if read is not None:
             group = "quoted" if read.group("quoted") is not None else "bare"
             begin = read.start("scheme") if read.group("scheme") else read.start(group)
             spans.append((begin, read.end(group)))
+            end = read.end(group)
     return _merged(spans)
 
 
