@@ -108,7 +108,20 @@ class JudgeThread:
         """Run ``coro`` on the judge loop and await it from the caller's loop."""
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
 
-    def stop(self) -> None:
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Cancel what is still judging (each evaluation ends its span as failed), then stop."""
+
+        async def cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks, timeout=timeout_s)
+
+        try:
+            asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(timeout_s + 1)
+        except Exception:  # a judge stuck in blocking code: stop the loop anyway
+            logger.warning("gsar sidecar: a judge did not stop in %.0f s", timeout_s)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
         if not self._thread.is_alive():
@@ -313,6 +326,9 @@ class Sidecar:
             self.stats.queue(-1)
             try:
                 await self._process(run)
+            except asyncio.CancelledError:
+                self.stats.run(OUTCOME_DROPPED, "shutdown_timeout")  # cut off at shutdown
+                raise
             except Exception as error:  # one bad run never stops a worker
                 logger.warning("gsar sidecar: judging trace %s failed: %s: %s", run.trace_id,
                                type(error).__name__, error)

@@ -257,3 +257,15 @@ def test_grpc_under_backpressure_is_unavailable_with_retry_info() -> None:
     finally:
         judge.release.set()
         running.stop()
+
+
+def test_a_judge_that_never_returns_cannot_hold_shutdown_and_every_run_is_counted() -> None:
+    judge = GatedJudge()  # never released
+    running = start_sidecar(judge=judge, concurrency=1, shutdown_grace_s=0.2)
+    for n in (1, 2):
+        assert post(running, otlp_json(*agent_spans(trace_hex(n))))[0] == 200
+    running.wait_for(lambda: judge.calls == 1 and running.sidecar.stats.queue_depth == 1,
+                     "one run judging, one waiting")
+    running.stop()
+    assert running.sidecar.stats.get("runs_dropped", "shutdown_timeout") == 2
+    assert running.sidecar.stats.get("runs_judged") == 0
