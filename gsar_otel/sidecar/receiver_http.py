@@ -174,8 +174,8 @@ async def _judge(app: Sidecar, request: Request) -> Response:
         if not isinstance(payload, dict):
             raise ValueError("the body must be a JSON object")
         result = await app.judge_payload(payload)
-    except (ValueError, TypeError) as bad:
-        return error(400, f"bad judge request: {bad}")
+    except (ValueError, TypeError, RecursionError) as bad:
+        return error(400, f"bad judge request: {str(bad)[:300]}")
     return Response(200, json.dumps(result).encode(), JSON)
 
 

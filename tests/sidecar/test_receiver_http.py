@@ -144,6 +144,9 @@ def test_post_judge_returns_the_result() -> None:
         assert status == 200
         assert json.loads(body)["final_decision"] == "proceed"
         assert post(running, b'{"evidence": []}', path="/v1/judge")[0] == 400
+        assert post(running, b"[" * 100_000, path="/v1/judge")[0] == 400
+        bad_evidence = json.dumps({"answer": GROUNDED, "evidence": 5}).encode()
+        assert post(running, bad_evidence, path="/v1/judge")[0] == 400
     finally:
         running.stop()
 
