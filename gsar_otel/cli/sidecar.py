@@ -119,6 +119,12 @@ def _telemetry(args: argparse.Namespace) -> Any:
                                span_exporters=exporters, set_global=False)
 
 
+def _otlp_configured() -> bool:
+    from gsar_otel.otel.setup import otlp_endpoint_set
+
+    return otlp_endpoint_set("traces")
+
+
 async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
     import asyncio
     import contextlib
@@ -139,6 +145,10 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
     grpc_text = f", OTLP/gRPC on {config.host}:{sidecar.grpc_port}" if sidecar.grpc_port else ""
     print(f"gsar sidecar: OTLP/HTTP on http://{config.host}:{sidecar.http_port}{grpc_text}; "
           f"judging with {type(sidecar.judge).__name__}", file=sys.stderr, flush=True)
+    if not config.forward and not _otlp_configured():
+        print("gsar sidecar: warning: no --forward and no OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT: "
+              "the grounding spans are not exported (the counts on /metrics still are kept)",
+              file=sys.stderr, flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -69,3 +69,4 @@ def test_the_command_serves_judges_and_stops_on_sigterm() -> None:
     assert process.returncode == 0
     # The run was still inside its settle window: judged at shutdown, flagged so.
     assert "'runs_judged': {'shutdown': 1}" in rest
+    assert "the grounding spans are not exported" in rest  # no exporter: said, not silent
