@@ -193,6 +193,13 @@ def test_a_cassette_symlinked_out_of_the_project_is_refused(
 
     result = gsar_pytester.runpytest_inprocess("--gsar-allow-outside-links")
     result.assert_outcomes(passed=1)
+    # Allowed, recording goes through the link to its target; the link stays a link.
+    inode = target.stat().st_ino
+    result = gsar_pytester.runpytest_inprocess("--gsar-allow-outside-links",
+                                               "--gsar-record-mode=all")
+    result.assert_outcomes(passed=1)
+    assert cassette.is_symlink() and target.stat().st_ino != inode
+    assert len(read_json(target)["verdicts"]) == 1
 
 
 def test_a_cassette_directory_symlinked_out_of_the_project_is_refused(
@@ -221,8 +228,11 @@ def test_a_baseline_symlinked_out_of_the_project_is_refused(
                                  f"the project but a symlink leads it to {target}*"])
 
     result = gsar_pytester.runpytest_inprocess("--gsar-baseline=baseline.json",
-                                               "--gsar-allow-outside-links")
+                                               "--gsar-allow-outside-links",
+                                               "--gsar-update-baseline")
     result.assert_outcomes(passed=1)
+    assert (gsar_pytester.path / "baseline.json").is_symlink()
+    assert read_json(target)["entries"] == {}  # test_x judged nothing: its entry vanished
 
 
 def test_a_path_given_outside_the_project_is_the_users_choice(

@@ -96,7 +96,9 @@ def render_cassette(entries: Mapping[str, Mapping[str, Any]]) -> str:
 
 
 def set_aside_damaged(path: Path) -> Path:
-    """Move the damaged cassette at ``path`` to ``NAME.damaged`` (replacing an older one)."""
+    """Move the damaged cassette at ``path`` to ``NAME.damaged`` (replacing an older one); a
+    symlink's target is moved, the link stays."""
+    path = real_path(path)
     backup = path.with_name(path.name + DAMAGED_SUFFIX)
     os.replace(path, backup)
     return backup
@@ -122,11 +124,18 @@ def directory_lock(directory: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+def real_path(path: Path) -> Path:
+    """``path`` with every symlink followed (the file a write must replace)."""
+    return Path(os.path.realpath(path))
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` in one rename; the temporary file never outlives a failure.
 
-    A symlink at ``path`` is replaced itself: the file it pointed to is never written.
+    A symlink at ``path`` is followed: its target is replaced and the link stays a link (the
+    pytest plugin refuses links that leave the project unless they are allowed).
     """
+    path = real_path(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -43,6 +43,7 @@ from gsar_otel.judges.recorded.files import CassetteWarning as CassetteWarning
 from gsar_otel.judges.recorded.files import (
     atomic_write,
     directory_lock,
+    real_path,
     set_aside_damaged,
 )
 from gsar_otel.judges.recorded.files import read_cassette as read_cassette
@@ -307,7 +308,7 @@ class CassetteStore:
             cleaned = {key: mask_entry(entry, secrets) for key, entry in pending.items()}
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                with directory_lock(self.path.parent):
+                with directory_lock(real_path(self.path).parent):
                     # Read again under the lock: another process may have saved meanwhile.
                     self.damaged = None
                     on_disk = self._read_or_replace() if self.path.exists() else {}
