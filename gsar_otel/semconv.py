@@ -232,3 +232,6 @@ UNIT_SPANS: Final = "{span}"
 UNIT_RUNS: Final = "{run}"
 ENV_SIDECAR_TOKEN: Final = "GSAR_SIDECAR_TOKEN"
 """Bearer token the sidecar requires on its POST endpoints and gRPC calls (unset: none)."""
+OPENINFERENCE_EVALUATION_PREFIX: Final = "evaluations.0.evaluation."
+"""OpenInference evaluation carrier attributes (``spec/annotations.md``) on the sidecar's span:
+``name``, ``score``, ``label``, ``annotator_kind`` (``CODE`` or ``LLM``)."""

@@ -88,6 +88,16 @@ def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]
     return attributes
 
 
+def evaluation_attributes(result: GSARResult) -> dict[str, Any]:
+    """The result as an OpenInference evaluation carrier (name, score, label, annotator)."""
+    prefix = sc.OPENINFERENCE_EVALUATION_PREFIX
+    kind = "LLM" if result.judge_model else "CODE"
+    return {f"{prefix}name": sc.GEN_AI_EVALUATION_NAME_VALUE,
+            f"{prefix}score": result.final_score,
+            f"{prefix}label": result.final_decision.value,
+            f"{prefix}annotator_kind": kind}
+
+
 async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge,
                          telemetry: Telemetry, options: Mapping[str, Any] | None = None,
                          capture_content: bool | None = None) -> GSARResult:
@@ -105,8 +115,11 @@ async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge
         if span.is_recording():
             span.add_link(target)
             span.set_attributes(sidecar_attributes(run, extracted))
-        return await evaluator.evaluate_recorded(recorder, report_synthesis=extracted.answer,
-                                                 evidence_corpus=extracted.evidence_set())
+        result = await evaluator.evaluate_recorded(recorder, report_synthesis=extracted.answer,
+                                                   evidence_corpus=extracted.evidence_set())
+        if span.is_recording():
+            span.set_attributes(evaluation_attributes(result))
+        return result
     except BaseException as error:
         recorder.fail(error)
         raise

@@ -57,6 +57,9 @@ def test_grounded_run_proceeds_and_over_reaching_run_does_not(sidecar: RunningSi
         assert attributes[sc.GSAR_SIDECAR_CONVENTION] == "genai"
         assert attributes[sc.GSAR_SIDECAR_RUN_INCOMPLETE] is False
         assert attributes[sc.GSAR_FUNCTION] == "incident-bot"
+        assert attributes["evaluations.0.evaluation.label"] == attributes[sc.GSAR_DECISION]
+        assert attributes["evaluations.0.evaluation.score"] == attributes[sc.GSAR_SCORE]
+        assert attributes["evaluations.0.evaluation.annotator_kind"] == "CODE"
         # One tool result, seen on the execute_tool span and again in the chat history.
         assert attributes[sc.GSAR_EVIDENCE_COUNT] == 1
         names = [e.name for e in span.events]  # type: ignore[attr-defined]
