@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import urllib.request
 
 import pytest
@@ -62,7 +63,15 @@ def test_the_command_serves_judges_and_stops_on_sigterm() -> None:
         with urllib.request.urlopen(request, timeout=30) as response:
             assert response.status == 200
         process.send_signal(signal.SIGTERM)
-        _, rest = process.communicate(timeout=60)
+        # Read through the same buffered stream as the banner (communicate() would skip what
+        # readline() already buffered); a watchdog ends a process that hangs.
+        watchdog = threading.Timer(60, process.kill)
+        watchdog.start()
+        try:
+            rest = "".join(lines) + process.stderr.read()
+            process.wait(timeout=10)
+        finally:
+            watchdog.cancel()
     finally:
         if process.poll() is None:
             process.kill()
