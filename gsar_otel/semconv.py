@@ -114,7 +114,8 @@ DROP_REASON_EXIT_TIMEOUT: Final = "exit_timeout"
 DROP_REASON_STOPPED: Final = "stopped"
 """Submitted after the worker stopped (after the exit flush), or its threads could not start."""
 DROP_REASON_ERROR: Final = "error"
-"""The job could not be started on the worker's event loop."""
+"""The evaluation failed instead of producing a verdict (logged; a ``gsar.evaluate`` span, if one
+was started, carries ``error.type``)."""
 DEGRADED_REASON_INVALID_SETTINGS: Final = "invalid_settings"
 """``gsar.degraded.reason`` on ``gsar.evaluations.degraded`` for each call of a
 ``@grounded(on_low="observe")`` function left unjudged because the settings are invalid (a

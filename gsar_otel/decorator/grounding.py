@@ -269,11 +269,9 @@ class GroundedFunction:
 
     async def _run_background(self, payload: tuple[Any, tuple[Any, ...], dict[str, Any],
                                                    list[Evidence]]) -> None:
-        try:
-            await self._evaluate(*payload, callbacks=(None, None))
-        except Exception:  # background judging never reaches the host
-            logger.debug("gsar: background evaluation of %s failed", self.function,
-                         exc_info=True)
+        # A failure goes to the worker's loop, never to the host: the worker logs it and counts
+        # it in gsar.background.dropped (gsar.drop.reason=error).
+        await self._evaluate(*payload, callbacks=(None, None))
 
     async def judge_inline(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                            collected: list[Evidence],

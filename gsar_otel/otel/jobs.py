@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Coroutine, Iterable
@@ -50,6 +51,10 @@ def count_dropped(jobs: Iterable[Job], reason: str) -> int:
     if not by_name:
         return 0
     try:
+        module = sys.modules.get("gsar_otel.otel.instruments")
+        if getattr(getattr(module, "__spec__", None), "_initializing", False):
+            # Another thread (or, after a fork, the parent) is importing it: waiting could hang.
+            raise RuntimeError("gsar_otel.otel.instruments is being imported")
         from gsar_otel.otel.instruments import get_telemetry
 
         counter = get_telemetry().instruments.background_dropped

@@ -79,6 +79,7 @@ class BackgroundWorker:
         self._started = False
         self._stopped = False
         self._warned_full = False
+        self._warned_error = False
         self._warm = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._threads: tuple[threading.Thread, ...] = ()
@@ -233,10 +234,16 @@ class BackgroundWorker:
     def _finished(self, task: asyncio.Task[None]) -> None:
         job = self._tasks.pop(task, None)
         self._slots.release()
-        if job is not None:
-            self._settle(job)
-        if not task.cancelled() and task.exception() is not None:
-            logger.debug("gsar background: a job failed", exc_info=task.exception())
+        error = None if task.cancelled() else task.exception()
+        if job is None or not self._settle(job) or error is None:
+            return
+        with self._lock:
+            first, self._warned_error = not self._warned_error, True
+        log = logger.warning if first else logger.debug
+        log("gsar: the background evaluation of %s failed (%s); counted in %s (%s=%s)",
+            job.name, type(error).__name__, sc.METRIC_BACKGROUND_DROPPED, sc.GSAR_DROP_REASON,
+            sc.DROP_REASON_ERROR, exc_info=error)
+        self._drop([job], sc.DROP_REASON_ERROR)
 
     def _start_barrier(self, barrier: Barrier) -> None:
         import asyncio
