@@ -149,13 +149,21 @@ def _short(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _places(old: float, new: float) -> int:
+    """Two decimals, or three where two would not add up (0.667 -> 0.625 is not "0.67 -> 0.62
+    by 0.04")."""
+    rounded = round(old, 2) - round(new, 2)
+    return 2 if f"{rounded:.2f}" == f"{old - new:.2f}" else 3
+
+
 def compare(entry: BaselineEntry, *, score: float, decision: str, tolerance: float) -> list[str]:
     """Why a judgement regressed against ``entry``; empty when it did not."""
     problems = []
     drop = entry.score - score
     if drop > tolerance + _EPSILON:
-        problems.append(f"S fell {drop:.2f} below the baseline {entry.score:.2f} "
-                        f"(tolerance {tolerance:.2f})")
+        places = _places(entry.score, score)
+        problems.append(f"S fell by {drop:.{places}f}, from {entry.score:.{places}f} to "
+                        f"{score:.{places}f} (baseline tolerance {tolerance:.2f})")
     if decision_rank(decision) > decision_rank(entry.decision):
         problems.append(f"decision got worse than the baseline: {entry.decision} -> {decision}")
     return problems

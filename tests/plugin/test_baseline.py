@@ -62,8 +62,8 @@ def test_a_score_drop_beyond_the_tolerance_fails(gsar_pytester: pytest.Pytester)
                                                "--gsar-baseline=baseline.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
-        "gsar_cases.jsonl:1: grounding check failed: S fell 0.28 below the baseline 0.90 "
-        "(tolerance 0.05)",
+        "gsar_cases.jsonl:1: grounding check failed: S fell by 0.28, from 0.90 to 0.62 "
+        "(baseline tolerance 0.05)",
         "*baseline: S 0.90 -> 0.62 (-0.28), decision replan -> replan",
         "FAILED   gsar_cases.jsonl::half  S 0.62  replan     G1 U1 X0 K0  baseline 0.90 (-0.28)",
         "baseline *baseline.json: 1 regressed, 0 new, 0 vanished",

@@ -29,7 +29,9 @@ def test_a_tighter_tolerance_fails_the_same_drop(regressed_by_0_04: pytest.Pytes
                                                    "--gsar-baseline=baseline.json",
                                                    "--gsar-tolerance=0.01")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*S fell 0.04 below the baseline 0.67 (tolerance 0.01)*"])
+    # 0.665 -> 0.625 shown with two decimals would read "0.67 to 0.62 by 0.04": three decimals.
+    result.stdout.fnmatch_lines(
+        ["*S fell by 0.040, from 0.665 to 0.625 (baseline tolerance 0.01)*"])
 
 
 def test_the_command_line_beats_ini(regressed_by_0_04: pytest.Pytester) -> None:
