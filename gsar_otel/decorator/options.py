@@ -36,12 +36,36 @@ class GroundingError(Exception):
     def __init__(self, result: GSARResult, function: str) -> None:
         self.result = result
         self.function = function
-        message = (f"{function}: grounding decision {result.final_decision.value!r} "
-                   f"(score {result.final_score:.2f}) is not 'proceed'")
-        reason = result.final_judge_output.abstain_reason
-        if result.final_judge_output.abstained and reason:
-            message += f": {reason}"
-        super().__init__(message)
+        super().__init__(grounding_error_message(result, function))
+
+
+def grounding_error_message(result: GSARResult, function: str) -> str:
+    """The decision and score, then every claim that is not grounded (bucket, evidence type,
+    cited evidence, text) and the judge's abstain reason; secret-shaped text masked."""
+    from gsar_otel.core.redact import redact_text, secret_values
+    from gsar_otel.plugins import has_redactors, redact
+
+    head = (f"{function}: grounding decision {result.final_decision.value!r} "
+            f"(score {result.final_score:.2f}) is not 'proceed'")
+    lines = [head]
+    output = result.final_judge_output
+    if output.abstained and output.abstain_reason:
+        lines[0] += f": {output.abstain_reason}"
+    partition = result.final_partition
+    shortfalls = [(bucket, claim) for bucket, claims in partition.buckets()
+                  if bucket in ("ungrounded", "contradicted") for claim in claims]
+    if shortfalls:
+        lines.append(f"claims not grounded ({len(shortfalls)} of {partition.total_claims}):")
+        for bucket, claim in shortfalls:
+            refs = ", ".join(claim.evidence_refs) or "none"
+            lines.append(f"  - {bucket}, {claim.type}, refs {refs}: {claim.text!r}")
+    # The message reaches logs and tracebacks, and claims quote the answer: the built-in
+    # masking, then the gsar_redact plugins (a failing plugin hides the claim lines).
+    message = redact_text("\n".join(lines), secret_values())
+    if has_redactors():
+        masked = redact(message, "explanation")
+        message = masked if masked is not None else f"{head} (details hidden: redaction failed)"
+    return message
 
 
 @dataclass(frozen=True, slots=True)

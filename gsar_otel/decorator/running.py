@@ -39,15 +39,21 @@ def _run_on_thread_loop(coro: Coroutine[Any, Any, T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        loop: asyncio.AbstractEventLoop | None = getattr(_thread_state, "loop", None)
-        if loop is None or loop.is_closed():
-            loop = asyncio.new_event_loop()
-            _thread_state.loop = loop
-            weakref.finalize(threading.current_thread(), loop.close)
-        return loop.run_until_complete(coro)
-    from gsar_otel.core.evaluator import run_sync
+        inside_loop = False
+    else:
+        inside_loop = True
+    if inside_loop:
+        from gsar_otel.core.evaluator import run_sync
 
-    return run_sync(coro)
+        return run_sync(coro)
+    # Run outside the ``except`` block: an exception raised by the coroutine (a GroundingError,
+    # the user's own) must not carry "RuntimeError: no running event loop" as its context.
+    loop: asyncio.AbstractEventLoop | None = getattr(_thread_state, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = asyncio.new_event_loop()
+        _thread_state.loop = loop
+        weakref.finalize(threading.current_thread(), loop.close)
+    return loop.run_until_complete(coro)
 
 
 def _watch(fn: Callable[..., Any] | None, errors: list[BaseException]
