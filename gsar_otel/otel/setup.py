@@ -9,8 +9,12 @@ themselves:
   ``http/protobuf`` (default; port 4318) or ``grpc`` (port 4317).
 - ``OTEL_SERVICE_NAME`` / ``OTEL_RESOURCE_ATTRIBUTES`` name the service.
 
-With no endpoint set, spans and metrics go to the console (stderr). A provider the host
-application already installed is never replaced: gsar-otel then simply uses it.
+- ``OTEL_TRACES_EXPORTER`` / ``OTEL_METRICS_EXPORTER`` (``otlp``, ``console``, ``prometheus``,
+  ``none``) pick the exporters; see :mod:`gsar_otel.otel.exporter_choice` for the defaults.
+
+Spans go to the console (stderr) only when nothing at all is configured; metrics never go to the
+console unless asked. A provider the host application already installed is never replaced:
+gsar-otel then simply uses it.
 
 Exporter packages are imported only here, inside the function, so ``import gsar_otel`` stays cheap.
 """
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 from opentelemetry import metrics, trace
 
 from gsar_otel import semconv as sc
+from gsar_otel.otel.exporter_choice import endpoint_set, metric_export, trace_export
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.metrics import MeterProvider
@@ -81,8 +86,7 @@ def otlp_protocol(signal: str, env: dict[str, str] | os._Environ[str] | None = N
 
 def otlp_endpoint_set(signal: str) -> bool:
     """True when an OTLP endpoint is configured for ``signal`` (``traces`` or ``metrics``)."""
-    specific = f"OTEL_EXPORTER_OTLP_{signal.upper()}_ENDPOINT"
-    return any(os.environ.get(v, "").strip() for v in (specific, sc.ENV_OTLP_ENDPOINT))
+    return endpoint_set(signal)
 
 
 def _import_error(what: str, extra: str, error: ImportError) -> ImportError:
@@ -198,14 +202,15 @@ def configure_telemetry(
     Args:
         service_name: ``service.name`` of the resource (default: ``OTEL_SERVICE_NAME``, else the
             SDK's default).
-        console: print spans to ``console_out`` (default stderr). None: only when no OTLP endpoint
-            is configured for traces.
-        console_metrics: print metrics too. None: follows ``console`` for metrics (printed when
-            no metrics endpoint is configured).
-        otlp: export over OTLP. None: when ``OTEL_EXPORTER_OTLP_(TRACES_|METRICS_)ENDPOINT`` is
-            set. True: always (the exporters' default endpoints on localhost).
+        console: print spans to ``console_out`` (default stderr). None: as
+            ``OTEL_TRACES_EXPORTER`` says, else only when nothing at all is configured.
+        console_metrics: print metrics too. None: follows ``console``; with both None, as
+            ``OTEL_METRICS_EXPORTER`` says, else never.
+        otlp: export over OTLP. None: as ``OTEL_TRACES_EXPORTER`` / ``OTEL_METRICS_EXPORTER``
+            say, else when ``OTEL_EXPORTER_OTLP_(TRACES_|METRICS_)ENDPOINT`` is set. True:
+            always (the exporters' default endpoints on localhost).
         prometheus_port: also serve metrics for Prometheus on this port (needs the
-            ``prometheus`` extra).
+            ``prometheus`` extra); None: as ``OTEL_METRICS_EXPORTER=prometheus`` says.
         prometheus_host: address the Prometheus endpoint listens on.
         span_exporters / metric_readers: more exporters (batched) and readers to attach.
         set_global: install the providers globally (the default; only where the host has none).
@@ -217,7 +222,8 @@ def configure_telemetry(
         A :class:`TelemetryHandle`; call ``shutdown()`` when done (the SDK also flushes at exit).
 
     Raises:
-        ValueError: an unsupported ``OTEL_EXPORTER_OTLP_*_PROTOCOL`` or a bad port.
+        ValueError: an unsupported ``OTEL_EXPORTER_OTLP_*_PROTOCOL`` or ``OTEL_*_EXPORTER``
+            value, or a bad port.
         ImportError: an exporter package is missing (the message says what to install).
     """
     if prometheus_port is not None and (isinstance(prometheus_port, bool)
@@ -284,8 +290,8 @@ def _build_tracer_provider(handle: TelemetryHandle, resource: Any, *, console: b
         SimpleSpanProcessor,
     )
 
-    use_otlp = otlp_endpoint_set("traces") if otlp is None else otlp
-    use_console = (not use_otlp) if console is None else console
+    choice = trace_export(otlp=otlp, console=console)
+    use_otlp, use_console = choice.otlp, choice.console
     provider = TracerProvider(resource=resource)
     exporters: list[SpanExporter] = []
     if use_otlp:
@@ -314,8 +320,11 @@ def _build_meter_provider(handle: TelemetryHandle, resource: Any, *, console: bo
         PeriodicExportingMetricReader,
     )
 
-    use_otlp = otlp_endpoint_set("metrics") if otlp is None else otlp
-    use_console = (not use_otlp and prometheus_port is None) if console is None else console
+    choice = metric_export(otlp=otlp, console=console, prometheus_port=prometheus_port)
+    use_otlp, use_console = choice.otlp, choice.console
+    if prometheus_port is None and choice.prometheus_port is not None:
+        prometheus_port = choice.prometheus_port
+        prometheus_host = choice.prometheus_host or prometheus_host
     readers: list[MetricReader] = []
     if use_otlp:
         protocol = otlp_protocol("metrics")

@@ -1,0 +1,131 @@
+"""Which exporters ``configure_telemetry()`` attaches, from the standard OpenTelemetry variables.
+
+- ``OTEL_TRACES_EXPORTER``: a comma-separated list of ``otlp``, ``console``, or ``none``.
+- ``OTEL_METRICS_EXPORTER``: ``otlp``, ``console``, ``prometheus``, or ``none``
+  (``prometheus`` serves on ``OTEL_EXPORTER_PROMETHEUS_HOST`` : ``OTEL_EXPORTER_PROMETHEUS_PORT``,
+  default ``127.0.0.1:9464``).
+
+When a variable is unset, a signal is exported over OTLP when an OTLP endpoint is configured for
+it (``OTEL_EXPORTER_OTLP_ENDPOINT`` or the signal's own ``..._TRACES_ENDPOINT`` /
+``..._METRICS_ENDPOINT``). Spans are printed to the console only when nothing at all is
+configured (no endpoint and no exporter variable: a development default); metrics are never
+printed unless asked (``OTEL_METRICS_EXPORTER=console`` or ``console_metrics=True``), because
+the SDK's metric dump is thousands of lines. Explicit arguments of ``configure_telemetry()`` win
+over the variables.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+TRACES_EXPORTER_VAR: Final = "OTEL_TRACES_EXPORTER"
+METRICS_EXPORTER_VAR: Final = "OTEL_METRICS_EXPORTER"
+PROMETHEUS_HOST_VAR: Final = "OTEL_EXPORTER_PROMETHEUS_HOST"
+PROMETHEUS_PORT_VAR: Final = "OTEL_EXPORTER_PROMETHEUS_PORT"
+TRACES_EXPORTERS: Final = ("otlp", "console", "none")
+METRICS_EXPORTERS: Final = ("otlp", "console", "prometheus", "none")
+DEFAULT_PROMETHEUS_PORT: Final = 9464
+ENDPOINT_VARS: Final = {
+    "traces": ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+    "metrics": ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SignalExport:
+    """Where one signal goes."""
+
+    otlp: bool
+    console: bool
+    prometheus: bool = False
+    prometheus_host: str | None = None
+    """From ``OTEL_EXPORTER_PROMETHEUS_HOST``; None: the caller's default."""
+    prometheus_port: int | None = None
+
+
+def exporter_names(variable: str, allowed: tuple[str, ...],
+                   env: Mapping[str, str] | None = None) -> tuple[str, ...] | None:
+    """The exporters a ``OTEL_*_EXPORTER`` variable names, or None when it is unset or blank.
+
+    Raises:
+        ValueError: an unknown name, or ``none`` beside another name; naming the variable and
+            the allowed values.
+    """
+    raw = (os.environ if env is None else env).get(variable, "")
+    names = tuple(dict.fromkeys(part.strip().lower() for part in raw.split(",") if part.strip()))
+    if not names:
+        return None
+    unknown = [name for name in names if name not in allowed]
+    if unknown:
+        raise ValueError(f"{variable}={raw!r}: unknown exporter {unknown[0]!r}; allowed: "
+                         f"{', '.join(allowed)} (comma-separated)")
+    if "none" in names and len(names) > 1:
+        raise ValueError(f"{variable}={raw!r}: 'none' cannot be combined with other exporters")
+    return names
+
+
+def endpoint_set(signal: str, env: Mapping[str, str] | None = None) -> bool:
+    """True when an OTLP endpoint is configured for ``signal`` (``traces`` or ``metrics``)."""
+    environ = os.environ if env is None else env
+    return any(environ.get(variable, "").strip() for variable in ENDPOINT_VARS[signal])
+
+
+def _nothing_configured(environ: Mapping[str, str]) -> bool:
+    return not any(environ.get(variable, "").strip()
+                   for variable in (TRACES_EXPORTER_VAR, METRICS_EXPORTER_VAR,
+                                    *ENDPOINT_VARS["traces"], *ENDPOINT_VARS["metrics"]))
+
+
+def trace_export(*, otlp: bool | None, console: bool | None,
+                 env: Mapping[str, str] | None = None) -> SignalExport:
+    """Where spans go: explicit arguments first, then ``OTEL_TRACES_EXPORTER``, then endpoints."""
+    environ = os.environ if env is None else env
+    names = exporter_names(TRACES_EXPORTER_VAR, TRACES_EXPORTERS, environ)
+    if names is None:
+        env_otlp = endpoint_set("traces", environ)
+        env_console = _nothing_configured(environ)
+    else:
+        env_otlp, env_console = "otlp" in names, "console" in names
+    return SignalExport(otlp=env_otlp if otlp is None else otlp,
+                        console=env_console if console is None else console)
+
+
+def metric_export(*, otlp: bool | None, console: bool | None, prometheus_port: int | None,
+                  env: Mapping[str, str] | None = None) -> SignalExport:
+    """Where metrics go: explicit arguments first, then ``OTEL_METRICS_EXPORTER``, then
+    endpoints; never the console unless asked.
+
+    Raises:
+        ValueError: a bad exporter name or Prometheus port variable.
+    """
+    environ = os.environ if env is None else env
+    names = exporter_names(METRICS_EXPORTER_VAR, METRICS_EXPORTERS, environ)
+    if names is None:
+        env_otlp, env_console, env_prometheus = endpoint_set("metrics", environ), False, False
+    else:
+        env_otlp, env_console = "otlp" in names, "console" in names
+        env_prometheus = "prometheus" in names
+    port = prometheus_port
+    if port is None and env_prometheus:
+        port = _prometheus_port(environ)
+    return SignalExport(otlp=env_otlp if otlp is None else otlp,
+                        console=env_console if console is None else console,
+                        prometheus=port is not None,
+                        prometheus_host=environ.get(PROMETHEUS_HOST_VAR, "").strip() or None,
+                        prometheus_port=port)
+
+
+def _prometheus_port(environ: Mapping[str, str]) -> int:
+    raw = environ.get(PROMETHEUS_PORT_VAR, "").strip()
+    if not raw:
+        return DEFAULT_PROMETHEUS_PORT
+    try:
+        port = int(raw)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise ValueError(f"{PROMETHEUS_PORT_VAR} must be an integer in [0, 65535], got {raw!r}")
+    return port
