@@ -53,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "GroundingError": "gsar_otel.decorator.api",
     "GroundedCall": "gsar_otel.decorator.api",
     "flush": "gsar_otel.decorator.api",
+    "set_exit_flush_timeout": "gsar_otel.otel.background",
     "configure_telemetry": "gsar_otel.otel.setup",
     "TelemetryHandle": "gsar_otel.otel.setup",
     "TracedEvaluator": "gsar_otel.otel.traced",
@@ -102,6 +103,7 @@ __all__ = [
     "partition_weight",
     "record_evidence",
     "safe_default_judge_output",
+    "set_exit_flush_timeout",
     "tool_evidence",
 ]
 
@@ -143,5 +145,6 @@ if TYPE_CHECKING:
     from gsar_otel.judges.lexical.judge import LexicalJudge
     from gsar_otel.judges.recorded.judge import RecordingJudge
     from gsar_otel.judges.recorded.store import CassetteStore
+    from gsar_otel.otel.background import set_exit_flush_timeout
     from gsar_otel.otel.setup import TelemetryHandle, configure_telemetry
     from gsar_otel.otel.traced import TracedEvaluator, emit_result

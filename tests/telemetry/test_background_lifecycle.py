@@ -226,22 +226,28 @@ EXIT_SCRIPT = textwrap.dedent("""
     def agent():
         return "The answer."
 
+    SETUP
     for _ in range(CALLS):
         agent()
 """)
 
 
-def run_exit_script(calls: int, **env: str) -> subprocess.CompletedProcess[str]:
+def run_exit_script(calls: int, setup: str = "", **env: str) -> subprocess.CompletedProcess[str]:
     import os
 
     environ = {k: v for k, v in os.environ.items() if not k.startswith("GSAR_")}
-    return subprocess.run([sys.executable, "-c", EXIT_SCRIPT.replace("CALLS", str(calls))],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
-                          env={**environ, **env})
+    script = EXIT_SCRIPT.replace("CALLS", str(calls)).replace("SETUP", setup)
+    return subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False, env={**environ, **env})
 
 
-def test_at_exit_what_the_budget_cannot_judge_is_counted_and_reported() -> None:
-    done = run_exit_script(300, GSAR_EXIT_FLUSH_S="0.5")
+@pytest.mark.parametrize(("setup", "env"), [
+    ("", {"GSAR_EXIT_FLUSH_S": "0.5"}),
+    ("import gsar_otel; gsar_otel.set_exit_flush_timeout(0.5)", {"GSAR_EXIT_FLUSH_S": "60"}),
+], ids=["environment", "argument"])
+def test_at_exit_what_the_budget_cannot_judge_is_counted_and_reported(
+        setup: str, env: dict[str, str]) -> None:
+    done = run_exit_script(300, setup, **env)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.splitlines()[-1])
     dropped = report["dropped"].get("exit_timeout", 0)
