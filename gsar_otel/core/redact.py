@@ -21,6 +21,7 @@ not. User redaction (the ``gsar_redact`` plugin hook) runs after these built-ins
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -262,6 +263,26 @@ def _reference(secret: str, references: Mapping[str, str], sources: Mapping[str,
     return REDACTED
 
 
+def references_for_changes(before: str, after: str, sources: Mapping[str, str]) -> str:
+    """``after`` (``before`` as a user redactor masked it), with each stretch of ``before`` that
+    it replaced or removed masked by a reference instead when a source holds it verbatim.
+
+    A user redactor is not reversible; a reference is, so a replay reads the stretch back.
+    """
+    if before == after or not sources:
+        return after
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            out.append(before[i1:i2])
+            continue
+        piece = before[i1:i2]
+        reference = _reference(piece, {}, sources) if piece.strip() else REDACTED
+        out.append(reference if reference != REDACTED else after[j1:j2])
+    return "".join(out)
+
+
 def restore_references(text: str, sources: Mapping[str, str]) -> str:
     """``text`` with every reference mask replaced by the secret it locates in ``sources``; a
     reference that does not fit its source is left as is."""
@@ -314,8 +335,19 @@ def encodable_inputs(synthesis: str, evidence: EvidenceSet) -> tuple[str, Eviden
 
 
 __all__ = [
-    "MIN_SECRET_CHARS", "REDACTED", "REPLACEMENT_CHARACTER", "contains_secret", "encodable_inputs",
+    "MIN_SECRET_CHARS",
+    "REDACTED",
+    "REPLACEMENT_CHARACTER",
+    "contains_secret",
+    "encodable_inputs",
     "redact_secrets",
-    "redact_text", "redact_tree", "redact_with_references", "replace_lone_surrogates",
-    "restore_references", "secret_references", "secret_spans", "secret_values",
+    "redact_text",
+    "redact_tree",
+    "redact_with_references",
+    "references_for_changes",
+    "replace_lone_surrogates",
+    "restore_references",
+    "secret_references",
+    "secret_spans",
+    "secret_values",
 ]

@@ -22,6 +22,7 @@ from gsar_otel.core.result import GSARResult
 from gsar_otel.core.text import split_sentences
 from gsar_otel.judges.recorded.judge import RecordingJudge
 from gsar_otel.judges.recorded.store import CassetteStore
+from gsar_otel.plugins import hookimpl, register, unregister
 from tests.core.test_redact import secret_shape
 
 IDENTITY = {"backend": "echo", "model": "echo-1", "prompt_version": "1"}
@@ -117,3 +118,30 @@ def test_the_reported_case_replays_as_recorded(tmp_path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert "sk-ant-api03-abcdefghijklmnop" not in text
     assert "[REDACTED:synthesis@" in text
+
+
+class HostMasker:
+    @hookimpl
+    def gsar_redact(self, text: str, kind: str) -> str:
+        return text.replace("db-prod-1", "<host>")
+
+
+def test_what_a_redaction_plugin_masks_leaves_the_cassette_and_replays_exactly(
+        tmp_path: Path) -> None:
+    answer = "CPU on host db-prod-1 reached 97% at 14:02. The token=abcdefgh1234 was rotated."
+    plugin = HostMasker()
+    register(plugin, name="tests-host-masker")
+    try:
+        path = tmp_path / "c.json"
+        recording = _judge(path, "all")
+        recorded = _evaluate(recording, answer, [METRIC_ROW])
+        recording.store.save()
+        replayed = _evaluate(_judge(path, "none"), answer, [METRIC_ROW])
+    finally:
+        unregister(plugin)
+    text = path.read_text(encoding="utf-8")
+    assert "db-prod-1" not in text and "abcdefgh1234" not in text
+    assert "<host>" in text  # the plugin's mask in the answer and evidence shown for review
+    assert replayed.final_judge_output == recorded.final_judge_output
+    assert (replayed.final_score, replayed.final_decision) == (recorded.final_score,
+                                                               recorded.final_decision)

@@ -32,6 +32,7 @@ from gsar_otel.core.redact import redact_secrets as redact_secrets
 from gsar_otel.core.redact import (
     redact_tree,
     redact_with_references,
+    references_for_changes,
     replace_lone_surrogates,
     restore_references,
     secret_references,
@@ -131,16 +132,39 @@ def verdict_key(identity: Mapping[str, str], synthesis: str, evidence: EvidenceS
 # the callers that import them from the store.
 
 
+_HOOKED: Final = {"synthesis": "synthesis", "content": "evidence", "text": "claim",
+                  "explanation": "explanation", "gaps": "explanation",
+                  "contradictions": "explanation", "verification_reason": "explanation",
+                  "abstain_reason": "explanation"}
+"""The fields the ``gsar_redact`` plugins see, and the kind each is passed as; enums, ids and
+numbers are left to the built-in masking, so a plugin cannot make a verdict invalid."""
+
+
 def _mask(value: Any, references: Mapping[str, str], secrets: tuple[str, ...],
-          sources: Mapping[str, str]) -> Any:
+          sources: Mapping[str, str], kind: str | None = None) -> Any:
     if isinstance(value, str):
-        return redact_with_references(replace_lone_surrogates(value)[0], references, secrets,
-                                      sources=sources)
+        masked = redact_with_references(replace_lone_surrogates(value)[0], references, secrets,
+                                        sources=sources)
+        return masked if kind is None else _plugin_masked(masked, kind, sources)
     if isinstance(value, Mapping):
-        return {key: _mask(item, references, secrets, sources) for key, item in value.items()}
+        return {key: _mask(item, references, secrets, sources, _HOOKED.get(str(key), kind))
+                for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_mask(item, references, secrets, sources) for item in value]
+        return [_mask(item, references, secrets, sources, kind) for item in value]
     return value
+
+
+def _plugin_masked(text: str, kind: str, sources: Mapping[str, str]) -> str:
+    """``text`` through the ``gsar_redact`` plugins; what they mask that the judged texts hold
+    verbatim becomes a reference mask, so a replay still reads it back."""
+    from gsar_otel.plugins import has_redactors, redact
+
+    if not has_redactors():
+        return text
+    hooked = redact(text, kind)
+    if hooked is None:  # a failing plugin hides the text
+        return REDACTED
+    return references_for_changes(text, hooked, sources)
 
 
 def _sources(synthesis: str, evidence: Sequence[Mapping[str, Any]]) -> dict[str, str]:
@@ -156,16 +180,18 @@ def _sources(synthesis: str, evidence: Sequence[Mapping[str, Any]]) -> dict[str,
 def mask_entry(entry: Mapping[str, Any], secrets: tuple[str, ...] = ()) -> dict[str, Any]:
     """A cassette entry with every secret masked (lone surrogates replaced, too).
 
-    The answer and evidence get plain masks; in the verdict, a secret that the answer or an
-    evidence item holds gets a reference mask (``[REDACTED:synthesis@40+12]``) so that
-    :func:`restore_verdict` gives a replay the verdict exactly as it was recorded.
+    The built-in masking runs first, then the ``gsar_redact`` plugins on the text fields. The
+    answer and evidence get plain masks; in the verdict, a secret that the answer or an evidence
+    item holds (and any stretch of it a plugin masks) gets a reference mask
+    (``[REDACTED:synthesis@40+12]``) so that :func:`restore_verdict` gives a replay the verdict
+    exactly as it was recorded.
     """
     synthesis = entry.get("synthesis")
     evidence = entry.get("evidence")
     sources = _sources(synthesis if isinstance(synthesis, str) else "",
                        evidence if isinstance(evidence, list) else [])
     references = secret_references(sources, secrets)
-    masked = {key: _mask(value, {}, secrets, {}) for key, value in entry.items()
+    masked = {key: _mask(value, {}, secrets, {}, _HOOKED.get(key)) for key, value in entry.items()
               if key != "verdict"}
     if "verdict" in entry:
         masked["verdict"] = _mask(entry["verdict"], references, secrets, sources)
