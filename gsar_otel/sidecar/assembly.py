@@ -1,8 +1,10 @@
 """Per-trace buffers that turn a stream of spans into finished agent runs.
 
 A run is ready once its run span (the topmost agent-run span of any convention, else the trace
-root) has arrived and a settle window (``decision_wait_s``) has passed since; a quiet period
-alone never makes a run ready, because a child can arrive before its root. A trace with no
+root) and every span above it have arrived, and a settle window (``decision_wait_s``) has passed
+since; a quiet period alone never makes a run ready, because a child can arrive before its root.
+A sub-agent's span whose parent has not arrived is not yet the run: its parent may be an agent
+too (or the HTTP request that holds the run), so the run waits for it. A trace with no
 settled run span is released at the hard cap (``max_age_s`` from its first span), flagged
 incomplete. Memory is bounded: past ``max_traces`` the oldest trace is evicted and past
 ``max_spans_per_trace`` further spans are dropped, each counted with a reason. Spans of a trace
@@ -23,6 +25,8 @@ from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
 READY_SETTLED = "settled"
 """The run span arrived and the settle window passed."""
 INCOMPLETE_HARD_CAP = "hard_cap"
+INCOMPLETE_PARENT_MISSING = "parent_missing"
+"""The run span's parent (or a span above it) never arrived before the hard cap."""
 INCOMPLETE_NO_RUN_SPAN = "no_run_span"
 INCOMPLETE_SPANS_DROPPED = "spans_dropped"
 INCOMPLETE_SHUTDOWN = "shutdown"
@@ -111,6 +115,10 @@ class _Trace:
     run_span: SpanRecord | None = None
     convention: str = CONVENTION_ROOT
     run_seen: float | None = None
+    settle_from: float | None = None
+    """When the run span and every span above it were present (the settle window's start)."""
+    missing: str = ""
+    """The span id above the run span the chain waits for (a cycle leaves it set for good)."""
     spans_dropped: int = 0
 
     def depth(self, span: SpanRecord) -> int:
@@ -135,6 +143,30 @@ class _Trace:
               and not (self._is_ancestor(span, current) or _contains(span, current))):
             return  # topmost wins: a candidate replaces the current one only above it
         self.run_span, self.convention, self.run_seen = span, kind, now
+        self.settle_from, self.missing = None, ""
+        self._climb(span, now)
+
+    def arrived(self, span: SpanRecord, now: float) -> None:
+        """``span`` is in the buffer: if the run span's chain waited for it, climb on."""
+        if self.settle_from is None and self.missing and span.span_id == self.missing:
+            self._climb(span, now)
+
+    def _climb(self, span: SpanRecord, now: float) -> None:
+        """Walk up from ``span``: a root completes the chain, an absent parent is waited for."""
+        seen = {span.span_id}
+        node = span
+        while node.parent_span_id:
+            parent = node.parent_span_id
+            if parent in seen:  # a cycle never completes; the hard cap releases it
+                self.missing = parent
+                return
+            following = self.spans.get(parent)
+            if following is None:
+                self.missing = parent
+                return
+            seen.add(parent)
+            node = following
+        self.settle_from, self.missing = now, ""
 
     def _is_ancestor(self, candidate: SpanRecord, span: SpanRecord) -> bool:
         parent, seen = span.parent_span_id, {span.span_id}
@@ -210,6 +242,7 @@ class TraceAssembler:
                 continue
             entry.spans[span.span_id] = span
             entry.consider(span, now)
+            entry.arrived(span, now)
             self._count(SPAN_ACCEPTED)
         return evicted
 
@@ -243,8 +276,8 @@ class TraceAssembler:
         limits = self.limits
         ready: list[str] = []
         for trace_id, entry in self._traces.items():
-            settled = (entry.run_seen is not None
-                       and now - entry.run_seen >= limits.decision_wait_s)
+            settled = (entry.settle_from is not None
+                       and now - entry.settle_from >= limits.decision_wait_s)
             if settled or now - entry.first_seen >= limits.max_age_s:
                 ready.append(trace_id)
         return [self._release(trace_id, now) for trace_id in ready]
@@ -257,14 +290,16 @@ class TraceAssembler:
     def _release(self, trace_id: str, now: float, *, shutdown: bool = False) -> ReadyRun:
         entry = self._traces.pop(trace_id)
         self._remember(trace_id)
-        settled = (entry.run_seen is not None
-                   and now - entry.run_seen >= self.limits.decision_wait_s)
+        settled = (entry.settle_from is not None
+                   and now - entry.settle_from >= self.limits.decision_wait_s)
         if settled:
             reason = READY_SETTLED
         elif shutdown:
             reason = INCOMPLETE_SHUTDOWN
         elif entry.run_span is None:
             reason = INCOMPLETE_NO_RUN_SPAN
+        elif entry.settle_from is None:
+            reason = INCOMPLETE_PARENT_MISSING
         else:
             reason = INCOMPLETE_HARD_CAP
         run_span = entry.run_span

@@ -1,5 +1,6 @@
 """Run assembly with a stepped clock: run-span detection per convention, the settle window, the
-hard cap, bounded memory with counted evictions, late spans."""
+hard cap, nested runs whose parent arrives late, bounded memory with counted evictions, late
+spans."""
 
 from __future__ import annotations
 
@@ -111,6 +112,7 @@ def test_a_sibling_agent_span_does_not_take_over() -> None:
     buffer.add_spans([make("0000000000000002", "0000000000000001", name="first", **AGENT)])
     buffer.add_spans([make("0000000000000003", "0000000000000001", name="second", start=25,
                            end=28, **AGENT)])
+    buffer.add_spans([make("0000000000000001", name="GET /ask", start=0, end=30)])
     clock.now += 5
     (run,) = buffer.due()
     assert run.run_span is not None and run.run_span.name == "first"
@@ -201,3 +203,97 @@ def test_every_span_lands_in_one_bucket_and_memory_stays_bounded(
     assert counts.get("evicted", 0) == len(evicted)
     everything = released + evicted
     assert len(everything) == len(set(everything))  # each trace released once
+
+
+# --- nested runs: the parent of a sub-agent arrives after the settle window ----------------------
+
+ROOT, SUB, TOOL = "0000000000000001", "0000000000000002", "0000000000000003"
+
+
+def test_a_sub_agent_waits_for_a_parent_that_arrives_after_the_settle_window() -> None:
+    buffer, clock = assembler(decision_wait_s=5.0, max_age_s=60.0)
+    buffer.add_spans([make(TOOL, SUB, name="execute_tool")])
+    buffer.add_spans([make(SUB, ROOT, name="invoke_agent researcher", **AGENT)])
+    clock.now += 12  # well past --decision-wait: the sub-agent alone is not the run
+    assert buffer.due() == []
+    buffer.add_spans([make(ROOT, name="invoke_agent planner", start=0, end=30, **AGENT)])
+    clock.now += 4.9
+    assert buffer.due() == []
+    clock.now += 0.1
+    (run,) = buffer.due()
+    assert run.run_span is not None and run.run_span.name == "invoke_agent planner"
+    assert (run.reason, run.incomplete, len(run.spans)) == ("settled", False, 3)
+
+
+def test_a_plain_parent_arriving_late_restarts_the_window_and_the_sub_agent_stays_the_run(
+        ) -> None:
+    buffer, clock = assembler(decision_wait_s=5.0, max_age_s=60.0)
+    buffer.add_spans([make(SUB, ROOT, name="invoke_agent researcher", **AGENT)])
+    clock.now += 20
+    assert buffer.due() == []
+    buffer.add_spans([make(ROOT, name="POST /ask", start=0, end=30)])
+    clock.now += 4.9
+    assert buffer.due() == []
+    clock.now += 0.1
+    (run,) = buffer.due()
+    assert run.run_span is not None and run.run_span.name == "invoke_agent researcher"
+    assert run.reason == "settled"
+
+
+def test_a_parent_that_never_arrives_is_judged_at_the_hard_cap_flagged() -> None:
+    buffer, clock = assembler(decision_wait_s=5.0, max_age_s=60.0)
+    buffer.add_spans([make(SUB, ROOT, name="invoke_agent researcher", **AGENT)])
+    clock.now += 59.9
+    assert buffer.due() == []
+    clock.now += 0.1
+    (run,) = buffer.due()
+    assert run.run_span is not None and run.run_span.name == "invoke_agent researcher"
+    assert (run.reason, run.incomplete_reason) == ("parent_missing", "parent_missing")
+
+
+def test_parent_ids_in_a_cycle_never_settle_and_are_released_at_the_hard_cap() -> None:
+    buffer, clock = assembler(decision_wait_s=5.0, max_age_s=60.0)
+    buffer.add_spans([make(SUB, ROOT, **AGENT), make(ROOT, SUB)])
+    clock.now += 30
+    assert buffer.due() == []
+    clock.now += 30
+    assert [r.reason for r in buffer.due()] == ["parent_missing"]
+
+
+TREE = {  # span id -> (parent id, is an agent span)
+    "0000000000000001": ("", False),                   # POST /ask
+    "0000000000000002": ("0000000000000001", True),    # planner agent
+    "0000000000000003": ("0000000000000002", True),    # researcher sub-agent
+    "0000000000000004": ("0000000000000003", False),   # its tool
+    "0000000000000005": ("0000000000000002", True),    # writer sub-agent
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.permutations(sorted(TREE)), st.lists(st.floats(0, 12), min_size=5, max_size=5))
+def test_any_arrival_order_settles_only_on_the_topmost_agent_with_its_chain(
+        order: list[str], steps: list[float]) -> None:
+    """Whatever order the spans of a nested run arrive in and however far apart, the trace is
+    released once; released as settled, its run span has every span above it present and is the
+    topmost agent span present (the root when none is); the rest of the spans count as late."""
+    buffer, clock = assembler(decision_wait_s=5.0, max_age_s=600.0)
+    released = []
+    for span_id, step in zip(order, steps, strict=True):
+        parent, agent = TREE[span_id]
+        buffer.add_spans([make(span_id, parent, name=span_id, **(AGENT if agent else {}))])
+        clock.now += step
+        released += buffer.due()
+    clock.now += 5
+    released += buffer.due()
+    (run,) = released
+    assert run.reason == "settled" and run.run_span is not None
+    present = {s.span_id for s in run.spans}
+    node = run.run_span.span_id
+    while TREE[node][0]:
+        node = TREE[node][0]
+        assert node in present
+    agents = [i for i in present if TREE[i][1]]
+    topmost = min(agents, key=lambda i: i) if agents else "0000000000000001"
+    if "0000000000000002" in present or not agents:
+        assert run.run_span.span_id == topmost
+    assert len(run.spans) + buffer.counts.get("late", 0) == len(TREE)
