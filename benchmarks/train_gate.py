@@ -44,6 +44,7 @@ from gsar_otel.judges.staged.judge import (
     answer_shape,
     assemble,
     decide_claims,
+    deferred,
     gate_answer,
 )
 from gsar_otel.judges.staged.textual import facts_of
@@ -51,7 +52,7 @@ from gsar_otel.measure.claims import BUCKET_RANK, claim_overlap
 
 L2_GRID = (0.3, 1.0, 3.0, 10.0)
 DEMOTE_GRID = tuple(round(0.05 * i, 2) for i in range(0, 21))
-PROMOTE_GRID = (*tuple(round(0.5 + 0.05 * i, 2) for i in range(0, 10)), 1.01)
+PROMOTE_GRID = (*DEMOTE_GRID, 1.01)
 CLASSES = ("grounded", "ungrounded", "contradicted", "complementary")
 
 
@@ -81,7 +82,7 @@ def prepare(examples: Sequence[ExampleLike]) -> list[Prepared]:
     for e in examples:
         index = build_index(e.evidence)
         context = answer_context(len(e.answer), facts_of(e.synthesis), index)
-        out.append(Prepared(e, answer_shape(e.synthesis, e.evidence, context, e.answer),
+        out.append(Prepared(e, answer_shape(e.synthesis, e.evidence, index, context, e.answer),
                             judge.judge_now(synthesis=e.synthesis, evidence=e.evidence)))
     return out
 
@@ -115,6 +116,7 @@ class Outcomes:
     base: tuple[bool, int, int]
     demoted: tuple[bool, int, int]
     promoted: tuple[bool, int, int]
+    deferred: tuple[bool, int, int]
 
 
 def outcomes(prepared: list[Prepared], models: dict[int, Model]) -> list[Outcomes]:
@@ -139,7 +141,9 @@ def outcomes(prepared: list[Prepared], models: dict[int, Model]) -> list[Outcome
                                              p.lexical)
             rows.append((_decision(e, final), *_claim_hits(e, final)))
         assert gate_in is not None
-        result.append(Outcomes(gate_in, rows[0], rows[1], rows[2]))
+        lexical = deferred(p.lexical)
+        rows.append((_decision(e, lexical), *_claim_hits(e, lexical)))
+        result.append(Outcomes(gate_in, rows[0], rows[1], rows[2], rows[3]))
     return result
 
 
@@ -178,14 +182,17 @@ def _balanced(pairs: list[tuple[bool, bool]]) -> float:
 
 
 def score(rows: list[Outcomes], prepared: list[Prepared], prob: np.ndarray,
-          demote: dict[str, float], promote: dict[str, float]) -> dict[str, float]:
+          demote: dict[str, float], promote: dict[str, float],
+          defer: frozenset[str] = frozenset()) -> dict[str, float]:
     """Dev balanced accuracy per data set and synthetic claim accuracy under thresholds."""
     pairs: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     hits = total = 0
     for row, p, q in zip(rows, prepared, prob, strict=True):
         regime = row.gate_in.regime
         chosen = row.base
-        if q < demote[regime] and row.base[0]:
+        if regime in defer:
+            chosen = row.deferred
+        elif q < demote[regime] and row.base[0]:
             chosen = row.demoted
         elif q >= promote[regime] and not row.base[0]:
             chosen = row.promoted
@@ -244,16 +251,22 @@ def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
     log(f"gate off: dev out-of-fold {scores}")
     for _ in range(2):
         for regime in GATE_REGIMES:
-            for grid, which in ((DEMOTE_GRID, "demote"), (PROMOTE_GRID, "promote")):
-                for t in grid:
-                    d = demote | ({regime: t} if which == "demote" else {})
-                    p = promote | ({regime: t} if which == "promote" else {})
-                    if d[regime] > p[regime]:
+            for low in DEMOTE_GRID:
+                for high in PROMOTE_GRID:
+                    if low > high:
                         continue
-                    trial, trial_scores = objective(d, p)
+                    trial, trial_scores = objective(demote | {regime: low},
+                                                    promote | {regime: high})
                     if trial > value + 1e-9:
-                        value, scores, demote, promote = trial, trial_scores, d, p
-    log(f"gate demote={demote} promote={promote}: dev out-of-fold "
+                        value, scores = trial, trial_scores
+                        demote, promote = demote | {regime: low}, promote | {regime: high}
+    defer: frozenset[str] = frozenset()
+    for regime in GATE_REGIMES:
+        trial_scores = score(rows, prepared, prob, demote, promote, defer | {regime})
+        trial = sum(trial_scores.values()) / len(trial_scores)
+        if trial > value + 1e-9:
+            value, scores, defer = trial, trial_scores, defer | {regime}
+    log(f"gate demote={demote} promote={promote} defer={sorted(defer)}: dev out-of-fold "
         + ", ".join(f"{k} {v:.3f}" for k, v in scores.items()))
     weights, bias = fit_logistic(xs, y, w, l2)
     return {
@@ -261,6 +274,7 @@ def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
         "expanded_names": list(expanded_names()),
         "mean": mean.tolist(), "scale": scale.tolist(), "weights": weights.tolist(),
         "bias": bias,
+        "defer": sorted(defer),
         "thresholds": {**{f"demote_{r}": demote[r] for r in GATE_REGIMES},
                        **{f"promote_{r}": promote[r] for r in GATE_REGIMES}},
         "training": {"l2": l2, "l2_grid": list(L2_GRID), "oof_log_loss": round(loss, 4),

@@ -357,14 +357,15 @@ def main(argv: list[str] | None = None) -> int:
         data["gate"] = gate
     data["model_version"] = f"{FEATURES_VERSION}+{datetime.date.today().isoformat()}"
     data["training"] = {
-        "command": "python benchmarks/train_lexical.py",
+        "command": "python benchmarks/train_lexical.py " + " ".join(argv or sys.argv[1:]),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "seed": SEED, "split_rule": SPLIT_RULE, "folds": args.folds,
         "fold_rule": "int(sha256('fold:' + split key)[:8], 16) % folds",
         "objective": "weighted multinomial cross-entropy on labelled claims (each data set and "
                      "class weighing the same) + answer-level log-loss with P(faithful) = "
                      "product over the answer's claims of P(grounded) + P(complementary)",
-        "l2": best_l2, "l2_grid": list(L2_GRID), "cv_log_loss": round(best_loss, 4),
+        "l2": best_l2, "l2_grid": [args.l2] if args.l2 is not None else list(L2_GRID),
+        "cv_log_loss": round(best_loss, 4),
         "threshold_objective": "mean over data sets of out-of-fold dev answer balanced "
                                "accuracy (+ synthetic claim accuracy)",
         "dev_out_of_fold": {k: round(v, 4) for k, v in scores.items()},

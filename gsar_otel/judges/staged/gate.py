@@ -9,7 +9,9 @@ evidence holds) and gives P(faithful) from a logistic regression whose weights a
 ``model.json`` under ``gate``, one weight set per :data:`GATE_REGIMES` (interactions), trained
 on dev splits only by ``benchmarks/train_gate.py`` (called from ``train_lexical.py``).
 
-The gate only moves an answer across the proceed line, claim by claim and visibly (rule
+In a regime listed under ``defer`` (chosen on dev: where the rule judge alone did better than
+the gate) the judge returns the rule judge's claims as they are (rule ``lexical``). Elsewhere the
+gate only moves an answer across the proceed line, claim by claim and visibly (rule
 ``answer_gate``):
 
 - P(faithful) < ``demote_<regime>`` while the claims would proceed: the weakest supported claims
@@ -29,10 +31,10 @@ from typing import Any, Final
 from gsar_otel.core.model import Decision, JudgeOutput
 from gsar_otel.core.scoring import apply_conclusion_policy, decide
 
-GATE_VERSION: Final = "gate-1"
-GATE_REGIMES: Final = ("rows", "prose_single", "prose_multi")
-"""Where an answer stands: mostly against tool rows, log lines or alerts; against prose with one
-or two claims; against prose with more."""
+GATE_VERSION: Final = "gate-3"
+GATE_REGIMES: Final = ("table", "tool", "prose_single", "prose_multi")
+"""Where an answer stands: against a table (evidence nearly all ``key=value`` rows); against tool
+output (mostly rows, log lines and alerts); against prose, with one or two claims or more."""
 GATE_FEATURES: Final = (
     "staged_score", "staged_proceeds", "staged_min_support", "staged_mean_support",
     "staged_ungrounded_share", "staged_contradicted_share",
@@ -40,7 +42,7 @@ GATE_FEATURES: Final = (
     "lexical_contradicted_share",
     "answer_words", "evidence_words", "length_ratio", "answer_coverage",
     "answer_pair_coverage", "names_missing_share", "anchors_absent_share",
-    "anchors_conflict_share", "claims",
+    "anchors_conflict_share", "claims", "evidence_row_share",
 )
 """The answer's features, in vector order (each also crossed with the regime)."""
 
@@ -86,6 +88,9 @@ class Gate:
     bias: float
     demote: dict[str, float]
     promote: dict[str, float]
+    defer: frozenset[str] = frozenset()
+    """Regimes where the rule judge's verdict on the answer did better on dev than the gate:
+    there the staged judge returns the rule judge's claims (rule ``lexical``)."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Gate:
@@ -101,7 +106,8 @@ class Gate:
         return cls(tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
                    float(data["bias"]),
                    {r: float(data["thresholds"][f"demote_{r}"]) for r in GATE_REGIMES},
-                   {r: float(data["thresholds"][f"promote_{r}"]) for r in GATE_REGIMES})
+                   {r: float(data["thresholds"][f"promote_{r}"]) for r in GATE_REGIMES},
+                   frozenset(data.get("defer", ())) & frozenset(GATE_REGIMES))
 
     def probability(self, gate_input: GateInput) -> float:
         """P(the answer is faithful)."""
@@ -142,12 +148,24 @@ class AnswerShape:
     claims: int
     rows_led: int
     """Claims whose best unit is a tool row, log line or alert."""
+    evidence_units: int
+    evidence_rows: int
+    """Evidence units that are ``key=value`` rows."""
+    evidence_tool: int
+    """Evidence units that are rows, log lines or alerts (not prose)."""
+
+
+TABLE_ROWS: Final = 0.8
+"""Share of ``key=value`` rows in the evidence above which it is a table."""
 
 
 def regime_of_answer(shape: AnswerShape) -> str:
-    """The answer's :data:`GATE_REGIMES` entry."""
-    if shape.claims and shape.rows_led * 2 > shape.claims:
-        return "rows"
+    """The answer's :data:`GATE_REGIMES` entry, from the shape of its evidence and its size."""
+    units = max(1, shape.evidence_units)
+    if shape.evidence_rows >= TABLE_ROWS * units:
+        return "table"
+    if shape.evidence_tool * 2 > units:
+        return "tool"
     return "prose_single" if shape.claims <= 2 else "prose_multi"
 
 
@@ -170,6 +188,7 @@ def gate_input(shape: AnswerShape, staged: JudgeOutput, supports: Sequence[float
         shape.anchors_absent / anchors if anchors else 0.0,
         shape.anchors_conflict / anchors if anchors else 0.0,
         math.log1p(shape.claims),
+        shape.evidence_rows / shape.evidence_units if shape.evidence_units else 0.0,
     )
     return GateInput(regime_of_answer(shape), values)
 

@@ -124,7 +124,7 @@ class StagedJudge:
         if model.gate is None:
             return verdicts
         lexical = LexicalJudge().judge_now(synthesis=synthesis, evidence=evidence)
-        shape = answer_shape(synthesis, evidence, context, analyses)
+        shape = answer_shape(synthesis, evidence, index, context, analyses)
         return gate_answer(model.gate, shape, analyses, verdicts, evidence, lexical)[0]
 
 
@@ -137,8 +137,8 @@ def decide_claims(model: Model, synthesis: str, analyses: list[Analysis]) -> lis
     return _synthesis_pass(verdicts)
 
 
-def answer_shape(synthesis: str, evidence: EvidenceSet, context: AnswerContext,
-                 analyses: list[Analysis]) -> AnswerShape:
+def answer_shape(synthesis: str, evidence: EvidenceSet, index: EvidenceIndex,
+                 context: AnswerContext, analyses: list[Analysis]) -> AnswerShape:
     """The answer-wide facts the gate reads."""
     checks = [c for a in analyses for c in a.comparison.checks]
     return AnswerShape(
@@ -150,7 +150,10 @@ def answer_shape(synthesis: str, evidence: EvidenceSet, context: AnswerContext,
         anchors_absent=sum(1 for c in checks if c.status == "ABSENT"),
         anchors_conflict=sum(1 for c in checks if c.status == "CONFLICT"),
         anchors_total=len(checks), claims=len(analyses),
-        rows_led=sum(1 for a in analyses if a.lead_kind not in (None, "prose")))
+        rows_led=sum(1 for a in analyses if a.lead_kind not in (None, "prose")),
+        evidence_units=len(index.units),
+        evidence_rows=sum(1 for u in index.units if u.kind == "row"),
+        evidence_tool=sum(1 for u in index.units if u.kind != "prose"))
 
 
 def support_of(verdict: ClaimVerdict) -> float:
@@ -165,6 +168,8 @@ def gate_answer(gate: Gate, shape: AnswerShape, analyses: list[Analysis],
     """The verdicts after the answer gate (see :mod:`.gate`), and the gate's input."""
     supports = [support_of(v) for v in verdicts]
     gate_in = gate_input(shape, assemble(verdicts, evidence), supports, lexical)
+    if gate_in.regime in gate.defer:
+        return deferred(lexical), gate_in
 
     def moved(moves: list[Move]) -> list[ClaimVerdict]:
         result = list(verdicts)
@@ -183,6 +188,25 @@ def gate_answer(gate: Gate, shape: AnswerShape, analyses: list[Analysis],
                        [not v.conclusion and v.rule in PROMOTABLE_RULES for v in verdicts],
                        lambda m: proceeds(assemble(moved(m), evidence)))
     return moved(moves), gate_in
+
+
+def deferred(lexical: JudgeOutput) -> list[ClaimVerdict]:
+    """The rule judge's claims as the staged judge's verdicts (rule ``lexical``)."""
+    result = []
+    groups: tuple[tuple[Bucket, tuple[Claim, ...]], ...] = (
+        ("grounded", lexical.grounded_claims), ("ungrounded", lexical.ungrounded_claims),
+        ("contradicted", lexical.contradicted_claims),
+        ("complementary", lexical.complementary_claims))
+    for bucket, claims in groups:
+        for claim in claims:
+            facts = facts_of(claim.text)
+            checks = Comparison((), False, False, False, False, False, False, False,
+                                claim.evidence_refs)
+            result.append(ClaimVerdict(
+                claim.text, ClaimSpan(claim.text, 0, len(claim.text), 0), bucket,
+                EvidenceType(claim.type),
+                claim.evidence_refs, claim.conclusion, "lexical", facts, (), (), checks))
+    return result
 
 
 def _claim_verdict(synthesis: str, analysis: Analysis, verdict: Verdict) -> ClaimVerdict:
