@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from gsar_otel.judges.recorded.judge import RecordingJudge
 
 MARKER: Final = "gsar"
-MARKER_OPTIONS: Final = ("decision", "judge", "min_score")
+MARKER_OPTIONS: Final = ("decision", "judge", "min_score", "record_mode")
 DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
 _EPSILON: Final = 1e-9
 
@@ -168,11 +168,12 @@ def wrap_for_recording(item: pytest.Item, judge: Judge) -> RecordingJudge | None
     if isinstance(judge, RecordingJudge) or is_deterministic(judge):
         return None
     state = session_of(item.config)
+    mode = state.record_mode_for(item)  # the test's marker, else the session's
     try:
-        store = state.store(cassette_path(item, state))
+        store = state.store(cassette_path(item, state), mode)
     except CassetteError as error:
         raise GroundingFailure(str(error)) from None
-    return RecordingJudge(judge, store, state.options.record_mode, identity=state.identity(judge))
+    return RecordingJudge(judge, store, mode, identity=state.identity(judge))
 
 
 # --- judging -------------------------------------------------------------------------------------

@@ -31,6 +31,10 @@ INI_HELP: Final = {
                    "default: the GSAR_CONFIG environment variable)",
     "gsar_allow_outside_links": "true: allow cassette and baseline paths that a symlink leads "
                                 "out of the project (default false: refused)",
+    "gsar_block_network": "true: fail a test that opens a network connection during its call "
+                          "(default false); hosts in gsar_allowed_hosts stay reachable",
+    "gsar_allowed_hosts": "comma-separated hosts a test may still reach with gsar_block_network "
+                          "(loopback too is blocked unless listed)",
 }
 """The ini options (``[tool.pytest.ini_options]``) and their help."""
 
@@ -51,6 +55,10 @@ class GSAROptions:
     """Settings file for the evaluator; None: ``GSAR_CONFIG`` as the library reads it."""
     allow_outside_links: bool = False
     """Cassettes and baselines may be symlinks leading out of the project."""
+    block_network: bool = False
+    """A test's call may open no network connection except to ``allowed_hosts``."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Hosts (names or addresses) reachable under ``block_network``; loopback only if listed."""
 
 
 def _flag(ini_name: str) -> str:
@@ -101,6 +109,41 @@ def check_judge_name(name: str, source: str) -> str:
     return chosen
 
 
+def _switch(config: pytest.Config, ini_name: str) -> bool:
+    """A store_true flag, else its ini option read as a boolean (1/true/yes/on)."""
+    if config.getoption(ini_name, default=None):
+        return True
+    return (_raw(config, ini_name)[0] or "").lower() in ("1", "true", "yes", "on")
+
+
+def parse_hosts(value: str | None) -> tuple[str, ...]:
+    """``"a.example, 127.0.0.1"`` as ``("a.example", "127.0.0.1")``, lowercased, no blanks."""
+    if not value:
+        return ()
+    return tuple(dict.fromkeys(h.strip().lower().strip("[]") for h in value.split(",")
+                               if h.strip()))
+
+
+def marker_record_mode(item: pytest.Item) -> str | None:
+    """The ``record_mode`` of the test's closest ``@pytest.mark.gsar``, None when it sets none.
+
+    Raises:
+        GroundingFailure: naming the test, the value and the allowed modes.
+    """
+    marker = item.get_closest_marker("gsar")
+    value = None if marker is None else marker.kwargs.get("record_mode")
+    if value is None:
+        return None
+    from gsar_otel.judges.recorded.store import parse_record_mode
+    from pytest_gsar.errors import GroundingFailure
+
+    try:
+        return parse_record_mode(value).value
+    except ValueError as error:
+        raise GroundingFailure(f"{item.nodeid}: @pytest.mark.gsar(record_mode=...): "
+                               f"{error}") from None
+
+
 def resolve_options(config: pytest.Config) -> GSAROptions:
     """Read and validate every gsar option.
 
@@ -142,4 +185,6 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
     return GSAROptions(judge=judge, record_mode=record_mode, allow_outside_links=bool(allow_raw),
                        cassette_dir=paths["gsar_cassette_dir"], baseline=paths["gsar_baseline"],
                        update_baseline=update, tolerance=tolerance, min_score=min_score,
-                       report=paths["gsar_report"], config=settings_file)
+                       report=paths["gsar_report"], config=settings_file,
+                       block_network=_switch(config, "gsar_block_network"),
+                       allowed_hosts=parse_hosts(_raw(config, "gsar_allowed_hosts")[0]))

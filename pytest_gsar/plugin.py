@@ -4,10 +4,11 @@ Hooks only. The machinery lives in the sibling modules and is imported on first 
 suite that never judges an answer pays for nothing but option parsing.
 
 - Fixtures: ``assert_grounded``, ``gsar_judge``, ``gsar_evaluator``; marker
-  ``@pytest.mark.gsar(min_score=..., judge=..., decision=...)``.
+  ``@pytest.mark.gsar(min_score=..., judge=..., decision=..., record_mode=...)``.
 - Case files ``gsar_*.jsonl`` / ``*.gsar.jsonl``: one test item per recorded agent output.
 - Recorded verdicts (``--gsar-record-mode``), score baselines (``--gsar-baseline``), a terminal
   summary, JUnit XML properties and an HTML report (``--gsar-report``).
+- ``--gsar-block-network``: a test's call may open no connection but to ``--gsar-allowed-hosts``.
 """
 
 from __future__ import annotations
@@ -72,6 +73,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     action="store_true", default=None,
                     help="allow cassette and baseline paths that a symlink leads out of the "
                          "project (refused by default; ini: gsar_allow_outside_links)")
+    group.addoption("--gsar-block-network", dest="gsar_block_network", action="store_true",
+                    default=None,
+                    help="fail a test that opens a network connection during its call, whatever "
+                         "its record mode: a replay-only run must not reach a judge API "
+                         "(ini: gsar_block_network; -o gsar_block_network=false turns it off)")
+    group.addoption("--gsar-allowed-hosts", dest="gsar_allowed_hosts", metavar="HOSTS",
+                    help="comma-separated host names or addresses still reachable with "
+                         "--gsar-block-network; loopback is blocked unless listed "
+                         "(ini: gsar_allowed_hosts)")
     for name, text in INI_HELP.items():
         parser.addini(name, text, type="string", default="")
 
@@ -79,8 +89,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker, validate the options and keep the session state in the stash."""
     config.addinivalue_line(
-        "markers", "gsar(min_score=None, judge=None, decision=None): per-test defaults for "
-                   "assert_grounded (command line and ini options take precedence)")
+        "markers", "gsar(min_score=None, judge=None, decision=None, record_mode=None): per-test "
+                   "settings for assert_grounded; for min_score and judge the command line and "
+                   "ini options take precedence, record_mode (none|once|new_episodes|all) wins "
+                   "over --gsar-record-mode and gsar_record_mode")
     state = GSARSession(config, resolve_options(config))
     if state.options.baseline is not None:
         from pytest_gsar.baseline import BaselineError
@@ -111,13 +123,55 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GSARCaseFi
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In record mode ``once``, note which cassettes exist before any test records."""
+    """In record mode ``once`` (the session's or a test's marker), note which cassettes exist
+    before any test records."""
     state = config.stash.get(STATE_KEY, None)
-    if state is None or state.options.record_mode != "once":
+    if state is None:
+        return
+    if state.options.record_mode != "once" and not any(_marks_once(item) for item in items):
         return
     from pytest_gsar.judging import note_existing_cassettes
 
     note_existing_cassettes(state, items)
+
+
+def _marks_once(item: pytest.Item) -> bool:
+    marker = item.get_closest_marker("gsar")
+    mode = None if marker is None else marker.kwargs.get("record_mode")
+    return isinstance(mode, str) and mode.strip().lower() == "once"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Refuse an invalid ``@pytest.mark.gsar(record_mode=...)`` before the test runs, whatever
+    judge it uses (a deterministic one never reads the mode)."""
+    state = item.config.stash.get(STATE_KEY, None)
+    if state is not None:
+        state.record_mode_for(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """With ``--gsar-block-network``: run the test's call behind the network guard, and fail it,
+    naming the hosts, when it tried to connect anywhere not allowed (even when the caller
+    swallowed the refusal, as an SDK that retries or a judge that abstains does)."""
+    state = item.config.stash.get(STATE_KEY, None)
+    if state is None or not state.options.block_network:
+        return (yield)
+    from pytest_gsar.errors import GroundingFailure
+    from pytest_gsar.network import NetworkGuard, blocked_message
+
+    with NetworkGuard(state.options.allowed_hosts) as guard:
+        try:
+            outcome = yield
+        except BaseException as error:
+            if not guard.blocked or not isinstance(error, Exception):
+                raise
+            raise GroundingFailure(blocked_message(item.nodeid, guard.blocked,
+                                                   state.record_mode_for(item))) from error
+    if guard.blocked:
+        raise GroundingFailure(blocked_message(item.nodeid, guard.blocked,
+                                               state.record_mode_for(item)))
+    return outcome
 
 
 def is_case_file(path: Path) -> bool:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
-from pytest_gsar.options import GSAROptions
+from pytest_gsar.options import GSAROptions, marker_record_mode
 from pytest_gsar.records import JudgementRecord
 
 if TYPE_CHECKING:
@@ -162,9 +162,19 @@ class GSARSession:
 
     # --- cassettes --------------------------------------------------------------------------
 
-    def store(self, path: Path) -> CassetteStore:
-        """The cassette at ``path``, loaded once per session. Record mode ``all`` may replace a
-        damaged one (it records every verdict again).
+    def record_mode_for(self, item: pytest.Item) -> str:
+        """The record mode of ``item``: its ``@pytest.mark.gsar(record_mode=...)``, else the
+        command line's, else the ini file's, else ``none``.
+
+        Raises:
+            GroundingFailure: the marker names no record mode (naming the test and the modes).
+        """
+        return marker_record_mode(item) or self.options.record_mode
+
+    def store(self, path: Path, record_mode: str | None = None) -> CassetteStore:
+        """The cassette at ``path``, loaded once per session. Record mode ``all`` (the session's,
+        or ``record_mode`` of the test asking first) may replace a damaged one (it records every
+        verdict again).
 
         Raises:
             CassetteError: a symlink leads the path out of the project (see
@@ -180,7 +190,7 @@ class GSARSession:
                 raise CassetteError(str(error)) from None
             store = self._stores[path] = CassetteStore(
                 path, existed=self.preexisting.get(path),
-                replace_damaged=self.options.record_mode == "all")
+                replace_damaged=(record_mode or self.options.record_mode) == "all")
         return store
 
     def check_inside_project(self, path: Path, what: str) -> None:
