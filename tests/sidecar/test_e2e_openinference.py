@@ -2,7 +2,9 @@
 ``openinference-instrumentation-openai``, calls a local fake Chat Completions server; the agent
 runs the tool itself and sends everything with the OTLP/HTTP exporter to a running sidecar. The
 sidecar reads the OpenInference LLM spans (the tool result rides as a ``role: tool`` input
-message) and writes its grounding span into the agent's trace."""
+message) and writes its grounding span into the agent's trace, which is read back from a real
+Phoenix: the grounded run as a tee (the agent exports to Phoenix and to the sidecar), the
+over-reaching one in line (the agent exports only to the sidecar, which forwards)."""
 
 from __future__ import annotations
 
@@ -18,14 +20,12 @@ from openinference.instrumentation.openai import OpenAIInstrumentor
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
 from gsar_otel import semconv as sc
-from tests.sidecar.support import (
-    CPU_ROW,
-    GROUNDED,
-    OVERREACHING,
-    RunningSidecar,
-    agent_tracer,
-    start_sidecar,
-)
+from tests.sidecar.readback import new_project, read_back, sidecar_into_phoenix
+from tests.sidecar.support import CPU_ROW, GROUNDED, OVERREACHING, agent_tracer
+from tests.support.phoenix import PROJECT_RESOURCE_ATTRIBUTE, PhoenixServer
+
+pytestmark = pytest.mark.e2e
+AGENT_SPANS = 3  # the root and two OpenInference LLM spans
 
 
 def _completion(message: dict[str, Any], finish: str) -> bytes:
@@ -68,14 +68,7 @@ def llm() -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.fixture
-def sidecar() -> Iterator[RunningSidecar]:
-    running = start_sidecar()
-    yield running
-    running.stop()
-
-
-def _run_agent(client: OpenAI, tracer: Any) -> int:
+def _run_agent(client: OpenAI, tracer: Any) -> tuple[int, int]:
     """One tool-using run under a plain root span (no agent convention: the root is the run)."""
     with tracer.start_as_current_span("handle incident") as root:
         messages: list[dict[str, Any]] = [
@@ -85,27 +78,39 @@ def _run_agent(client: OpenAI, tracer: Any) -> int:
         messages.append(first.choices[0].message.model_dump(exclude_none=True))
         messages.append({"role": "tool", "tool_call_id": call.id, "content": CPU_ROW})
         client.chat.completions.create(model="gpt-4o", messages=messages)  # type: ignore[arg-type]
-        trace_id: int = root.get_span_context().trace_id
-    return trace_id
+        context = root.get_span_context()
+    return context.trace_id, context.span_id
 
 
-@pytest.mark.parametrize(("answer", "proceeds"), [(GROUNDED, True), (OVERREACHING, False)])
-def test_an_openinference_instrumented_openai_agent_is_judged(
-        llm: str, sidecar: RunningSidecar, answer: str, proceeds: bool) -> None:
+@pytest.mark.parametrize(("placement", "answer", "decision"), [
+    ("tee", GROUNDED, "proceed"), ("inline", OVERREACHING, "replan")])
+def test_an_openinference_instrumented_openai_agent_is_judged_in_its_trace_in_phoenix(
+        llm: str, phoenix: PhoenixServer, placement: str, answer: str, decision: str) -> None:
     _FakeOpenAI.answer = answer
-    tracer, provider = agent_tracer(OTLPSpanExporter(endpoint=f"{sidecar.http}/v1/traces"))
-    instrumentor = OpenAIInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
+    project = new_project(f"openinference-{placement}")
+    running = sidecar_into_phoenix(phoenix, project, inline=placement == "inline")
     try:
-        trace_id = _run_agent(OpenAI(api_key="test-key", base_url=llm, max_retries=0), tracer)
+        to_sidecar = OTLPSpanExporter(endpoint=f"{running.http}/v1/traces")
+        exporters = ((to_sidecar,) if placement == "inline" else
+                     (OTLPSpanExporter(endpoint=phoenix.otlp_http_endpoint), to_sidecar))
+        tracer, provider = agent_tracer(*exporters,
+                                        resource={PROJECT_RESOURCE_ATTRIBUTE: project})
+        instrumentor = OpenAIInstrumentor()
+        instrumentor.instrument(tracer_provider=provider)
+        try:
+            trace_id, run_id = _run_agent(
+                OpenAI(api_key="test-key", base_url=llm, max_retries=0), tracer)
+        finally:
+            instrumentor.uninstrument()
+            provider.shutdown()
+        running.wait_for(lambda: len(running.evaluations()) == 1, "the grounding span")
     finally:
-        instrumentor.uninstrument()
-        provider.shutdown()
-    sidecar.wait_for(lambda: len(sidecar.evaluations()) == 1, "the grounding span")
-    (evaluation,) = sidecar.evaluations()
+        running.stop()
+    (evaluation,) = running.evaluations()
     attributes = evaluation.attributes
     assert attributes is not None and evaluation.context.trace_id == trace_id
-    assert attributes[sc.GSAR_SIDECAR_CONVENTION] == "openinference"
+    assert [link.context.span_id for link in evaluation.links] == [run_id]
     assert attributes[sc.GSAR_EVIDENCE_COUNT] == 1
-    assert (attributes[sc.GSAR_DECISION] == "proceed") is proceeds
     assert "test-key" not in json.dumps({k: str(v) for k, v in attributes.items()})
+    read_back(phoenix, project, trace_id=f"{trace_id:032x}", run_span_id=f"{run_id:016x}",
+              agent_spans=AGENT_SPANS, decision=decision, convention="openinference")

@@ -1,15 +1,19 @@
 // One agent run in GenAI semantic-conventions shape (invoke_agent > chat > execute_tool > chat),
-// exported span by span over OTLP/HTTP protobuf. Usage: node agent.mjs URL ANSWER TOOL_RESULT
+// exported span by span over OTLP/HTTP protobuf to each of the URLs (comma-separated: a tee).
+// Usage: node agent.mjs URL[,URL...] ANSWER TOOL_RESULT [PHOENIX_PROJECT]
 // Prints {"trace_id": ..., "span_id": ...} of the run span.
 import { context, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 
-const [url, answer, toolResult] = process.argv.slice(2);
+const [urls, answer, toolResult, project] = process.argv.slice(2);
 const provider = new BasicTracerProvider({
-  resource: resourceFromAttributes({ "service.name": "node-agent" }),
-  spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url }))],
+  resource: resourceFromAttributes({
+    "service.name": "node-agent",
+    ...(project ? { "openinference.project.name": project } : {}),
+  }),
+  spanProcessors: urls.split(",").map((url) => new SimpleSpanProcessor(new OTLPTraceExporter({ url }))),
 });
 const tracer = provider.getTracer("node-agent");
 
