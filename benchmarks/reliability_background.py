@@ -24,7 +24,7 @@ Rows:
 
 Run::
 
-    python benchmarks/reliability_background.py            # table (about two minutes)
+    python benchmarks/reliability_background.py            # table (about five minutes)
     python benchmarks/reliability_background.py --json          # or --markdown
     python benchmarks/reliability_background.py --memory-calls 20000   # a quicker memory row
 """
