@@ -154,6 +154,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     """With ``--gsar-block-network``: run the test's call behind the network guard, and fail it,
     naming the hosts, when it tried to connect anywhere not allowed (even when the caller
     swallowed the refusal, as an SDK that retries or a judge that abstains does)."""
+    __tracebackhide__ = True
     state = item.config.stash.get(STATE_KEY, None)
     if state is None or not state.options.block_network:
         return (yield)
@@ -163,11 +164,14 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     with NetworkGuard(state.options.allowed_hosts) as guard:
         try:
             outcome = yield
-        except BaseException as error:
-            if not guard.blocked or not isinstance(error, Exception):
+        except Exception as error:
+            if not guard.blocked:
                 raise
-            raise GroundingFailure(blocked_message(item.nodeid, guard.blocked,
-                                                   state.record_mode_for(item))) from error
+            seen = str(error).strip().splitlines()
+            message = blocked_message(item.nodeid, guard.blocked, state.record_mode_for(item))
+            raise GroundingFailure(f"{message}\nthe test then failed with "
+                                   f"{type(error).__name__}: {seen[0] if seen else ''}"
+                                   ) from None
     if guard.blocked:
         raise GroundingFailure(blocked_message(item.nodeid, guard.blocked,
                                                state.record_mode_for(item)))
