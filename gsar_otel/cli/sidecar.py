@@ -46,6 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", action="append", default=[], metavar="NAME",
                         help="judge only runs of this agent (gen_ai.agent.name, else the run "
                              "span's name; repeatable; default all)")
+    parser.add_argument("--match", action="append", default=[], metavar="KEY=VALUE",
+                        help="judge only runs whose run span (else its resource) has this "
+                             "attribute value (repeatable: every key must hold, several values "
+                             "of one key: any; e.g. deployment.environment.name=prod)")
     parser.add_argument("--judge", default=None,
                         help="lexical, anthropic or a plugin's judge (default: GSAR_JUDGE, else "
                              "anthropic with a key, else lexical)")
@@ -65,6 +69,7 @@ def build_config(args: argparse.Namespace, settings: Any) -> Any:
     from gsar_otel.cli.common import BadInput
     from gsar_otel.semconv import ENV_SIDECAR_TOKEN
     from gsar_otel.sidecar.assembly import AssemblyLimits
+    from gsar_otel.sidecar.filters import parse_match
     from gsar_otel.sidecar.server import SidecarConfig
 
     try:
@@ -79,7 +84,8 @@ def build_config(args: argparse.Namespace, settings: Any) -> Any:
             max_body_bytes=args.max_body_bytes,
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
             forward=args.forward, capture_content=settings.capture_content,
-            services=tuple(args.service), agents=tuple(args.agent))
+            services=tuple(args.service), agents=tuple(args.agent),
+            matches=tuple(parse_match(text) for text in args.match))
     except ValueError as error:
         raise BadInput(str(error)) from None
 

@@ -23,8 +23,9 @@ from opentelemetry import metrics, trace
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import get_telemetry
 from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
-from gsar_otel.sidecar.emit import function_name, incompleteness, judge_and_emit
+from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
 from gsar_otel.sidecar.extract import ExtractedRun, extract_run
+from gsar_otel.sidecar.filters import RunFilter, sampled
 from gsar_otel.sidecar.forward import Forwarder
 from gsar_otel.sidecar.spans import Decoded
 from gsar_otel.sidecar.stats import (
@@ -69,6 +70,9 @@ class SidecarConfig:
     """Judge only runs of these ``service.name`` values (empty: every service)."""
     agents: tuple[str, ...] = ()
     """Judge only runs of these agents (``gen_ai.agent.name``, else the run span's name)."""
+    matches: tuple[tuple[str, str], ...] = ()
+    """Judge only runs whose run span (else resource) has these attribute values (``--match``;
+    all keys must hold, several values for one key: any)."""
 
     def __post_init__(self) -> None:
         for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes",
@@ -86,13 +90,6 @@ class SidecarConfig:
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
-
-
-def sampled(trace_id: str, rate: float) -> bool:
-    """Deterministic: the low 64 bits of the trace id, as a fraction of 2**64, below ``rate``."""
-    if rate >= 1:
-        return True
-    return int(trace_id[-16:], 16) < rate * 2**64
 
 
 class JudgeThread:
@@ -150,6 +147,7 @@ class Sidecar:
         self.telemetry = get_telemetry(tracer_provider=tracer_provider,
                                        meter_provider=meter_provider)
         self.assembler = TraceAssembler(self.config.limits, clock=clock)
+        self._filter = RunFilter(self.config.services, self.config.agents, self.config.matches)
         self.options = dict(options or {})
         if judge is None:
             from gsar_otel.judges.factory import make_judge
@@ -295,17 +293,8 @@ class Sidecar:
             except Exception:  # the ticker must survive anything one trace does
                 logger.exception("gsar sidecar: releasing runs failed")
 
-    def _wanted(self, run: ReadyRun) -> bool:
-        config = self.config
-        if config.services:
-            span = run.run_span
-            service = span.resource.get("service.name") if span is not None else None
-            if service not in config.services:
-                return False
-        return not config.agents or function_name(run) in config.agents
-
     def _enqueue(self, run: ReadyRun, *, shutdown: bool = False) -> None:
-        if not self._wanted(run):
+        if not self._filter.wanted(run):
             self.stats.run(OUTCOME_SKIPPED, "filtered")
             return
         if not sampled(run.trace_id, self.config.sample_rate):

@@ -32,10 +32,15 @@ def test_defaults_follow_the_otlp_ports_and_bind_localhost() -> None:
     assert config.limits.decision_wait_s == 10.0  # type: ignore[attr-defined]
 
 
+def test_match_is_repeatable_and_keeps_equals_signs_in_the_value() -> None:
+    config = _config("--match", "tenant=acme", "--match", "query=a=b")
+    assert config.matches == (("tenant", "acme"), ("query", "a=b"))  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("argv", [
     ("--http-port", "70000"), ("--decision-wait", "-1"), ("--max-traces", "0"),
     ("--decision-wait", "20", "--max-trace-age", "5"), ("--sample-rate", "1.5"),
-    ("--concurrency", "0"),
+    ("--concurrency", "0"), ("--match", "no-value"), ("--match", "=x"),
 ])
 def test_bad_options_are_bad_input(argv: tuple[str, ...]) -> None:
     with pytest.raises(BadInput):
