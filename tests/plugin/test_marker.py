@@ -9,7 +9,8 @@ from tests.plugin.helpers import GOOD, HALF, METRIC_ROW
 
 def test_the_marker_is_registered(gsar_pytester: pytest.Pytester) -> None:
     result = gsar_pytester.runpytest_inprocess("--markers")
-    result.stdout.fnmatch_lines(["@pytest.mark.gsar(min_score=None, judge=None, decision=None, record_mode=None)*"])
+    result.stdout.fnmatch_lines(["@pytest.mark.gsar(min_score=None, judge=None, decision=None, "
+                                 "record_mode=None)*"])
 
 
 def test_marker_min_score_and_decision_set_the_passing_rule(
