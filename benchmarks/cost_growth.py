@@ -6,7 +6,14 @@ Shapes (each grown by repeating a realistic unit, so sizes are exact):
 - answer: an incident answer (numbers, percents, times, hosts, ids, a causal sentence) grown
   from 1 KB to the largest size, against a fixed 20-item evidence set;
 - evidence items: 1 ... 5,000 metric rows and log lines of about 80 bytes, against a fixed answer;
-- evidence bytes: one evidence item grown from 1 KB to the largest size (a huge tool result).
+- evidence bytes: one evidence item grown from 1 KB to the largest size (a huge tool result);
+- hostile (``--hostile-bytes``, 1 MB by default): the ReDoS shapes of the adversarial sweep
+  ("A. ", "1.", "a.", "cpu rose and ", "a1-b_2." answers, one "a-" evidence item) and answer
+  numbers against twenty times as many evidence numbers, all growing together.
+
+The machine-independent measure (operations: line events plus characters handed to regexes) is
+in the tests (``tests/core/test_linear_cost.py``, ``tests/lexical/test_linear_cost.py``); this
+script gives seconds.
 
 Every case calls the judge directly (``judge.judge``) and then ``check_judge_output``, with no
 evaluator in between, so the evaluator's size limits (which would cut a 10 MB answer to 100,000
@@ -71,14 +78,49 @@ def rows(count: int) -> list[str]:
     return [ROW_UNITS[i % 3].format(i=i % 997) for i in range(count)]
 
 
+REPEAT_UNDER_S = 2.0
+"""A case faster than this is run three times and its fastest time kept: on a shared machine
+the fastest run is the least disturbed one."""
+
+
 def time_case(judge: Judge, synthesis: str, evidence: EvidenceSet) -> dict[str, float]:
-    """Seconds for one judgement and for the guard on its output."""
-    started = time.perf_counter()
-    output = asyncio.run(judge.judge(synthesis=synthesis, evidence=evidence))
-    judged = time.perf_counter()
-    check_judge_output(output, synthesis=synthesis, evidence=evidence)
-    guarded = time.perf_counter()
-    return {"judge_s": judged - started, "guard_s": guarded - judged}
+    """Seconds for one judgement and for the guard on its output (fastest of up to three)."""
+    best: dict[str, float] = {}
+    for _ in range(3):
+        forget_indexes()
+        started = time.perf_counter()
+        output = asyncio.run(judge.judge(synthesis=synthesis, evidence=evidence))
+        judged = time.perf_counter()
+        check_judge_output(output, synthesis=synthesis, evidence=evidence)
+        guarded = time.perf_counter()
+        for key, seconds in (("judge_s", judged - started), ("guard_s", guarded - judged)):
+            best[key] = min(best.get(key, seconds), seconds)
+        if guarded - started > REPEAT_UNDER_S:
+            break
+    return best
+
+
+def forget_indexes() -> None:
+    """Drop the remembered evidence indexes and cached per-text results, so a repeat measures
+    the work again."""
+    import importlib
+    import pkgutil
+
+    import gsar_otel.core
+    import gsar_otel.judges.lexical
+
+    names = [f"{package.__name__}.{info.name}"
+             for package in (gsar_otel.core, gsar_otel.judges.lexical)
+             for info in pkgutil.iter_modules(package.__path__)]
+    for name in names:
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear) and getattr(value, "__module__", None) == name:
+                clear()
+        indexes = getattr(module, "_INDEXES", None)
+        if isinstance(indexes, dict):
+            indexes.clear()
 
 
 def exponent(sizes: Sequence[float], seconds: Sequence[float]) -> float | None:
@@ -121,7 +163,38 @@ def run_series(name: str, judge: Judge, sizes: Sequence[int],
     }
 
 
-def measure(judge_name: str, max_bytes: int, max_items: int) -> dict[str, Any]:
+HOSTILE_ANSWERS = {
+    "answer 'A. '": "A. ",
+    "answer '1.'": "1.",
+    "answer 'a.'": "a.",
+    "answer 'cpu rose and '": "cpu rose and ",
+    "answer 'a1-b_2.'": "a1-b_2.",
+}
+"""ReDoS-shaped answers: each used to cost quadratic time or worse somewhere in judging."""
+
+
+def hostile_series(judge: Judge, max_bytes: int) -> list[dict[str, Any]]:
+    """The ReDoS shapes grown like the answer, one evidence item grown of "a-", and answer
+    numbers against evidence numbers growing together (the old all-pairs comparison)."""
+    sizes = byte_sizes(max_bytes)
+    fixed = EvidenceSet.coerce(rows(20))
+    series = [run_series(name, judge, sizes, lambda n, u=unit: (grow(u, n), fixed), "bytes")
+              for name, unit in HOSTILE_ANSWERS.items()]
+    series.append(run_series(
+        "evidence item 'a-'", judge, sizes,
+        lambda n: ("CPU hit 97%.", EvidenceSet.coerce([grow("a-", n)], max_item_chars=n,
+                                                      max_total_chars=n)), "bytes"))
+    series.append(run_series(
+        "answer numbers x evidence numbers", judge, [n for n in (100, 300, 1_000, 3_000, 10_000)
+                                                     if n * 10 <= max_bytes],
+        lambda n: (" ".join(f"v {i}.5 ms." for i in range(n)), EvidenceSet.coerce(
+            [" ".join(f"{j}.25" for j in range(i * 20, (i + 1) * 20)) for i in range(n)],
+            max_items=n, max_total_chars=10**9)), "answer numbers (x20 evidence)"))
+    return series
+
+
+def measure(judge_name: str, max_bytes: int, max_items: int,
+            hostile_bytes: int = 0) -> dict[str, Any]:
     """Every series for one judge."""
     judge = make_judge(judge_name)
     fixed_evidence = EvidenceSet.coerce(rows(20))
@@ -137,6 +210,8 @@ def measure(judge_name: str, max_bytes: int, max_items: int) -> dict[str, Any]:
                        [grow(" ".join(ROW_UNITS) + " ", n)], max_item_chars=n,
                        max_total_chars=n)), "bytes"),
     ]
+    if hostile_bytes:
+        series += hostile_series(judge, hostile_bytes)
     return {"judge": judge_name, "machine": machine(), "series": series}
 
 
@@ -161,8 +236,14 @@ def plot(report: dict[str, Any], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, len(report["series"]), figsize=(5 * len(report["series"]), 4))
-    for axis, series in zip(axes, report["series"], strict=True):
+    count = len(report["series"])
+    columns = min(count, 4)
+    rows_ = (count + columns - 1) // columns
+    figure, grid = plt.subplots(rows_, columns, figsize=(5 * columns, 4 * rows_), squeeze=False)
+    axes = [axis for row in grid for axis in row]
+    for axis in axes[count:]:
+        axis.set_visible(False)
+    for axis, series in zip(axes, report["series"], strict=False):
         sizes = [p["size"] for p in series["points"]]
         for key, label in (("judge_s", "judge"), ("guard_s", "guard")):
             fit = series[f"{key.removesuffix('_s')}_exponent"]
@@ -182,12 +263,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--judge", default="lexical", help="judge name (default lexical)")
     parser.add_argument("--max-bytes", type=int, default=10_000_000)
     parser.add_argument("--max-items", type=int, default=5_000)
+    parser.add_argument("--hostile-bytes", type=int, default=1_000_000,
+                        help="largest ReDoS-shaped input (0: skip those series)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--plot", metavar="PNG", help="write a log-log plot")
     parser.add_argument("--check", action="store_true",
                         help=f"exit 1 when an exponent is over {GROWTH_LIMIT}")
     args = parser.parse_args(argv)
-    report = measure(args.judge, args.max_bytes, args.max_items)
+    report = measure(args.judge, args.max_bytes, args.max_items, args.hostile_bytes)
     print(json.dumps(report, indent=2) if args.json else render(report))
     if args.plot:
         plot(report, args.plot)
