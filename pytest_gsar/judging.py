@@ -342,6 +342,7 @@ def _adjustment_kinds(result: GSARResult) -> dict[str, list[str]]:
 def result_details(result: GSARResult, evaluator: GSAREvaluator) -> dict[str, Any]:
     """The answer, evidence and claims of ``result`` as JSON data, for the HTML report."""
     from gsar_otel.core.scoring import claim_weight
+    from pytest_gsar.report_meta import judging_context
 
     kinds = _adjustment_kinds(result)
     mask = Redactor()
@@ -357,6 +358,7 @@ def result_details(result: GSARResult, evaluator: GSAREvaluator) -> dict[str, An
                    for bucket, claims in result.final_partition.buckets() for claim in claims],
         "explanation": mask(result.final_judge_output.explanation, "explanation"),
         "degraded": result.degraded,
+        **judging_context(evaluator, mask),  # the judge and thresholds that decided
     }
 
 
