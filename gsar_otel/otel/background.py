@@ -30,6 +30,7 @@ import atexit
 import logging
 import math
 import os
+import queue
 import sys
 import threading
 import time
@@ -57,7 +58,6 @@ FORK_WAIT_S: Final = 2.0
 _worker: BackgroundWorker | None = None
 _worker_lock = threading.Lock()
 _exit_flush_s: float | None = None
-_flush_thread: threading.Thread | None = None
 
 
 def get_worker(maxsize: int) -> BackgroundWorker:
@@ -109,9 +109,9 @@ def exit_flush_timeout() -> float:
         return EXIT_FLUSH_TIMEOUT_S
     try:
         return _check_seconds(float(raw), sc.ENV_EXIT_FLUSH_S)
-    except ValueError as error:
-        logger.warning("gsar: %s; waiting the default %.1f s at exit", error,
-                       EXIT_FLUSH_TIMEOUT_S)
+    except ValueError:
+        logger.warning("gsar: %s must be a number of seconds >= 0, got %r; waiting the default "
+                       "%.1f s at exit", sc.ENV_EXIT_FLUSH_S, raw, EXIT_FLUSH_TIMEOUT_S)
         return EXIT_FLUSH_TIMEOUT_S
 
 
@@ -160,40 +160,66 @@ def _loaded(name: str) -> Any:
     return module
 
 
+class _Flusher:
+    """A helper thread that force-flushes providers, so a caller can stop waiting at its timeout
+    even when an exporter, or after a fork a lock the parent held, blocks the flush. One thread
+    serves every flush (no thread per call); a forked child starts its own."""
+
+    def __init__(self) -> None:
+        self.requests: queue.SimpleQueue[tuple[Sequence[Any], float, threading.Event,
+                                               list[bool]]] = queue.SimpleQueue()
+        self.busy_since: float | None = None
+        thread = threading.Thread(target=self._serve, daemon=True, name="gsar-flush")
+        thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            providers, timeout_s, done, outcome = self.requests.get()
+            self.busy_since = time.monotonic()
+            ok = _force_flush(providers, timeout_s)
+            self.busy_since = None
+            outcome.append(ok)
+            done.set()
+
+    def flush(self, providers: Sequence[Any], timeout_s: float) -> bool:
+        if self.busy_since is not None and time.monotonic() - self.busy_since > timeout_s:
+            return False  # an earlier flush is stuck in an exporter: do not queue behind it
+        done, outcome = threading.Event(), list[bool]()
+        self.requests.put((providers, timeout_s, done, outcome))
+        return done.wait(timeout_s) and outcome == [True]
+
+
+_flusher: _Flusher | None = None
+
+
 def _flush_providers(timeout_s: float) -> bool:
-    """Force-flush gsar-otel's providers on a helper thread, waiting at most ``timeout_s``."""
-    global _flush_thread
+    """Force-flush gsar-otel's providers on the helper thread, waiting at most ``timeout_s``."""
+    global _flusher
     instruments = _loaded("gsar_otel.otel.instruments")
     if instruments is None:  # nothing of ours was emitted in this process
         return True
     providers: Sequence[Any] = instruments.current_providers()
-    outcome: list[bool] = []
+    flusher = _flusher
+    if flusher is None:
+        try:
+            flusher = _flusher = _Flusher()
+        except RuntimeError:  # no new threads (interpreter shutdown): flush on this one
+            return _force_flush(providers, timeout_s)
+    return flusher.flush(providers, timeout_s)
 
-    def run() -> None:
-        ok = True
-        for provider in providers:
-            force_flush = getattr(provider, "force_flush", None)
-            if not callable(force_flush):
-                continue
-            try:
-                ok = force_flush(int(timeout_s * 1000)) is not False and ok
-            except Exception:  # flushing never breaks the host
-                logger.debug("gsar: flushing a provider failed", exc_info=True)
-                ok = False
-        outcome.append(ok)
 
-    previous = _flush_thread
-    if previous is not None and previous.is_alive():
-        return False  # an earlier flush is still stuck in an exporter: do not pile up threads
-    try:
-        thread = threading.Thread(target=run, daemon=True, name="gsar-flush")
-        thread.start()
-    except RuntimeError:  # no new threads (interpreter shutdown): flush on this one
-        run()
-        return outcome == [True]
-    _flush_thread = thread
-    thread.join(timeout_s)
-    return outcome == [True]
+def _force_flush(providers: Sequence[Any], timeout_s: float) -> bool:
+    ok = True
+    for provider in providers:
+        force_flush = getattr(provider, "force_flush", None)
+        if not callable(force_flush):
+            continue
+        try:
+            ok = force_flush(int(timeout_s * 1000)) is not False and ok
+        except Exception:  # flushing never breaks the host
+            logger.debug("gsar: flushing a provider failed", exc_info=True)
+            ok = False
+    return ok
 
 
 def _flush_at_exit() -> None:
@@ -270,10 +296,10 @@ def _before_fork() -> None:
 
 
 def _after_fork_in_child() -> None:
-    global _worker, _worker_lock, _flush_thread
+    global _worker, _worker_lock, _flusher
     inherited, _worker = _worker, None
     _worker_lock = threading.Lock()
-    _flush_thread = None
+    _flusher = None  # its thread is the parent's
     if inherited is not None:
         inherited.abandon()
 
