@@ -18,9 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from gsar_otel.measure.bench import BenchReport
+    from gsar_otel.measure.bench import BenchReport, Outcome
 
 BAR_WIDTH = 30
+ROW_FIELDS = ("data", "judge", "id", "split", "label", "S", "decision", "predicted", "correct",
+              "ms", "judge_error")
+"""The columns of ``--csv`` / ``--jsonl``: label and predicted are faithful or unfaithful
+(predicted faithful = the decision is proceed); ms is the judge's time for the example."""
 
 
 DATA_FORMAT = """\
@@ -73,6 +77,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rho", type=float, default=0.5, metavar="R",
                         help="contradiction penalty in [0, 1] (default 0.5)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--csv", metavar="FILE", default=None,
+                        help="also write one row per judged example as CSV: "
+                             + ", ".join(ROW_FIELDS))
+    parser.add_argument("--jsonl", metavar="FILE", default=None,
+                        help="also write one row per judged example as JSON Lines (the same "
+                             "fields as --csv)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,7 +111,9 @@ def run(args: argparse.Namespace) -> int:
         judges = [make_judge(name, model=args.model) for name in names]
     except (ValueError, ImportError) as error:
         raise BadInput(str(error)) from None
+    sinks = check_sinks(args.csv, args.jsonl)
     reports = []
+    rows: list[dict[str, object]] = []
     for path in args.data:
         check_regular(path, "DATA.jsonl")
         try:
@@ -122,10 +134,12 @@ def run(args: argparse.Namespace) -> int:
                 chosen, judge, thresholds=thresholds, contradiction_penalty=rho,
                 concurrency=args.concurrency, progress=progress.update))
             progress.finish()
+            rows += example_rows(path, judge_name(judge), outcomes)
             reports.append(bench.build_report(
                 data=path, judge=judge_name(judge), examples=examples, outcomes=outcomes,
                 split=args.split, thresholds=thresholds, contradiction_penalty=rho,
                 wall_seconds=watch.seconds()))
+    write_rows(rows, sinks)
     if len(reports) == 1:
         print(reports[0].model_dump_json(indent=2) if args.json else render(reports[0]))
     elif args.json:
@@ -133,6 +147,56 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_comparison(reports))
     return 0
+
+
+def example_rows(data: str, judge: str, outcomes: list[Outcome]) -> list[dict[str, object]]:
+    """One row per judged example, in the columns of :data:`ROW_FIELDS`."""
+    rows: list[dict[str, object]] = []
+    for outcome in outcomes:
+        label = "faithful" if outcome.faithful else "unfaithful"
+        predicted = "faithful" if outcome.predicted_faithful else "unfaithful"
+        rows.append({"data": data, "judge": judge, "id": outcome.id, "split": outcome.split,
+                     "label": label, "S": round(outcome.score, 6),
+                     "decision": str(outcome.decision), "predicted": predicted,
+                     "correct": predicted == label, "ms": round(outcome.duration_s * 1000, 3),
+                     "judge_error": outcome.judge_error})
+    return rows
+
+
+def check_sinks(csv_path: str | None, jsonl_path: str | None) -> list[tuple[str, str]]:
+    """The ``--csv`` / ``--jsonl`` files, checked writable before any judging (without
+    emptying them: a run that fails later leaves them as they were).
+
+    Raises:
+        BadInput: a file cannot be written.
+    """
+    from gsar_otel.cli.common import BadInput
+
+    sinks = [(kind, path) for kind, path in (("csv", csv_path), ("jsonl", jsonl_path))
+             if path is not None]
+    for kind, path in sinks:
+        try:
+            with open(path, "a", encoding="utf-8"):
+                pass
+        except OSError as error:
+            raise BadInput(f"--{kind}: cannot write {path!r}: {error.strerror or error}"
+                           ) from None
+    return sinks
+
+
+def write_rows(rows: list[dict[str, object]], sinks: list[tuple[str, str]]) -> None:
+    """Write ``rows`` to every sink, replacing what it held."""
+    import csv
+
+    for kind, path in sinks:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            if kind == "csv":
+                writer = csv.DictWriter(handle, fieldnames=ROW_FIELDS)
+                writer.writeheader()
+                writer.writerows({**row, "judge_error": row["judge_error"] or ""}
+                                 for row in rows)
+            else:
+                handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
 class Progress:

@@ -29,10 +29,15 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register this command's options."""
-    parser.add_argument("--synthesis", required=True, metavar="TEXT|@FILE",
+    parser.add_argument("--synthesis", metavar="TEXT|@FILE",
                         help="the answer to judge, or @path to read it from a file")
-    parser.add_argument("--evidence", required=True, metavar="TEXT|@FILE",
+    parser.add_argument("--evidence", metavar="TEXT|@FILE",
                         help="the evidence: one item per line, or @path to read it from a file")
+    parser.add_argument("--batch", metavar="FILE.jsonl", help=BATCH_HELP)
+    parser.add_argument("--output", metavar="FILE", help="--batch: write the results here "
+                        "(default stdout)")
+    parser.add_argument("--concurrency", type=_positive_int, default=4, metavar="N",
+                        help="--batch: judgements in flight at once (default 4)")
     parser.add_argument("--judge", default=None,
                         help="lexical, anthropic or a plugin's judge (default: GSAR_JUDGE, else "
                              "anthropic with a key, else lexical)")
@@ -54,6 +59,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cap: an ungrounded or contradicted cause or conclusion caps the "
                              "decision at regenerate; score: the decision follows S alone "
                              "(default: GSAR_CONCLUSION_POLICY, the GSAR_CONFIG file, else cap)")
+
+
+BATCH_HELP = ("judge every answer of a JSON Lines file (one {\"synthesis\", \"evidence\", "
+              "\"id\"} object per line; - reads stdin) and write one JSON result per line "
+              "with a progress bar on stderr; a bad line becomes an error row and the batch "
+              "goes on. Exit 0 all proceed, 1 some do not, 2 any bad line")
+"""``gsar judge --batch`` (run by ``gsar_otel.cli.batch``)."""
 
 
 def _positive_int(value: str) -> int:
@@ -137,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
     from gsar_otel.core.model import Decision
     from gsar_otel.judges.factory import make_judge
 
+    if args.synthesis is None or args.evidence is None:
+        raise BadInput("give --synthesis and --evidence, or --batch FILE.jsonl")
     settings = load_cli_settings()
     limit = getattr(args, "max_input_bytes", None)
     synthesis = read_argument(args.synthesis, "--synthesis", limit=limit)

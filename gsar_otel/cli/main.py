@@ -46,7 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        code: int = args._module.run(args)
+        if getattr(args, "batch", None) is not None:  # gsar judge --batch FILE.jsonl
+            from gsar_otel.cli import batch
+
+            code: int = batch.run(args)
+        else:
+            code = args._module.run(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
