@@ -212,13 +212,13 @@ class _ClaimFacts:
             return set()
         # One tokenisation per claim, looked up by offset: rescanning the text before every
         # number made a claim with many numbers quadratic.
-        before = list(self.tokens[max(0, bisect.bisect_right(self.token_ends, at) - 64):
-                                  bisect.bisect_right(self.token_ends, at)])
-        # The words that name this value: back to the previous value, at most five.
-        numbers_before = [i for i, t in enumerate(before) if _is_number_token(t)]
-        if numbers_before:
-            before = before[numbers_before[-1] + 1:]
-        before = before[-5:]
+        # The words that name this value: back to the previous value, at most five (so only
+        # the last five tokens are read).
+        end = bisect.bisect_right(self.token_ends, at)
+        start = end
+        while start > max(0, end - 5) and not _is_number_token(self.tokens[start - 1]):
+            start -= 1
+        before = list(self.tokens[start:end])
         slot = _stems(" ".join(before))
         unit = raw[len(raw.rstrip(_LETTERS + "%")):]
         if unit == "%":
