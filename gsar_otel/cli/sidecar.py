@@ -56,6 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
     parser.add_argument("--max-body-bytes", type=int, default=20 * 1024 * 1024,
                         help="request body limit; 413 above it (20 MiB)")
+    parser.add_argument("--max-grpc-inflight", type=int, default=64,
+                        help="gRPC calls read at once; more are refused RESOURCE_EXHAUSTED (64)")
     parser.add_argument("--service-name", default="gsar-sidecar",
                         help="service.name of the sidecar's own telemetry")
 
@@ -81,7 +83,7 @@ def build_config(args: argparse.Namespace, settings: Any) -> Any:
             token=os.environ.get(ENV_SIDECAR_TOKEN) or None, limits=limits,
             judge=args.judge or settings.judge, judge_model=args.model or settings.judge_model,
             queue_size=args.queue_size, concurrency=args.concurrency,
-            max_body_bytes=args.max_body_bytes,
+            max_body_bytes=args.max_body_bytes, max_grpc_inflight=args.max_grpc_inflight,
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
             forward=args.forward, capture_content=settings.capture_content,
             services=tuple(args.service), agents=tuple(args.agent),

@@ -1,6 +1,9 @@
 """OTLP/gRPC: TraceService and LogsService on ``grpc.aio`` (the Collector's ``loadbalancing``
 exporter speaks gRPC only). Backpressure answers ``UNAVAILABLE`` with a ``RetryInfo`` detail
-(retryable per the OTLP specification); a missing bearer token ``UNAUTHENTICATED``."""
+(retryable per the OTLP specification); a missing bearer token ``UNAUTHENTICATED``. Memory is
+bounded by gRPC itself: at most ``max_grpc_inflight`` calls at once (and streams per
+connection; more are refused ``RESOURCE_EXHAUSTED`` before our code sees them, so the client
+counts them as failed exports), each message at most ``max_body_bytes``."""
 
 from __future__ import annotations
 
@@ -16,8 +19,6 @@ from gsar_otel.sidecar.spans import Decoded, logs_from_request, spans_from_reque
 
 if TYPE_CHECKING:
     from gsar_otel.sidecar.server import Sidecar
-
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 
 async def _admit(app: Sidecar, context: Any) -> None:
@@ -78,8 +79,11 @@ class GrpcReceiver:
 
     async def start(self) -> int:
         """Listen; returns the bound port."""
-        options = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)]
-        server = grpc.aio.server(options=options)
+        config = self.app.config
+        options = [("grpc.max_receive_message_length", config.max_body_bytes),
+                   ("grpc.max_concurrent_streams", config.max_grpc_inflight)]
+        server = grpc.aio.server(options=options, interceptors=self.app.grpc_interceptors or None,
+                                 maximum_concurrent_rpcs=config.max_grpc_inflight)
         trace_service_pb2_grpc.add_TraceServiceServicer_to_server(  # type: ignore[no-untyped-call]
             _Traces(self.app), server)
         logs_service_pb2_grpc.add_LogsServiceServicer_to_server(  # type: ignore[no-untyped-call]

@@ -14,7 +14,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -66,6 +66,10 @@ class SidecarConfig:
     capture_content: bool | None = None
     max_connections: int = 512
     """Open HTTP connections served at once; more are answered 503 and closed."""
+    max_grpc_inflight: int = 64
+    """gRPC calls in progress at once (and streams per connection); gRPC refuses more with
+    ``RESOURCE_EXHAUSTED``, so at most this many messages of up to ``max_body_bytes`` are
+    held."""
     services: tuple[str, ...] = ()
     """Judge only runs of these ``service.name`` values (empty: every service)."""
     agents: tuple[str, ...] = ()
@@ -76,7 +80,7 @@ class SidecarConfig:
 
     def __post_init__(self) -> None:
         for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes",
-                     "max_connections"):
+                     "max_connections", "max_grpc_inflight"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
@@ -135,13 +139,15 @@ class Sidecar:
         judge: a judge object (default: built from ``config.judge``).
         options: :class:`GSAREvaluator` keyword arguments (thresholds, rho, ...).
         clock: monotonic seconds for the assembler (injectable in tests).
+        grpc_interceptors: ``grpc.aio.ServerInterceptor`` objects for the gRPC receiver (auth
+            or audit of one's own).
     """
 
     def __init__(self, config: SidecarConfig | None = None, *,
                  tracer_provider: trace.TracerProvider | None = None,
                  meter_provider: metrics.MeterProvider | None = None,
                  judge: Judge | None = None, options: Mapping[str, Any] | None = None,
-                 clock: Any = time.monotonic) -> None:
+                 clock: Any = time.monotonic, grpc_interceptors: Sequence[Any] = ()) -> None:
         self.config = config or SidecarConfig()
         self.stats = SidecarStats(meter_provider)
         self.telemetry = get_telemetry(tracer_provider=tracer_provider,
@@ -154,6 +160,7 @@ class Sidecar:
 
             judge = make_judge(self.config.judge, model=self.config.judge_model)
         self.judge = judge
+        self.grpc_interceptors = tuple(grpc_interceptors)
         self.http_port = 0
         self.grpc_port = 0
         self._queue: asyncio.Queue[ReadyRun] | None = None

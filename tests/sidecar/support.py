@@ -69,7 +69,8 @@ class RunningSidecar:
 
 def start_sidecar(*, judge: Judge | None = None, decision_wait_s: float = 0.05,
                   max_age_s: float = 10.0, span_exporters: tuple[SpanExporter, ...] = (),
-                  resource: dict[str, str] | None = None, **config: Any) -> RunningSidecar:
+                  resource: dict[str, str] | None = None, clock: Callable[[], float] | None = None,
+                  grpc_interceptors: tuple[Any, ...] = (), **config: Any) -> RunningSidecar:
     exporter = InMemorySpanExporter()
     tracer_provider = TracerProvider(resource=Resource.create(resource or {}))
     for extra in (exporter, *span_exporters):
@@ -84,7 +85,8 @@ def start_sidecar(*, judge: Judge | None = None, decision_wait_s: float = 0.05,
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     sidecar = Sidecar(settings, tracer_provider=tracer_provider, meter_provider=meter_provider,
-                      judge=judge or LexicalJudge())
+                      judge=judge or LexicalJudge(), clock=clock or time.monotonic,
+                      grpc_interceptors=grpc_interceptors)
     asyncio.run_coroutine_threadsafe(sidecar.start(), loop).result(10)
     return RunningSidecar(sidecar, loop, thread, exporter, reader)
 
