@@ -157,3 +157,17 @@ def test_connect_ex_is_guarded_too(listener: int) -> None:
     finally:
         sock.close()
     assert [b.address for b in guard.blocked] == ["127.0.0.1"]
+
+
+def test_the_message_names_the_host_the_sdk_was_given(
+        gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    gsar_pytester.makepyfile(test_agent=RECORDING_TEST)
+    with FakeMessagesServer() as server:
+        use_server(monkeypatch, server)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://localhost:{server.port}")
+        result = gsar_pytester.runpytest_inprocess("--gsar-judge=anthropic",
+                                                   "--gsar-block-network")
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines([f"*tried to reach the network with --gsar-block-network on: "
+                                     f"localhost (*:{server.port})*--gsar-allowed-hosts=localhost"])
+        assert not server.message_requests
