@@ -3,7 +3,8 @@ exporter speaks gRPC only). Backpressure answers ``UNAVAILABLE`` with a ``RetryI
 (retryable per the OTLP specification); a missing bearer token ``UNAUTHENTICATED``. Memory is
 bounded by gRPC itself: at most ``max_grpc_inflight`` calls at once (and streams per
 connection; more are refused ``RESOURCE_EXHAUSTED`` before our code sees them, so the client
-counts them as failed exports), each message at most ``max_body_bytes``."""
+counts them as failed exports), each message at most ``max_decompressed_bytes`` (gRPC checks
+the size after decompression)."""
 
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ class GrpcReceiver:
     async def start(self) -> int:
         """Listen; returns the bound port."""
         config = self.app.config
-        options = [("grpc.max_receive_message_length", config.max_body_bytes),
+        options = [("grpc.max_receive_message_length", config.max_decompressed_bytes),
                    ("grpc.max_concurrent_streams", config.max_grpc_inflight)]
         server = grpc.aio.server(options=options, interceptors=self.app.grpc_interceptors or None,
                                  maximum_concurrent_rpcs=config.max_grpc_inflight)

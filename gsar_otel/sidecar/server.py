@@ -68,8 +68,8 @@ class SidecarConfig:
     """Open HTTP connections served at once; more are answered 503 and closed."""
     max_grpc_inflight: int = 64
     """gRPC calls in progress at once (and streams per connection); gRPC refuses more with
-    ``RESOURCE_EXHAUSTED``, so at most this many messages of up to ``max_body_bytes`` are
-    held."""
+    ``RESOURCE_EXHAUSTED``, so at most this many messages of up to ``max_decompressed_bytes``
+    are held."""
     services: tuple[str, ...] = ()
     """Judge only runs of these ``service.name`` values (empty: every service)."""
     agents: tuple[str, ...] = ()
