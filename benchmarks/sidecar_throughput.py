@@ -10,12 +10,14 @@ thread). Reported per mode:
 - runs judged/s: runs over the time from the first POST to the last grounding span;
 - lag p50 / p99: from a run span's end to its grounding span's end (``--decision-wait`` included);
 - the ``forward`` mode judges nothing (sample rate 0) and passes every request on to a local
-  OTLP sink, the baseline for the receiving cost.
+  OTLP sink, the baseline for the receiving cost;
+- ``judge`` sends as fast as it can (the lag then holds the queue's backlog); ``judge@N/s``
+  sends N runs a second, below capacity, so the lag is the settle window plus judging.
 
 Run::
 
     python benchmarks/sidecar_throughput.py                 # 2,000 runs, batches of 20
-    python benchmarks/sidecar_throughput.py --runs 500 --json
+    python benchmarks/sidecar_throughput.py --runs 500 --pace 100 --json
 """
 
 from __future__ import annotations
@@ -69,10 +71,11 @@ def _batch(runs: int) -> tuple[bytes, int]:
     return encode_spans(spans).SerializeToString(), len(spans)
 
 
-def measure(mode: str, runs: int, batch: int, decision_wait_s: float) -> dict[str, Any]:
+def measure(mode: str, runs: int, batch: int, decision_wait_s: float,
+            pace: float | None = None) -> dict[str, Any]:
     sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
-    judging = mode == "judge"
+    judging = mode.startswith("judge")
     running = start_sidecar(
         limits=AssemblyLimits(decision_wait_s=decision_wait_s, max_age_s=600),
         queue_size=max(1_000, runs), sample_rate=1.0 if judging else 0.0,
@@ -82,7 +85,9 @@ def measure(mode: str, runs: int, batch: int, decision_wait_s: float) -> dict[st
     posting = 0.0
     start = time.perf_counter()
     try:
-        for _ in range(runs // batch):
+        for index in range(runs // batch):
+            if pace:
+                time.sleep(max(0.0, start + index * batch / pace - time.perf_counter()))
             body, count = _batch(batch)
             spans += count
             request = urllib.request.Request(
@@ -116,17 +121,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=2_000)
     parser.add_argument("--batch", type=int, default=20, help="runs per OTLP request")
     parser.add_argument("--decision-wait", type=float, default=0.2, metavar="SECONDS")
+    parser.add_argument("--pace", type=float, default=200.0, metavar="RUNS_PER_S",
+                        help="rate of the paced judging row (200; 0 leaves the row out)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     rows = [measure(mode, args.runs, args.batch, args.decision_wait)
             for mode in ("forward", "judge")]
+    if args.pace:
+        rows.append(measure(f"judge@{args.pace:g}/s", args.runs, args.batch,
+                            args.decision_wait, pace=args.pace))
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'mode':<8} {'runs':>6} {'spans':>7} {'spans/s in':>10} {'runs/s judged':>13} "
+    print(f"{'mode':<12} {'runs':>6} {'spans':>7} {'spans/s in':>10} {'runs/s judged':>13} "
           f"{'lag p50 s':>9} {'lag p99 s':>9}")
     for row in rows:
-        print(f"{row['mode']:<8} {row['runs']:>6} {row['spans']:>7} "
+        print(f"{row['mode']:<12} {row['runs']:>6} {row['spans']:>7} "
               f"{row['spans_per_s_received']:>10} {row['runs_judged_per_s'] or '-':>13} "
               f"{row['lag_p50_s'] or '-':>9} {row['lag_p99_s'] or '-':>9}")
     return 0
