@@ -171,3 +171,28 @@ def test_the_message_names_the_host_the_sdk_was_given(
         result.stdout.fnmatch_lines([f"*tried to reach the network with --gsar-block-network on: "
                                      f"localhost (*:{server.port})*--gsar-allowed-hosts=localhost"])
         assert not server.message_requests
+
+
+def test_under_xdist_the_marker_and_the_guard_hold_in_every_worker(
+        gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    gsar_pytester.makepyfile(test_agent=f"""
+import pytest
+
+@pytest.mark.gsar(record_mode="once")
+@pytest.mark.parametrize("n", range(2))
+def test_answer(assert_grounded, n):
+    assert_grounded({GOOD!r} + " " * n, [{METRIC_ROW!r}])
+""")
+    xdist = ("-n", "2", "-p", "no:cacheprovider", "--gsar-judge=anthropic")
+    with FakeMessagesServer() as server:
+        use_server(monkeypatch, server)
+        result = gsar_pytester.runpytest_subprocess(*xdist, "--gsar-block-network")
+        result.assert_outcomes(failed=2)
+        assert result.stdout.str().count("tried to reach the network") >= 2
+        assert not server.message_requests
+        gsar_pytester.runpytest_subprocess(*xdist, "--gsar-block-network",
+                                           "--gsar-allowed-hosts=127.0.0.1"
+                                           ).assert_outcomes(passed=2)
+        assert len(server.message_requests) == 2
+    no_server(monkeypatch)
+    gsar_pytester.runpytest_subprocess(*xdist, "--gsar-block-network").assert_outcomes(passed=2)
