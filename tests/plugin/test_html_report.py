@@ -15,6 +15,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gsar_otel.plugins import hookimpl
 from tests.plugin.helpers import GOOD, HALF, METRIC_ROW, case, write_cases, write_ini
@@ -459,3 +461,46 @@ def test_a_hostile_test_id_and_claim_are_escaped_and_masked_everywhere(
     assert "<script>alert(1)</script>" in key and "[HOST]" in key and "[REDACTED" in key
     listed = row.one("ul", "contradicted").one("span", "claim-text").text()
     assert "<script>alert(2)</script>" in listed and "[REDACTED" in listed
+
+
+ALLOWED_TAGS = frozenset({
+    "html", "head", "meta", "title", "style", "body", "h1", "h2", "table", "tr", "th", "td",
+    "a", "p", "mark", "div", "input", "label", "span", "section", "details", "summary", "ul",
+    "ol", "li", "script"})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=40) | st.sampled_from([
+    HOSTILE, "</script><script>alert(1)</script>", '" onmouseover="alert(1)', "</textarea>",
+    "<!-- x", "]]>", "&amp;", "sk-ant-api03-Zq8vK2mXw9LpR4tYb7NcJ1hG <img src=x>"]))
+def test_any_text_anywhere_in_a_record_stays_text(text: str) -> None:
+    """Whatever a test id, judge, claim, evidence or setting holds, the page gets no new tag or
+    attribute from it, and shows it masked, as text."""
+    from pytest_gsar.records import JudgementRecord
+    from pytest_gsar.report import Redactor
+    from pytest_gsar.report_html import render_html
+    from pytest_gsar.report_meta import RunInfo
+
+    mask = Redactor()
+    claim = {"bucket": "contradicted", "text": text, "type": text, "refs": [text],
+             "adjustments": [text], "weight": 1.0}
+    record = JudgementRecord(
+        key=f"k::{text}", nodeid="k", passed=True, problems=[text], score=0.5, decision=text,
+        counts={"contradicted": 1}, judge=text, baseline_score=0.9, baseline_decision=text,
+        regressed=True, details={"synthesis": f"{text} {text}", "claims": [claim],
+                                 "evidence": [{"id": text, "type": text, "content": text}],
+                                 "explanation": text, "judge": {"backend": text},
+                                 "settings": {"proceed": 0.5, "conclusion_policy": text}})
+    page = render_html([record], mask=mask, info=RunInfo(rows=((text, text),), thresholds=text))
+    parser = Tree()
+    parser.feed(page)
+    parser.close()
+    root = parser.root
+    elements = root.all()
+    assert {e.tag for e in elements} <= ALLOWED_TAGS
+    assert len(root.all("script")) == 1 and len(root.all("section")) == 1
+    assert all(not name.startswith("on") for e in elements for name in e.attrs)
+    shown = mask(text, "claim")
+    assert root.one("h2", "key").text() == mask(f"k::{text}", "explanation")
+    assert root.one("ul", "contradicted").one("span", "claim-text").text() == shown
+    assert root.one("table", id="run").one("td").text() == mask(text, "explanation")
