@@ -211,8 +211,9 @@ GSAR_SIDECAR_RUN_SPANS: Final = "gsar.sidecar.run.spans"
 GSAR_SIDECAR_RUN_INCOMPLETE: Final = "gsar.sidecar.run.incomplete"
 """True when the run was judged without the evidence being known complete."""
 GSAR_SIDECAR_RUN_INCOMPLETE_REASON: Final = "gsar.sidecar.run.incomplete_reason"
-"""Why: ``hard_cap`` (no settled run span in time), ``no_run_span``, ``spans_dropped``,
-``shutdown``, ``no_evidence`` (no tool result in the run, e.g. another instance got them)."""
+"""Why: ``hard_cap`` (no settled run span in time), ``parent_missing`` (a span above the run
+span never arrived), ``no_run_span``, ``spans_dropped``, ``shutdown``, ``no_evidence`` (no tool
+result in the run, e.g. another instance got them)."""
 GSAR_SIDECAR_EVIDENCE_SPANS: Final = "gsar.sidecar.evidence.spans"
 """Distinct spans the evidence came from."""
 GSAR_SIDECAR_EVIDENCE_SOURCES: Final = "gsar.sidecar.evidence.sources"
