@@ -152,8 +152,16 @@ class _Writer:
     """Renders with one mask: every text is masked, then escaped."""
 
     def __init__(self, mask: Mask, info: RunInfo | None) -> None:
-        self.mask = mask
+        self._mask = mask
         self.info = info
+        self._seen: dict[tuple[str, str], str] = {}
+        """Masked texts of this page: types, ids, judges and decisions repeat on every row."""
+
+    def mask(self, text: str, kind: str) -> str:
+        masked = self._seen.get((text, kind))
+        if masked is None:
+            masked = self._seen[(text, kind)] = self._mask(text, kind)
+        return masked
 
     def e(self, value: object, kind: str = "explanation") -> str:
         return html.escape(self.mask(str(value), kind), quote=True)
