@@ -233,7 +233,9 @@ def judge_in_test(
     if recording is not None:
         recording.misses.clear()
         recording.cassette_errors.clear()
-    key = _next_key(item)
+    # The secret environment values are read once per judgement, for every text it masks.
+    redactor = Redactor()
+    key = _next_key(item, redactor.values)
     # Exceptions from the test's own callbacks (regenerate_fn, replan_fn) propagate unchanged.
     result = state.run(evaluator.evaluate(report_synthesis=synthesis, evidence_corpus=evidence))
     if recording is not None:
@@ -260,13 +262,13 @@ def judge_in_test(
         raise GroundingFailure(miss.message)
 
     problems = expectation_problems(result, min_score=min_score, decision=decision)
-    record = _record(item, key, result, state, problems, evaluator)
+    record = _record(item, key, result, state, problems, evaluator, redactor)
     _keep(item, record)
     item.user_properties.append(("gsar_score", f"{result.final_score:.4f}"))
     item.user_properties.append(("gsar_decision", str(result.final_decision)))
     item.config.hook.pytest_gsar_result(item=item, result=result)
     if record.problems:
-        raise GroundingFailure(failure_message(result, record))
+        raise GroundingFailure(failure_message(result, record, redactor))
     return result
 
 
@@ -288,13 +290,13 @@ def expectation_problems(result: GSARResult, *, min_score: float | None,
     return problems
 
 
-def _next_key(item: pytest.Item) -> str:
-    from gsar_otel.core.redact import redact_text, secret_values
+def _next_key(item: pytest.Item, secrets: tuple[str, ...]) -> str:
+    from gsar_otel.core.redact import redact_text
 
     records = item.stash.get(RECORDS_KEY, [])
     key = item.nodeid if not records else f"{item.nodeid}#{len(records) + 1}"
     # A parametrized id can hold the secret it was given: keys reach the baseline and report.
-    return redact_text(key, secret_values())
+    return redact_text(key, secrets)
 
 
 def _keep(item: pytest.Item, record: JudgementRecord) -> None:
@@ -302,7 +304,8 @@ def _keep(item: pytest.Item, record: JudgementRecord) -> None:
 
 
 def _record(item: pytest.Item, key: str, result: GSARResult, state: GSARSession,
-            problems: list[str], evaluator: GSAREvaluator) -> JudgementRecord:
+            problems: list[str], evaluator: GSAREvaluator, redactor: Redactor
+            ) -> JudgementRecord:
     record = JudgementRecord(
         key=key, nodeid=item.nodeid, passed=True, score=result.final_score,
         decision=str(result.final_decision), counts=result.final_partition.counts(),
@@ -318,11 +321,10 @@ def _record(item: pytest.Item, key: str, result: GSARResult, state: GSARSession,
             record.regressed = bool(regression)
             if not state.options.update_baseline:
                 problems = [*problems, *regression]
-    redactor = Redactor()
     record.problems = [redactor(problem, "explanation") for problem in problems]
     record.passed = not problems
     if state.options.report is not None:
-        record.details = result_details(result, evaluator)
+        record.details = result_details(result, evaluator, redactor)
     return record
 
 
@@ -339,13 +341,14 @@ def _adjustment_kinds(result: GSARResult) -> dict[str, list[str]]:
     return kinds
 
 
-def result_details(result: GSARResult, evaluator: GSAREvaluator) -> dict[str, Any]:
+def result_details(result: GSARResult, evaluator: GSAREvaluator,
+                   mask: Redactor | None = None) -> dict[str, Any]:
     """The answer, evidence and claims of ``result`` as JSON data, for the HTML report."""
     from gsar_otel.core.scoring import claim_weight
     from pytest_gsar.report_meta import judging_context
 
     kinds = _adjustment_kinds(result)
-    mask = Redactor()
+    mask = mask or Redactor()
     return {
         "synthesis": mask(result.final_report, "synthesis"),
         "evidence": [{"id": mask(e.id, "evidence"), "type": str(e.type),
@@ -362,7 +365,8 @@ def result_details(result: GSARResult, evaluator: GSAREvaluator) -> dict[str, An
     }
 
 
-def failure_message(result: GSARResult, record: JudgementRecord) -> str:
+def failure_message(result: GSARResult, record: JudgementRecord,
+                    mask: Redactor | None = None) -> str:
     """The readable explanation of a failed judgement: S, decision, every claim not grounded."""
     counts = record.counts
     lines = [
@@ -391,4 +395,4 @@ def failure_message(result: GSARResult, record: JudgementRecord) -> str:
     elif result.final_judge_output.explanation:
         lines.append(f"the judge said: {result.final_judge_output.explanation}")
     # The message reaches the terminal and the JUnit XML: claims and reasons quote the answer.
-    return Redactor()("\n".join(lines), "explanation")
+    return (mask or Redactor())("\n".join(lines), "explanation")

@@ -13,7 +13,7 @@ round abstains with ``judge_error="JudgePoolBusy"``). :func:`pool_stats` counts 
 
 Without a deadline, the guard checks a small judgement (answer and evidence together at most
 :data:`INLINE_GUARD_MAX_CHARS` characters) on the calling thread: its cost grows linearly with
-the text and stays well under a millisecond there, less than the two thread switches a pool job
+the text and stays around a millisecond there, no more than the two thread switches a pool job
 takes (``pool_stats().inline`` counts these). A deadline, or a bigger judgement, always uses the
 pool, so the wait still ends on time and the host's loop is never held for long.
 
@@ -47,9 +47,10 @@ DEFAULT_WORKERS: Final = max(2, min(8, os.cpu_count() or 2))
 """Threads that run synchronous judges and the integrity guard."""
 DEFAULT_MAX_PENDING: Final = 1024
 """Jobs queued or running on the pool at once; past it new work is refused."""
-INLINE_GUARD_MAX_CHARS: Final = 4_000
+INLINE_GUARD_MAX_CHARS: Final = 2_000
 """Largest answer plus evidence (in characters) whose integrity guard runs on the calling thread
-when no deadline applies; about 0.5 ms of guard work, against 0.1 to 1 ms for a pool hop."""
+when no deadline applies: about 1 ms of guard work at most (0.3 ms for a 300-character
+judgement), against 0.1 to 1 ms for the two thread switches of a pool job on a busy machine."""
 
 POOL_BUSY: Final = "JudgePoolBusy"
 """``judge_error`` of a round refused because the worker pool is full."""

@@ -52,6 +52,9 @@ from gsar_otel.judges.recorded.files import render_cassette as render_cassette
 
 KEY_LENGTH: Final = 32
 """Hex digits of the SHA-256 kept in a verdict key (128 bits)."""
+REFERENCE_MARK: Final = "[REDACTED:"
+"""How every reference mask starts (``[REDACTED:synthesis@40+12]``); a verdict without it has
+nothing to read back."""
 
 
 
@@ -200,6 +203,9 @@ def mask_entry(entry: Mapping[str, Any], secrets: tuple[str, ...] = ()) -> dict[
 
 def restore_verdict(verdict: JudgeVerdict, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
     """A replayed verdict with its reference masks read back from the judged texts."""
+    # Most verdicts hold no reference mask: one serialisation tells, before any tree walk.
+    if REFERENCE_MARK not in verdict.output.model_dump_json():
+        return verdict
     sources = _sources(synthesis, _evidence_rows(evidence))
     dumped = verdict.output.model_dump(mode="json")
     restored = _restore(dumped, sources)
