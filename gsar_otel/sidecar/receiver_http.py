@@ -35,6 +35,10 @@ MAX_HEADER_BYTES = 16 * 1024
 MAX_HEADERS = 100
 IDLE_TIMEOUT_S = 60.0
 RETRY_AFTER_S = "1"
+LINGER_BYTES = 256 * 1024
+LINGER_S = 1.0
+"""After an answer that closes the connection early, what is still read and dropped, and for
+how long at most."""
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
             405: "Method Not Allowed", 411: "Length Required", 413: "Content Too Large",
             415: "Unsupported Media Type", 429: "Too Many Requests", 431: "Request Header "
@@ -209,7 +213,8 @@ class HttpReceiver:
             try:
                 await self._write(writer, error(503, "too many connections", close=True,
                                                 headers=(("Retry-After", RETRY_AFTER_S),)))
-            except ConnectionError:
+                await _linger(reader)
+            except (ConnectionError, TimeoutError):
                 pass
             finally:
                 writer.close()
@@ -222,6 +227,7 @@ class HttpReceiver:
                     request = await asyncio.wait_for(self._read(reader, writer), IDLE_TIMEOUT_S)
                 except _Answer as early:
                     await self._write(writer, early.response)
+                    await _linger(reader)
                     return
                 if request is None:
                     return
@@ -322,6 +328,17 @@ class HttpReceiver:
             head.append("Connection: close")
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + response.body)
         await writer.drain()
+
+
+async def _linger(reader: asyncio.StreamReader) -> None:
+    """Read and drop what the client still sends (a little, briefly) before closing, so that
+    closing with unread data does not reset the connection before it reads our answer."""
+    async def drain() -> None:
+        left = LINGER_BYTES
+        while left > 0 and (chunk := await reader.read(min(left, 16_384))):
+            left -= len(chunk)
+
+    await asyncio.wait_for(drain(), LINGER_S)
 
 
 class _Answer(Exception):
