@@ -41,6 +41,7 @@ def test_match_is_repeatable_and_keeps_equals_signs_in_the_value() -> None:
     ("--http-port", "70000"), ("--decision-wait", "-1"), ("--max-traces", "0"),
     ("--decision-wait", "20", "--max-trace-age", "5"), ("--sample-rate", "1.5"),
     ("--concurrency", "0"), ("--match", "no-value"), ("--match", "=x"),
+    ("--max-grpc-inflight", "0"),
 ])
 def test_bad_options_are_bad_input(argv: tuple[str, ...]) -> None:
     with pytest.raises(BadInput):
