@@ -11,9 +11,9 @@ Shapes (each grown by repeating a realistic unit, so sizes are exact):
   ("A. ", "1.", "a.", "cpu rose and ", "a1-b_2." answers, one "a-" evidence item) and answer
   numbers against twenty times as many evidence numbers, all growing together.
 
-The machine-independent measure (operations: line events plus characters handed to regexes) is
-in the tests (``tests/core/test_linear_cost.py``, ``tests/lexical/test_linear_cost.py``); this
-script gives seconds.
+Seconds depend on the machine and its load; sizes up to ``--operations-up-to`` (30,000) also
+have their operations counted (Python line events plus characters handed to the text modules'
+regexes, as in ``tests/core/test_linear_cost.py``), a measure no other process can disturb.
 
 Every case calls the judge directly (``judge.judge``) and then ``check_judge_output``, with no
 evaluator in between, so the evaluator's size limits (which would cut a 10 MB answer to 100,000
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 from _common import machine
 
@@ -152,15 +153,50 @@ def run_series(name: str, judge: Judge, sizes: Sequence[int],
     for size in sizes:
         synthesis, evidence = build(size)
         timing = time_case(judge, synthesis, evidence)
+        if size <= OPERATIONS_UP_TO[0]:
+            timing |= count_case(judge, synthesis, evidence)
         points.append({"size": size, **timing})
         print(f"  {name}: {size:>10} {unit}  judge {timing['judge_s'] * 1000:9.1f} ms  "
               f"guard {timing['guard_s'] * 1000:8.1f} ms", file=sys.stderr)
     fitted = points[len(points) // 2:] if len(points) >= 4 else points
+    counted = [p for p in points if "judge_ops" in p]
+    counted = counted[len(counted) // 2:] if len(counted) >= 4 else counted
     return {
         "series": name, "unit": unit, "points": points,
         "judge_exponent": exponent([p["size"] for p in fitted], [p["judge_s"] for p in fitted]),
         "guard_exponent": exponent([p["size"] for p in fitted], [p["guard_s"] for p in fitted]),
+        "judge_ops_exponent": exponent([p["size"] for p in counted],
+                                       [p["judge_ops"] for p in counted]),
+        "guard_ops_exponent": exponent([p["size"] for p in counted],
+                                       [p["guard_ops"] for p in counted]),
     }
+
+
+OPERATIONS_UP_TO = [30_000]
+"""Sizes up to this also have their operations counted (``--operations-up-to``)."""
+
+
+def count_case(judge: Judge, synthesis: str, evidence: EvidenceSet) -> dict[str, float]:
+    """Operations (Python line events plus characters handed to the text modules' regexes,
+    ``tests/support/cost.py``) of one judgement and of the guard: independent of the machine
+    and its load, unlike seconds."""
+    import importlib
+    import pkgutil
+
+    import gsar_otel.core
+    import gsar_otel.judges.lexical
+    from tests.support.cost import operations
+
+    modules = [importlib.import_module(f"{package.__name__}.{info.name}")
+               for package in (gsar_otel.core, gsar_otel.judges.lexical)
+               for info in pkgutil.iter_modules(package.__path__)]
+    forget_indexes()
+    holder: list[Any] = []
+    judged = operations(lambda: holder.append(asyncio.run(
+        judge.judge(synthesis=synthesis, evidence=evidence))), modules=modules)
+    guarded = operations(check_judge_output, holder[0], synthesis=synthesis, evidence=evidence,
+                         modules=modules)
+    return {"judge_ops": float(judged), "guard_ops": float(guarded)}
 
 
 HOSTILE_ANSWERS = {
@@ -219,12 +255,19 @@ def render(report: dict[str, Any]) -> str:
     """The table: time per size for each series, and the fitted exponents."""
     lines = [f"cost growth of judge {report['judge']!r} and the integrity guard", ""]
     for series in report["series"]:
-        lines.append(f"{series['series']} ({series['unit']}): exponent judge "
-                     f"{series['judge_exponent']:.2f}, guard {series['guard_exponent']:.2f}")
-        lines.append(f"  {'size':>10}  {'judge ms':>10}  {'guard ms':>9}")
+        ops = ""
+        if series.get("judge_ops_exponent") is not None:
+            ops = (f"; in operations judge {series['judge_ops_exponent']:.2f}, guard "
+                   f"{series['guard_ops_exponent']:.2f}")
+        lines.append(f"{series['series']} ({series['unit']}): exponent in seconds judge "
+                     f"{series['judge_exponent']:.2f}, guard {series['guard_exponent']:.2f}{ops}")
+        lines.append(f"  {'size':>10}  {'judge ms':>10}  {'guard ms':>9}  {'judge ops':>12}  "
+                     f"{'guard ops':>11}")
         for point in series["points"]:
+            judge_ops = f"{point['judge_ops']:>12,.0f}" if "judge_ops" in point else f"{'-':>12}"
+            guard_ops = f"{point['guard_ops']:>11,.0f}" if "guard_ops" in point else f"{'-':>11}"
             lines.append(f"  {point['size']:>10}  {point['judge_s'] * 1000:>10.1f}  "
-                         f"{point['guard_s'] * 1000:>9.1f}")
+                         f"{point['guard_s'] * 1000:>9.1f}  {judge_ops}  {guard_ops}")
         lines.append("")
     return "\n".join(lines)
 
@@ -249,7 +292,11 @@ def plot(report: dict[str, Any], path: str) -> None:
             fit = series[f"{key.removesuffix('_s')}_exponent"]
             axis.loglog(sizes, [max(p[key], 1e-6) for p in series["points"]], marker="o",
                         label=f"{label} (slope {fit:.2f})")
-        axis.set_title(series["series"])
+        title = series["series"]
+        if series.get("judge_ops_exponent") is not None:
+            title += (f"\nops slope judge {series['judge_ops_exponent']:.2f}, "
+                      f"guard {series['guard_ops_exponent']:.2f}")
+        axis.set_title(title, fontsize=9)
         axis.set_xlabel(series["unit"])
         axis.set_ylabel("seconds")
         axis.legend()
@@ -265,17 +312,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-items", type=int, default=5_000)
     parser.add_argument("--hostile-bytes", type=int, default=1_000_000,
                         help="largest ReDoS-shaped input (0: skip those series)")
+    parser.add_argument("--operations-up-to", type=int, default=OPERATIONS_UP_TO[0],
+                        metavar="N", help="also count operations for sizes up to N (slow: "
+                                          "about 30x the time; 0: never)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--plot", metavar="PNG", help="write a log-log plot")
     parser.add_argument("--check", action="store_true",
                         help=f"exit 1 when an exponent is over {GROWTH_LIMIT}")
     args = parser.parse_args(argv)
+    OPERATIONS_UP_TO[0] = args.operations_up_to
     report = measure(args.judge, args.max_bytes, args.max_items, args.hostile_bytes)
     print(json.dumps(report, indent=2) if args.json else render(report))
     if args.plot:
         plot(report, args.plot)
     worst = max((s[k] or 0.0) for s in report["series"]
-                for k in ("judge_exponent", "guard_exponent"))
+                for k in ("judge_exponent", "guard_exponent", "judge_ops_exponent",
+                          "guard_ops_exponent"))
     return 1 if args.check and worst > GROWTH_LIMIT else 0
 
 
