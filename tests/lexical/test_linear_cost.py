@@ -68,3 +68,35 @@ def test_many_evidence_numbers_are_looked_up_by_value() -> None:
                            evidence=EvidenceSet.coerce(rows, max_items=n))
 
     assert growth_exponent(cost, [50, 100, 200]) < 1.3
+
+
+EVIDENCE_SHAPES = {
+    "hyphen run": "a-",
+    "key characters": "a1-b_2.",
+    "key=value pairs": "k=1.5 ",
+    "sentences": "A. ",
+    "spaces before a join": "   and ",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(EVIDENCE_SHAPES))
+def test_judging_grows_linearly_with_one_evidence_item(shape: str) -> None:
+    """Counted in operations: Python line events plus the characters handed to the lexical
+    and text modules' patterns, so a pattern re-reading a growing text is seen too."""
+    import gsar_otel.judges.lexical.index
+    import gsar_otel.judges.lexical.lexicon
+    import gsar_otel.judges.lexical.segment
+    from gsar_otel.core import text
+    from tests.support.cost import operations
+
+    modules = [text, gsar_otel.judges.lexical.lexicon, gsar_otel.judges.lexical.index,
+               gsar_otel.judges.lexical.segment]
+    judge = LexicalJudge()
+
+    def cost(n: int) -> float:
+        item = EVIDENCE_SHAPES[shape] * n
+        evidence = EvidenceSet.coerce([item, "cpu_pct=97.2"], max_item_chars=len(item))
+        return operations(judge.judge_now, synthesis="CPU hit 97%. It rose and fell.",
+                          evidence=evidence, modules=modules)
+
+    assert growth_exponent(cost, [500, 1000, 2000, 4000]) < 1.3
