@@ -282,8 +282,11 @@ def render(report: dict[str, Any]) -> str:
         rows.append([name, f"{s['median'] / 1000:.2f}", f"{s['p95'] / 1000:.2f}",
                      f"{s['iqr'] / 1000:.2f}", f"{s['stdev'] / 1000:.2f}",
                      f"{s['median'] / floor:.2f}x", str(s["n"])])
+    load = report["machine"].get("load_average") or []
     out = ["Per-call cost (microseconds)",
-           table(["case", "median", "p95", "IQR", "stdev", "vs floor", "calls"], rows), ""]
+           table(["case", "median", "p95", "IQR", "stdev", "vs floor", "calls"], rows), "",
+           "load average at start " + (", ".join(f"{value:.2f}" for value in load) or "unknown")
+           + f" (1, 5, 15 min) on {report['machine']['cores']} cores", ""]
     imports = report["imports"]
     base = imports[IMPORT_BASELINE]["median"]
     rows = [[name, f"{s['median']:.1f}", f"{s['p95']:.1f}", f"{s['iqr']:.1f}",
