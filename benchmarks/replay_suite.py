@@ -37,6 +37,7 @@ import contextlib
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -177,6 +178,13 @@ def run_suite(suite: str, directory: Path, *, env: dict[str, str], record_mode: 
     return time.perf_counter() - started, done
 
 
+def _children_cpu() -> float:
+    """User plus system CPU seconds of the finished child processes so far: less sensitive to
+    other work on the machine than wall time."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def record_cassettes(suite: str, directory: Path) -> dict[str, Any]:
     """Record the suite's judge calls once, against the fake Messages API.
 
@@ -237,6 +245,7 @@ def measure(cases: int, runs: int, seed: int, workdir: Path | None = None,
                       for suite in ("anthropic replay", "vcrpy replay") if suite in suites}
         envs = {suite: replay_environment(suite, recordings.get(suite)) for suite in suites}
         times: dict[str, list[float]] = {suite: [] for suite in suites}
+        cpu: dict[str, list[float]] = {suite: [] for suite in suites}
         outcomes: dict[str, str] = {}
         for suite in suites:  # warm the file-system cache and check every suite passes
             _, done = run_suite(suite, dirs[suite], env=envs[suite])
@@ -244,13 +253,15 @@ def measure(cases: int, runs: int, seed: int, workdir: Path | None = None,
         loads = [os.getloadavg()[0]]
         for _ in range(runs):
             for suite in suites:
+                before = _children_cpu()
                 seconds, done = run_suite(suite, dirs[suite], env=envs[suite])
+                cpu[suite].append(_children_cpu() - before)
                 _require_pass(f"the {suite} suite", done)
                 times[suite].append(seconds)
                 outcomes[suite] = _outcome(done)
             loads.append(os.getloadavg()[0])
     summaries = {suite: {**summarize(values), "unit": "s", "outcome": outcomes[suite],
-                         "runs": values}
+                         "runs": values, "cpu_median": summarize(cpu[suite])["median"]}
                  for suite, values in times.items()}
     return {"suites": summaries, "recording": recordings, "targets": targets_of(summaries),
             "load_during": {"min": min(loads), "max": max(loads)}}
@@ -275,19 +286,23 @@ def render(report: dict[str, Any]) -> str:
     suites = report["suites"]
     base = suites["trivial"]["median"] if "trivial" in suites else None
     cases = report["settings"]["cases"]
+    cpu_base = suites["trivial"]["cpu_median"] if "trivial" in suites else None
     rows = [[suite, f"{s['median']:.2f}", f"{min(s['runs']):.2f}-{max(s['runs']):.2f}",
              f"{s['iqr']:.2f}", f"{s['median'] / base:.2f}x" if base else "-",
-             f"{(s['median'] - base) / cases * 1000:.2f}" if base else "-", s["outcome"]]
+             f"{(s['median'] - base) / cases * 1000:.2f}" if base else "-",
+             f"{s['cpu_median']:.2f}", f"{s['cpu_median'] / cpu_base:.2f}x" if cpu_base else "-",
+             s["outcome"]]
             for suite, s in suites.items()]
     load = report["machine"]["load_average"]
     during = report["load_during"]
     out = [f"{cases} tests per suite, {report['settings']['runs']} runs each, interleaved "
            "(wall time of a fresh pytest process, seconds)",
-           table(["suite", "median", "range", "IQR", "vs trivial", "extra ms/case", "outcome"],
-                 rows), "",
+           table(["suite", "median", "range", "IQR", "vs trivial", "extra ms/case", "CPU s",
+                  "CPU vs trivial", "outcome"], rows), "",
            f"load average at start {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (1, 5, 15 min); "
            f"1-min load between rounds {during['min']:.2f}-{during['max']:.2f} "
-           f"on {report['machine']['cores']} cores"]
+           f"on {report['machine']['cores']} cores; PYTHONDONTWRITEBYTECODE="
+           f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}"]
     for suite, recording in report["recording"].items():
         out.append(f"recording the {suite} cassettes once: {recording['seconds']:.1f} s, "
                    f"{recording['requests']} requests, {recording['cassette_files']} cassette "
