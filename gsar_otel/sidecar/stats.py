@@ -1,11 +1,13 @@
 """The sidecar's own counts: every span, log record and run lands in a bucket with a reason.
 
-Kept in process (served as Prometheus text on ``/metrics`` and as JSON on ``/healthz``) and
-mirrored to OpenTelemetry instruments (``gsar.sidecar.*``) on the configured meter provider.
+Kept in process (served on ``/metrics`` under the very series names the OpenTelemetry
+Prometheus exporter gives the ``gsar.sidecar.*`` instruments, so one dashboard reads either, and
+as JSON on ``/healthz``) and mirrored to those instruments on the configured meter provider.
 """
 
 from __future__ import annotations
 
+import bisect
 import threading
 from dataclasses import dataclass, field
 
@@ -19,6 +21,47 @@ OUTCOME_SKIPPED = "skipped"
 OUTCOME_DROPPED = "dropped"
 OUTCOME_FAILED = "failed"
 
+LAG_BUCKETS = sc.JUDGE_DURATION_BUCKETS
+"""Histogram bounds of ``gsar.sidecar.lag`` (seconds)."""
+
+_RUNS_PREFIX = "runs_"
+_SPANS_SERIES = "gsar_sidecar_spans_total"
+_RUNS_SERIES = "gsar_sidecar_runs_total"
+_QUEUE_SERIES = "gsar_sidecar_queue_depth"
+_LAG_FAMILY = "gsar_sidecar_lag_seconds"
+_REASON = sc.GSAR_SIDECAR_REASON.replace(".", "_")
+_OUTCOME = sc.GSAR_SIDECAR_OUTCOME.replace(".", "_")
+
+
+@dataclass(frozen=True, slots=True)
+class SidecarInstruments:
+    """The ``gsar.sidecar.*`` instruments on one meter provider."""
+
+    spans: metrics.Counter
+    runs: metrics.Counter
+    lag: metrics.Histogram
+    queue_depth: metrics.UpDownCounter
+
+
+def sidecar_instruments(meter_provider: metrics.MeterProvider | None = None,
+                        ) -> SidecarInstruments:
+    """Create the sidecar's instruments (the global provider when none is given)."""
+    provider = meter_provider or metrics.get_meter_provider()
+    meter = provider.get_meter(sc.INSTRUMENTATION_SCOPE, __version__)
+    return SidecarInstruments(
+        spans=meter.create_counter(sc.METRIC_SIDECAR_SPANS, unit=sc.UNIT_SPANS,
+                                   description="Spans and log records received, by reason."),
+        runs=meter.create_counter(sc.METRIC_SIDECAR_RUNS, unit=sc.UNIT_RUNS,
+                                  description="Runs by outcome (judged, skipped, dropped, "
+                                              "failed) and reason."),
+        lag=meter.create_histogram(sc.METRIC_SIDECAR_LAG, unit=sc.UNIT_SECONDS,
+                                   description="From a run span's end to its grounding.",
+                                   explicit_bucket_boundaries_advisory=LAG_BUCKETS),
+        queue_depth=meter.create_up_down_counter(sc.METRIC_SIDECAR_QUEUE_DEPTH,
+                                                 unit=sc.UNIT_RUNS,
+                                                 description="Runs waiting to be judged."),
+    )
+
 
 @dataclass(slots=True)
 class SidecarStats:
@@ -28,25 +71,13 @@ class SidecarStats:
     _counts: dict[tuple[str, str], int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _lags: list[float] = field(default_factory=list)
+    _lag_buckets: list[int] = field(default_factory=lambda: [0] * (len(LAG_BUCKETS) + 1))
+    _lag_sum: float = 0.0
     queue_depth: int = 0
-    _instruments: tuple[metrics.Counter, metrics.Counter, metrics.Histogram,
-                        metrics.UpDownCounter] | None = None
+    _instruments: SidecarInstruments | None = None
 
     def __post_init__(self) -> None:
-        provider = self.meter_provider or metrics.get_meter_provider()
-        meter = provider.get_meter(sc.INSTRUMENTATION_SCOPE, __version__)
-        self._instruments = (
-            meter.create_counter(sc.METRIC_SIDECAR_SPANS, unit=sc.UNIT_SPANS,
-                                 description="Spans and log records received, by reason."),
-            meter.create_counter(sc.METRIC_SIDECAR_RUNS, unit=sc.UNIT_RUNS,
-                                 description="Runs by outcome (judged, skipped, dropped, "
-                                             "failed) and reason."),
-            meter.create_histogram(sc.METRIC_SIDECAR_LAG, unit=sc.UNIT_SECONDS,
-                                   description="From a run span's end to its grounding.",
-                                   explicit_bucket_boundaries_advisory=sc.JUDGE_DURATION_BUCKETS),
-            meter.create_up_down_counter(sc.METRIC_SIDECAR_QUEUE_DEPTH, unit=sc.UNIT_RUNS,
-                                         description="Runs waiting to be judged."),
-        )
+        self._instruments = sidecar_instruments(self.meter_provider)
 
     def _add(self, name: str, reason: str, n: int) -> None:
         with self._lock:
@@ -59,29 +90,33 @@ class SidecarStats:
         if n:
             self._add("spans", reason, n)
             if self._instruments:
-                self._instruments[0].add(n, {sc.GSAR_SIDECAR_REASON: reason})
+                self._instruments.spans.add(n, {sc.GSAR_SIDECAR_REASON: reason})
 
     def run(self, outcome: str, reason: str) -> None:
         """Count one run by outcome and reason."""
-        self._add(f"runs_{outcome}", reason, 1)
+        self._add(f"{_RUNS_PREFIX}{outcome}", reason, 1)
         if self._instruments:
-            self._instruments[1].add(1, {sc.GSAR_SIDECAR_OUTCOME: outcome,
-                                         sc.GSAR_SIDECAR_REASON: reason})
+            self._instruments.runs.add(1, {sc.GSAR_SIDECAR_OUTCOME: outcome,
+                                           sc.GSAR_SIDECAR_REASON: reason})
 
     def lag(self, seconds: float) -> None:
-        """Record one run's lag (kept: the last 10,000, for /healthz quantiles)."""
+        """Record one run's lag (the last 10,000 kept for /healthz quantiles; every one in the
+        cumulative histogram of /metrics)."""
+        seconds = max(0.0, seconds)
         with self._lock:
             self._lags.append(seconds)
             del self._lags[:-10_000]
+            self._lag_buckets[bisect.bisect_left(LAG_BUCKETS, seconds)] += 1
+            self._lag_sum += seconds
         if self._instruments:
-            self._instruments[2].record(max(0.0, seconds))
+            self._instruments.lag.record(seconds)
 
     def queue(self, delta: int) -> None:
         """Move the queue depth by ``delta``."""
         with self._lock:
             self.queue_depth += delta
         if self._instruments:
-            self._instruments[3].add(delta)
+            self._instruments.queue_depth.add(delta)
 
     def get(self, name: str, reason: str | None = None) -> int:
         """A count, or the sum over reasons when ``reason`` is None."""
@@ -107,16 +142,32 @@ class SidecarStats:
                 for q, p in (("p50", 0.5), ("p99", 0.99))}
 
     def prometheus_text(self) -> str:
-        """The counts in the Prometheus text exposition format."""
-        lines: list[str] = []
+        """The counts in the Prometheus text exposition format, under the series names and
+        labels the OpenTelemetry Prometheus exporter gives the ``gsar.sidecar.*`` instruments
+        (``gsar_sidecar_spans_total{gsar_sidecar_reason=...}``, ``gsar_sidecar_runs_total``
+        by outcome and reason, ``gsar_sidecar_queue_depth``, ``gsar_sidecar_lag_seconds``)."""
         snapshot = self.snapshot()
+        with self._lock:
+            buckets, lag_sum, depth = list(self._lag_buckets), self._lag_sum, self.queue_depth
+        lines = [f"# TYPE {_SPANS_SERIES.removesuffix('_total')} counter"]
+        for reason, value in snapshot.get("spans", {}).items():
+            lines.append(f'{_SPANS_SERIES}{{{_REASON}="{_escape(reason)}"}} {value}')
+        lines.append(f"# TYPE {_RUNS_SERIES.removesuffix('_total')} counter")
         for name, reasons in snapshot.items():
-            metric = f"gsar_sidecar_{name}_total"
-            lines.append(f"# TYPE {metric} counter")
-            for reason, value in reasons.items():
-                lines.append(f'{metric}{{reason="{_escape(reason)}"}} {value}')
-        lines.append("# TYPE gsar_sidecar_queue_depth gauge")
-        lines.append(f"gsar_sidecar_queue_depth {self.queue_depth}")
+            if name.startswith(_RUNS_PREFIX):
+                outcome = _escape(name.removeprefix(_RUNS_PREFIX))
+                for reason, value in reasons.items():
+                    lines.append(f'{_RUNS_SERIES}{{{_OUTCOME}="{outcome}",'
+                                 f'{_REASON}="{_escape(reason)}"}} {value}')
+        lines.append(f"# TYPE {_QUEUE_SERIES} gauge")
+        lines.append(f"{_QUEUE_SERIES} {depth}")
+        lines.append(f"# TYPE {_LAG_FAMILY} histogram")
+        running = 0
+        for bound, count in zip((*map(str, LAG_BUCKETS), "+Inf"), buckets, strict=True):
+            running += count
+            lines.append(f'{_LAG_FAMILY}_bucket{{le="{bound}"}} {running}')
+        lines.append(f"{_LAG_FAMILY}_sum {lag_sum}")
+        lines.append(f"{_LAG_FAMILY}_count {running}")
         return "\n".join(lines) + "\n"
 
 

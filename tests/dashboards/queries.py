@@ -65,13 +65,16 @@ def prometheus_family(name: str, unit: str) -> str:
 
 
 def prometheus_series_names(name: str, unit: str, kind: str) -> frozenset[str]:
-    """The sample names Prometheus stores for one OTel instrument (``counter`` or ``histogram``)."""
+    """The sample names Prometheus stores for one OTel instrument (``counter``, ``histogram``, or
+    ``gauge``: an up-down counter)."""
     family = prometheus_family(name, unit)
+    if kind == "gauge":
+        return frozenset({family})
     if kind == "counter":
         return frozenset({family.removesuffix("_total") + "_total"})
     if kind == "histogram":
         return frozenset({f"{family}_bucket", f"{family}_sum", f"{family}_count"})
-    raise ValueError(f"kind must be 'counter' or 'histogram', not {kind!r}")
+    raise ValueError(f"kind must be 'counter', 'histogram' or 'gauge', not {kind!r}")
 
 
 # --- names from semconv ---------------------------------------------------------------------------

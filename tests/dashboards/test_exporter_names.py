@@ -16,13 +16,19 @@ from prometheus_client.parser import text_string_to_metric_families
 from gsar_otel import semconv
 from gsar_otel.otel.instruments import get_telemetry
 from gsar_otel.otel.setup import configure_telemetry
+from gsar_otel.sidecar.stats import SidecarStats
 from tests.dashboards.queries import (
     allowed_prometheus_labels,
     prometheus_label,
     prometheus_series_names,
     semconv_attribute_names,
 )
-from tests.dashboards.telemetry_names import emitted_series_names, instrument_kinds
+from tests.dashboards.telemetry_names import (
+    emitted_series_names,
+    every_instrument,
+    exercise,
+    instrument_kinds,
+)
 
 EVERY_LABEL = {attribute: "x" for attribute in semconv_attribute_names()}
 
@@ -49,13 +55,8 @@ def test_every_instrument_becomes_the_series_the_dashboards_query(
     exporter: tuple[MeterProvider, CollectorRegistry],
 ) -> None:
     provider, registry = exporter
-    instruments = get_telemetry(meter_provider=provider).instruments
-    for field in instruments.__dataclass_fields__:
-        instrument = getattr(instruments, field)
-        if hasattr(instrument, "record"):
-            instrument.record(0.7, EVERY_LABEL)
-        else:
-            instrument.add(1, EVERY_LABEL)
+    for instrument in every_instrument(provider):
+        exercise(instrument, 0.7, EVERY_LABEL)
 
     samples = _samples(generate_latest(registry).decode())
     names = {name for name, _, _ in samples} - {"target_info"}
@@ -68,7 +69,8 @@ def test_every_instrument_becomes_the_series_the_dashboards_query(
 @pytest.mark.parametrize(
     ("unit", "kind"),
     [("1", "histogram"), ("s", "histogram"), ("ms", "histogram"), ("By", "counter"),
-     ("{token}", "counter"), ("%", "counter"), ("", "counter"), ("{evaluation}", "counter")],
+     ("{token}", "counter"), ("%", "counter"), ("", "counter"), ("{evaluation}", "counter"),
+     ("{run}", "gauge"), ("s", "gauge")],
 )
 def test_mirrored_unit_rules_match_the_exporter(
     exporter: tuple[MeterProvider, CollectorRegistry], unit: str, kind: str
@@ -78,6 +80,8 @@ def test_mirrored_unit_rules_match_the_exporter(
     name = "gsar.unit.check"
     if kind == "histogram":
         meter.create_histogram(name, unit=unit).record(1.0)
+    elif kind == "gauge":
+        meter.create_up_down_counter(name, unit=unit).add(1)
     else:
         meter.create_counter(name, unit=unit).add(1)
     real = {n for n, _, _ in _samples(generate_latest(registry).decode())} - {"target_info"}
@@ -110,3 +114,31 @@ def test_configured_endpoint_serves_each_series_once_even_after_a_flush() -> Non
     assert repeated == [], "a flush made the scrape repeat series"
     values = [v for n, labels, v in _samples(exposition) if n == "gsar_decisions_total"]
     assert values == [2.0]
+
+
+def test_the_sidecar_metrics_page_serves_what_the_exporter_serves_for_the_same_counts(
+    exporter: tuple[MeterProvider, CollectorRegistry],
+) -> None:
+    provider, registry = exporter
+    stats = SidecarStats(provider)
+    stats.spans("accepted", 5)
+    stats.spans("late", 2)
+    stats.run("judged", "complete")
+    stats.run("judged", 'odd "reason"\n')
+    stats.run("dropped", "evicted")
+    stats.queue(3)
+    stats.queue(-1)
+    for lag in (0.0, 0.004, 0.05, 0.7, 12.0, 400.0):
+        stats.lag(lag)
+    scope_labels = {"otel_scope_name", "otel_scope_version", "otel_scope_schema_url"}
+
+    def comparable(text: str) -> set[tuple[str, tuple[tuple[str, str], ...], float]]:
+        return {(name, tuple(sorted((k, v) for k, v in labels.items() if k not in scope_labels)),
+                 value) for name, labels, value in _samples(text) if name != "target_info"}
+
+    ours = comparable(stats.prometheus_text())
+    assert ours == comparable(generate_latest(registry).decode())
+    assert {name for name, _, _ in ours} == emitted_series_names() & {n for n, _, _ in ours}
+    assert {name for name, _, _ in ours} >= {"gsar_sidecar_spans_total",
+                                            "gsar_sidecar_runs_total", "gsar_sidecar_queue_depth",
+                                            "gsar_sidecar_lag_seconds_bucket"}

@@ -36,6 +36,7 @@ from tests.dashboards.queries import (
     substitute,
     template_variables,
 )
+from tests.dashboards.sidecar_load import SIDECAR_AGENT
 from tests.dashboards.telemetry_names import emitted_series_names, series_name_of
 from tests.support.prometheus import (
     PrometheusFactory,
@@ -55,7 +56,7 @@ DEMO_JOB = "gsar-demo"
 DEMO_REPEAT = 20
 WORKLOAD_FUNCTIONS = {
     "triage_incident", "frame_incident", "summarise_alerts", "explain_outage", "lookup_runbook",
-    "digest_in_background",
+    "digest_in_background", SIDECAR_AGENT,
 }
 SCRAPES_UNDER_LOAD = 6
 """Scrapes to wait for while the workload runs, so every rate() window has several samples."""

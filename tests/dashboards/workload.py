@@ -9,7 +9,8 @@ runs cycles of ``@grounded`` calls with the offline ``LexicalJudge``: answers th
 regenerate and replan, claims of all four verdicts, a recovery loop that ends degraded, a judge
 that fails (so the call abstains and ``gsar.judge.errors`` counts the error type), a judge that
 reports token usage, and bursts of background calls that overflow the bounded queue
-(``gsar.background.dropped``).
+(``gsar.background.dropped``). A ``gsar sidecar`` in the same process (``sidecar_load.py``)
+receives agent runs over OTLP each cycle, so the ``gsar.sidecar.*`` series are scraped too.
 
 It prints ``serving PORT`` once the endpoint is up, keeps running cycles until a ``stop`` line
 arrives on stdin (or ``--max-load-seconds`` pass), prints ``stopped CYCLES``, and keeps serving
@@ -32,6 +33,7 @@ from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
 from gsar_otel.decorator.api import flush
 from gsar_otel.judges.lexical.judge import LexicalJudge
 from gsar_otel.otel.setup import configure_telemetry
+from tests.dashboards.sidecar_load import SidecarLoad
 
 EVIDENCE: list[tuple[str, str, EvidenceType]] = [
     ("M1", "cpu_pct=97.2 on host web-3 at 14:02", EvidenceType.TOOL_MATCH),
@@ -186,8 +188,10 @@ def digest_in_background(kind: str) -> str:
     return ANSWERS[kind]
 
 
-def run_cycle(cycle: int) -> None:
+def run_cycle(cycle: int, sidecar: SidecarLoad | None = None) -> None:
     """One round of calls covering every outcome."""
+    if sidecar is not None:
+        sidecar.cycle(cycle)
     for kind in ("proceed", "summary", "regenerate", "replan", "contradicted"):
         triage_incident(kind)
     frame_incident()
@@ -222,16 +226,19 @@ def main(argv: list[str] | None = None) -> int:
         stdin_closed.set()
 
     threading.Thread(target=read_commands, daemon=True).start()
+    sidecar = SidecarLoad(SlowJudge(0.3), tracer_provider=handle.tracer_provider,
+                          meter_provider=handle.meter_provider)
     print(f"serving {handle.prometheus_port}", flush=True)
     deadline = time.monotonic() + args.max_load_seconds
     cycles = 0
     while not stop.is_set() and time.monotonic() < deadline:
-        run_cycle(cycles)
+        run_cycle(cycles, sidecar)
         cycles += 1
         stop.wait(args.pause_seconds)
     flush(timeout=10.0)
     print(f"stopped {cycles}", flush=True)
     stdin_closed.wait(args.serve_seconds)
+    sidecar.stop()
     handle.shutdown()
     return 0
 

@@ -131,7 +131,7 @@ def test_health_metrics_and_unknown_paths(sidecar: RunningSidecar) -> None:
         assert json.loads(response.read())["status"] == "ok"
     post(sidecar, b"x", "text/plain")
     with urllib.request.urlopen(f"{sidecar.http}/metrics", timeout=10) as response:
-        assert 'gsar_sidecar_spans_total{reason="rejected_content_type"} 1' in (
+        assert 'gsar_sidecar_spans_total{gsar_sidecar_reason="rejected_content_type"} 1' in (
             response.read().decode())
     assert post(sidecar, b"{}", path="/nowhere")[0] == 404
 
