@@ -57,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-body-bytes", type=int, default=20 * 1024 * 1024,
                         help="request body limit; 413 above it (20 MiB)")
     parser.add_argument("--max-grpc-inflight", type=int, default=64,
-                        help="gRPC calls read at once; more are refused RESOURCE_EXHAUSTED (64)")
+                        help="gRPC calls in progress at once; more are refused "
+                             "RESOURCE_EXHAUSTED with RetryInfo, counted (64)")
     parser.add_argument("--service-name", default="gsar-sidecar",
                         help="service.name of the sidecar's own telemetry")
 

@@ -239,7 +239,8 @@ class Sidecar:
         return header is not None and hmac.compare_digest(header.strip().encode(), expected)
 
     def busy(self) -> bool:
-        """Backpressure: the judging queue is full (receivers answer 429 / UNAVAILABLE)."""
+        """Backpressure: the judging queue is full (receivers answer 429 / RESOURCE_EXHAUSTED, both
+        with a retry delay)."""
         return self._queue is not None and self._queue.full()
 
     def ingest(self, decoded: Decoded) -> None:

@@ -173,3 +173,17 @@ class RaisingJudge:
 
     async def judge(self, *, synthesis: str, evidence: Any) -> Any:
         raise RuntimeError("the judge backend is down")
+
+
+def retry_delay_s(error: Any) -> float | None:
+    """The ``RetryInfo`` delay a gRPC error carries (None: no ``RetryInfo``, not retryable)."""
+    from google.rpc import error_details_pb2, status_pb2
+
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.RetryInfo()
+                if detail.Unpack(info):
+                    return float(info.retry_delay.seconds + info.retry_delay.nanos / 1e9)
+    return None

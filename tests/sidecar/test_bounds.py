@@ -1,6 +1,7 @@
 """Bounded memory, shown: 10,000 concurrent traces and a trace that never ends keep the traced
 memory under a stated bound (far below what holding them all would take), with every span and
-run counted by reason; and gRPC reads at most ``max_grpc_inflight`` calls at once."""
+run counted by reason; and gRPC reads at most ``max_grpc_inflight`` calls at once, refusing
+more with ``RESOURCE_EXHAUSTED`` and ``RetryInfo``, counted."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from gsar_otel.sidecar.assembly import AssemblyLimits
-from tests.sidecar.support import start_sidecar
+from tests.sidecar.support import retry_delay_s, start_sidecar
 from tests.sidecar.test_receiver_http import post
 from tests.support.servers import free_port
 
@@ -141,11 +142,36 @@ def test_grpc_reads_at_most_max_grpc_inflight_calls_and_keeps_serving() -> None:
             with pytest.raises(grpc.RpcError) as refused:
                 trace_service_pb2_grpc.TraceServiceStub(second).Export(_one_span(3), timeout=10)
             assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert retry_delay_s(refused.value) == 1.0, "throttling: retryable, with RetryInfo"
+            assert running.sidecar.stats.get("spans", "rejected_grpc_inflight") == 1
             hold.release.set()
             for call in held:
                 assert not call.result().HasField("partial_success")
             trace_service_pb2_grpc.TraceServiceStub(second).Export(_one_span(4), timeout=10)
         assert running.sidecar.stats.get("spans", "accepted") == 3  # the refused one is not
+        assert running.sidecar.stats.get("spans", "rejected_grpc_inflight") == 1
+        grpc_receiver = running.sidecar._receivers[-1]
+        running.wait_for(lambda: grpc_receiver.limit.active == 0, "every place released")
     finally:
         hold.release.set()
+        running.stop()
+
+
+def test_a_grpc_call_that_fails_before_our_code_still_frees_its_inflight_place() -> None:
+    running = start_sidecar(grpc_port=free_port(), max_grpc_inflight=1,
+                            max_decompressed_bytes=4096)
+    big = _one_span(1)
+    big.resource_spans[0].scope_spans[0].spans[0].name = "x" * 10_000
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{running.sidecar.grpc_port}") as channel:
+            stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+            for _ in range(3):  # a leaked place would refuse every call after the first
+                with pytest.raises(grpc.RpcError) as too_big:
+                    stub.Export(big, timeout=10)
+                assert too_big.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert retry_delay_s(too_big.value) is None, "too large: not retryable"
+            stub.Export(_one_span(2), timeout=10)
+        assert running.sidecar.stats.get("spans", "accepted") == 1
+        assert running.sidecar.stats.get("spans", "rejected_grpc_inflight") == 0
+    finally:
         running.stop()
