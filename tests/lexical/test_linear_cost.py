@@ -14,6 +14,8 @@ SHAPES = {
     "numbers in one claim": "12 ",
     "hyphen runs of digits": "1-",
     "sentences": "A. ",
+    "joins with no verb on the left": "cpu high and ",
+    "joins with no content on the right": "and was the ",
 }
 
 
@@ -24,7 +26,7 @@ def test_judging_grows_linearly_with_the_answer(shape: str) -> None:
     judge = LexicalJudge()
 
     def cost(n: int) -> float:
-        return line_events(judge.judge_now, synthesis="CPU hit 97%. " + unit * n,
+        return line_events(judge.judge_now, synthesis="CPU hit 97%.\n" + unit * n,
                            evidence=evidence)
 
     assert growth_exponent(cost, [150, 300, 600]) < 1.3
