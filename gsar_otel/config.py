@@ -35,9 +35,12 @@ The settings file (written by ``gsar calibrate``) holds any of these keys, all o
 
     {"thresholds": {"proceed": 0.8, "regenerate": 0.65}, "contradiction_penalty": 0.5,
      "weight_map": {"tool_match": 1.0}, "k_max": 2, "max_regenerations": 2,
-     "judge": "lexical", "judge_model": null, "sample_rate": 1.0, "capture_content": false}
+     "judge": "lexical", "judge_model": null, "sample_rate": 1.0, "capture_content": false,
+     "sidecar": {"decision_wait": 10, "http_port": 4318}}
 
-or the same keys in TOML (``[thresholds]`` as a table). A ``null`` value means "not set".
+or the same keys in TOML (``[thresholds]`` as a table). A ``null`` value means "not set". The
+``sidecar`` table (``gsar sidecar``'s own settings, also ``GSAR_SIDECAR_*`` variables) is kept
+as read here and validated by ``gsar_otel.sidecar.settings`` when the sidecar starts.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ DEFAULT_BACKGROUND_QUEUE_SIZE: Final = 1000
 FILE_KEYS: Final = (
     "thresholds", "contradiction_penalty", "weight_map", "k_max", "max_regenerations", "judge",
     "judge_model", "sample_rate", "capture_content", "disabled", "background_queue_size",
-    "conclusion_policy", "penalty_weight_map",
+    "conclusion_policy", "penalty_weight_map", "sidecar",
 )
 """Keys a settings file may hold."""
 THRESHOLD_KEYS: Final = ("proceed", "regenerate")
@@ -105,6 +108,9 @@ class GSARSettings(BaseModel):
         default=None, description="Weights of ungrounded and contradicted claims, merged over "
                                   "weight_map (GSAR-SPEC §11.7); None weighs them like support.")
     config_file: str | None = Field(default=None, description="The settings file read, if any.")
+    sidecar: Mapping[str, Any] | None = Field(
+        default=None, repr=False, exclude=True,  # may hold the sidecar's token
+        description="The file's sidecar table, validated by gsar_otel.sidecar.settings.")
 
     @model_validator(mode="after")
     def _consistent(self) -> GSARSettings:
@@ -281,6 +287,12 @@ def _file_values(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if value is None:
+            continue
+        if key == "sidecar":
+            if not isinstance(value, Mapping):
+                raise SettingsError(f"{where}: sidecar must be a table, got "
+                                    f"{type(value).__name__}")
+            values[key] = MappingProxyType(dict(value))
             continue
         if key == "thresholds":
             if not isinstance(value, Mapping):

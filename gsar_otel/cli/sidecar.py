@@ -11,33 +11,46 @@ there too). Without ``--forward`` the grounding spans go to the standard
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 
+def _default(key: str) -> str:
+    from gsar_otel.sidecar.settings import help_default
+
+    return help_default(key)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Register this command's options."""
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
-    parser.add_argument("--http-port", type=int, default=4318, help="OTLP/HTTP port (4318)")
-    parser.add_argument("--grpc-port", type=int, default=4317,
-                        help="OTLP/gRPC port (4317; 0 turns gRPC off)")
+    """Register this command's options. Each sidecar option also reads a ``GSAR_SIDECAR_*``
+    variable and the settings file's ``sidecar`` table; the flag wins."""
+    parser.add_argument("--host", default=None,
+                        help=f"address to listen on (0.0.0.0 for all; {_default('host')})")
+    parser.add_argument("--http-port", type=int, default=None,
+                        help=f"OTLP/HTTP port ({_default('http_port')})")
+    parser.add_argument("--grpc-port", type=int, default=None,
+                        help=f"OTLP/gRPC port, 0 turns gRPC off ({_default('grpc_port')})")
     parser.add_argument("--forward", default=None, metavar="URL",
                         help="OTLP/HTTP traces endpoint to pass every received request on to "
-                             "(in line), where the grounding spans go too")
-    parser.add_argument("--decision-wait", type=float, default=10.0, metavar="SECONDS",
-                        help="settle window after a run span arrives before judging (10)")
-    parser.add_argument("--max-trace-age", type=float, default=300.0, metavar="SECONDS",
+                             f"(in line), where the grounding spans go too ({_default('forward')})")
+    parser.add_argument("--decision-wait", type=float, default=None, metavar="SECONDS",
+                        help="settle window after a run span arrives before judging "
+                             f"({_default('decision_wait')})")
+    parser.add_argument("--max-trace-age", type=float, default=None, metavar="SECONDS",
                         help="hard cap from a trace's first span; judged then, flagged "
-                             "incomplete (300)")
-    parser.add_argument("--max-traces", type=int, default=10_000,
-                        help="traces held at once; the oldest is evicted, counted (10000)")
-    parser.add_argument("--max-spans-per-trace", type=int, default=5_000,
-                        help="spans held per trace; more are dropped, counted (5000)")
-    parser.add_argument("--queue-size", type=int, default=1_000,
-                        help="runs waiting to be judged before backpressure (1000)")
-    parser.add_argument("--concurrency", type=int, default=4, help="runs judged at once (4)")
+                             f"incomplete ({_default('max_trace_age')})")
+    parser.add_argument("--max-traces", type=int, default=None,
+                        help="traces held at once; the oldest is evicted, counted "
+                             f"({_default('max_traces')})")
+    parser.add_argument("--max-spans-per-trace", type=int, default=None,
+                        help="spans held per trace; more are dropped, counted "
+                             f"({_default('max_spans_per_trace')})")
+    parser.add_argument("--queue-size", type=int, default=None,
+                        help="runs waiting to be judged before backpressure "
+                             f"({_default('queue_size')})")
+    parser.add_argument("--concurrency", type=int, default=None,
+                        help=f"runs judged at once ({_default('concurrency')})")
     parser.add_argument("--sample-rate", type=float, default=None,
                         help="share of runs judged, decided on the trace id (default "
                              "GSAR_SAMPLE_RATE, else 1)")
@@ -54,42 +67,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="lexical, anthropic or a plugin's judge (default: GSAR_JUDGE, else "
                              "anthropic with a key, else lexical)")
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
-    parser.add_argument("--max-body-bytes", type=int, default=20 * 1024 * 1024,
-                        help="request body limit; 413 above it (20 MiB)")
-    parser.add_argument("--max-grpc-inflight", type=int, default=64,
+    parser.add_argument("--max-body-bytes", type=int, default=None,
+                        help=f"request body limit; 413 above it ({_default('max_body_bytes')})")
+    parser.add_argument("--max-grpc-inflight", type=int, default=None,
                         help="gRPC calls in progress at once; more are refused "
-                             "RESOURCE_EXHAUSTED with RetryInfo, counted (64)")
+                             "RESOURCE_EXHAUSTED with RetryInfo, counted "
+                             f"({_default('max_grpc_inflight')})")
     parser.add_argument("--service-name", default="gsar-sidecar",
                         help="service.name of the sidecar's own telemetry")
 
 
-def build_config(args: argparse.Namespace, settings: Any) -> Any:
-    """The :class:`SidecarConfig` from the command line and the settings.
+def build_config(args: argparse.Namespace, settings: Any,
+                 env: Mapping[str, str] | None = None) -> Any:
+    """The :class:`SidecarConfig` from the flags over ``GSAR_SIDECAR_*`` in ``env`` (default
+    ``os.environ``; the token only from there or the file) over the settings file.
 
     Raises:
-        BadInput: a value out of range.
+        BadInput: a value out of range or of the wrong type; the message names the flag,
+            variable or file key.
     """
     from gsar_otel.cli.common import BadInput
-    from gsar_otel.semconv import ENV_SIDECAR_TOKEN
     from gsar_otel.sidecar.assembly import AssemblyLimits
     from gsar_otel.sidecar.filters import parse_match
     from gsar_otel.sidecar.server import SidecarConfig
+    from gsar_otel.sidecar.settings import SETTINGS, sidecar_settings
 
+    flags = {s.key: getattr(args, s.key, None) for s in SETTINGS}
     try:
-        limits = AssemblyLimits(decision_wait_s=args.decision_wait,
-                                max_age_s=args.max_trace_age, max_traces=args.max_traces,
-                                max_spans_per_trace=args.max_spans_per_trace)
+        v = sidecar_settings(settings, env, flags)
+        limits = AssemblyLimits(decision_wait_s=v["decision_wait"],
+                                max_age_s=v["max_trace_age"], max_traces=v["max_traces"],
+                                max_spans_per_trace=v["max_spans_per_trace"])
         return SidecarConfig(
-            host=args.host, http_port=args.http_port, grpc_port=args.grpc_port,
-            token=os.environ.get(ENV_SIDECAR_TOKEN) or None, limits=limits,
+            host=v["host"], http_port=v["http_port"], grpc_port=v["grpc_port"],
+            token=v["token"], limits=limits,
             judge=args.judge or settings.judge, judge_model=args.model or settings.judge_model,
-            queue_size=args.queue_size, concurrency=args.concurrency,
-            max_body_bytes=args.max_body_bytes, max_grpc_inflight=args.max_grpc_inflight,
+            queue_size=v["queue_size"], concurrency=v["concurrency"],
+            max_body_bytes=v["max_body_bytes"], max_grpc_inflight=v["max_grpc_inflight"],
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
-            forward=args.forward, capture_content=settings.capture_content,
+            forward=v["forward"], capture_content=settings.capture_content,
             services=tuple(args.service), agents=tuple(args.agent),
             matches=tuple(parse_match(text) for text in args.match))
-    except ValueError as error:
+    except ValueError as error:  # SettingsError is a ValueError
         raise BadInput(str(error)) from None
 
 
@@ -105,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise BadInput(str(error)) from None
     config = build_config(args, settings)
-    handle = _telemetry(args)
+    handle = _telemetry(args, config.forward)
     try:
         asyncio.run(_serve(config, handle, settings.evaluator_options()))
     finally:
@@ -113,18 +132,18 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _telemetry(args: argparse.Namespace) -> Any:
+def _telemetry(args: argparse.Namespace, forward: str | None) -> Any:
     from gsar_otel.otel.setup import configure_telemetry
 
     exporters: list[Any] = []
-    if args.forward:
+    if forward:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         from gsar_otel.sidecar.forward import endpoints
 
-        exporters.append(OTLPSpanExporter(endpoint=endpoints(args.forward)[0]))
+        exporters.append(OTLPSpanExporter(endpoint=endpoints(forward)[0]))
     return configure_telemetry(service_name=args.service_name, console=False,
-                               otlp=False if args.forward else None,
+                               otlp=False if forward else None,
                                span_exporters=exporters, set_global=False)
 
 

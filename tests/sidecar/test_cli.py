@@ -22,7 +22,7 @@ from tests.sidecar.test_receiver_http import agent_spans, otlp_json
 
 def _config(*argv: str) -> object:
     args = build_parser().parse_args(["sidecar", *argv])
-    return build_config(args, load_settings({}))
+    return build_config(args, load_settings({}), env={})
 
 
 def test_defaults_follow_the_otlp_ports_and_bind_localhost() -> None:

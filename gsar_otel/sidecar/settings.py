@@ -1,0 +1,143 @@
+"""``gsar sidecar``'s own settings: a flag wins over its ``GSAR_SIDECAR_*`` variable, which wins
+over the settings file's ``sidecar`` table (the file ``GSAR_CONFIG`` names), which wins over the
+default.
+
+Each setting is validated where it is read, and an invalid one is a
+:class:`~gsar_otel.config.SettingsError` naming the variable or the file and key (never the
+token's value), so a deployment fails at start with a message that says what to fix.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from gsar_otel import semconv as sc
+from gsar_otel.config import GSARSettings, SettingsError
+
+
+def _seconds(minimum: float) -> Callable[[str, object], float]:
+    def parse(source: str, value: object) -> float:
+        number = value
+        if isinstance(value, str):
+            try:
+                number = float(value.strip())
+            except ValueError:
+                number = None
+        if (isinstance(number, bool) or not isinstance(number, int | float)
+                or not math.isfinite(number) or number < minimum):
+            raise SettingsError(f"{source} must be a number of seconds >= {minimum:g}, "
+                                f"got {value!r}")
+        return float(number)
+
+    return parse
+
+
+def _integer(minimum: int, maximum: int | None = None) -> Callable[[str, object], int]:
+    def parse(source: str, value: object) -> int:
+        number = value
+        if isinstance(value, str):
+            try:
+                number = int(value.strip())
+            except ValueError:
+                number = None
+        if (isinstance(number, bool) or not isinstance(number, int) or number < minimum
+                or (maximum is not None and number > maximum)):
+            bound = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
+            raise SettingsError(f"{source} must be an integer {bound}, got {value!r}")
+        return number
+
+    return parse
+
+
+def _text(source: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(f"{source} must be a non-empty string")
+    return value.strip()
+
+
+def _url(source: str, value: object) -> str:
+    text = _text(source, value)
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SettingsError(f"{source} must be an http(s) URL such as "
+                            f"http://collector:4318/v1/traces, got {text!r}")
+    return text
+
+
+def _token(source: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(f"{source} must be a non-empty string (value not shown)")
+    return value.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One sidecar setting: its file key, variable, parser and default."""
+
+    key: str
+    variable: str
+    parse: Callable[[str, object], Any]
+    default: Any
+
+
+_PORT = _integer(0, 65535)
+SETTINGS: Final[tuple[Setting, ...]] = (
+    Setting("host", sc.ENV_SIDECAR_HOST, _text, "127.0.0.1"),
+    Setting("http_port", sc.ENV_SIDECAR_HTTP_PORT, _PORT, 4318),
+    Setting("grpc_port", sc.ENV_SIDECAR_GRPC_PORT, _PORT, 4317),
+    Setting("forward", sc.ENV_SIDECAR_FORWARD, _url, None),
+    Setting("token", sc.ENV_SIDECAR_TOKEN, _token, None),
+    Setting("decision_wait", sc.ENV_SIDECAR_DECISION_WAIT, _seconds(0.0), 10.0),
+    Setting("max_trace_age", sc.ENV_SIDECAR_MAX_TRACE_AGE, _seconds(0.0), 300.0),
+    Setting("max_traces", sc.ENV_SIDECAR_MAX_TRACES, _integer(1), 10_000),
+    Setting("max_spans_per_trace", sc.ENV_SIDECAR_MAX_SPANS_PER_TRACE, _integer(1), 5_000),
+    Setting("queue_size", sc.ENV_SIDECAR_QUEUE_SIZE, _integer(1), 1_000),
+    Setting("concurrency", sc.ENV_SIDECAR_CONCURRENCY, _integer(1), 4),
+    Setting("max_body_bytes", sc.ENV_SIDECAR_MAX_BODY_BYTES, _integer(1), 20 * 1024 * 1024),
+    Setting("max_grpc_inflight", sc.ENV_SIDECAR_MAX_GRPC_INFLIGHT, _integer(1), 64),
+)
+"""Every sidecar setting, in ``--help`` order."""
+BY_KEY: Final[Mapping[str, Setting]] = MappingProxyType({s.key: s for s in SETTINGS})
+
+
+def sidecar_settings(settings: GSARSettings, env: Mapping[str, str] | None = None,
+                     flags: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Every sidecar setting's value: ``flags`` (None: not given) over ``env`` (default
+    ``os.environ``) over the file's ``sidecar`` table over the default.
+
+    Raises:
+        SettingsError: an unknown key in the file's table, or an invalid value in the file or a
+            variable; the message names it.
+    """
+    environ: Mapping[str, str] = os.environ if env is None else env
+    table = settings.sidecar or {}
+    where = f"settings file {settings.config_file!r}" if settings.config_file else "settings"
+    unknown = sorted(set(table) - set(BY_KEY))
+    if unknown:
+        raise SettingsError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))} in sidecar; "
+                            f"allowed: {', '.join(BY_KEY)}")
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        value = setting.default
+        if table.get(setting.key) is not None:
+            value = setting.parse(f"{where}: sidecar.{setting.key}", table[setting.key])
+        raw = environ.get(setting.variable, "").strip()
+        if raw:
+            value = setting.parse(setting.variable, raw)
+        given = (flags or {}).get(setting.key)
+        if given is not None:
+            value = setting.parse(f"--{setting.key.replace('_', '-')}", given)
+        values[setting.key] = value
+    return values
+
+
+def help_default(key: str) -> str:
+    """``default D, GSAR_SIDECAR_X``: for a flag's ``--help``."""
+    setting = BY_KEY[key]
+    return f"default {setting.default}; also {setting.variable}"
