@@ -160,7 +160,8 @@ def run_series(name: str, judge: Judge, sizes: Sequence[int],
               f"guard {timing['guard_s'] * 1000:8.1f} ms", file=sys.stderr)
     fitted = points[len(points) // 2:] if len(points) >= 4 else points
     counted = [p for p in points if "judge_ops" in p]
-    counted = counted[len(counted) // 2:] if len(counted) >= 4 else counted
+    counted = (counted[len(counted) // 2:] if len(counted) >= 4
+               else counted[1:] if len(counted) == 3 else counted)
     return {
         "series": name, "unit": unit, "points": points,
         "judge_exponent": exponent([p["size"] for p in fitted], [p["judge_s"] for p in fitted]),
