@@ -1,6 +1,7 @@
 """Train the staged StagedJudge's classifier and write its model.json (beside classify.py).
 
     .venv/bin/python benchmarks/train_lexical.py [--data DIR] [--synthetic FILE] [--folds 5]
+        [--l2 X] [--no-gate] [--rules name_absent,time_absent[,number_absent]]
 
 Training reads only the dev split, decided exactly as ``gsar bench`` decides it
 (``gsar_otel.measure.datasets.split_of``: sha256 of ``pair`` if present else ``id``, 30% held
@@ -8,8 +9,11 @@ out). Claim rows come from labelled claims (FaithBench, WiCE,
 SciTab, InfoTabs, synthetic incidents); HaluEval has answer labels only and enters through the
 answer-level objective that picks the decision thresholds. The L2 strength is chosen by grouped
 cross-validation on dev; the thresholds by out-of-fold answer-level balanced accuracy on dev
-(mean over data sets, plus claim accuracy on the synthetic set). Held-out rows are never read
-beyond their split key.
+(mean over data sets, plus claim accuracy on the synthetic set). Then the answer gate
+(``benchmarks/train_gate.py``) is stacked on the fold models' out-of-fold verdicts and the rule
+judge's. Held-out rows are never read beyond their split key.
+
+    .venv/bin/python benchmarks/train_lexical.py --l2 0.01   # the shipped model.json
 """
 
 from __future__ import annotations
@@ -276,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="fix the claim model's L2 strength instead of choosing it by CV")
     parser.add_argument("--no-gate", action="store_true", help="train no answer gate")
     parser.add_argument("--rules", default="name_absent,time_absent",
-                        help="comma-separated optional rules (name_absent, time_absent), or ''")
+                        help="comma-separated optional rules (name_absent, time_absent, "
+                        "number_absent), or ''")
     args = parser.parse_args(argv)
     RULES[:] = [r for r in args.rules.split(",") if r]
     paths = sorted(args.data.glob("*.jsonl"))

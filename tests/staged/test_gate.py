@@ -158,3 +158,20 @@ def test_a_deferring_regime_returns_the_rule_judges_claims(values: list[str]) ->
         assert [c.text for c in getattr(output, bucket)] == [
             c.text for c in getattr(lexical, bucket)]
     assert output.grounding_score == lexical.grounding_score
+
+
+def test_two_metric_rows_are_tool_output_not_a_table() -> None:
+    assert regime_of_answer(shape(evidence_units=2, evidence_rows=2, evidence_tool=2)) == "tool"
+
+
+def test_over_the_limit_the_gate_reads_no_rule_judge_and_never_defers() -> None:
+    from gsar_otel.judges.staged.judge import RULE_JUDGE_LIMIT
+
+    sentence = "The 5xx rate on edge-lb-3 reached 41.2%. "
+    synthesis = sentence * (RULE_JUDGE_LIMIT // len(sentence) + 1)
+    gate = dataclasses.replace(NEVER, defer=frozenset(GATE_REGIMES))
+    judge = StagedJudge()
+    judge._model = dataclasses.replace(load_model(), gate=gate)
+    output = judge.judge_now(synthesis=synthesis, evidence=SEED)
+    assert "read no rule-judge verdict" in (output.explanation or "")
+    assert all(v.rule != "lexical" for v in judge.explain(synthesis=synthesis, evidence=SEED))

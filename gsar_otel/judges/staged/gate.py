@@ -31,7 +31,7 @@ from typing import Any, Final
 from gsar_otel.core.model import Decision, JudgeOutput
 from gsar_otel.core.scoring import apply_conclusion_policy, decide
 
-GATE_VERSION: Final = "gate-3"
+GATE_VERSION: Final = "gate-4"
 GATE_REGIMES: Final = ("table", "tool", "prose_single", "prose_multi")
 """Where an answer stands: against a table (evidence nearly all ``key=value`` rows); against tool
 output (mostly rows, log lines and alerts); against prose, with one or two claims or more."""
@@ -157,12 +157,14 @@ class AnswerShape:
 
 TABLE_ROWS: Final = 0.8
 """Share of ``key=value`` rows in the evidence above which it is a table."""
+TABLE_MIN_UNITS: Final = 3
+"""Fewest evidence units a table has (two metric rows are tool output)."""
 
 
 def regime_of_answer(shape: AnswerShape) -> str:
     """The answer's :data:`GATE_REGIMES` entry, from the shape of its evidence and its size."""
     units = max(1, shape.evidence_units)
-    if shape.evidence_rows >= TABLE_ROWS * units:
+    if shape.evidence_units >= TABLE_MIN_UNITS and shape.evidence_rows >= TABLE_ROWS * units:
         return "table"
     if shape.evidence_tool * 2 > units:
         return "tool"

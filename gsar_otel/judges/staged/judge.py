@@ -1,8 +1,11 @@
 """Stage 7: :class:`StagedJudge`, the staged offline judge, assembling a JudgeOutput.
 
-segment -> facts -> align -> compare -> features -> classify, then one answer-level pass: an
+segment -> facts -> align -> compare -> features -> classify, then two answer-level passes: an
 anaphoric, non-speculative conclusion that adds no specifics of its own ("These two observations
-indicate the spike is real") after grounded claims is a synthesis of them (complementary).
+indicate the spike is real") after grounded claims is a synthesis of them (complementary); and
+the answer gate (:mod:`.gate`, when ``model.json`` has one) reads the whole answer beside the
+rule judge's verdict on it and moves it across the proceed line, or defers to the rule judge in
+the regimes where that did better on dev.
 """
 
 from __future__ import annotations
@@ -40,6 +43,10 @@ from gsar_otel.judges.staged.textual import TextFacts, facts_of
 PROMOTABLE_RULES = frozenset({"model", "name_absent", "time_absent", "number_absent"})
 """Ungrounded claims the answer gate may promote: never a conclusion, a contradiction or an
 unstated cause."""
+RULE_JUDGE_LIMIT = 4_000
+"""Longest answer (characters) the answer gate asks the rule judge about; over it the gate
+reads the staged judge's own verdict in its place and never defers, so cost stays linear in the
+answer whatever the rule judge's own cost (every bundled data set's answers are shorter)."""
 GROUNDED_SCORE = 0.8
 """The judge's own ``is_grounded`` cut-off on its ``grounding_score`` (audit only)."""
 
@@ -111,10 +118,18 @@ class StagedJudge:
 
     def judge_now(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
         """The same judgement, synchronously."""
-        return assemble(self.explain(synthesis=synthesis, evidence=evidence), evidence)
+        verdicts, note = self._explain(synthesis, evidence)
+        output = assemble(verdicts, evidence)
+        if note:
+            output = output.model_copy(update={"explanation": f"{output.explanation} {note}"})
+        return output
 
     def explain(self, *, synthesis: str, evidence: EvidenceSet) -> list[ClaimVerdict]:
         """Every claim with its bucket, type, evidence ids and what decided them."""
+        return self._explain(synthesis, evidence)[0]
+
+    def _explain(self, synthesis: str, evidence: EvidenceSet) -> tuple[list[ClaimVerdict], str]:
+        """The verdicts, and a note when the answer gate read no rule-judge verdict."""
         index = build_index(evidence)
         spans = segment(synthesis)
         context = answer_context(len(spans), facts_of(synthesis), index)
@@ -122,10 +137,14 @@ class StagedJudge:
         model = self._classifier()
         verdicts = decide_claims(model, synthesis, analyses)
         if model.gate is None:
-            return verdicts
-        lexical = LexicalJudge().judge_now(synthesis=synthesis, evidence=evidence)
+            return verdicts, ""
         shape = answer_shape(synthesis, evidence, index, context, analyses)
-        return gate_answer(model.gate, shape, analyses, verdicts, evidence, lexical)[0]
+        if len(synthesis) > RULE_JUDGE_LIMIT:
+            return (gate_answer(model.gate, shape, analyses, verdicts, evidence, None)[0],
+                    f"(The answer gate read no rule-judge verdict: the answer is over "
+                    f"{RULE_JUDGE_LIMIT:,} characters.)")
+        lexical = LexicalJudge().judge_now(synthesis=synthesis, evidence=evidence)
+        return gate_answer(model.gate, shape, analyses, verdicts, evidence, lexical)[0], ""
 
 
 def decide_claims(model: Model, synthesis: str, analyses: list[Analysis]) -> list[ClaimVerdict]:
@@ -164,11 +183,15 @@ def support_of(verdict: ClaimVerdict) -> float:
 
 def gate_answer(gate: Gate, shape: AnswerShape, analyses: list[Analysis],
                 verdicts: list[ClaimVerdict], evidence: EvidenceSet,
-                lexical: JudgeOutput) -> tuple[list[ClaimVerdict], GateInput]:
-    """The verdicts after the answer gate (see :mod:`.gate`), and the gate's input."""
+                lexical: JudgeOutput | None) -> tuple[list[ClaimVerdict], GateInput]:
+    """The verdicts after the answer gate (see :mod:`.gate`), and the gate's input.
+
+    With no rule-judge verdict (``lexical`` None) the staged verdict stands in for it and the
+    gate never defers."""
     supports = [support_of(v) for v in verdicts]
-    gate_in = gate_input(shape, assemble(verdicts, evidence), supports, lexical)
-    if gate_in.regime in gate.defer:
+    staged = assemble(verdicts, evidence)
+    gate_in = gate_input(shape, staged, supports, lexical or staged)
+    if lexical is not None and gate_in.regime in gate.defer:
         return deferred(lexical), gate_in
 
     def moved(moves: list[Move]) -> list[ClaimVerdict]:
