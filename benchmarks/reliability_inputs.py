@@ -38,6 +38,8 @@ LIBRARY: dict[str, Callable[[], tuple[str, Any]]] = {
     "answer 'a.' x 50k (100 KB)": lambda: ("a." * 50_000, ["cpu_pct=97.2"]),
     "answer 'cpu rose and ' x 7.7k (100 KB)": lambda: ("cpu rose and " * 7_700, ["cpu rose"]),
     "answer 'a1-b_2.' x 14k (100 KB)": lambda: ("x" + "a1-b_2." * 14_285, ["x"]),
+    "answer 'cpu high and ' x 7.7k (100 KB)": lambda: ("cpu high and " * 7_700, ["cpu"]),
+    "answer 'and was the ' x 8.3k (100 KB)": lambda: ("and was the " * 8_333, ["cpu"]),
     "20 items 'a-' x 10k (400 KB)": lambda: ("CPU hit 97%.", ["a-" * 10_000] * 20),
     "10k numbers in one sentence": lambda: (_numbers(10_000)[:100_000], ["x 1.1"]),
     "2k answer numbers vs 40k evidence numbers": lambda: (
