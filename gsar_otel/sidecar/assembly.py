@@ -8,7 +8,8 @@ too (or the HTTP request that holds the run), so the run waits for it. A trace w
 settled run span is released at the hard cap (``max_age_s`` from its first span), flagged
 incomplete. Memory is bounded: past ``max_traces`` the oldest trace is evicted and past
 ``max_spans_per_trace`` further spans are dropped, each counted with a reason. Spans of a trace
-already released are counted as late. Nothing here is thread-safe: one event loop owns it.
+already released are counted as late and gathered for a flag in the trace (``late.py``).
+Nothing here is thread-safe: one event loop owns it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, run_kind
+from gsar_otel.sidecar.late import LateBatch, LateTracker
 from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
 
 READY_SETTLED = "settled"
@@ -201,7 +203,12 @@ class TraceAssembler:
         self.limits = limits or AssemblyLimits()
         self.clock = clock
         self._traces: OrderedDict[str, _Trace] = OrderedDict()
-        self._released: OrderedDict[str, None] = OrderedDict()
+        self._released: OrderedDict[str, str] = OrderedDict()
+        """Released trace ids (the latest ``remember_released``) and their run span ids ("":
+        evicted, or no span to flag under)."""
+        self.late = LateTracker(wait_s=self.limits.decision_wait_s,
+                                max_batches=self.limits.max_traces,
+                                remember=self.limits.remember_released)
         self.counts: dict[str, int] = {}
         """Spans and logs by outcome, and ``evicted`` traces: every item lands in one bucket."""
 
@@ -226,6 +233,8 @@ class TraceAssembler:
                 continue
             if span.trace_id in self._released:
                 self._count(SPAN_LATE)
+                if run_span_id := self._released[span.trace_id]:
+                    self.late.add_span(span.trace_id, run_span_id, span, now)
                 continue
             entry = self._traces.get(span.trace_id)
             if entry is None:
@@ -256,6 +265,8 @@ class TraceAssembler:
                 continue
             if record.trace_id in self._released:
                 self._count(LOG_LATE)
+                if run_span_id := self._released[record.trace_id]:
+                    self.late.add_log(record.trace_id, run_span_id, record, now)
                 continue
             entry = self._traces.get(record.trace_id)
             if entry is None:
@@ -282,6 +293,10 @@ class TraceAssembler:
                 ready.append(trace_id)
         return [self._release(trace_id, now) for trace_id in ready]
 
+    def late_due(self, *, everything: bool = False) -> list[LateBatch]:
+        """Late items to flag now: each trace's, once its window passed (all at shutdown)."""
+        return self.late.due(self.clock(), everything=everything)
+
     def drain(self) -> list[ReadyRun]:
         """Release every buffered trace (at shutdown); unsettled runs are flagged."""
         now = self.clock()
@@ -289,7 +304,6 @@ class TraceAssembler:
 
     def _release(self, trace_id: str, now: float, *, shutdown: bool = False) -> ReadyRun:
         entry = self._traces.pop(trace_id)
-        self._remember(trace_id)
         settled = (entry.settle_from is not None
                    and now - entry.settle_from >= self.limits.decision_wait_s)
         if settled:
@@ -306,6 +320,7 @@ class TraceAssembler:
         if run_span is None and entry.spans:
             # No root and no agent span: the shallowest span present stands in for the run.
             run_span = min(entry.spans.values(), key=lambda s: (entry.depth(s), s.start_ns))
+        self._remember(trace_id, run_span.span_id if run_span is not None else "")
         return ReadyRun(trace_id=trace_id, spans=tuple(entry.spans.values()),
                         logs=tuple(entry.logs), run_span=run_span, convention=entry.convention,
                         reason=reason, spans_dropped=entry.spans_dropped,
@@ -314,10 +329,11 @@ class TraceAssembler:
     def _evict_oldest(self) -> ReadyRun:
         trace_id = next(iter(self._traces))
         run = self._release(trace_id, self.clock())
+        self._released[trace_id] = ""  # never judged: its late items are only counted
         self._count(DROP_EVICTED)
         return run
 
-    def _remember(self, trace_id: str) -> None:
-        self._released[trace_id] = None
+    def _remember(self, trace_id: str, run_span_id: str) -> None:
+        self._released[trace_id] = run_span_id
         while len(self._released) > self.limits.remember_released:
             self._released.popitem(last=False)

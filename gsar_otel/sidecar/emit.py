@@ -23,7 +23,8 @@ from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.otel.traced import TracedEvaluator
 from gsar_otel.sidecar import conventions as cv
 from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.extract import NOTE_NO_EVIDENCE, ExtractedRun
+from gsar_otel.sidecar.extract import NOTE_NO_EVIDENCE, ExtractedRun, extract_run
+from gsar_otel.sidecar.late import LateBatch
 
 DEFAULT_FUNCTION = "agent"
 MAX_SOURCES = 2_000
@@ -125,3 +126,23 @@ async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge
         raise
     finally:
         recorder.end()
+
+
+def flag_late(batch: LateBatch, telemetry: Telemetry) -> int:
+    """Write one ``gsar.sidecar.late_spans`` span for ``batch`` into its trace (child of and
+    linked to the run span); returns how many evidence items the late items carried."""
+    late = ReadyRun(trace_id=batch.trace_id, spans=tuple(batch.spans), logs=tuple(batch.logs),
+                    run_span=None, convention=cv.CONVENTION_ROOT, reason="late")
+    evidence = extract_run(late).evidence
+    target = span_context(batch.trace_id, batch.run_span_id)
+    span = telemetry.tracer.start_span(
+        sc.SPAN_SIDECAR_LATE, context=trace.set_span_in_context(NonRecordingSpan(target)),
+        links=[trace.Link(target)], attributes={
+            sc.GSAR_SOURCE: sc.GSAR_SOURCE_SIDECAR,
+            sc.GSAR_SIDECAR_LATE_ITEMS: batch.count,
+            sc.GSAR_SIDECAR_LATE_EVIDENCE: len(evidence),
+            sc.GSAR_SIDECAR_LATE_EVIDENCE_SOURCES: [
+                f"{item.tool_name}@{item.span_id}" for item in evidence[:MAX_SOURCES]],
+        })
+    span.end()
+    return len(evidence)

@@ -207,6 +207,7 @@ class Sidecar:
             task.cancel()
         for run in [*self.assembler.due(), *self.assembler.drain()]:
             self._enqueue(run, shutdown=True)
+        self._flag_late(everything=True)
         queue = self._queue
         if queue is not None:
             try:
@@ -300,6 +301,21 @@ class Sidecar:
                     self._enqueue(run)
             except Exception:  # the ticker must survive anything one trace does
                 logger.exception("gsar sidecar: releasing runs failed")
+            self._flag_late()
+
+    def _flag_late(self, *, everything: bool = False) -> None:
+        """Flag each trace's late items in the trace (``gsar.sidecar.late_spans``)."""
+        from gsar_otel.sidecar.emit import flag_late
+
+        for batch in self.assembler.late_due(everything=everything):
+            try:
+                flag_late(batch, self.telemetry)
+            except Exception as error:  # one trace's flag never stops the ticker
+                logger.warning("gsar sidecar: flagging late spans of %s failed: %s: %s",
+                               batch.trace_id, type(error).__name__, error)
+                self.stats.note("late_flags", f"failed_{type(error).__name__}")
+            else:
+                self.stats.note("late_flags", "flagged")
 
     def _enqueue(self, run: ReadyRun, *, shutdown: bool = False) -> None:
         if not self._filter.wanted(run):

@@ -99,6 +99,11 @@ class SidecarStats:
             self._instruments.runs.add(1, {sc.GSAR_SIDECAR_OUTCOME: outcome,
                                            sc.GSAR_SIDECAR_REASON: reason})
 
+    def note(self, name: str, reason: str, n: int = 1) -> None:
+        """Count something that is neither a received item nor a run (``late_flags``: flagged
+        or failed), kept for ``/healthz``."""
+        self._add(name, reason, n)
+
     def lag(self, seconds: float) -> None:
         """Record one run's lag (the last 10,000 kept for /healthz quantiles; every one in the
         cumulative histogram of /metrics)."""
