@@ -301,7 +301,7 @@ def assemble(verdicts: list[ClaimVerdict], evidence: EvidenceSet) -> JudgeOutput
         parts = ", ".join(f"{counts[name]} {name}" for name in buckets if counts[name])
         worst = next((v for v in verdicts if v.bucket in ("contradicted", "ungrounded")), None)
         explanation = (f"{total} claim(s) against {len(evidence)} evidence item(s): {parts}."
-                       + (f" First problem ({worst.rule}; {_deciding(worst)}): "
+                       + (f" First problem ({worst.rule}{_deciding(worst)}): "
                           f"{worst.span.text!r}." if worst else ""))
     needs_more = bool(counts["ungrounded"] or counts["contradicted"])
     gap_list = tuple(gaps)
@@ -320,4 +320,5 @@ def assemble(verdicts: list[ClaimVerdict], evidence: EvidenceSet) -> JudgeOutput
 
 
 def _deciding(verdict: ClaimVerdict) -> str:
-    return ", ".join(f"{name}={push:+.2f}" for name, push in verdict.deciding)
+    pushes = ", ".join(f"{name}={push:+.2f}" for name, push in verdict.deciding)
+    return f"; {pushes}" if pushes else ""
