@@ -113,3 +113,14 @@ def test_regimes() -> None:
     assert regime_of(named(evidence_row=1)) == "rows"
     assert regime_of(named(answer_claims=math.log1p(1))) == "prose_single"
     assert regime_of(named(answer_claims=math.log1p(5))) == "prose_multi"
+
+
+def test_number_absent_is_an_optional_rule_for_tool_rows() -> None:
+    with_rule = flat_model(rules=frozenset({"number_absent"}))
+    unseen = vector(numeric_absent=1, evidence_row=1)
+    assert classify(with_rule, unseen, "row", False).rule == "number_absent"
+    # prose, a conflicting value, or a model without the rule leave it to the model
+    assert classify(with_rule, vector(numeric_absent=1), "prose", False).rule == "model"
+    assert classify(with_rule, vector(numeric_absent=1, evidence_row=1,
+                                      anchor_conflict_share=0.5), "row", False).rule == "model"
+    assert classify(flat_model(rules=frozenset()), unseen, "row", False).rule == "model"
