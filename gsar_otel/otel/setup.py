@@ -165,6 +165,7 @@ class TelemetryHandle:
             if self._closed:
                 return
             self._closed = True
+        _wait_for_background_evaluations()
         if self._local:
             from gsar_otel.otel.instruments import set_providers
 
@@ -182,6 +183,21 @@ class TelemetryHandle:
             except Exception:
                 logger.debug("gsar telemetry: stopping the Prometheus server failed",
                               exc_info=True)
+
+
+def _wait_for_background_evaluations() -> None:
+    """Let pending background evaluations end (within the exit budget) before the providers
+    stop: their spans and metrics would otherwise go to providers already shut down."""
+    from gsar_otel.otel.background import current_worker, exit_flush_timeout
+
+    worker = current_worker()
+    if worker is None:
+        return
+    budget = exit_flush_timeout()
+    if not worker.wait_idle(budget):
+        logger.warning("gsar telemetry: background evaluations still pending after %.1f s at "
+                       "shutdown (%d queued, more may be running); their telemetry is not "
+                       "exported", budget, worker.pending)
 
 
 def configure_telemetry(
