@@ -48,7 +48,7 @@ from gsar_otel.judges.staged.judge import (
     gate_answer,
 )
 from gsar_otel.judges.staged.textual import facts_of
-from gsar_otel.measure.claims import BUCKET_RANK, claim_overlap
+from gsar_otel.measure.claims import best_match
 
 L2_GRID = (0.3, 1.0, 3.0, 10.0)
 DEMOTE_GRID = tuple(round(0.05 * i, 2) for i in range(0, 21))
@@ -100,10 +100,8 @@ def _claim_hits(example: ExampleLike, verdicts: list[ClaimVerdict]) -> tuple[int
     predicted = [(v.text, v.bucket) for v in verdicts]
     for analysis, label in example.claim_rows:
         total += 1
-        buckets = [b for text, b in predicted if claim_overlap(analysis.span.text, text) >= 0.5]
-        worst = max(buckets, key=lambda b: BUCKET_RANK[b]) if buckets else None
         gold = CLASSES[label]
-        hits += worst == gold
+        hits += best_match(analysis.span.text, predicted) == gold
     return hits, total
 
 

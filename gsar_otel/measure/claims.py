@@ -1,7 +1,9 @@
 """Claim-level agreement for ``gsar bench``: matching labelled claims to the judge's claims.
 
-Each human-labelled claim is matched to the judge's claims that share at least half of the
-shorter one's words and takes the worst of their buckets. ``partially_supported`` counts as
+Each human-labelled claim is matched to its best judged claim: the one sharing the largest share
+of the shorter text's words (at least half), the earlier one on a tie. (Until 0.2 it took the
+worst bucket of every judged claim sharing half its words, so one contradicted neighbour marked a
+grounded claim contradicted.) ``partially_supported`` counts as
 ungrounded; ``unclear`` claims are not scored.
 """
 
@@ -37,18 +39,27 @@ def claim_overlap(a: str, b: str) -> float:
     return len(left & right) / min(len(left), len(right))
 
 
+def best_match(text: str, predicted: Sequence[tuple[str, str]]) -> str | None:
+    """The bucket of the judged claim that overlaps ``text`` most (the earliest on a tie).
+
+    None when no judged claim shares at least ``CLAIM_MATCH_OVERLAP`` of the words.
+    """
+    best: str | None = None
+    best_overlap = CLAIM_MATCH_OVERLAP
+    for claim, bucket in predicted:
+        overlap = claim_overlap(text, claim)
+        if overlap > best_overlap or (best is None and overlap >= best_overlap):
+            best, best_overlap = bucket, overlap
+    return best
+
+
 def match_claims(labelled: Sequence[str],
                  predicted: Sequence[tuple[str, str]]) -> list[str | None]:
-    """For each labelled claim, the worst bucket among the predicted claims that overlap it.
+    """For each labelled claim, the bucket of its best judged claim (see ``best_match``).
 
-    ``predicted`` holds ``(claim text, bucket)``. None when no predicted claim overlaps.
+    ``predicted`` holds ``(claim text, bucket)``. None when no judged claim overlaps enough.
     """
-    matched: list[str | None] = []
-    for text in labelled:
-        buckets = [bucket for claim, bucket in predicted
-                   if claim_overlap(text, claim) >= CLAIM_MATCH_OVERLAP]
-        matched.append(max(buckets, key=lambda b: BUCKET_RANK[b]) if buckets else None)
-    return matched
+    return [best_match(text, predicted) for text in labelled]
 
 
 class ClaimAgreement(BaseModel):

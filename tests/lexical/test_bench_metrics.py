@@ -62,13 +62,15 @@ def test_the_baseline_fraction_trades_the_two_recalls() -> None:
     assert score == pytest.approx((2 / 3 + 1) / 2)
 
 
-def test_a_labelled_claim_takes_the_worst_bucket_of_the_claims_that_overlap_it() -> None:
+def test_a_labelled_claim_takes_the_bucket_of_its_best_judged_claim() -> None:
+    # Until 0.2 the worst overlapping bucket won (contradicted here); now the best match does,
+    # the earlier claim on a tie (both overlap fully), so one bad neighbour no longer decides.
     predicted = [("CPU on db-prod-1 reached 97%", "grounded"),
                  ("request rate held steady at 4500 RPS", "contradicted"),
                  ("an unrelated remark about lunch", "ungrounded")]
     labelled = ["CPU on db-prod-1 reached 97% and request rate held steady at 4500 RPS.",
                 "The database restarted twice."]
-    assert match_claims(labelled, predicted) == ["contradicted", None]
+    assert match_claims(labelled, predicted) == ["grounded", None]
 
 
 def test_claim_agreement_counts_per_gold_bucket() -> None:
