@@ -115,8 +115,15 @@ class SidecarLoad:
                                     "execute_tool get_logs", [])]))
         self._post(b"{not json")
 
+    def post_late(self, trace_id: str) -> int:
+        """Post a span of the run of ``trace_id`` (judged already: a late span)."""
+        return self._post(_body([_span(trace_id, "00000000000000dd", trace_id[:16],
+                                       "execute_tool get_logs", [])]))
+
     def stop(self) -> None:
-        """Judge or count what is held, then stop the loop."""
+        """Judge or count what is held, then stop the loop (once; later calls do nothing)."""
+        if not self._thread.is_alive():
+            return
         asyncio.run_coroutine_threadsafe(self.sidecar.stop(), self.loop).result(60)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)

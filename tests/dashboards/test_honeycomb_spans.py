@@ -1,6 +1,8 @@
 """Each Honeycomb query finds events, and every column it reads, in spans the library emits.
 
-The workload's ``@grounded`` calls run in-process against an in-memory span exporter; the spans
+The workload's ``@grounded`` calls and its sidecar (fed agent runs over OTLP, so its
+evaluations and late-span flags are among them) run in-process against an in-memory span
+exporter; the spans
 and their events are turned into events the way Honeycomb stores OTLP traces (a span event is an
 event of its own with ``meta.annotation_type = span_event`` and the parent span's id in
 ``trace.parent_id``), and each query's filters run over them.
@@ -9,6 +11,7 @@ event of its own with ``meta.annotation_type = span_event`` and the parent span'
 from __future__ import annotations
 
 import numbers
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,9 +24,11 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from gsar_otel.decorator.api import flush
+from gsar_otel.judges.lexical.judge import LexicalJudge
 from gsar_otel.otel.instruments import set_providers
 from tests.dashboards import workload
 from tests.dashboards.queries import HONEYCOMB_FILES, honeycomb_columns, load_json
+from tests.dashboards.sidecar_load import SidecarLoad
 
 Event = dict[str, Any]
 BOARD = load_json(HONEYCOMB_FILES[0])
@@ -97,6 +102,17 @@ def run_query(spec: dict[str, Any], events: list[Event]) -> list[Event]:
     return [e for e in events if combine(_matches(e, f) for f in filters)]
 
 
+def _wait_for_a_sidecar_evaluation(exporter: InMemorySpanExporter) -> ReadableSpan:
+    """The first evaluation the sidecar wrote (polled; a generous bound, not a speed check)."""
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        for span in exporter.get_finished_spans():
+            if (span.attributes or {}).get("gsar.source") == "sidecar":
+                return span
+        time.sleep(0.01)
+    raise AssertionError("the sidecar judged no run")
+
+
 @pytest.fixture(scope="module")
 def events() -> Iterator[list[Event]]:
     exporter = InMemorySpanExporter()
@@ -104,12 +120,19 @@ def events() -> Iterator[list[Event]]:
     tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
     meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
     set_providers(tracer_provider=tracer_provider, meter_provider=meter_provider)
+    sidecar = SidecarLoad(LexicalJudge(), tracer_provider=tracer_provider,
+                          meter_provider=meter_provider)
     try:
         for cycle in range(3):
-            workload.run_cycle(cycle)
+            workload.run_cycle(cycle, sidecar)
+        # A span of a run the sidecar has judged: a late span, flagged at the latest at stop.
+        judged = _wait_for_a_sidecar_evaluation(exporter)
+        assert sidecar.post_late(f"{judged.context.trace_id:032x}") == 200
         assert flush(timeout=30.0)
+        sidecar.stop()  # judges what it holds and flags the late spans still gathering
         yield [e for span in exporter.get_finished_spans() for e in honeycomb_events(span)]
     finally:
+        sidecar.stop()
         set_providers()
         tracer_provider.shutdown()
         meter_provider.shutdown()

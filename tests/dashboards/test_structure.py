@@ -317,7 +317,8 @@ def test_honeycomb_queries_read_only_semconv_attributes_and_span_fields(
 
 
 def test_honeycomb_span_name_filters_use_semconv_names(board: dict[str, Any]) -> None:
-    names = {semconv.SPAN_EVALUATE, semconv.SPAN_JUDGE, semconv.EVENT_CLAIM}
+    names = {semconv.SPAN_EVALUATE, semconv.SPAN_JUDGE, semconv.EVENT_CLAIM,
+             semconv.SPAN_SIDECAR_LATE}
     for entry in board["queries"]:
         for flt in entry["query"].get("filters", []):
             if flt["column"] == "name":
