@@ -1,5 +1,2 @@
-"""End-to-end fixtures: a real Phoenix server (see tests/support/phoenix.py)."""
-
-from tests.support.phoenix import phoenix
-
-__all__ = ["phoenix"]
+"""End-to-end fixtures: the session's one real Phoenix server is registered in tests/conftest.py
+(see tests/support/phoenix.py)."""
