@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opentelemetry.exporter.prometheus import PrometheusMetricReader
 from opentelemetry.sdk.metrics import MeterProvider
 from prometheus_client import CollectorRegistry, generate_latest
@@ -142,3 +144,40 @@ def test_the_sidecar_metrics_page_serves_what_the_exporter_serves_for_the_same_c
     assert {name for name, _, _ in ours} >= {"gsar_sidecar_spans_total",
                                             "gsar_sidecar_runs_total", "gsar_sidecar_queue_depth",
                                             "gsar_sidecar_lag_seconds_bucket"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(reasons=st.lists(st.text(min_size=1, max_size=12), max_size=6),
+       lags=st.lists(st.floats(0, 1e4, allow_nan=False), max_size=12),
+       depth=st.integers(0, 50))
+def test_any_sidecar_counts_read_the_same_from_its_page_and_from_the_exporter(
+    reasons: list[str], lags: list[float], depth: int,
+) -> None:
+    registry = CollectorRegistry()
+    provider = MeterProvider(metric_readers=[PrometheusMetricReader(registry=registry)])
+    try:
+        stats = SidecarStats(provider)
+        for n, reason in enumerate(reasons):
+            stats.spans(reason, n + 1)
+            stats.run(("judged", "skipped", "dropped", "failed")[n % 4], reason)
+        for lag in lags:
+            stats.lag(lag)
+        stats.queue(depth)
+        scope = {"otel_scope_name", "otel_scope_version", "otel_scope_schema_url"}
+
+        def comparable(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+            return {(name, tuple(sorted((k, v) for k, v in labels.items() if k not in scope))):
+                    value for name, labels, value in _samples(text) if name != "target_info"}
+
+        ours, theirs = comparable(stats.prometheus_text()), comparable(
+            generate_latest(registry).decode())
+    finally:
+        provider.shutdown()
+    # The page always has the lag histogram; the exporter only once a lag was recorded.
+    extra = {key: value for key, value in ours.items() if key not in theirs}
+    assert all(name.startswith("gsar_sidecar_lag_seconds") and value == 0
+               for (name, _), value in extra.items()), extra
+    assert bool(extra) == (not lags)
+    assert theirs.keys() <= ours.keys()
+    for key, value in theirs.items():
+        assert ours[key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
