@@ -121,6 +121,8 @@ class GSARSettings(BaseModel):
                 resolve_weight_map(weights, name=name)
                 # A frozen model should not hand out a mutable dict.
                 object.__setattr__(self, name, MappingProxyType(dict(weights)))
+        if self.sidecar is not None:
+            object.__setattr__(self, "sidecar", MappingProxyType(dict(self.sidecar)))
         return self
 
     def evaluator_options(self) -> dict[str, Any]:
