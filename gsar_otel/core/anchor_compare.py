@@ -21,11 +21,18 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Final, NamedTuple
 
+from gsar_otel.core.anchor_durations import duration_quantum
 from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
 from gsar_otel.core.anchor_scan import number_text
 from gsar_otel.core.anchor_times import date_numbers, time_keys
-from gsar_otel.core.anchor_tokens import duration_quantum
-from gsar_otel.core.anchor_words import SECONDS_PER_UNIT, canonical_unit, unit_dimension
+from gsar_otel.core.anchor_words import (
+    PERCENT_WORDS,
+    SECONDS_PER_UNIT,
+    TIME_UNIT_WORDS,
+    canonical_unit,
+    is_spaced_unit,
+    unit_dimension,
+)
 
 ANY: Final = "*"
 """The dimension every numeric view is also filed under: a claim number without a unit meets
@@ -110,18 +117,20 @@ class AnchorIndex:
     """
 
     def __init__(self, anchors: Iterable[Anchor]) -> None:
-        self._exact: dict[tuple[str, str], Anchor] = {}
+        self._exact: dict[tuple[str, str], list[tuple[int, Anchor]]] = {}
         self._filed: dict[tuple[str, str], list[tuple[Decimal, int, Anchor]]] = {}
-        self._sorted: dict[tuple[str, str], tuple[list[Decimal], list[Anchor]]] = {}
+        self._sorted: dict[tuple[str, str],
+                           tuple[list[Decimal], list[Anchor], list[int]]] = {}
         exact, filed = self._exact, self._filed
         for position, anchor in enumerate(anchors):
             for where, value in _filings(anchor):
                 if isinstance(value, str):
-                    exact.setdefault((where[0], value), anchor)
+                    exact.setdefault((where[0], value), []).append((position, anchor))
                 else:
                     filed.setdefault(where, []).append((value, position, anchor))
 
-    def _space(self, where: tuple[str, str]) -> tuple[list[Decimal], list[Anchor]] | None:
+    def _space(self, where: tuple[str, str]
+               ) -> tuple[list[Decimal], list[Anchor], list[int]] | None:
         found = self._sorted.get(where)
         if found is None:
             entries = self._filed.get(where)
@@ -129,24 +138,49 @@ class AnchorIndex:
                 return None
             # sorted() leaves the filed list alone: an index may be shared between threads.
             ordered = sorted(entries, key=lambda entry: (entry[0], entry[1]))
-            found = ([entry[0] for entry in ordered], [entry[2] for entry in ordered])
+            found = ([entry[0] for entry in ordered], [entry[2] for entry in ordered],
+                     [entry[1] for entry in ordered])
             self._sorted[where] = found
         return found
+
+    def matches(self, claim: Anchor, limit: int) -> list[int]:
+        """Positions (in the order the anchors were given) of up to ``limit`` evidence anchors
+        that match ``claim``: each a lookup or a binary search and a walk over the matches."""
+        found: dict[int, None] = {}
+        for query in queries(claim):
+            interval = query.accepts
+            if isinstance(interval, str):
+                for position, _ in self._exact.get((query.space, interval), ()):
+                    found[position] = None
+                continue
+            for dim in query.dims:
+                space = self._space((query.space, dim))
+                if space is None:
+                    continue
+                values, _, positions = space
+                at = (bisect_left(values, interval.low) if interval.low_closed
+                      else bisect_right(values, interval.low))
+                while at < len(values) and values[at] in interval and len(found) < limit:
+                    found[positions[at]] = None
+                    at += 1
+            if len(found) >= limit:
+                break
+        return sorted(found)[:limit]
 
     def find(self, claim: Anchor) -> Anchor | None:
         """An evidence anchor that matches ``claim``, or None."""
         for query in queries(claim):
             interval = query.accepts
             if isinstance(interval, str):
-                found = self._exact.get((query.space, interval))
-                if found is not None:
-                    return found
+                exact = self._exact.get((query.space, interval))
+                if exact:
+                    return exact[0][1]
                 continue
             for dim in query.dims:
                 space = self._space((query.space, dim))
                 if space is None:
                     continue
-                values, anchors = space
+                values, anchors, _ = space
                 at = (bisect_left(values, interval.low) if interval.low_closed
                       else bisect_right(values, interval.low))
                 if at < len(values) and values[at] in interval:
@@ -302,11 +336,21 @@ def _magnitude_views(anchor: Anchor) -> tuple[View, ...]:
             dims = frozenset({unit_dimension(canonical_unit(anchor.unit)), ANY})
             found.append(View("num", dims, written[0], False))
     else:
-        unit = unit_dimension(anchor.unit) if anchor.unit else UNITLESS
+        unit = unit_dimension(anchor.unit) if anchor.unit else _key_unit(anchor.key)
         found.append(View("num", frozenset({unit, ANY}), value, True))
         if anchor.unit is None:
             found += _key_views(anchor.key, value)
     return tuple(found)
+
+
+def _key_unit(key: str | None) -> str:
+    """The unit a key's last part gives its value (``mem_gb=12`` is 12 GB, ``rx_bytes``,
+    ``rps``); UNITLESS when it names none. Times and percentages are read by _key_views."""
+    parts = _key_parts(key)
+    last = parts[-1] if parts else ""
+    if not is_spaced_unit(last) or last in TIME_UNIT_WORDS or last in PERCENT_WORDS:
+        return UNITLESS
+    return unit_dimension(canonical_unit(last))
 
 
 def _key_views(key: str | None, value: Decimal) -> list[View]:

@@ -106,6 +106,12 @@ class _Scanner:
             return None  # "db-prod-1: 97%" names a host, not a key
         return candidate.lower()
 
+    def _next_key(self, index: int) -> bool:
+        """True when token ``index`` is the key of the next pair (``p50_ms=74 rps=2947``): a
+        unit word followed by ``=`` (or by ``:`` in ``key: value`` text) is a key, not a unit."""
+        after = self.gap(index + 1).strip(" \t")
+        return after[:1] == "=" or (after[:1] == ":" and ":" in self.gap(index - 1))
+
     def qualifier(self, index: int, token: str) -> str | None:
         """How loosely the number at token ``index`` is meant, from the words or symbol before
         it (``about``, ``more than``, ``~``, ``>=``)."""
@@ -320,7 +326,7 @@ class _Scanner:
                     return 1 + used, [Piece(AnchorKind.DATE, start, end, found, None)]
         value = bare_number(token.lstrip("~≈≥≤"))
         end = self.spans[index + 1][1]
-        if value is not None:
+        if value is not None and not self._next_key(index + 1):
             if lowered in PERCENT_WORDS:
                 return 2, [Piece(AnchorKind.PERCENT, start, end, float(value), "%")]
             if lowered in SECONDS_PER_UNIT and lowered not in ("m", "d", "w"):

@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Final
 
 from gsar_otel.core.anchor_compare import AnchorIndex, compare_anchors
+from gsar_otel.core.anchor_durations import join_durations
 from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
 from gsar_otel.core.anchor_scan import extract_anchors as _read
 from gsar_otel.core.anchor_times import date_numbers
@@ -52,12 +53,12 @@ def extract_anchors(text: str) -> tuple[Anchor, ...]:
     """The typed anchors of ``text``, left to right, non-overlapping, in linear time."""
     if len(text) <= CACHE_CHARS:
         return _remembered(text)
-    return _read(text)
+    return join_durations(text, _read(text))
 
 
 @lru_cache(maxsize=8192)
 def _remembered(text: str) -> tuple[Anchor, ...]:
-    return _read(text)
+    return join_durations(text, _read(text))
 
 
 def inner_anchors(anchor: Anchor) -> tuple[Anchor, ...]:

@@ -6,7 +6,7 @@ anchor) and compares them with :func:`agree` (``core.anchors.compare_anchors``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from gsar_otel.core.anchors import Agreement as CoreAgreement
@@ -40,31 +40,11 @@ SOURCE: Final = "gsar_otel.core.anchors"
 """Which extractor produced the anchors (recorded in model.json)."""
 
 
-_DURATION_JOINS: Final = frozenset({"", ",", "and", ", and"})
-"""What may stand between the parts of one duration written in words."""
-
-
-def _joined_durations(anchors: list[Any], text: str) -> list[Any]:
-    """Durations written in parts ("19 minutes 38 seconds", "2 hours and 5 minutes") as one
-    duration of their summed length, as a row writes it (``19m38s``)."""
-    out: list[Any] = []
-    for a in anchors:
-        last = out[-1] if out else None
-        if (last is not None and a.kind.name == "DURATION" and last.kind.name == "DURATION"
-                and last.key is None and a.key is None
-                and " ".join(text[last.end:a.start].split()) in _DURATION_JOINS
-                and a.value < last.value):
-            out[-1] = replace(last, text=text[last.start:a.end], value=last.value + a.value,
-                              end=a.end, unit=None)
-            continue
-        out.append(a)
-    return out
-
-
 def extract(text: str) -> tuple[Spec, ...]:
     """The anchors of ``text`` as specs, in order."""
     specs: list[Spec] = []
-    for a in _joined_durations(list(extract_anchors(text)), text):
+    # Durations written in parts come joined (core.anchor_durations: "19 minutes 38 seconds").
+    for a in extract_anchors(text):
         specs.append(Spec(a.kind.name, a.text, str(a.value), a.key, a.start, a.end, a))
         parts = timestamp_parts(a) if a.kind.name == "TIMESTAMP" else None
         for part in parts or ():
