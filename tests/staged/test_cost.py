@@ -60,6 +60,8 @@ EVIDENCE_SHAPES: dict[str, Callable[[int], list[str]]] = {
     "rows": lambda n: [f"host=edge-lb-{i} http_5xx_rate={i % 97}.2% ts=10:{i % 60:02d}:00"
                        for i in range(n // 4)],
     "prose": lambda n: [" ".join(["CPU rose and memory fell on edge-lb-3."] * (n // 8))],
+    # Many numbers of one kind: each claim number must be found by value, not by a scan.
+    "numbers": lambda n: [" ".join(f"v{i}={i % 991}.{i % 7}" for i in range(n * 4))],
 }
 
 
@@ -70,6 +72,21 @@ def test_judge_is_linear_in_the_evidence(shape: str) -> None:
 
     def cost(n: int) -> float:
         evidence = EvidenceSet.coerce(EVIDENCE_SHAPES[shape](n))
+        return operations(judge.judge_now, synthesis=answer, evidence=evidence,
+                          modules=MODULES)
+
+    assert growth_exponent(cost, SIZES) < 1.3
+
+
+def test_claims_against_numbers_cost_linear_in_both() -> None:
+    # Claims and evidence numbers grow together: comparing every claim anchor with every
+    # evidence anchor would grow with their product (exponent 2).
+    judge = _judge()
+
+    def cost(n: int) -> float:
+        answer = " ".join(f"Queue q{i} held {i % 991}.{i % 7} messages." for i in range(n // 10))
+        evidence = EvidenceSet.coerce([" ".join(f"q{i}={(i * 7) % 991}.{i % 7}"
+                                                for i in range(n * 2))])
         return operations(judge.judge_now, synthesis=answer, evidence=evidence,
                           modules=MODULES)
 

@@ -13,7 +13,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
 
-from gsar_otel.judges.staged.anchoring import agree, comparable, family
+from gsar_otel.judges.staged.anchoring import comparable
 from gsar_otel.judges.staged.index import EvidenceIndex
 from gsar_otel.judges.staged.textual import TextFacts
 
@@ -22,7 +22,7 @@ MAX_UNITS: Final = 3
 MAX_POSTINGS: Final = 400
 """A stem in more units than this is too common to pick units by (it still counts as found)."""
 MAX_ANCHOR_CANDIDATES: Final = 2000
-"""Most evidence anchors of one kind a claim anchor is compared with."""
+"""Most matching evidence anchors one claim anchor adds units from."""
 ANCHOR_WEIGHT: Final = 2.0
 """Score a matching anchor adds to a unit, against ~1-5 per shared stem."""
 
@@ -85,13 +85,15 @@ def align(claim: TextFacts, index: EvidenceIndex) -> Alignment:
     matched = 0
     for spec in claim.anchors:
         hit = False
-        for kind in family(spec.kind):
-            for position, other in index.by_kind.get(kind, ())[:MAX_ANCHOR_CANDIDATES]:
-                if comparable(spec, other) and agree(spec, other) == "match":
-                    hit = True
-                    if position not in anchor_units:
-                        anchor_units.add(position)
-                        scores[position] = scores.get(position, 0.0) + ANCHOR_WEIGHT
+        # The evidence anchors that match, found by value in the index (never a scan of every
+        # evidence anchor): the same matches agree() would find, at most MAX_ANCHOR_CANDIDATES.
+        for at in index.anchor_index.matches(spec.raw, MAX_ANCHOR_CANDIDATES):
+            position, other = index.anchors[at]
+            if comparable(spec, other):
+                hit = True
+                if position not in anchor_units:
+                    anchor_units.add(position)
+                    scores[position] = scores.get(position, 0.0) + ANCHOR_WEIGHT
         matched += hit
     ranked = sorted(scores, key=lambda p: (-scores[p], p))[: MAX_UNITS * 4]
     chosen: list[int] = []

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from gsar_otel.core.anchors import AnchorIndex
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import EvidenceType
 from gsar_otel.core.text import stem, words
@@ -69,6 +70,10 @@ class EvidenceIndex:
     subjects: frozenset[str] = field(default_factory=frozenset)
     pairs: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     """Every adjacent stem pair of every unit."""
+    anchors: tuple[tuple[int, Spec], ...] = ()
+    """Every unit's anchors, as (unit position, anchor), in order."""
+    anchor_index: AnchorIndex = field(default_factory=lambda: AnchorIndex(()))
+    """``anchors`` filed by value: a claim anchor finds its matches without a scan."""
 
     def frequency(self, stem_: str) -> int:
         """Number of units holding ``stem_``."""
@@ -150,12 +155,14 @@ def build_index(evidence: EvidenceSet) -> EvidenceIndex:
     by_kind: dict[str, list[tuple[int, Spec]]] = {}
     subjects: set[str] = set()
     pairs: set[tuple[str, str]] = set()
+    anchors: list[tuple[int, Spec]] = []
     for unit in units:
         pairs |= unit.facts.pairs
         for word in unit.stems | unit.tokens:
             by_stem.setdefault(word, []).append(unit.position)
         for spec in unit.facts.anchors:
             by_kind.setdefault(spec.kind, []).append((unit.position, spec))
+            anchors.append((unit.position, spec))
         subjects |= unit.subjects
     return EvidenceIndex(
         units=tuple(units),
@@ -163,4 +170,6 @@ def build_index(evidence: EvidenceSet) -> EvidenceIndex:
         by_kind={k: tuple(v) for k, v in by_kind.items()},
         subjects=frozenset(subjects),
         pairs=frozenset(pairs),
+        anchors=tuple(anchors),
+        anchor_index=AnchorIndex(spec.raw for _, spec in anchors),
     )

@@ -43,10 +43,6 @@ from gsar_otel.judges.staged.textual import TextFacts, facts_of
 PROMOTABLE_RULES = frozenset({"model", "name_absent", "time_absent", "number_absent"})
 """Ungrounded claims the answer gate may promote: never a conclusion, a contradiction or an
 unstated cause."""
-RULE_JUDGE_LIMIT = 4_000
-"""Longest answer (characters) the answer gate asks the rule judge about; over it the gate
-reads the staged judge's own verdict in its place and never defers, so cost stays linear in the
-answer whatever the rule judge's own cost (every bundled data set's answers are shorter)."""
 GROUNDED_SCORE = 0.8
 """The judge's own ``is_grounded`` cut-off on its ``grounding_score`` (audit only)."""
 
@@ -139,10 +135,8 @@ class StagedJudge:
         if model.gate is None:
             return verdicts, ""
         shape = answer_shape(synthesis, evidence, index, context, analyses)
-        if len(synthesis) > RULE_JUDGE_LIMIT:
-            return (gate_answer(model.gate, shape, analyses, verdicts, evidence, None)[0],
-                    f"(The answer gate read no rule-judge verdict: the answer is over "
-                    f"{RULE_JUDGE_LIMIT:,} characters.)")
+        # The rule judge is asked at every answer size: its cost is linear in the answer too
+        # (tests/staged/test_cost.py counts both judges' operations).
         lexical = LexicalJudge().judge_now(synthesis=synthesis, evidence=evidence)
         return gate_answer(model.gate, shape, analyses, verdicts, evidence, lexical)[0], ""
 
