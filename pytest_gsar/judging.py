@@ -368,6 +368,8 @@ def result_details(result: GSARResult, evaluator: GSAREvaluator,
 def failure_message(result: GSARResult, record: JudgementRecord,
                     mask: Redactor | None = None) -> str:
     """The readable explanation of a failed judgement: S, decision, every claim not grounded."""
+    from gsar_otel.core.result import shortfall_lines
+
     counts = record.counts
     lines = [
         f"grounding check failed: {'; '.join(record.problems)}",
@@ -381,15 +383,9 @@ def failure_message(result: GSARResult, record: JudgementRecord,
                      f"({delta:+.2f}), decision {record.baseline_decision} -> "
                      f"{result.final_decision}")
     kinds = _adjustment_kinds(result)
-    partition = result.final_partition
-    shortfalls = [(bucket, claim) for bucket, claims in partition.buckets()
-                  if bucket in ("ungrounded", "contradicted") for claim in claims]
-    if shortfalls:
-        lines.append(f"claims not grounded ({len(shortfalls)} of {partition.total_claims}):")
-        for bucket, claim in shortfalls:
-            refs = ", ".join(claim.evidence_refs) or "none"
-            adjusted = f" [adjusted: {', '.join(kinds[claim.text])}]" if claim.text in kinds else ""
-            lines.append(f"  - {bucket}, {claim.type}, refs {refs}: {claim.text!r}{adjusted}")
+    lines.extend(shortfall_lines(
+        result.final_partition,
+        lambda text: f" [adjusted: {', '.join(kinds[text])}]" if text in kinds else ""))
     if result.final_judge_output.abstained:
         lines.append(f"the judge abstained: {result.final_judge_output.abstain_reason}")
     elif result.final_judge_output.explanation:

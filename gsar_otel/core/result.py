@@ -95,3 +95,21 @@ class GSARResult(_Frozen):
         return total
 
 
+
+
+def shortfall_lines(partition: Partition,
+                    annotate: Callable[[str], str] | None = None) -> list[str]:
+    """The readable list of the claims that are not grounded: a header, then one line per
+    ungrounded or contradicted claim with its evidence type and cited evidence (empty when every
+    claim is grounded). ``annotate`` adds a suffix for a claim's text (e.g. its adjustments).
+    Shared by ``GroundingError`` and the pytest plugin's failure message."""
+    shortfalls = [(bucket, claim) for bucket, claims in partition.buckets()
+                  if bucket in ("ungrounded", "contradicted") for claim in claims]
+    if not shortfalls:
+        return []
+    lines = [f"claims not grounded ({len(shortfalls)} of {partition.total_claims}):"]
+    for bucket, claim in shortfalls:
+        refs = ", ".join(claim.evidence_refs) or "none"
+        suffix = annotate(claim.text) if annotate is not None else ""
+        lines.append(f"  - {bucket}, {claim.type}, refs {refs}: {claim.text!r}{suffix}")
+    return lines

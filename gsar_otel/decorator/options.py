@@ -43,6 +43,7 @@ def grounding_error_message(result: GSARResult, function: str) -> str:
     """The decision and score, then every claim that is not grounded (bucket, evidence type,
     cited evidence, text) and the judge's abstain reason; secret-shaped text masked."""
     from gsar_otel.core.redact import redact_text, secret_values
+    from gsar_otel.core.result import shortfall_lines
     from gsar_otel.plugins import has_redactors, redact
 
     head = (f"{function}: grounding decision {result.final_decision.value!r} "
@@ -51,14 +52,7 @@ def grounding_error_message(result: GSARResult, function: str) -> str:
     output = result.final_judge_output
     if output.abstained and output.abstain_reason:
         lines[0] += f": {output.abstain_reason}"
-    partition = result.final_partition
-    shortfalls = [(bucket, claim) for bucket, claims in partition.buckets()
-                  if bucket in ("ungrounded", "contradicted") for claim in claims]
-    if shortfalls:
-        lines.append(f"claims not grounded ({len(shortfalls)} of {partition.total_claims}):")
-        for bucket, claim in shortfalls:
-            refs = ", ".join(claim.evidence_refs) or "none"
-            lines.append(f"  - {bucket}, {claim.type}, refs {refs}: {claim.text!r}")
+    lines.extend(shortfall_lines(result.final_partition))
     # The message reaches logs and tracebacks, and claims quote the answer: the built-in
     # masking, then the gsar_redact plugins (a failing plugin hides the claim lines).
     message = redact_text("\n".join(lines), secret_values())
