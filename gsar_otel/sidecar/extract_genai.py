@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import partial
 from typing import Any
 
 from gsar_otel.sidecar import conventions as cv
@@ -28,6 +29,7 @@ from gsar_otel.sidecar.extract_model import (
     Extraction,
     Found,
     as_text,
+    gather,
 )
 from gsar_otel.sidecar.spans import SpanRecord, json_text
 
@@ -146,48 +148,43 @@ def _payloads(run: ReadyRun, span: SpanRecord) -> Iterator[tuple[str, Mapping[st
 
 def extract(run: ReadyRun) -> Extraction:
     """Answers and evidence under the GenAI conventions."""
-    names = _tool_names(run)
-    run_id = run.run_span.span_id if run.run_span is not None else ""
-    answers: list[Answer] = []
-    found: list[Found] = []
-    for span in run.spans:
-        attributes = span.attributes
-        operation = attributes.get(cv.GEN_AI_OPERATION_NAME)
-        is_agent = operation in (cv.OP_INVOKE_AGENT, cv.OP_INVOKE_WORKFLOW)
-        rank = RANK_RUN_SPAN if span.span_id == run_id else (
-            RANK_AGENT if is_agent else RANK_INFERENCE)
-        if operation == cv.OP_EXECUTE_TOOL and cv.GEN_AI_TOOL_CALL_RESULT in attributes:
-            name = attributes.get(cv.GEN_AI_TOOL_NAME) or span.name.removeprefix(
-                cv.OP_EXECUTE_TOOL).strip() or "tool"
-            found.append(Found(
-                content=as_text(json_text(attributes[cv.GEN_AI_TOOL_CALL_RESULT])),
-                span_id=span.span_id, tool_name=str(name),
-                call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""), start_ns=span.start_ns))
-        sources: list[Mapping[str, Any]] = [attributes]
-        for name, payload in _payloads(run, span):
-            if name == cv.EVENT_OPERATION_DETAILS:
-                sources.append(payload)
-            elif name == cv.EVENT_TOOL_MESSAGE:
-                content = payload.get("content", payload.get("message"))
-                found.append(Found(content=block_text(content), span_id=span.span_id,
-                                   tool_name=str(payload.get("name") or names.get(
-                                       str(payload.get("id") or "")) or "tool"),
-                                   call_id=str(payload.get("id") or ""), order=1,
-                                   start_ns=span.start_ns))
-            elif name == cv.EVENT_CHOICE:
-                text = _choice_text(payload)
-                if text:
-                    answers.append(Answer(text, span.span_id, rank, span.end_ns,
-                                          cv.CONVENTION_GENAI))
-        for source in sources:
-            found.extend(_responses(span, messages(source.get(cv.GEN_AI_INPUT_MESSAGES)), names))
-            if operation is None and source is attributes:
-                continue
-            text = answer_text(messages(source.get(cv.GEN_AI_OUTPUT_MESSAGES)))
+    return gather(run, partial(_span_items, run, _tool_names(run)))
+
+
+def _span_items(run: ReadyRun, names: Mapping[str, str], span: SpanRecord,
+                is_run_span: bool) -> Iterator[Answer | Found]:
+    attributes = span.attributes
+    operation = attributes.get(cv.GEN_AI_OPERATION_NAME)
+    is_agent = operation in (cv.OP_INVOKE_AGENT, cv.OP_INVOKE_WORKFLOW)
+    rank = RANK_RUN_SPAN if is_run_span else (RANK_AGENT if is_agent else RANK_INFERENCE)
+    if operation == cv.OP_EXECUTE_TOOL and cv.GEN_AI_TOOL_CALL_RESULT in attributes:
+        name = attributes.get(cv.GEN_AI_TOOL_NAME) or span.name.removeprefix(
+            cv.OP_EXECUTE_TOOL).strip() or "tool"
+        yield Found(content=as_text(json_text(attributes[cv.GEN_AI_TOOL_CALL_RESULT])),
+                    span_id=span.span_id, tool_name=str(name),
+                    call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""),
+                    start_ns=span.start_ns)
+    sources: list[Mapping[str, Any]] = [attributes]
+    for name, payload in _payloads(run, span):
+        if name == cv.EVENT_OPERATION_DETAILS:
+            sources.append(payload)
+        elif name == cv.EVENT_TOOL_MESSAGE:
+            content = payload.get("content", payload.get("message"))
+            yield Found(content=block_text(content), span_id=span.span_id,
+                        tool_name=str(payload.get("name") or names.get(
+                            str(payload.get("id") or "")) or "tool"),
+                        call_id=str(payload.get("id") or ""), order=1, start_ns=span.start_ns)
+        elif name == cv.EVENT_CHOICE:
+            text = _choice_text(payload)
             if text:
-                answers.append(Answer(text, span.span_id, rank, span.end_ns,
-                                      cv.CONVENTION_GENAI))
-    return Extraction(answers=tuple(answers), evidence=tuple(found))
+                yield Answer(text, span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI)
+    for source in sources:
+        yield from _responses(span, messages(source.get(cv.GEN_AI_INPUT_MESSAGES)), names)
+        if operation is None and source is attributes:
+            continue
+        text = answer_text(messages(source.get(cv.GEN_AI_OUTPUT_MESSAGES)))
+        if text:
+            yield Answer(text, span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI)
 
 
 def _choice_text(payload: Mapping[str, Any]) -> str | None:

@@ -9,48 +9,49 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from gsar_otel.sidecar import conventions as cv
 from gsar_otel.sidecar.assembly import ReadyRun
 from gsar_otel.sidecar.extract_model import (
-    RANK_AGENT,
-    RANK_RUN_SPAN,
     Answer,
     Extraction,
     Found,
+    agent_rank,
     as_text,
+    gather,
     unwrap_json_text,
 )
-from gsar_otel.sidecar.spans import json_text
+from gsar_otel.sidecar.spans import SpanRecord, json_text
 
 
 def extract(run: ReadyRun) -> Extraction:
     """Answers and evidence from native framework attributes."""
-    run_id = run.run_span.span_id if run.run_span is not None else ""
-    answers: list[Answer] = []
-    found: list[Found] = []
-    for span in run.spans:
-        attributes = span.attributes
-        rank = RANK_RUN_SPAN if span.span_id == run_id else RANK_AGENT
-        if cv.VERCEL_TOOL_RESULT in attributes:
-            found.append(Found(content=as_text(json_text(attributes[cv.VERCEL_TOOL_RESULT])),
-                               span_id=span.span_id,
-                               tool_name=str(attributes.get(cv.VERCEL_TOOL_NAME) or "tool"),
-                               call_id=str(attributes.get(cv.VERCEL_TOOL_ID) or ""),
-                               start_ns=span.start_ns))
-        native = next((k for k in (cv.ADK_TOOL_RESPONSE, cv.PYDANTIC_AI_TOOL_RESPONSE)
-                       if k in attributes), None)
-        if native is not None and cv.GEN_AI_TOOL_CALL_RESULT not in attributes:
-            found.append(Found(content=as_text(json_text(attributes[native])),
-                               span_id=span.span_id,
-                               tool_name=str(attributes.get(cv.GEN_AI_TOOL_NAME) or "tool"),
-                               call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""),
-                               start_ns=span.start_ns))
-        operation = attributes.get(cv.VERCEL_OPERATION_ID, span.name)
-        if operation in cv.VERCEL_RUN_SPANS and cv.VERCEL_RESPONSE_TEXT in attributes:
-            answers.append(Answer(as_text(attributes[cv.VERCEL_RESPONSE_TEXT]), span.span_id,
-                                  rank, span.end_ns, cv.CONVENTION_VERCEL))
-        if (attributes.get(cv.GEN_AI_OPERATION_NAME) == cv.OP_INVOKE_AGENT
-                and cv.PYDANTIC_AI_FINAL_RESULT in attributes):
-            answers.append(Answer(unwrap_json_text(attributes[cv.PYDANTIC_AI_FINAL_RESULT]),
-                                  span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI))
-    return Extraction(answers=tuple(answers), evidence=tuple(found))
+    return gather(run, _span_items)
+
+
+def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found]:
+    attributes = span.attributes
+    rank = agent_rank(is_run_span)
+    if cv.VERCEL_TOOL_RESULT in attributes:
+        yield Found(content=as_text(json_text(attributes[cv.VERCEL_TOOL_RESULT])),
+                    span_id=span.span_id,
+                    tool_name=str(attributes.get(cv.VERCEL_TOOL_NAME) or "tool"),
+                    call_id=str(attributes.get(cv.VERCEL_TOOL_ID) or ""),
+                    start_ns=span.start_ns)
+    native = next((k for k in (cv.ADK_TOOL_RESPONSE, cv.PYDANTIC_AI_TOOL_RESPONSE)
+                   if k in attributes), None)
+    if native is not None and cv.GEN_AI_TOOL_CALL_RESULT not in attributes:
+        yield Found(content=as_text(json_text(attributes[native])),
+                    span_id=span.span_id,
+                    tool_name=str(attributes.get(cv.GEN_AI_TOOL_NAME) or "tool"),
+                    call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""),
+                    start_ns=span.start_ns)
+    operation = attributes.get(cv.VERCEL_OPERATION_ID, span.name)
+    if operation in cv.VERCEL_RUN_SPANS and cv.VERCEL_RESPONSE_TEXT in attributes:
+        yield Answer(as_text(attributes[cv.VERCEL_RESPONSE_TEXT]), span.span_id,
+                     rank, span.end_ns, cv.CONVENTION_VERCEL)
+    if (attributes.get(cv.GEN_AI_OPERATION_NAME) == cv.OP_INVOKE_AGENT
+            and cv.PYDANTIC_AI_FINAL_RESULT in attributes):
+        yield Answer(unwrap_json_text(attributes[cv.PYDANTIC_AI_FINAL_RESULT]),
+                     span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI)

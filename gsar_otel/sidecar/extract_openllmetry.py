@@ -10,49 +10,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from gsar_otel.sidecar import conventions as cv
 from gsar_otel.sidecar.assembly import ReadyRun
 from gsar_otel.sidecar.extract_model import (
-    RANK_AGENT,
     RANK_INFERENCE,
-    RANK_RUN_SPAN,
     Answer,
     Extraction,
     Found,
-    as_text,
+    agent_rank,
+    gather,
+    indexed_answer,
+    indexed_tool_results,
     unwrap_json_text,
 )
-from gsar_otel.sidecar.spans import json_text
+from gsar_otel.sidecar.spans import SpanRecord
 
 
 def extract(run: ReadyRun) -> Extraction:
     """Answers and evidence under OpenLLMetry."""
-    run_id = run.run_span.span_id if run.run_span is not None else ""
-    answers: list[Answer] = []
-    found: list[Found] = []
-    for span in run.spans:
-        attributes = span.attributes
-        kind = attributes.get(cv.TRACELOOP_SPAN_KIND)
-        name = str(attributes.get(cv.TRACELOOP_ENTITY_NAME) or span.name)
-        if kind == "tool" and cv.TRACELOOP_ENTITY_OUTPUT in attributes:
-            found.append(Found(content=unwrap_json_text(attributes[cv.TRACELOOP_ENTITY_OUTPUT]),
-                               span_id=span.span_id, tool_name=name, start_ns=span.start_ns))
-        elif kind in ("workflow", "agent") and cv.TRACELOOP_ENTITY_OUTPUT in attributes:
-            text = unwrap_json_text(attributes[cv.TRACELOOP_ENTITY_OUTPUT])
-            if text:
-                rank = RANK_RUN_SPAN if span.span_id == run_id else RANK_AGENT
-                answers.append(Answer(text, span.span_id, rank, span.end_ns,
-                                      cv.CONVENTION_OPENLLMETRY))
-        for message in cv.indexed(attributes, cv.LEGACY_PROMPT):
-            if message.get("role") == "tool":
-                found.append(Found(content=as_text(json_text(message.get("content"))),
-                                   span_id=span.span_id, tool_name="tool",
-                                   call_id=str(message.get("tool_call_id") or ""), order=1,
-                                   start_ns=span.start_ns))
-        completions = cv.indexed(attributes, cv.LEGACY_COMPLETION)
-        if completions and not any(k.startswith("tool_calls.") for k in completions[-1]):
-            content = completions[-1].get("content")
-            if isinstance(content, str) and content.strip():
-                answers.append(Answer(content.strip(), span.span_id, RANK_INFERENCE, span.end_ns,
-                                      cv.CONVENTION_OPENLLMETRY))
-    return Extraction(answers=tuple(answers), evidence=tuple(found))
+    return gather(run, _span_items)
+
+
+def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found]:
+    attributes = span.attributes
+    kind = attributes.get(cv.TRACELOOP_SPAN_KIND)
+    name = str(attributes.get(cv.TRACELOOP_ENTITY_NAME) or span.name)
+    if kind == "tool" and cv.TRACELOOP_ENTITY_OUTPUT in attributes:
+        yield Found(content=unwrap_json_text(attributes[cv.TRACELOOP_ENTITY_OUTPUT]),
+                    span_id=span.span_id, tool_name=name, start_ns=span.start_ns)
+    elif kind in ("workflow", "agent") and cv.TRACELOOP_ENTITY_OUTPUT in attributes:
+        text = unwrap_json_text(attributes[cv.TRACELOOP_ENTITY_OUTPUT])
+        if text:
+            yield Answer(text, span.span_id, agent_rank(is_run_span), span.end_ns,
+                         cv.CONVENTION_OPENLLMETRY)
+    yield from indexed_tool_results(span, cv.indexed(attributes, cv.LEGACY_PROMPT))
+    content = indexed_answer(cv.indexed(attributes, cv.LEGACY_COMPLETION))
+    if content is not None:
+        yield Answer(content, span.span_id, RANK_INFERENCE, span.end_ns,
+                     cv.CONVENTION_OPENLLMETRY)
