@@ -268,9 +268,7 @@ def where_of(entry: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Judge every line of ``args.batch``; see the module docstring for the exit code."""
     from gsar_otel.cli import inputs
-    from gsar_otel.cli.judge import load_cli_settings, parse_thresholds
-    from gsar_otel.core.evaluator import GSAREvaluator
-    from gsar_otel.judges.factory import make_judge
+    from gsar_otel.cli.judge import load_cli_settings, make_evaluator, parse_thresholds
 
     if args.synthesis is not None or args.evidence is not None:
         raise BadInput("--batch judges the answers of its file: give --batch, or --synthesis "
@@ -280,15 +278,7 @@ def run(args: argparse.Namespace) -> int:
     limit = args.max_input_bytes or inputs.DEFAULT_MAX_INPUT_BYTES
     settings = load_cli_settings()
     thresholds = parse_thresholds(args.proceed, args.regenerate, settings.thresholds_model())
-    try:
-        judge = make_judge(args.judge or settings.judge, model=args.model or settings.judge_model)
-    except (ValueError, ImportError) as error:
-        raise BadInput(f"--judge: {error}") from None
-    try:
-        evaluator = GSAREvaluator(judge, thresholds=thresholds, contradiction_penalty=args.rho,
-                                  conclusion_policy=args.conclusion_policy, settings=settings)
-    except ValueError as error:
-        raise BadInput(f"--rho: {error}") from None
+    evaluator = make_evaluator(args, settings, thresholds)
     path: str = args.batch
     where = "stdin" if path == "-" else path
     handle = sys.stdin.buffer if path == "-" else inputs.open_regular(

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings
+    from gsar_otel.core.evaluator import GSAREvaluator
     from gsar_otel.core.model import GSARThresholds
     from gsar_otel.core.result import GSARResult
     from gsar_otel.core.scoring import WeightMap
@@ -144,10 +145,8 @@ def parse_evidence(text: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Judge once and print the verdict; 0 when it proceeds, 1 otherwise."""
     from gsar_otel.cli.common import EXIT_NOT_PROCEED, EXIT_OK, BadInput
-    from gsar_otel.core.evaluator import GSAREvaluator
     from gsar_otel.core.evidence import EvidenceSet
     from gsar_otel.core.model import Decision
-    from gsar_otel.judges.factory import make_judge
 
     if args.synthesis is None or args.evidence is None:
         raise BadInput("give --synthesis and --evidence, or --batch FILE.jsonl")
@@ -160,15 +159,7 @@ def run(args: argparse.Namespace) -> int:
         evidence = EvidenceSet.coerce(parse_evidence(evidence_text))
     except ValueError as error:
         raise BadInput(f"--evidence: {error}") from None
-    try:
-        judge = make_judge(args.judge or settings.judge, model=args.model or settings.judge_model)
-    except (ValueError, ImportError) as error:
-        raise BadInput(f"--judge: {error}") from None
-    try:
-        evaluator = GSAREvaluator(judge, thresholds=thresholds, contradiction_penalty=args.rho,
-                                  conclusion_policy=args.conclusion_policy, settings=settings)
-    except ValueError as error:
-        raise BadInput(f"--rho: {error}") from None
+    evaluator = make_evaluator(args, settings, thresholds)
     in_force = describe_thresholds(thresholds, args, settings)
     result = evaluator.evaluate_sync(report_synthesis=synthesis, evidence_corpus=evidence)
     if args.json:
@@ -177,6 +168,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render(result, evidence, weights=evaluator.weight_map, in_force=in_force))
     return EXIT_OK if result.final_decision is Decision.PROCEED else EXIT_NOT_PROCEED
+
+
+def make_evaluator(args: argparse.Namespace, settings: GSARSettings,
+                   thresholds: GSARThresholds) -> GSAREvaluator:
+    """The evaluator ``--judge``, ``--model``, ``--rho`` and ``--conclusion-policy`` name, over
+    the settings; a judge that cannot be made or a bad penalty is bad input (exit 2)."""
+    from gsar_otel.cli.common import BadInput
+    from gsar_otel.core.evaluator import GSAREvaluator
+    from gsar_otel.judges.factory import make_judge
+
+    try:
+        judge = make_judge(args.judge or settings.judge, model=args.model or settings.judge_model)
+    except (ValueError, ImportError) as error:
+        raise BadInput(f"--judge: {error}") from None
+    try:
+        return GSAREvaluator(judge, thresholds=thresholds, contradiction_penalty=args.rho,
+                             conclusion_policy=args.conclusion_policy, settings=settings)
+    except ValueError as error:
+        raise BadInput(f"--rho: {error}") from None
 
 
 def load_cli_settings(env: Mapping[str, str] | None = None) -> GSARSettings:
