@@ -99,7 +99,8 @@ def run_kind(span: SpanRecord) -> str | None:
     if attributes.get(TRACELOOP_SPAN_KIND) in ("workflow", "agent"):
         return CONVENTION_OPENLLMETRY
     operation = attributes.get(VERCEL_OPERATION_ID, span.name)
-    if operation in VERCEL_RUN_SPANS:
+    # Attribute values may be lists or maps (OTLP kvlist): only a string names an operation.
+    if isinstance(operation, str) and operation in VERCEL_RUN_SPANS:
         return CONVENTION_VERCEL
     return None
 

@@ -48,7 +48,8 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found]
                     call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""),
                     start_ns=span.start_ns)
     operation = attributes.get(cv.VERCEL_OPERATION_ID, span.name)
-    if operation in cv.VERCEL_RUN_SPANS and cv.VERCEL_RESPONSE_TEXT in attributes:
+    if (isinstance(operation, str) and operation in cv.VERCEL_RUN_SPANS
+            and cv.VERCEL_RESPONSE_TEXT in attributes):
         yield Answer(as_text(attributes[cv.VERCEL_RESPONSE_TEXT]), span.span_id,
                      rank, span.end_ns, cv.CONVENTION_VERCEL)
     if (attributes.get(cv.GEN_AI_OPERATION_NAME) == cv.OP_INVOKE_AGENT
