@@ -23,8 +23,8 @@ from typing import Final, NamedTuple
 
 from gsar_otel.core.anchor_durations import duration_quantum
 from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
-from gsar_otel.core.anchor_scan import number_text
 from gsar_otel.core.anchor_times import date_numbers, time_keys
+from gsar_otel.core.anchor_tokens import number_text
 from gsar_otel.core.anchor_words import (
     PERCENT_WORDS,
     SECONDS_PER_UNIT,

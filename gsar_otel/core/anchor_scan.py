@@ -14,14 +14,13 @@ import re
 from typing import Final
 
 from gsar_otel.core.anchor_model import Anchor, AnchorKind
-from gsar_otel.core.anchor_spans import quote_spans, token_spans
+from gsar_otel.core.anchor_spans import keyed_tokens, name_continues, quote_spans, token_spans
 from gsar_otel.core.anchor_tokens import (
     Clock,
     Piece,
     bare_number,
     classify,
     iso_date,
-    leading_number,
     read_clock,
     timestamp_piece,
 )
@@ -50,6 +49,7 @@ _DAY_RANGE: Final = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?-(\d{1,2})(?:st|nd|rd|
 _YEAR: Final = re.compile(r"[12]\d{3}")
 _ORDINAL_NUMBER: Final = re.compile(r"(\d{1,2}(?:\.\d{1,3})?)(?:st|nd|rd|th)")
 _MAGNITUDES: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION})
+_SENTENCE_MARKS: Final = frozenset(".!?\n:")
 
 
 
@@ -136,16 +136,26 @@ class _Scanner:
 
     def run(self) -> tuple[Anchor, ...]:
         quotes = quote_spans(self.text)
+        quote_count = len(quotes)
+        spans = self.spans
+        keyed = keyed_tokens(self.text, spans)
+        words = self.words
         next_quote = 0
         index = 0
-        count = len(self.spans)
+        count = len(spans)
         while index < count:
-            start = self.spans[index][0]
-            while next_quote < len(quotes) and quotes[next_quote][1] <= start:
-                next_quote += 1
-            if next_quote < len(quotes) and quotes[next_quote][0] < start:
-                index = self._quoted(index, quotes[next_quote])
-                next_quote += 1
+            if quote_count:
+                start = spans[index][0]
+                while next_quote < quote_count and quotes[next_quote][1] <= start:
+                    next_quote += 1
+                if next_quote < quote_count and quotes[next_quote][0] < start:
+                    index = self._quoted(index, quotes[next_quote])
+                    next_quote += 1
+                    continue
+            token = words[index]
+            if token.isalpha() and index not in keyed and (
+                    not token[0].isupper() or not self._may_name(index, token)):
+                index += 1  # a word that is no value, month or name: _read finds nothing
                 continue
             used, pieces = self._read(index)
             if pieces:
@@ -247,24 +257,29 @@ class _Scanner:
 
     def _capitalised(self, index: int, token: str, start: int) -> tuple[int, list[Piece]]:
         """A month that starts a date (``May 1, 2024``), or a run of capitalised words."""
-        month = MONTHS.get(token.lower())
+        lowered = token.lower()
+        month = MONTHS.get(lowered)
         if month is not None and self.spaced(index + 1):
             dated = self._month_first(index, month, start)
             if dated is not None:
                 return dated
-        sentence_start = index == 0 or any(ch in self.gap(index) for ch in ".!?\n:")
-        if token.lower() in FUNCTION_WORDS:
+        if lowered in FUNCTION_WORDS:
             return 1, []  # "On May 11", "In Mexico City": the name starts after it
         last = index
-        while (last + 1 < len(self.words) and last - index < 5 and self.gap(last + 1) == " "
-               and _title_word(self.words[last + 1])
-               and self.words[last + 1].lower() not in MONTHS):
+        while last - index < 5 and name_continues(self.text, self.spans, self.words, last):
             last += 1
-        if last == index or sentence_start:
-            return 1, []
+        if last == index or index == 0 or not _SENTENCE_MARKS.isdisjoint(self.gap(index)):
+            return 1, []  # one word, or the first of a sentence
         end = self.spans[last][1]
         return last - index + 1, [Piece(AnchorKind.NAME, start, end,
                                         " ".join(self.text[start:end].lower().split()), None)]
+
+    def _may_name(self, index: int, token: str) -> bool:
+        """Whether _capitalised may find something at a capitalised word: a month, or a title
+        word that another follows."""
+        if len(token) < 2 or not token[1:].islower():
+            return False
+        return token.lower() in MONTHS or name_continues(self.text, self.spans, self.words, index)
 
     def _month_first(self, index: int, month: int, start: int) -> tuple[int, list[Piece]] | None:
         """``May 1, 2024``, ``March 5``, and the ranges ``March 13-14, 2018``, ``March 6–7``."""
@@ -378,16 +393,3 @@ class _Scanner:
         if isinstance(day, str):
             return used + 1, [timestamp_piece(day, clock, start, end)]
         return used + 1, [Piece(AnchorKind.CLOCK, start, end, float(clock.seconds), clock.zone)]
-
-
-def _title_word(word: str) -> bool:
-    return len(word) > 1 and word[0].isupper() and word[1:].islower() and word.isalpha()
-
-
-def number_text(anchor: Anchor) -> tuple[str, int] | None:
-    """The number as written at the start of a numeric anchor's text and its decimals."""
-    text = anchor.text.lstrip("~≈≥≤$€£¥")
-    found = leading_number(text)
-    if found is None:
-        return None
-    return text[:found[2]], found[1]

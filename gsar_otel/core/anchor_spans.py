@@ -4,7 +4,10 @@ scan for :mod:`gsar_otel.core.anchor_scan`."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Final
+
+from gsar_otel.core.anchor_words import MONTHS
 
 _DELIMITERS: Final = "\\s=;,()\\[\\]{}<>\"'`|“”‘’!?*–—…"
 _TOKEN: Final = re.compile(
@@ -13,6 +16,7 @@ _TOKEN: Final = re.compile(
 """A token: a run of non-delimiters. A colon or a full stop belongs to it only when more of the
 token follows (``10:15``, ``2.5``, not ``Founded:`` or ``2017.``), a full stop never before a
 glued sentence (``2017.It``), and a comma only between digits (``1,024``)."""
+_ASSIGNS: Final = re.compile(r"[=:]")
 _QUOTE: Final = re.compile(r"[\"“”`\n]")
 _MAX_QUOTE: Final = 300
 
@@ -46,3 +50,31 @@ def quote_spans(text: str) -> list[tuple[int, int]]:
             spans.append((start, match.end()))
     spans.sort()
     return spans
+
+
+def keyed_tokens(text: str, spans: list[tuple[int, int]]) -> set[int]:
+    """Indexes of the tokens (of ``spans``) whose gap before them holds ``=`` or ``:``, from one
+    scan for those marks: only such a plain word can be the value of a key (``host=api``)."""
+    keyed: set[int] = set()
+    if "=" not in text and ":" not in text:
+        return keyed
+    starts = [start for start, _ in spans]
+    for mark in _ASSIGNS.finditer(text):
+        at = mark.start()
+        following = bisect_right(starts, at)
+        if following and at < spans[following - 1][1]:
+            continue  # inside a token (``10:15``)
+        keyed.add(following)
+    return keyed
+
+
+def name_continues(text: str, spans: list[tuple[int, int]], words: list[str], last: int) -> bool:
+    """True when token ``last + 1`` is a title word (``Acme``), not a month, one space after
+    token ``last``: a name of capitalised words goes on."""
+    if last + 1 >= len(words):
+        return False
+    following = words[last + 1]
+    gap_at = spans[last][1]
+    return (spans[last + 1][0] == gap_at + 1 and text[gap_at] == " " and len(following) > 1
+            and following[0].isupper() and following[1:].islower() and following.isalpha()
+            and following.lower() not in MONTHS)

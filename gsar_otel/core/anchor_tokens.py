@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Final, NamedTuple
 
-from gsar_otel.core.anchor_model import AnchorKind
+from gsar_otel.core.anchor_model import Anchor, AnchorKind
 from gsar_otel.core.anchor_words import (
     HOST_SUFFIXES,
     HOST_WORDS,
@@ -84,6 +84,13 @@ def leading_number(text: str) -> tuple[Decimal, int, int] | None:
     raw = match.group(0)
     decimals = len(raw) - raw.index(".") - 1 if "." in raw else 0
     return value, decimals, match.end()
+
+
+def number_text(anchor: Anchor) -> tuple[str, int] | None:
+    """The number as written at the start of a numeric anchor's text and its decimals."""
+    text = anchor.text.lstrip("~≈≥≤$€£¥")
+    found = leading_number(text)
+    return None if found is None else (text[:found[2]], found[1])
 
 
 def bare_number(token: str) -> Decimal | None:
