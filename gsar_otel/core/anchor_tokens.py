@@ -184,11 +184,11 @@ def _looks_like_host(token: str) -> bool:
         if not (last.isalpha() and len(last) >= 2 and len(labels[0]) >= 2):
             return False
         return (len(labels) > 2 or last in HOST_SUFFIXES
-                or any(ch.isdigit() or ch == "-" for ch in lowered))
+                or "-" in lowered or any(map(str.isdigit, lowered)))
     if token != token.lower() or "-" not in token or "_" in token:
         return False
     parts = token.split("-")
-    if not any(ch.isdigit() for ch in token) or not all(parts):
+    if not any(map(str.isdigit, token)) or not all(parts):
         return False
     if len(parts) > 2:
         return True
@@ -292,23 +292,24 @@ def _classify_whole(token: str, start: int) -> list[Piece] | None:
     ipv6 = _ipv6(token, start)
     if ipv6 is not None:
         return ipv6
-    host_port = _HOST_PORT.fullmatch(token)
+    host_port = _HOST_PORT.fullmatch(token) if ":" in token else None
     if host_port and (_IPV4.fullmatch(host_port.group(1))
-                      or any(ch.isalpha() for ch in host_port.group(1))):
+                      or any(map(str.isalpha, host_port.group(1)))):
         address = host_port.group(1)
         colon = start + len(address)
         head = _classify_whole(address, start) if address[0].isdigit() else None
         if head is None or (head and head[0].kind is not AnchorKind.IPV4):
             head = [_host_or_identifier(address, start, AnchorKind.HOST)]
         return [*head, Piece(AnchorKind.PORT, colon, end, host_port.group(2), None)]
-    if _UUID.fullmatch(token) or (_HEX.fullmatch(token) and not token.isdigit()):
+    if len(token) >= 7 and (_UUID.fullmatch(token) or (_HEX.fullmatch(token)
+                                                        and not token.isdigit())):
         return [Piece(AnchorKind.IDENTIFIER, start, end, token.lower(), None)]
-    if _HTTP_CLASS.fullmatch(token):
+    if len(token) == 3 and _HTTP_CLASS.fullmatch(token):
         return [Piece(AnchorKind.HTTP_CLASS, start, end, token.lower(), None)]
-    percentile = _PERCENTILE.fullmatch(token)
+    percentile = _PERCENTILE.fullmatch(token) if first in "pP" else None
     if percentile:
         return [Piece(AnchorKind.PERCENTILE, start, end, "p" + percentile.group(1), None)]
-    version = _VERSION.fullmatch(token)
+    version = _VERSION.fullmatch(token) if first in "vV" or first.isdigit() else None
     if version:
         value, prefixed = _version(version)
         suffix = version.group(2) or version.group(4)
@@ -317,7 +318,7 @@ def _classify_whole(token: str, start: int) -> list[Piece] | None:
     numeric = _numeric(token, start)
     if numeric is not None:
         return numeric
-    if _NAME_CHARS.fullmatch(token) and any(ch.isalpha() for ch in token):
+    if _NAME_CHARS.fullmatch(token) and any(map(str.isalpha, token)):
         compound = _compound_parts(token, start)
         return compound or [_host_or_identifier(token, start)]
     return None
