@@ -50,10 +50,14 @@ def test_overhead_quick_json_reports_every_case_import_and_target() -> None:
 def test_replay_suite_runs_a_small_suite_and_reports_both_ratios() -> None:
     report = run_benchmark("replay_suite.py", "--json", "--cases", "5", "--runs", "1")
     assert report["benchmark"] == "replay_suite"
-    assert set(report["suites"]) == {"trivial", "lexical", "anthropic replay"}
+    assert set(report["suites"]) == {"trivial", "lexical", "anthropic replay", "vcrpy replay"}
     for stats in report["suites"].values():
         assert stats["n"] == 1 and stats["median"] > 0
         assert stats["outcome"].startswith("5 passed")
-    assert report["recording"]["requests"] == 5
-    assert report["recording"]["cassette_files"] >= 1
-    assert [t["name"].split(" /")[0] for t in report["targets"]] == ["lexical", "anthropic replay"]
+    # Both replays recorded their five judgements once against the fake Messages API.
+    for suite in ("anthropic replay", "vcrpy replay"):
+        assert report["recording"][suite]["requests"] == 5
+        assert report["recording"][suite]["cassette_files"] >= 1
+    assert [t["name"] for t in report["targets"]] == [
+        "pytest_gsar replay / trivial (median wall time)",
+        "pytest_gsar replay / vcrpy replay (median wall time)"]
