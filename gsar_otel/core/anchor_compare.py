@@ -61,9 +61,8 @@ class Interval(NamedTuple):
     def __contains__(self, value: object) -> bool:
         if not isinstance(value, Decimal):
             return False
-        above = value >= self.low if self.low_closed else value > self.low
-        below = value <= self.high if self.high_closed else value < self.high
-        return above and below
+        return ((value >= self.low if self.low_closed else value > self.low)
+                & (value <= self.high if self.high_closed else value < self.high))
 
 
 class View(NamedTuple):
@@ -92,20 +91,17 @@ def compare_anchors(claim: Anchor, evidence: Anchor) -> Agreement:
     """How ``evidence`` stands to ``claim``: MATCH, CONFLICT (same concept, different value) or
     UNRELATED (different kinds or units; a time never contradicts a percentage)."""
     comparable = False
+    offered = views(evidence)  # read once, not once per query: callers compare many pairs
     for query in queries(claim):
-        for view in views(evidence):
+        accepts = query.accepts
+        exact = not isinstance(accepts, Interval)
+        for view in offered:
             if view.space != query.space or not view.dims & query.dims:
                 continue
-            if _accepts(query, view.value):
+            if accepts == view.value if exact else view.value in accepts:
                 return Agreement.MATCH
             comparable = comparable or (query.strict and view.strict)
     return Agreement.CONFLICT if comparable else Agreement.UNRELATED
-
-
-def _accepts(query: Query, value: Decimal | str) -> bool:
-    if isinstance(query.accepts, Interval):
-        return value in query.accepts
-    return query.accepts == value
 
 
 class AnchorIndex:

@@ -330,7 +330,8 @@ class _Scanner:
             return None
         following = self.words[index + 1]
         lowered = following.lower()
-        if following[:1].isupper() and (day := _DAY.fullmatch(token)):
+        day = _DAY.fullmatch(token)
+        if day and following[:1].isupper():
             month = MONTHS.get(lowered)
             if month is not None:
                 used, year = self._year_after(index + 1)
@@ -338,9 +339,8 @@ class _Scanner:
                 if found is not None:
                     end = self.spans[index + used][1]
                     return 1 + used, [Piece(AnchorKind.DATE, start, end, found, None)]
+        value = bare_number(token.lstrip("~≈≥≤"))
         end = self.spans[index + 1][1]
-        value = bare_number(token.lstrip("~≈≥≤")) if (  # a unit or "per" after a number
-            lowered in SECONDS_PER_UNIT or lowered == "per" or is_spaced_unit(lowered)) else None
         if value is not None and not self._next_key(index + 1):
             if lowered in PERCENT_WORDS:
                 return 2, [Piece(AnchorKind.PERCENT, start, end, float(value), "%")]
@@ -354,8 +354,8 @@ class _Scanner:
                 end = self.spans[index + 2][1]
                 return 3, [Piece(AnchorKind.NUMBER, start, end, float(value),
                                  PER_UNITS[self.word(index + 2)])]
-        ordinal = _ORDINAL_NUMBER.fullmatch(token) if lowered == "percentile" else None
-        if ordinal:
+        ordinal = _ORDINAL_NUMBER.fullmatch(token)
+        if ordinal and lowered == "percentile":
             return 2, [Piece(AnchorKind.PERCENTILE, start, end, "p" + ordinal.group(1), None)]
         return self._timed(index, token, start)
 

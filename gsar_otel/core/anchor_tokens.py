@@ -301,8 +301,8 @@ def _classify_whole(token: str, start: int) -> list[Piece] | None:
         if head is None or (head and head[0].kind is not AnchorKind.IPV4):
             head = [_host_or_identifier(address, start, AnchorKind.HOST)]
         return [*head, Piece(AnchorKind.PORT, colon, end, host_port.group(2), None)]
-    if len(token) >= 7 and ((len(token) == 36 and _UUID.fullmatch(token))
-                            or (_HEX.fullmatch(token) and not token.isdigit())):
+    if len(token) >= 7 and (_UUID.fullmatch(token) or (_HEX.fullmatch(token)
+                                                        and not token.isdigit())):
         return [Piece(AnchorKind.IDENTIFIER, start, end, token.lower(), None)]
     if len(token) == 3 and _HTTP_CLASS.fullmatch(token):
         return [Piece(AnchorKind.HTTP_CLASS, start, end, token.lower(), None)]
@@ -315,7 +315,7 @@ def _classify_whole(token: str, start: int) -> list[Piece] | None:
         suffix = version.group(2) or version.group(4)
         if prefixed or len(value) > 3 or (suffix and PRERELEASE.fullmatch(suffix)):
             return [Piece(AnchorKind.VERSION, start, end, value, None)]
-    numeric = _numeric(token, start) if first.isdigit() or first in "~≈≥≤$€£¥+-" else None
+    numeric = _numeric(token, start)
     if numeric is not None:
         return numeric
     if _NAME_CHARS.fullmatch(token) and any(map(str.isalpha, token)):
