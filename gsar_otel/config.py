@@ -173,7 +173,8 @@ def _parse_unit(source: str, value: object) -> float:
     return number
 
 
-def _int_parser(minimum: int) -> Callable[[str, object], int]:
+def int_parser(minimum: int, maximum: int | None = None) -> Callable[[str, object], int]:
+    """A parser of an integer setting in [minimum, maximum] (a string or an int, not a bool)."""
     def parse(source: str, value: object) -> int:
         number: int | None = None
         if isinstance(value, str):
@@ -183,8 +184,9 @@ def _int_parser(minimum: int) -> Callable[[str, object], int]:
                 number = None
         elif isinstance(value, int) and not isinstance(value, bool):
             number = value
-        if number is None or number < minimum:
-            raise SettingsError(f"{source} must be an integer >= {minimum}, got {value!r}")
+        if number is None or number < minimum or (maximum is not None and number > maximum):
+            bound = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
+            raise SettingsError(f"{source} must be an integer {bound}, got {value!r}")
         return number
 
     return parse
@@ -229,10 +231,10 @@ _SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
     "sample_rate": _parse_unit,
     "capture_content": _parse_bool,
     "disabled": _parse_bool,
-    "background_queue_size": _int_parser(1),
+    "background_queue_size": int_parser(1),
     "contradiction_penalty": _parse_unit,
-    "k_max": _int_parser(0),
-    "max_regenerations": _int_parser(0),
+    "k_max": int_parser(0),
+    "max_regenerations": int_parser(0),
     "weight_map": _parse_weight_map,
     "penalty_weight_map": _parse_weight_map,
     "conclusion_policy": _parse_conclusion_policy,

@@ -18,7 +18,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from gsar_otel import semconv as sc
-from gsar_otel.config import GSARSettings, SettingsError
+from gsar_otel.config import GSARSettings, SettingsError, int_parser
 
 
 def _seconds(minimum: float) -> Callable[[str, object], float]:
@@ -34,23 +34,6 @@ def _seconds(minimum: float) -> Callable[[str, object], float]:
             raise SettingsError(f"{source} must be a number of seconds >= {minimum:g}, "
                                 f"got {value!r}")
         return float(number)
-
-    return parse
-
-
-def _integer(minimum: int, maximum: int | None = None) -> Callable[[str, object], int]:
-    def parse(source: str, value: object) -> int:
-        number = value
-        if isinstance(value, str):
-            try:
-                number = int(value.strip())
-            except ValueError:
-                number = None
-        if (isinstance(number, bool) or not isinstance(number, int) or number < minimum
-                or (maximum is not None and number > maximum)):
-            bound = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
-            raise SettingsError(f"{source} must be an integer {bound}, got {value!r}")
-        return number
 
     return parse
 
@@ -86,7 +69,7 @@ class Setting:
     default: Any
 
 
-_PORT = _integer(0, 65535)
+_PORT = int_parser(0, 65535)
 SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("host", sc.ENV_SIDECAR_HOST, _text, "127.0.0.1"),
     Setting("http_port", sc.ENV_SIDECAR_HTTP_PORT, _PORT, 4318),
@@ -95,12 +78,12 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("token", sc.ENV_SIDECAR_TOKEN, _token, None),
     Setting("decision_wait", sc.ENV_SIDECAR_DECISION_WAIT, _seconds(0.0), 10.0),
     Setting("max_trace_age", sc.ENV_SIDECAR_MAX_TRACE_AGE, _seconds(0.0), 300.0),
-    Setting("max_traces", sc.ENV_SIDECAR_MAX_TRACES, _integer(1), 10_000),
-    Setting("max_spans_per_trace", sc.ENV_SIDECAR_MAX_SPANS_PER_TRACE, _integer(1), 5_000),
-    Setting("queue_size", sc.ENV_SIDECAR_QUEUE_SIZE, _integer(1), 1_000),
-    Setting("concurrency", sc.ENV_SIDECAR_CONCURRENCY, _integer(1), 4),
-    Setting("max_body_bytes", sc.ENV_SIDECAR_MAX_BODY_BYTES, _integer(1), 20 * 1024 * 1024),
-    Setting("max_grpc_inflight", sc.ENV_SIDECAR_MAX_GRPC_INFLIGHT, _integer(1), 64),
+    Setting("max_traces", sc.ENV_SIDECAR_MAX_TRACES, int_parser(1), 10_000),
+    Setting("max_spans_per_trace", sc.ENV_SIDECAR_MAX_SPANS_PER_TRACE, int_parser(1), 5_000),
+    Setting("queue_size", sc.ENV_SIDECAR_QUEUE_SIZE, int_parser(1), 1_000),
+    Setting("concurrency", sc.ENV_SIDECAR_CONCURRENCY, int_parser(1), 4),
+    Setting("max_body_bytes", sc.ENV_SIDECAR_MAX_BODY_BYTES, int_parser(1), 20 * 1024 * 1024),
+    Setting("max_grpc_inflight", sc.ENV_SIDECAR_MAX_GRPC_INFLIGHT, int_parser(1), 64),
 )
 """Every sidecar setting, in ``--help`` order."""
 BY_KEY: Final[Mapping[str, Setting]] = MappingProxyType({s.key: s for s in SETTINGS})
