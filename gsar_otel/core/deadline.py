@@ -192,6 +192,11 @@ def really_cancelled() -> bool:
     return task is not None and task.cancelling() > 0
 
 
+def is_real_cancellation(error: BaseException) -> bool:
+    """True for a ``CancelledError`` that is a real cancellation of the running task."""
+    return isinstance(error, asyncio.CancelledError) and really_cancelled()
+
+
 def failed_verdict(judge: object, kind: str, started: float, reason: str | None = None
                    ) -> JudgeVerdict:
     """The abstain verdict of a round that ended in ``kind`` (an exception type name)."""
@@ -245,11 +250,9 @@ async def judge_verdict(judge: Judge, *, synthesis: str, evidence: EvidenceSet) 
         return await run_judge(judge, synthesis=synthesis, evidence=evidence)
     except _PROPAGATE:
         raise
-    except asyncio.CancelledError:
-        if really_cancelled():
+    except BaseException as error:  # CancelledError not ours, GeneratorExit...: an abstain
+        if is_real_cancellation(error):
             raise
-        return failed_verdict(judge, "CancelledError", started)
-    except BaseException as error:  # GeneratorExit and the like: an abstain
         return failed_verdict(judge, type(error).__name__, started)
 
 

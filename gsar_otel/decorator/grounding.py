@@ -290,7 +290,9 @@ class GroundedFunction:
         except PROPAGATE:
             raise
         except BaseException as error:
-            if any(error is e for e in errors) or _really_cancelled(error):
+            from gsar_otel.core.deadline import is_real_cancellation
+
+            if any(error is e for e in errors) or is_real_cancellation(error):
                 raise
             return self._failed(result, error)
         return self._apply_on_low(result, outcome)
@@ -346,14 +348,3 @@ class GroundedFunction:
         if outcome.final_report == outcome.trajectory[0].report_synthesis:
             return result
         return outcome.final_report
-
-
-def _really_cancelled(error: BaseException) -> bool:
-    """True for a CancelledError that is a real cancellation of the running task."""
-    import asyncio
-
-    if not isinstance(error, asyncio.CancelledError):
-        return False
-    from gsar_otel.core.deadline import really_cancelled
-
-    return really_cancelled()
