@@ -24,16 +24,12 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from gsar_otel.cli.common import EXIT_BAD_INPUT, EXIT_NOT_PROCEED, EXIT_OK, BadInput
+from gsar_otel.cli.progress import Progress
 
 if TYPE_CHECKING:
     from gsar_otel.core.evaluator import GSAREvaluator
     from gsar_otel.core.evidence import EvidenceSet
     from gsar_otel.core.result import GSARResult
-
-BAR_WIDTH = 30
-EVERY_UNKNOWN = 100
-"""Without a terminal and without a known total (stdin): a progress line every this many rows."""
-
 
 @dataclass(frozen=True, slots=True)
 class Row:
@@ -170,42 +166,6 @@ def error_row(row: Row) -> dict[str, Any]:
     return {"id": row.id, "line": row.line, "S": None, "decision": None, "counts": None,
             "degraded": None, "abstain_reason": None, "judge": None, "error": row.error,
             "claims": []}
-
-
-class Progress:
-    """A ``\\r`` bar on a terminal; otherwise a plain line every 10% (every 100 rows when the
-    total is unknown)."""
-
-    def __init__(self, stream: TextIO, total: int | None) -> None:
-        self.stream = stream
-        self.total = total
-        self.tty = stream.isatty()
-        self.last = -1
-
-    def update(self, done: int, errors: int) -> None:
-        """Show ``done`` rows, ``errors`` of them error rows."""
-        failed = f", {errors} bad" if errors else ""
-        if self.tty:
-            if self.total:
-                filled = round(min(done / self.total, 1.0) * BAR_WIDTH)
-                bar = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self.total}"
-            else:
-                bar = f"judged {done}"
-            self.stream.write(f"\r{bar}{failed}")
-            self.stream.flush()
-            return
-        step = (done * 10 // self.total) if self.total else done // EVERY_UNKNOWN
-        if step != self.last:
-            self.last = step
-            of = f"/{self.total}" if self.total else ""
-            self.stream.write(f"judged {done}{of}{failed}\n")
-            self.stream.flush()
-
-    def finish(self) -> None:
-        """End the bar's line."""
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 # --- judging ------------------------------------------------------------------------------------

@@ -15,12 +15,13 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
+
+from gsar_otel.cli.progress import Progress
 
 if TYPE_CHECKING:
     from gsar_otel.measure.bench import BenchReport, Outcome
 
-BAR_WIDTH = 30
 ROW_FIELDS = ("data", "judge", "id", "split", "label", "S", "decision", "predicted", "correct",
               "ms", "judge_error")
 """The columns of ``--csv`` / ``--jsonl``: label and predicted are faithful or unfaithful
@@ -128,11 +129,11 @@ def run(args: argparse.Namespace) -> int:
         if not chosen:
             raise BadInput(f"{path} has no examples in split {args.split!r}")
         for judge in judges:
-            progress = Progress(sys.stderr, label=f"{judge_name(judge)} on {path}")
+            progress = Progress(sys.stderr, len(chosen), label=f"{judge_name(judge)} on {path}")
             watch = bench.Stopwatch()
             outcomes = asyncio.run(bench.judge_examples(
                 chosen, judge, thresholds=thresholds, contradiction_penalty=rho,
-                concurrency=args.concurrency, progress=progress.update))
+                concurrency=args.concurrency, progress=progress.of_total))
             progress.finish()
             rows += example_rows(path, judge_name(judge), outcomes)
             reports.append(bench.build_report(
@@ -197,37 +198,6 @@ def write_rows(rows: list[dict[str, object]], sinks: list[tuple[str, str]]) -> N
                                  for row in rows)
             else:
                 handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-
-
-class Progress:
-    """A one-line progress bar on a stream; plain lines every 10% when it is not a terminal."""
-
-    def __init__(self, stream: TextIO, label: str = "") -> None:
-        self.stream = stream
-        self.label = f"{label}: " if label else ""
-        self.tty = stream.isatty()
-        self.last_decile = -1
-
-    def update(self, done: int, total: int) -> None:
-        """Show ``done`` of ``total``."""
-        share = done / total if total else 1.0
-        if self.tty:
-            filled = round(share * BAR_WIDTH)
-            self.stream.write(f"\r{self.label}[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
-                              f"{done}/{total}")
-            self.stream.flush()
-            return
-        decile = int(share * 10)
-        if decile != self.last_decile:
-            self.last_decile = decile
-            self.stream.write(f"{self.label}judged {done}/{total}\n")
-            self.stream.flush()
-
-    def finish(self) -> None:
-        """End the bar's line."""
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gsar_otel.cli import main
-from gsar_otel.cli.batch import Progress, Row, judge_rows, parse_row
+from gsar_otel.cli.batch import Row, judge_rows, parse_row
+from gsar_otel.cli.progress import Progress
 from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
