@@ -199,3 +199,15 @@ def reset_plugin_manager() -> None:
     global _manager
     with _lock:
         _manager = None
+
+
+def mask(text: str, kind: str, values: tuple[str, ...] | None = None) -> str | None:
+    """``text`` as it may leave the process (span, report, log, error message): lone surrogates
+    replaced (no encoder can write them), the built-in secret masking of
+    :mod:`gsar_otel.core.redact` (``values``: the secret environment values, read now when
+    None), then the ``gsar_redact`` plugins. None when a plugin failed (fails closed)."""
+    from gsar_otel.core.redact import redact_text, replace_lone_surrogates, secret_values
+
+    masked = redact_text(replace_lone_surrogates(text)[0],
+                         secret_values() if values is None else values)
+    return redact(masked, kind) if has_redactors() else masked

@@ -42,15 +42,12 @@ class Redactor:
         self.values = secret_values()
 
     def __call__(self, text: str, kind: str) -> str:
-        from gsar_otel.core.redact import REDACTED, redact_text, replace_lone_surrogates
-        from gsar_otel.plugins import has_redactors, redact
+        from gsar_otel.core.redact import REDACTED
+        from gsar_otel.plugins import mask
 
-        # A lone surrogate cannot be written as UTF-8: the report would not be written at all.
-        masked = redact_text(replace_lone_surrogates(text)[0], self.values)
-        if not has_redactors():
-            return masked
-        hooked = redact(masked, kind)
-        return REDACTED if hooked is None else hooked
+        # A lone surrogate cannot be written as UTF-8: mask() replaces it.
+        masked = mask(text, kind, self.values)
+        return REDACTED if masked is None else masked
 
 
 # --- terminal ------------------------------------------------------------------------------------

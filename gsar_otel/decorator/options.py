@@ -42,9 +42,8 @@ class GroundingError(Exception):
 def grounding_error_message(result: GSARResult, function: str) -> str:
     """The decision and score, then every claim that is not grounded (bucket, evidence type,
     cited evidence, text) and the judge's abstain reason; secret-shaped text masked."""
-    from gsar_otel.core.redact import redact_text, secret_values
     from gsar_otel.core.result import shortfall_lines
-    from gsar_otel.plugins import has_redactors, redact
+    from gsar_otel.plugins import mask
 
     head = (f"{function}: grounding decision {result.final_decision.value!r} "
             f"(score {result.final_score:.2f}) is not 'proceed'")
@@ -55,11 +54,8 @@ def grounding_error_message(result: GSARResult, function: str) -> str:
     lines.extend(shortfall_lines(result.final_partition))
     # The message reaches logs and tracebacks, and claims quote the answer: the built-in
     # masking, then the gsar_redact plugins (a failing plugin hides the claim lines).
-    message = redact_text("\n".join(lines), secret_values())
-    if has_redactors():
-        masked = redact(message, "explanation")
-        message = masked if masked is not None else f"{head} (details hidden: redaction failed)"
-    return message
+    message = mask("\n".join(lines), "explanation")
+    return message if message is not None else f"{head} (details hidden: redaction failed)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -341,13 +341,11 @@ def _content_free_explanation(result: GSARResult) -> str:
 
 
 def _redact(text: str, kind: str) -> str | None:
-    """``text`` as it may be exported: the built-in secret masking (shapes and secret
-    environment values, :mod:`gsar_otel.core.redact`), then the ``gsar_redact`` plugins."""
-    from gsar_otel.core.redact import redact_text, replace_lone_surrogates, secret_values
-    from gsar_otel.plugins import redact
+    """``text`` as it may be exported (:func:`gsar_otel.plugins.mask`): a lone surrogate would
+    lose the whole span, a secret must not reach it."""
+    from gsar_otel.plugins import mask
 
-    # A lone surrogate cannot be encoded by an exporter: it would lose the whole span.
-    return redact(redact_text(replace_lone_surrogates(text)[0], secret_values()), kind)
+    return mask(text, kind)
 
 
 def _capture_content_default() -> bool:
