@@ -154,11 +154,14 @@ def installed_plugin(tmp_path: Path) -> Iterator[Path]:
     (dist / "entry_points.txt").write_text(
         "[gsar_otel]\nacme = acme_gsar\nbroken = acme_missing_module\n")
     sys.path.insert(0, str(tmp_path))
+    # Plugins other tests registered live in the current manager: put it back afterwards, so
+    # this test leaves the process as it found it whatever runs before or after it.
+    saved = plugins._manager
     plugins.reset_plugin_manager()
     yield tmp_path
     sys.path.remove(str(tmp_path))
     sys.modules.pop("acme_gsar", None)
-    plugins.reset_plugin_manager()
+    plugins._manager = saved
 
 
 def test_plugins_are_discovered_through_the_gsar_otel_entry_point_group(
