@@ -90,4 +90,6 @@ def test_claims_against_numbers_cost_linear_in_both() -> None:
         return operations(judge.judge_now, synthesis=answer, evidence=evidence,
                           modules=MODULES)
 
-    assert growth_exponent(cost, SIZES) < 1.3
+    # Each claim value is looked up by value in align and in compare (about 1.04); a pairwise
+    # pass over a unit's anchors in compare grew at 1.29.
+    assert growth_exponent(cost, SIZES) < 1.15

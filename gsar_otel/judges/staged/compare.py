@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gsar_otel.judges.staged.align import Alignment
+from gsar_otel.judges.staged.align import MAX_ANCHOR_CANDIDATES, Alignment
 from gsar_otel.judges.staged.anchoring import NAME_KINDS, SUBJECT_KINDS, Spec, agree, comparable
 from gsar_otel.judges.staged.index import EvidenceIndex, Unit, key_stems
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
@@ -161,6 +161,18 @@ def _subject_rows(subjects: frozenset[str], alignment: Alignment,
     return [index.units[p] for p in list(rows)[:MAX_SUBJECT_ROWS]]
 
 
+def _first_matches(spec: Spec, index: EvidenceIndex) -> dict[int, Spec]:
+    """Per unit, its first anchor that matches ``spec``, found by value in the index (as
+    :func:`.align.align` finds them), never by a scan of a unit's anchors: a unit of many
+    numbers costs each claim value a lookup, not a pass over the unit."""
+    first: dict[int, Spec] = {}
+    for at in index.anchor_index.matches(spec.raw, MAX_ANCHOR_CANDIDATES):
+        position, other = index.anchors[at]
+        if position not in first and comparable(spec, other):
+            first[position] = other
+    return first
+
+
 def compare(claim: TextFacts, alignment: Alignment, index: EvidenceIndex) -> Comparison:
     """Check ``claim`` against the units ``alignment`` chose."""
     units = [index.units[p] for p in alignment.units]
@@ -173,13 +185,13 @@ def compare(claim: TextFacts, alignment: Alignment, index: EvidenceIndex) -> Com
     row_conflict = False
     for spec in claim.anchors:
         found: ValueCheck | None = None
+        first = _first_matches(spec, index)
         for position in sorted(alignment.anchor_units, key=lambda p: (p not in alignment.units,
                                                                         p))[:8]:
             unit = index.units[position]
             if unit.kind != "prose" and not _subject_ok(unit, claim_subjects):
                 continue  # another host's row: its value is not this claim's
-            other = next((o for o in unit.facts.anchors
-                          if comparable(spec, o) and agree(spec, o) == "match"), None)
+            other = first.get(position)
             if other is not None:
                 found = ValueCheck(spec.kind, spec.text, other.text, unit.ref, "MATCH")
                 break
