@@ -173,7 +173,8 @@ def wrap_for_recording(item: pytest.Item, judge: Judge) -> RecordingJudge | None
         store = state.store(cassette_path(item, state), mode)
     except CassetteError as error:
         raise GroundingFailure(str(error)) from None
-    return RecordingJudge(judge, store, mode, identity=state.identity(judge))
+    return RecordingJudge(judge, store, mode, identity=state.identity(judge),
+                          reuse_guard=not state.options.recheck)
 
 
 # --- judging -------------------------------------------------------------------------------------

@@ -35,6 +35,8 @@ INI_HELP: Final = {
                           "(default false); hosts in gsar_allowed_hosts stay reachable",
     "gsar_allowed_hosts": "comma-separated hosts a test may still reach with gsar_block_network "
                           "(loopback too is blocked unless listed)",
+    "gsar_recheck": "true: run the integrity guard again on every replayed verdict instead of "
+                    "reusing the report recorded beside it (default false)",
 }
 """The ini options (``[tool.pytest.ini_options]``) and their help."""
 
@@ -59,6 +61,8 @@ class GSAROptions:
     """A test's call may open no network connection except to ``allowed_hosts``."""
     allowed_hosts: tuple[str, ...] = ()
     """Hosts (names or addresses) reachable under ``block_network``; loopback only if listed."""
+    recheck: bool = False
+    """Run the integrity guard on every replayed verdict, ignoring the report recorded with it."""
 
 
 def _flag(ini_name: str) -> str:
@@ -187,4 +191,5 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
                        update_baseline=update, tolerance=tolerance, min_score=min_score,
                        report=paths["gsar_report"], config=settings_file,
                        block_network=_switch(config, "gsar_block_network"),
-                       allowed_hosts=parse_hosts(_raw(config, "gsar_allowed_hosts")[0]))
+                       allowed_hosts=parse_hosts(_raw(config, "gsar_allowed_hosts")[0]),
+                       recheck=_switch(config, "gsar_recheck"))

@@ -82,6 +82,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="comma-separated host names or addresses still reachable with "
                          "--gsar-block-network; loopback is blocked unless listed "
                          "(ini: gsar_allowed_hosts)")
+    group.addoption("--gsar-recheck", dest="gsar_recheck", action="store_true", default=None,
+                    help="run the integrity guard again on every replayed verdict instead of "
+                         "reusing the report recorded beside it (ini: gsar_recheck)")
     for name, text in INI_HELP.items():
         parser.addini(name, text, type="string", default="")
 

@@ -17,6 +17,11 @@ the text and stays around a millisecond there, no more than the two thread switc
 takes (``pool_stats().inline`` counts these). A deadline, or a bigger judgement, always uses the
 pool, so the wait still ends on time and the host's loop is never held for long.
 
+A verdict replayed with the guard's recorded report (:class:`~gsar_otel.core.protocol.GuardMemo`)
+is not checked again when the report's digest matches this round's code and inputs
+(:mod:`gsar_otel.core.guard_memo`); after a guard run, a judge with ``remember_guard_memo`` (the
+recording judge) is handed the report to keep beside the verdict.
+
 Only a real cancellation of the caller's task, ``KeyboardInterrupt`` and ``SystemExit`` propagate
 out of :func:`judge_verdict`; a judge that raises ``CancelledError`` by itself, ``GeneratorExit``
 or another BaseException becomes an abstain naming the exception type.
@@ -27,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import logging
 import os
 import threading
 import time
@@ -35,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.guard_memo import make_memo, reuse_memo
 from gsar_otel.core.integrity import IntegrityReport, check_judge_output
 from gsar_otel.core.model import JudgeOutput, safe_default_judge_output
 from gsar_otel.core.protocol import Judge, JudgeVerdict, judge_model, judge_name, run_judge
@@ -256,6 +263,24 @@ async def judge_verdict(judge: Judge, *, synthesis: str, evidence: EvidenceSet) 
         return failed_verdict(judge, type(error).__name__, started)
 
 
+def remember_guard(judge: object, verdict: JudgeVerdict, report: IntegrityReport,
+                   guard_options: dict[str, Any]) -> None:
+    """Hand the guard's report to a judge that records it beside the verdict (its
+    ``remember_guard_memo(*, synthesis, evidence, memo)``). A failure there costs only the memo:
+    it is logged at debug level and the round goes on."""
+    remember = getattr(judge, "remember_guard_memo", None)
+    if not callable(remember):
+        return
+    try:
+        memo = make_memo(report, verdict.output, **guard_options)
+        if memo is not None:
+            remember(synthesis=guard_options["synthesis"], evidence=guard_options["evidence"],
+                     memo=memo)
+    except Exception:
+        logging.getLogger(__name__).debug("gsar: could not record the guard's report",
+                                          exc_info=True)
+
+
 def small_judgement(synthesis: str, evidence: EvidenceSet,
                     limit: int = INLINE_GUARD_MAX_CHARS) -> bool:
     """True when the answer and the evidence hold at most ``limit`` characters in all."""
@@ -288,17 +313,23 @@ async def judge_and_check(
         if verdict.output.abstained:  # the guard has nothing to check
             return verdict, IntegrityReport(verdict.output, ())
         stage[0] = "integrity guard"
-        pool = get_pool()
         guard_options: dict[str, Any] = {
             "synthesis": synthesis, "evidence": evidence, "weight_map": weight_map,
             "contradiction_penalty": contradiction_penalty, "default_unknown": default_unknown}
+        if verdict.guard_memo is not None:
+            recorded = reuse_memo(verdict.guard_memo, verdict.output, **guard_options)
+            if recorded is not None:  # the guard's own report on exactly these inputs
+                return verdict, recorded
+        pool = get_pool()
         if timeout_s is None and small_judgement(synthesis, evidence):
-            return verdict, pool.run_here(check_judge_output, verdict.output, **guard_options)
-        try:
-            report = await pool.run(check_judge_output, verdict.output, **guard_options)
-        except PoolBusyError as error:
-            failed = failed_verdict(judge, POOL_BUSY, started, f"not checked: {error}")
-            return failed, IntegrityReport(failed.output, ())
+            report = pool.run_here(check_judge_output, verdict.output, **guard_options)
+        else:
+            try:
+                report = await pool.run(check_judge_output, verdict.output, **guard_options)
+            except PoolBusyError as error:
+                failed = failed_verdict(judge, POOL_BUSY, started, f"not checked: {error}")
+                return failed, IntegrityReport(failed.output, ())
+        remember_guard(judge, verdict, report, guard_options)
         return verdict, report
 
     if timeout_s is None:

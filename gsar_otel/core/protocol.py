@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
@@ -51,6 +51,21 @@ class JudgeUsage(_Frozen):
                 + self.cache_creation_input_tokens)
 
 
+class GuardMemo(_Frozen):
+    """The integrity guard's report on a verdict, recorded beside it (in a cassette).
+
+    Kept as JSON data, read only when :mod:`gsar_otel.core.guard_memo` finds that ``digest``
+    matches the verdict, answer, evidence, guard options and guard code of the round at hand;
+    any other memo is ignored and the guard runs.
+    """
+
+    digest: str
+    adjustments: tuple[dict[str, Any], ...] = ()
+    """The guard's adjustments, as JSON data."""
+    output: dict[str, Any] | None = None
+    """The repaired output, as JSON data; only when there are adjustments."""
+
+
 class JudgeVerdict(_Frozen):
     """One judge round: the output and what is known about how it was produced."""
 
@@ -61,6 +76,8 @@ class JudgeVerdict(_Frozen):
     """Set when the output is a safe default standing in for a failure (e.g. 'RateLimitError')."""
     duration_s: float = 0.0
     attempts: int = 1
+    guard_memo: GuardMemo | None = None
+    """The guard's recorded report on ``output``, when the verdict was replayed with one."""
 
 
 def judge_name(judge: object) -> str:

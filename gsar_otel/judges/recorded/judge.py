@@ -25,7 +25,14 @@ from typing import Any, cast
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
-from gsar_otel.core.protocol import Judge, JudgeVerdict, judge_model, judge_name, run_judge
+from gsar_otel.core.protocol import (
+    GuardMemo,
+    Judge,
+    JudgeVerdict,
+    judge_model,
+    judge_name,
+    run_judge,
+)
 from gsar_otel.judges.recorded.store import (
     CassetteError,
     CassetteStore,
@@ -91,6 +98,10 @@ class RecordingJudge:
         mode: the record mode (default ``none``: replay only).
         identity: the judge identity the keys hash; default :func:`judge_identity` of ``judge``
             (give it when ``judge`` is a callable).
+        reuse_guard: replay the integrity guard's report recorded beside a verdict when it
+            matches the round exactly (see :mod:`gsar_otel.core.guard_memo`); false: the guard
+            always runs again. Either way, record modes that write keep the report of every
+            verdict they record (``new_episodes`` also adds it beside older verdicts).
 
     A miss the mode does not allow recording raises :class:`MissingVerdictError` inside the
     judge round (the evaluator turns it into an abstain) and is kept in :attr:`misses`, so a
@@ -99,7 +110,8 @@ class RecordingJudge:
     """
 
     def __init__(self, judge: JudgeSource, store: CassetteStore, mode: RecordMode | str = "none",
-                 *, identity: Mapping[str, str] | None = None) -> None:
+                 *, identity: Mapping[str, str] | None = None, reuse_guard: bool = True
+                 ) -> None:
         self._judge: Judge | None = None
         self._factory: Callable[[], Judge] | None = None
         if _is_judge(judge):
@@ -116,6 +128,7 @@ class RecordingJudge:
         self.identity: dict[str, str] = dict(identity)
         self.store = store
         self.mode = parse_record_mode(mode)
+        self.reuse_guard = reuse_guard
         if self.mode is RecordMode.ALL:
             store.replace_damaged = True  # every verdict is recorded again: damage is replaced
         self.misses: list[MissingVerdictError] = []
@@ -159,7 +172,7 @@ class RecordingJudge:
         key = self.key(synthesis, evidence)
         if self.mode is not RecordMode.ALL:
             try:
-                recorded = self.store.get(key)
+                recorded = self.store.get(key, guard=self.reuse_guard)
             except CassetteError as error:
                 self.cassette_errors.append(error)
                 raise
@@ -182,6 +195,13 @@ class RecordingJudge:
                 raise
             self.recorded += 1
         return verdict
+
+    def remember_guard_memo(self, *, synthesis: str, evidence: EvidenceSet,
+                            memo: GuardMemo) -> None:
+        """Keep the integrity guard's report beside the verdict it checked: a verdict recorded
+        now, or (record mode ``new_episodes``) a replayed one. Called by the judge round."""
+        self.store.put_guard_memo(self.key(synthesis, evidence), memo,
+                                  update=self.mode is RecordMode.NEW_EPISODES)
 
 
 def _is_judge(value: object) -> bool:

@@ -18,26 +18,20 @@ import json
 import os
 import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
 
+from pydantic import ValidationError
+
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
-from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
+from gsar_otel.core.protocol import GuardMemo, JudgeUsage, JudgeVerdict
 from gsar_otel.core.redact import MIN_SECRET_CHARS as MIN_SECRET_CHARS
 from gsar_otel.core.redact import REDACTED as REDACTED
 from gsar_otel.core.redact import redact_secrets as redact_secrets
-from gsar_otel.core.redact import (
-    redact_tree,
-    redact_with_references,
-    references_for_changes,
-    replace_lone_surrogates,
-    restore_references,
-    secret_references,
-    secret_values,
-)
+from gsar_otel.core.redact import secret_values
 from gsar_otel.judges.recorded.files import CASSETTE_FORMAT as CASSETTE_FORMAT
 from gsar_otel.judges.recorded.files import CassetteError as CassetteError
 from gsar_otel.judges.recorded.files import CassetteWarning as CassetteWarning
@@ -49,13 +43,14 @@ from gsar_otel.judges.recorded.files import (
 )
 from gsar_otel.judges.recorded.files import read_cassette as read_cassette
 from gsar_otel.judges.recorded.files import render_cassette as render_cassette
+from gsar_otel.judges.recorded.masking import REFERENCE_MARK as REFERENCE_MARK
+from gsar_otel.judges.recorded.masking import evidence_rows, mask_entry
+from gsar_otel.judges.recorded.masking import restore_verdict as restore_verdict
 
 KEY_LENGTH: Final = 32
 """Hex digits of the SHA-256 kept in a verdict key (128 bits)."""
-REFERENCE_MARK: Final = "[REDACTED:"
-"""How every reference mask starts (``[REDACTED:synthesis@40+12]``); a verdict without it has
-nothing to read back."""
-
+GUARD_FIELD: Final = "guard"
+"""Where a verdict keeps the integrity guard's report on it (see gsar_otel.core.guard_memo)."""
 
 
 class RecordMode(StrEnum):
@@ -112,11 +107,6 @@ class MissingVerdictError(LookupError):
 # --- keys -----------------------------------------------------------------------------------------
 
 
-def _evidence_rows(evidence: EvidenceSet) -> list[dict[str, str]]:
-    return [{"id": item.id, "type": str(item.type), "content": item.content}
-            for item in evidence.items]
-
-
 def verdict_key(identity: Mapping[str, str], synthesis: str, evidence: EvidenceSet) -> str:
     """The stable key of one judgement: a hash of the judge identity, answer and evidence.
 
@@ -124,108 +114,10 @@ def verdict_key(identity: Mapping[str, str], synthesis: str, evidence: EvidenceS
     changes the key. Nothing time- or machine-dependent enters it.
     """
     canonical = json.dumps(
-        {"judge": dict(identity), "synthesis": synthesis, "evidence": _evidence_rows(evidence)},
+        {"judge": dict(identity), "synthesis": synthesis, "evidence": evidence_rows(evidence)},
         sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     # surrogatepass: a lone surrogate (not valid UTF-8) keys like any other character.
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:KEY_LENGTH]
-
-
-# --- secrets --------------------------------------------------------------------------------------
-# The masking itself is gsar_otel.core.redact, shared by every artefact; these names stay here for
-# the callers that import them from the store.
-
-
-_HOOKED: Final = {"synthesis": "synthesis", "content": "evidence", "text": "claim",
-                  "explanation": "explanation", "gaps": "explanation",
-                  "contradictions": "explanation", "verification_reason": "explanation",
-                  "abstain_reason": "explanation"}
-"""The fields the ``gsar_redact`` plugins see, and the kind each is passed as; enums, ids and
-numbers are left to the built-in masking, so a plugin cannot make a verdict invalid."""
-
-
-def _mask(value: Any, references: Mapping[str, str], secrets: tuple[str, ...],
-          sources: Mapping[str, str], kind: str | None = None) -> Any:
-    if isinstance(value, str):
-        masked = redact_with_references(replace_lone_surrogates(value)[0], references, secrets,
-                                        sources=sources)
-        return masked if kind is None else _plugin_masked(masked, kind, sources)
-    if isinstance(value, Mapping):
-        return {key: _mask(item, references, secrets, sources, _HOOKED.get(str(key), kind))
-                for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_mask(item, references, secrets, sources, kind) for item in value]
-    return value
-
-
-def _plugin_masked(text: str, kind: str, sources: Mapping[str, str]) -> str:
-    """``text`` through the ``gsar_redact`` plugins; what they mask that the judged texts hold
-    verbatim becomes a reference mask, so a replay still reads it back."""
-    from gsar_otel.plugins import has_redactors, redact
-
-    if not has_redactors():
-        return text
-    hooked = redact(text, kind)
-    if hooked is None:  # a failing plugin hides the text
-        return REDACTED
-    return references_for_changes(text, hooked, sources)
-
-
-def _sources(synthesis: str, evidence: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """The judged texts a verdict may quote, by the names reference masks use."""
-    sources = {"synthesis": synthesis}
-    for index, row in enumerate(evidence):
-        content = row.get("content") if isinstance(row, Mapping) else None
-        if isinstance(content, str):
-            sources[f"evidence.{index}"] = content
-    return sources
-
-
-def mask_entry(entry: Mapping[str, Any], secrets: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A cassette entry with every secret masked (lone surrogates replaced, too).
-
-    The built-in masking runs first, then the ``gsar_redact`` plugins on the text fields. The
-    answer and evidence get plain masks; in the verdict, a secret that the answer or an evidence
-    item holds (and any stretch of it a plugin masks) gets a reference mask
-    (``[REDACTED:synthesis@40+12]``) so that :func:`restore_verdict` gives a replay the verdict
-    exactly as it was recorded.
-    """
-    synthesis = entry.get("synthesis")
-    evidence = entry.get("evidence")
-    sources = _sources(synthesis if isinstance(synthesis, str) else "",
-                       evidence if isinstance(evidence, list) else [])
-    references = secret_references(sources, secrets)
-    masked = {key: _mask(value, {}, secrets, {}, _HOOKED.get(key)) for key, value in entry.items()
-              if key != "verdict"}
-    if "verdict" in entry:
-        masked["verdict"] = _mask(entry["verdict"], references, secrets, sources)
-    return masked
-
-
-def restore_verdict(verdict: JudgeVerdict, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
-    """A replayed verdict with its reference masks read back from the judged texts."""
-    # Most verdicts hold no reference mask: one serialisation tells, before any tree walk.
-    if REFERENCE_MARK not in verdict.output.model_dump_json():
-        return verdict
-    sources = _sources(synthesis, _evidence_rows(evidence))
-    dumped = verdict.output.model_dump(mode="json")
-    restored = _restore(dumped, sources)
-    if restored == dumped:
-        return verdict
-    return verdict.model_copy(update={"output": JudgeOutput.model_validate(restored)})
-
-
-def _restore(value: Any, sources: Mapping[str, str]) -> Any:
-    if isinstance(value, str):
-        return restore_references(value, sources)
-    if isinstance(value, Mapping):
-        return {key: _restore(item, sources) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_restore(item, sources) for item in value]
-    return value
-
-
-def _redact_tree(value: Any, secrets: tuple[str, ...]) -> Any:
-    return redact_tree(value, secrets)
 
 
 # --- the store ------------------------------------------------------------------------------------
@@ -290,8 +182,9 @@ class CassetteStore:
         with self._lock:
             return len(self._load())
 
-    def get(self, key: str) -> JudgeVerdict | None:
-        """The recorded verdict for ``key``, or None.
+    def get(self, key: str, *, guard: bool = True) -> JudgeVerdict | None:
+        """The recorded verdict for ``key`` (with the guard's recorded report unless ``guard``
+        is false), or None.
 
         Raises:
             CassetteError: the entry does not hold a valid judge output.
@@ -300,7 +193,7 @@ class CassetteStore:
         # of model objects only lengthens the garbage collector's work in big suites.
         with self._lock:
             entry = self._load().get(key)
-        return None if entry is None else _verdict_from_entry(entry, self.path, key)
+        return None if entry is None else _verdict_from_entry(entry, self.path, key, guard=guard)
 
     # writing
 
@@ -310,7 +203,7 @@ class CassetteStore:
         entry = {
             "judge": dict(identity),
             "synthesis": synthesis,
-            "evidence": _evidence_rows(evidence),
+            "evidence": evidence_rows(evidence),
             "verdict": {
                 "model": verdict.model,
                 "output": verdict.output.model_dump(mode="json"),
@@ -320,6 +213,25 @@ class CassetteStore:
         with self._lock:
             self._load()[key] = entry
             self._pending[key] = entry
+
+    def put_guard_memo(self, key: str, memo: GuardMemo, *, update: bool = False) -> bool:
+        """Keep the guard's report beside the verdict under ``key`` when that verdict is being
+        recorded (or, with ``update``, beside any verdict); True when it was kept."""
+        data: dict[str, Any] = {"digest": memo.digest, "adjustments": list(memo.adjustments)}
+        if memo.output is not None:
+            data["output"] = memo.output
+        with self._lock:
+            entry = self._pending.get(key)
+            if entry is None and update:
+                entry = self._load().get(key)
+            if entry is None or not isinstance(entry.get("verdict"), Mapping):
+                return False
+            if entry["verdict"].get(GUARD_FIELD) == data:
+                return False
+            entry = {**entry, "verdict": {**entry["verdict"], GUARD_FIELD: data}}
+            self._load()[key] = entry
+            self._pending[key] = entry
+        return True
 
     @property
     def dirty(self) -> bool:
@@ -364,7 +276,8 @@ class CassetteStore:
             self._pending.clear()
 
 
-def _verdict_from_entry(entry: Mapping[str, Any], path: Path, key: str) -> JudgeVerdict:
+def _verdict_from_entry(entry: Mapping[str, Any], path: Path, key: str, *,
+                        guard: bool = True) -> JudgeVerdict:
     try:
         recorded = entry["verdict"]
         usage = recorded.get("usage")
@@ -372,7 +285,19 @@ def _verdict_from_entry(entry: Mapping[str, Any], path: Path, key: str) -> Judge
             output=JudgeOutput.model_validate(recorded["output"]),
             usage=None if usage is None else JudgeUsage.model_validate(usage),
             model=recorded.get("model"),
+            guard_memo=_guard_memo(recorded.get(GUARD_FIELD)) if guard else None,
         )
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise CassetteError(f"verdict {key} in {path} is malformed ({error}); delete it and "
                             f"record again with --gsar-record-mode=new_episodes") from None
+
+
+def _guard_memo(value: object) -> GuardMemo | None:
+    """The recorded guard report, or None when there is none or it is malformed (the guard
+    then runs, as for a cassette recorded before memos existed)."""
+    if not isinstance(value, Mapping):
+        return None
+    try:
+        return GuardMemo.model_validate(value)
+    except ValidationError:
+        return None
