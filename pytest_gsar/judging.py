@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from pytest_gsar.baseline import compare
 from pytest_gsar.errors import GroundingFailure
 from pytest_gsar.records import RECORDS_KEY, JudgementRecord
 from pytest_gsar.report import Redactor
@@ -312,6 +311,8 @@ def _record(item: pytest.Item, key: str, result: GSARResult, state: GSARSession,
         decision=str(result.final_decision), counts=result.final_partition.counts(),
         judge=_judge_label(result))
     if state.options.baseline is not None:
+        from pytest_gsar.baseline import compare
+
         entry = state.baseline().get(key)
         if entry is not None:
             record.baseline_score = entry.score

@@ -13,6 +13,8 @@ import pytest
 
 REPORT_ATTRIBUTE: Final = "gsar_judgements"
 """Name of the test-report attribute that carries a test's records (a list of dicts)."""
+DECISION_ORDER: Final = ("proceed", "regenerate", "replan", "abstain")
+"""Decisions from best to worst, as summaries list them."""
 
 
 @dataclass(slots=True)

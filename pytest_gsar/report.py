@@ -10,18 +10,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from pytest_gsar.baseline import (
-    BaselineDiff,
-    BaselineError,
-    diff,
-    updated_entries,
-    write_baseline,
-)
-from pytest_gsar.records import JudgementRecord
-from pytest_gsar.report_html import DECISION_ORDER
+from pytest_gsar.records import DECISION_ORDER, JudgementRecord
 from pytest_gsar.state import GSARSession
 
 if TYPE_CHECKING:
+    from pytest_gsar.baseline import BaselineDiff
     from pytest_gsar.report_meta import RunInfo
 
 LIST_LIMIT: Final = 10
@@ -188,6 +181,8 @@ def finish_session(state: GSARSession) -> None:
     (``--gsar-update-baseline``) and the HTML report. Failures to write become summary errors."""
     options = state.options
     if options.baseline is not None:
+        from pytest_gsar.baseline import BaselineError, diff, updated_entries, write_baseline
+
         baseline = state.baseline()
         state.diff = diff(baseline, state.records, outcomes=state.outcomes,
                           files_ran=state.files_ran, deselected=state.deselected)

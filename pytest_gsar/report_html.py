@@ -16,10 +16,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from pytest_gsar.baseline import BaselineDiff, decision_rank
-from pytest_gsar.records import JudgementRecord
+from pytest_gsar.records import DECISION_ORDER, JudgementRecord
 from pytest_gsar.report_meta import RunInfo, settings_text
 
-DECISION_ORDER: Final = ("proceed", "regenerate", "replan", "abstain")
 BUCKET_ORDER: Final = ("contradicted", "ungrounded", "complementary", "grounded")
 """Worst first: where claims overlap in the answer, the worse bucket is the one shown."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -316,7 +317,10 @@ class GSARSession:
         judgement: a test may install providers mid-session). Without one, judging skips the
         span and metric work entirely: no-op providers would drop it anyway."""
         if self._current_providers is None:
-            self.ensure_telemetry()
+            self._telemetry_checked = self._telemetry_checked or not _otlp_configured()
+            self.ensure_telemetry()  # a no-op without an endpoint: nothing imported for it
+            if not _telemetry_imported():
+                return False  # no tracer or meter provider can exist yet: checked again later
             from gsar_otel.otel.instruments import current_providers
 
             self._current_providers = current_providers
@@ -348,6 +352,18 @@ class GSARSession:
                 loop.run_until_complete(loop.shutdown_asyncgens())
             finally:
                 loop.close()
+
+
+def _otlp_configured() -> bool:
+    from gsar_otel.otel.exporter_choice import endpoint_set
+
+    return endpoint_set("traces") or endpoint_set("metrics")
+
+
+def _telemetry_imported() -> bool:
+    """False while nothing in the process has imported OpenTelemetry or gsar's instruments: no
+    provider can have been set, so judging need not import them to find none."""
+    return "opentelemetry" in sys.modules or "gsar_otel.otel.instruments" in sys.modules
 
 
 def check_inside_project(path: Path, root: Path, *, what: str) -> None:

@@ -25,6 +25,7 @@ import difflib
 import os
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from gsar_otel.core.evidence import EvidenceSet
@@ -95,9 +96,53 @@ _SECRET_KEY_PARTS: Final = frozenset({"password", "passwd", "secret", "token", "
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Values of secret-named environment variables (``*_API_KEY``, ``*_TOKEN``), longest first."""
-    env = os.environ if environ is None else environ
-    values = {value.strip() for name, value in env.items()
+    """Values of secret-named environment variables (``*_API_KEY``, ``*_TOKEN``), longest first.
+
+    Without ``environ``, the process environment, read again only when it changed in a way that
+    matters since the last call: a variable added or removed, or a secret-named one set to
+    another value (pytest alone changes ``PYTEST_CURRENT_TEST`` for every test). A secret set
+    mid-run is masked from the next call on.
+    """
+    if environ is not None:
+        return _secret_values(environ.items())
+    raw = getattr(os.environ, "_data", None)
+    decode_key = getattr(os.environ, "decodekey", None)
+    decode_value = getattr(os.environ, "decodevalue", None)
+    if not (isinstance(raw, dict) and callable(decode_key) and callable(decode_value)):
+        return _secret_values(os.environ.items())
+    global _environ_seen
+    seen = _environ_seen
+    if seen is not None and raw.keys() == seen.names:
+        try:
+            if tuple(raw[name] for name in seen.secret_names) == seen.raw_values:
+                return seen.values
+        except KeyError:  # removed meanwhile by another thread: read it all again
+            pass
+    snapshot = dict(raw)  # everything below reads this copy, never the live table
+    secret_names = tuple(name for name in snapshot
+                         if _SECRET_ENV_NAME.search(decode_key(name)))
+    values = _secret_values((decode_key(name), decode_value(snapshot[name]))
+                            for name in secret_names)
+    _environ_seen = _EnvironSeen(frozenset(snapshot), secret_names,
+                                 tuple(snapshot[name] for name in secret_names), values)
+    return values
+
+
+@dataclass(frozen=True, slots=True)
+class _EnvironSeen:
+    """The process environment as :func:`secret_values` last read it."""
+
+    names: frozenset[Any]
+    secret_names: tuple[Any, ...]
+    raw_values: tuple[Any, ...]
+    values: tuple[str, ...]
+
+
+_environ_seen: _EnvironSeen | None = None
+
+
+def _secret_values(items: Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    values = {value.strip() for name, value in items
               if _SECRET_ENV_NAME.search(name) and len(value.strip()) >= MIN_SECRET_CHARS}
     return tuple(sorted(values, key=len, reverse=True))
 

@@ -64,6 +64,11 @@ def resolve_weight_map(weight_map: WeightMapInput | None, *, base: WeightMap | N
     defaults = DEFAULT_WEIGHT_MAP if base is None else base
     if weight_map is None:
         return defaults
+    known = _RESOLVED.get(id(weight_map))
+    if known is weight_map and (base is None or _resolved(base)):
+        # Already checked and complete (every type has a weight): merging it over a complete
+        # map gives the same weights, so scoring with a resolved map does not check it again.
+        return known
     if not isinstance(weight_map, Mapping):
         raise ValueError(f"{name} must be a mapping of evidence type to weight, got "
                          f"{type(weight_map).__name__}")
@@ -77,7 +82,25 @@ def resolve_weight_map(weight_map: WeightMapInput | None, *, base: WeightMap | N
                 f"{[t.value for t in EvidenceType]}"
             ) from None
         merged[evidence_type] = check_unit_interval(f"{name}[{evidence_type.value!r}]", value)
-    return MappingProxyType(merged)
+    resolved = MappingProxyType(merged)
+    if len(merged) == len(EvidenceType) and _resolved(defaults):
+        if len(_RESOLVED) >= _MAX_RESOLVED:
+            _RESOLVED.clear()
+            _RESOLVED[id(DEFAULT_WEIGHT_MAP)] = DEFAULT_WEIGHT_MAP
+        _RESOLVED[id(resolved)] = resolved
+    return resolved
+
+
+_RESOLVED: dict[int, WeightMap] = {id(DEFAULT_WEIGHT_MAP): DEFAULT_WEIGHT_MAP}
+"""Complete maps :func:`resolve_weight_map` returned, by id (kept alive, so an id is never
+reused by another object while listed)."""
+_MAX_RESOLVED: Final = 256
+
+
+def _resolved(weight_map: object) -> bool:
+    """True for DEFAULT_WEIGHT_MAP and the complete maps :func:`resolve_weight_map` made: read-only
+    (MappingProxyType) and checked."""
+    return _RESOLVED.get(id(weight_map)) is weight_map
 
 
 def claim_weight(

@@ -202,3 +202,54 @@ def test_redaction_cost_is_linear_on_hostile_text(shape: str) -> None:
         return operations(redact_text, HOSTILE[shape](n), modules=[redact])
 
     assert growth_exponent(cost, [500, 1000, 2000, 4000]) < 1.3
+
+
+ENV_NAMES = st.sampled_from(["GSAR_TEST_API_KEY", "GSAR_TEST_TOKEN", "GSAR_TEST_PASSWORD",
+                             "GSAR_TEST_HOME", "GSAR_TEST_SECRET"])
+ENV_VALUES = st.one_of(st.text(ALNUM, min_size=8, max_size=24), st.sampled_from(["short", ""]))
+
+
+@given(st.lists(st.tuples(ENV_NAMES, st.one_of(st.none(), ENV_VALUES)), min_size=1,
+                max_size=12))
+@settings(max_examples=60, deadline=None)
+def test_the_process_environment_is_read_again_whenever_it_changed(
+        changes: list[tuple[str, str | None]]) -> None:
+    """Whatever is set, changed or removed between two calls is what the next call sees, as a
+    fresh read of ``os.environ`` would (the environment is only compared between changes)."""
+    import os
+
+    try:
+        for name, value in changes:
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+            assert secret_values() == secret_values(dict(os.environ))
+    finally:
+        for name, _ in changes:
+            os.environ.pop(name, None)
+    assert secret_values() == secret_values(dict(os.environ))
+
+
+def test_an_unchanged_environment_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gsar_otel.core import redact
+
+    reads: list[int] = []
+    real = redact._secret_values
+
+    def counting(items: object) -> tuple[str, ...]:
+        reads.append(1)
+        return real(items)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(redact, "_secret_values", counting)
+    monkeypatch.setenv("GSAR_TEST_API_KEY", "first-secret-value")
+    monkeypatch.setenv("GSAR_TEST_CURRENT", "0")
+    first = []
+    for step in range(5):  # as pytest sets PYTEST_CURRENT_TEST for every test
+        monkeypatch.setenv("GSAR_TEST_CURRENT", str(step))
+        first.append(secret_values())
+    monkeypatch.setenv("GSAR_TEST_API_KEY", "second-secret-value")
+    second = secret_values()
+    assert len(reads) == 2
+    assert "first-secret-value" in first[-1] and "second-secret-value" in second
+    assert "first-secret-value" not in second

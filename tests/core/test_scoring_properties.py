@@ -231,3 +231,39 @@ def test_p6_tool_match_beats_inference_in_grounded_once_anything_is_ungrounded()
     assert tm == pytest.approx(1.0 / 1.6)
     assert inf == 0.5
     assert tm > inf
+
+
+def _merged(weight_map: dict[str, float] | None, base: dict[EvidenceType, float]
+            ) -> dict[EvidenceType, float]:
+    return {**base, **{EvidenceType(k): float(v) for k, v in (weight_map or {}).items()}}
+
+
+@given(weight_maps(), weight_maps(), weight_maps())
+@PROPERTY_SETTINGS
+def test_resolving_a_resolved_map_again_gives_the_same_weights(wm, base_wm, other):
+    """Scoring resolves the evaluator's (already resolved) maps again for every score; whether
+    that is checked again or not, the weights are the plain merge of the maps."""
+    base = resolve_weight_map(base_wm)
+    resolved = resolve_weight_map(wm, base=base)
+    expected = _merged(wm, _merged(base_wm, dict(resolve_weight_map(None))))
+    assert dict(resolved) == expected
+    assert dict(resolve_weight_map(resolved)) == expected
+    assert dict(resolve_weight_map(resolved, base=resolve_weight_map(other))) == expected
+    assert dict(resolve_weight_map(other, base=resolved)) == _merged(other, expected)
+
+
+def test_a_resolved_map_is_not_checked_again_but_a_copy_of_one_is(monkeypatch):
+    from gsar_otel.core import scoring
+
+    resolved = resolve_weight_map({"tool_match": 0.5})
+    checks: list[str] = []
+    real = scoring.check_unit_interval
+    monkeypatch.setattr(scoring, "check_unit_interval",
+                        lambda name, value: checks.append(name) or real(name, value))
+    for _ in range(3):
+        gsar_score(Partition(grounded=[Claim("a", "tool_match")]), weight_map=resolved,
+                   penalty_weight_map=resolved)
+    assert [name for name in checks if name.startswith(("weight_map", "penalty"))] == []
+    tampered = {**dict(resolved), EvidenceType.DOMAIN: 1.5}
+    with pytest.raises(ValueError, match="weight_map"):
+        resolve_weight_map(tampered)

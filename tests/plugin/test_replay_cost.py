@@ -34,9 +34,12 @@ COUNTING_CONFTEST = """
     before = deadline.pool_stats()
 
     def pytest_unconfigure(config):
+        import sys
+
         after = deadline.pool_stats()
         print(f"COUNTS reads={len(reads)} jobs={after.submitted - before.submitted} "
               f"inline={after.inline - before.inline} guard={len(guards)}")
+        print(f"IMPORTED opentelemetry={'opentelemetry' in sys.modules}")
 """
 
 CASES = 5
@@ -81,7 +84,9 @@ def test_a_replayed_case_reads_the_secrets_once_and_reuses_the_recorded_guard_re
     assert all("digest" in entry["verdict"]["guard"]
                for entry in read_json(cassette)["verdicts"].values())
     result = replay(gsar_pytester, "--gsar-record-mode=none")
-    result.stdout.fnmatch_lines(["*COUNTS reads=5 jobs=0 inline=0 guard=0*"])
+    result.stdout.fnmatch_lines(["*COUNTS reads=5 jobs=0 inline=0 guard=0*",
+                                 # nothing listens for telemetry: OpenTelemetry is not loaded
+                                 "*IMPORTED opentelemetry=False*"])
 
 
 def test_a_cassette_without_guard_reports_runs_the_guard_once_per_case_without_a_pool_job(
