@@ -1,8 +1,10 @@
 """The background worker: a bounded job queue drained by an event loop in a thread of its own.
 
 A caller's :meth:`BackgroundWorker.submit` is the hot path: one lock held for a counter check and
-a ``SimpleQueue.put``, so the bound on waiting jobs is exact under any number of threads. A feeder
-thread takes jobs off the queue and starts them, at most ``concurrency`` at a time, on the loop.
+an append to the :class:`~gsar_otel.otel.jobs.Inbox`, so the bound on waiting jobs is exact under
+any number of threads. A feeder thread takes jobs off the inbox and starts them, at most
+``concurrency`` at a time, on the loop. The caller does not wake the feeder while it is awake:
+a job then waits at most :data:`~gsar_otel.otel.jobs.POLL_S` (10 ms) to start.
 
 Every job submitted ends exactly once: judged (its runner finished) or dropped, and every drop is
 counted in ``gsar.background.dropped`` with ``gsar.drop.reason``. :meth:`BackgroundWorker.stop`
@@ -18,7 +20,6 @@ import contextlib
 import contextvars
 import importlib
 import logging
-import queue
 import threading
 import time
 from collections import Counter
@@ -26,7 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from gsar_otel import semconv as sc
-from gsar_otel.otel.jobs import STOP, Barrier, Job, Runner, count_dropped
+from gsar_otel.otel.jobs import STOP, Barrier, Inbox, Job, Runner, count_dropped
 
 if TYPE_CHECKING:
     import asyncio
@@ -68,7 +69,7 @@ class BackgroundWorker:
         self.concurrency = concurrency
         self.warm_modules = warm_modules
         self._on_start = on_start
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._inbox = Inbox()
         self._slots = threading.Semaphore(concurrency)
         self._lock = threading.Lock()
         self._waiting = 0
@@ -96,6 +97,7 @@ class BackgroundWorker:
             False when the job was dropped (queue full, or the worker stopped).
         """
         job = Job(runner, payload, context, name)
+        wake = False
         with self._lock:
             if self._closed_reason is not None:
                 reason: str | None = self._closed_reason
@@ -104,8 +106,10 @@ class BackgroundWorker:
             else:
                 self._waiting += 1
                 self._live.add(job)
-                self._queue.put(job)
+                wake = self._inbox.put(job)
                 reason = None
+        if wake:
+            self._inbox.wake()
         if reason is not None:
             self._drop([job], reason)
             return False
@@ -194,7 +198,7 @@ class BackgroundWorker:
 
     def _feed(self, loop: asyncio.AbstractEventLoop) -> None:
         while True:
-            item = self._queue.get()
+            item = self._inbox.take(self._lock)
             if item is STOP:
                 return
             try:
@@ -245,6 +249,11 @@ class BackgroundWorker:
             sc.DROP_REASON_ERROR, exc_info=error)
         self._drop([job], sc.DROP_REASON_ERROR)
 
+    def _put_now(self, item: object) -> None:
+        with self._lock:
+            self._inbox.put(item)
+        self._inbox.wake()
+
     def _start_barrier(self, barrier: Barrier) -> None:
         import asyncio
 
@@ -270,7 +279,7 @@ class BackgroundWorker:
         if not self._started or self._stopped:
             return not self._live
         barrier = Barrier()
-        self._queue.put(barrier)
+        self._put_now(barrier)
         return barrier.done.wait(max(0.0, timeout_s))
 
     def stop(self, timeout_s: float, *, reason: str = sc.DROP_REASON_EXIT_TIMEOUT) -> int:
@@ -310,7 +319,7 @@ class BackgroundWorker:
             shutdown.result(max(0.0, grace - time.monotonic()))
         except Exception:  # the loop is busy or gone: what is left is dropped below
             logger.debug("gsar: the background loop did not shut down in time", exc_info=True)
-        self._queue.put(STOP)
+        self._put_now(STOP)
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(loop.stop)
         for thread in self._threads:
@@ -348,11 +357,7 @@ class BackgroundWorker:
             with contextlib.suppress(AttributeError):
                 setattr(task, "_log_destroy_pending", False)  # noqa: B010
         self._tasks.clear()
-        while True:
-            try:
-                self._queue.get_nowait()
-            except queue.Empty:
-                break
+        self._inbox.clear()
 
     # -- state -------------------------------------------------------------------------------
 
