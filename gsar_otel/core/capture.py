@@ -63,16 +63,16 @@ def record_evidence(
     if collected is None:
         return None
     text = content if isinstance(content, str) else _compact_json(content)
-    taken = {normalize_ref(existing.id) for existing in collected}
-    if id is not None and normalize_ref(id) in taken:
-        raise ValueError(f"evidence id {id!r} was already recorded in this call; ids must be "
-                         "unique")
-    item = Evidence(
-        id=id or _free_id(len(collected) + 1, taken),
-        content=text,
-        type=infer_evidence_type(text) if type is None else type,
-        source=source,
-    )
+    if collected or id is not None:
+        taken = {normalize_ref(existing.id) for existing in collected}
+        if id is not None and normalize_ref(id) in taken:
+            raise ValueError(f"evidence id {id!r} was already recorded in this call; ids must "
+                             "be unique")
+        id = id or _free_id(len(collected) + 1, taken)
+    else:  # the first item of a call, the common case: nothing taken yet
+        id = "E1"
+    item = Evidence(id=id, content=text, source=source,
+                    type=infer_evidence_type(text) if type is None else type)
     collected.append(item)
     return item
 

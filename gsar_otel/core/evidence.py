@@ -33,6 +33,13 @@ _SIGNAL_HINT = re.compile(r"^\s*\[(?:signal|alert)\]|\balert(?:_id|name)?\b|\bfi
 
 def infer_evidence_type(content: str) -> EvidenceType:
     """Guess an item's type: alerts and signals are ``signal_match``, the rest ``tool_match``."""
+    if content.isascii():
+        # Cheap rejection (this runs on the caller's thread for every recorded item). Only in
+        # ASCII text: a case-insensitive match may also stand on a non-ASCII letter ('ſ', 'ı').
+        # Every match of _SIGNAL_HINT contains one of these words.
+        lowered = content.lower()
+        if "alert" not in lowered and "fired" not in lowered and "signal" not in lowered:
+            return EvidenceType.TOOL_MATCH
     return EvidenceType.SIGNAL_MATCH if _SIGNAL_HINT.search(content) else EvidenceType.TOOL_MATCH
 
 
@@ -48,6 +55,9 @@ class Evidence(_Frozen):
     source: str | None = Field(default=None, description="Where it came from (tool name, URL).")
 
     def __init__(self, *args: Any, **data: Any) -> None:
+        if not args:  # the keyword form, the common one: straight to validation
+            super().__init__(**data)
+            return
         if len(args) > 4:
             raise TypeError(f"Evidence takes at most 4 positional arguments, got {len(args)}")
         for name, value in zip(("id", "content", "type", "source"), args, strict=False):
