@@ -7,6 +7,9 @@ a one-sentence answer):
 - one span (floor): the function inside one SDK span; the cheapest way to emit anything;
 - @grounded background, paced: calls far enough apart that the background worker is idle when
   the next call comes (the queue is drained, untimed, between calls): the cost a caller pays;
+- @grounded background, sparse: the same, but each call finds the worker's feeder thread asleep
+  (as after 2 s without a background call, ``jobs.LINGER_S``), so the call has to wake it;
+  reported, not targeted;
 - @grounded background, burst: back-to-back calls while the worker judges the previous ones on
   the other thread (shares the interpreter lock with the caller), reported, not targeted;
 - @grounded inline, instant judge: judging, the integrity guard, scoring and telemetry in the
@@ -37,8 +40,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +131,40 @@ def metric_total(reader: Any, name: str) -> float:
 # --- the cases -----------------------------------------------------------------------------------
 
 
+SPARSE = "@grounded background, sparse"
+
+
+@contextmanager
+def feeder_sleeps_at_once() -> Iterator[None]:
+    """The worker's feeder sleeps as soon as its inbox is empty (no linger) during the block."""
+    from gsar_otel.otel import jobs
+
+    # Code before the inbox (3ad7739 and earlier) has no linger: every call wakes the feeder.
+    linger = getattr(jobs, "LINGER_S", None)
+    jobs.LINGER_S = 0.0  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        if linger is None:
+            del jobs.LINGER_S
+        else:
+            jobs.LINGER_S = linger  # type: ignore[misc]
+
+
+def drain_until_asleep() -> None:
+    """Drain the queue, then wait (at most 1 s) until the feeder sleeps."""
+    import gsar_otel
+    from gsar_otel.otel.background import current_worker
+
+    gsar_otel.flush(5.0)
+    worker = current_worker()
+    pause = threading.Event()
+    for _ in range(10_000):
+        if worker is None or getattr(worker, "asleep", True):
+            return
+        pause.wait(0.0001)
+
+
 def build_cases() -> tuple[dict[str, Callable[[], object]], dict[str, Callable[[], None]]]:
     """The timed calls, and for each case an untimed step to run after every call."""
     from opentelemetry import trace
@@ -175,12 +214,18 @@ def build_cases() -> tuple[dict[str, Callable[[], object]], dict[str, Callable[[
         "undecorated": lambda: answer("cpu?"),
         "one span (floor)": lambda: with_span("cpu?"),
         "@grounded background, paced": lambda: background("cpu?"),
+        SPARSE: lambda: background("cpu?"),
         "@grounded background, burst": lambda: background("cpu?"),
         "@grounded inline, instant judge": lambda: inline("cpu?"),
         "scoring + integrity guard": score_and_guard,
     }
-    after = {"@grounded background, paced": drain}
+    after = {"@grounded background, paced": drain, SPARSE: drain_until_asleep}
     return cases, after
+
+
+def case_context(name: str) -> AbstractContextManager[None]:
+    """What a case runs inside: the sparse case with a feeder that sleeps at once."""
+    return feeder_sleeps_at_once() if name == SPARSE else nullcontext()
 
 
 def time_case(call: Callable[[], object], after: Callable[[], None] | None, *, iterations: int,
@@ -218,9 +263,10 @@ def measure_calls(iterations: int, warmup: int, rounds: int) -> tuple[dict[str, 
     for round_index in range(rounds):
         for name, call in cases.items():
             gc.collect()
-            samples[name] += time_case(call, after.get(name), iterations=per_round,
-                                       warmup=warmup if round_index == 0 else warmup // 10)
-            gsar_otel.flush(30.0)
+            with case_context(name):
+                samples[name] += time_case(call, after.get(name), iterations=per_round,
+                                           warmup=warmup if round_index == 0 else warmup // 10)
+                gsar_otel.flush(30.0)
     dropped = metric_total(reader, "gsar.background.dropped")
     return {name: summarize(values) for name, values in samples.items()}, dropped
 

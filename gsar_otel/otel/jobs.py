@@ -83,6 +83,11 @@ class Inbox:
         asleep, self._asleep = self._asleep, False
         return asleep
 
+    @property
+    def asleep(self) -> bool:
+        """True while the feeder waits for a wake-up (the next :meth:`put` then wakes it)."""
+        return self._asleep
+
     def wake(self) -> None:
         """Wake the feeder now (for an item that must not wait, or a sleeping feeder)."""
         self._wake.put(None)

@@ -372,6 +372,11 @@ class BackgroundWorker:
         return len(self._live)
 
     @property
+    def asleep(self) -> bool:
+        """True while the feeder thread sleeps: the next :meth:`submit` wakes it."""
+        return self._inbox.asleep
+
+    @property
     def stopped(self) -> bool:
         """True once :meth:`stop` ran."""
         return self._stopped
