@@ -26,7 +26,7 @@ import threading
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -127,11 +127,26 @@ def _number(value: object) -> str:
 def _weights(weight_map: Mapping[Any, Any] | None) -> str:
     if weight_map is None:
         return "default"
+    try:
+        return _canonical_weights(tuple(weight_map.items()))
+    except TypeError:  # an unhashable weight: not worth remembering
+        return _canonical_weights.__wrapped__(tuple(weight_map.items()))
+
+
+@lru_cache(maxsize=64)
+def _canonical_weights(items: tuple[tuple[Any, Any], ...]) -> str:
+    """The weight map as one string: keys by name, each weight with its type (a round scores
+    with the evaluator's few maps, so each is spelled out once)."""
     return ";".join(f"{key}={_number(value)}" for key, value
-                    in sorted(((str(k), v) for k, v in weight_map.items()), key=lambda kv: kv[0]))
+                    in sorted(((str(k), v) for k, v in items), key=lambda kv: kv[0]))
+
+
+_NO_ADJUSTMENTS: Final = '{"adjustments":[],"output":null}'
 
 
 def _result(adjustments: tuple[dict[str, Any], ...], output: dict[str, Any] | None) -> str:
+    if not adjustments and output is None:
+        return _NO_ADJUSTMENTS
     return json.dumps({"adjustments": list(adjustments), "output": output}, sort_keys=True,
                       ensure_ascii=False, separators=(",", ":"))
 
