@@ -5,7 +5,11 @@ to the process's :class:`~gsar_otel.otel.worker.BackgroundWorker`. Each job runs
 caller's ``contextvars`` context taken at call time, so its ``gsar.evaluate`` span is a child of
 the caller's span. Nothing submitted is lost without a count: a full queue, the exit budget
 running out and a stopped worker each add to ``gsar.background.dropped`` with
-``gsar.drop.reason``.
+``gsar.drop.reason``. A call does not wake the worker's feeder thread while it is awake
+(waking a thread costs the caller a system call and often its CPU): the feeder looks for new
+jobs every :data:`~gsar_otel.otel.jobs.POLL_S` (10 ms), so a job waits at most that much more
+to start; after :data:`~gsar_otel.otel.jobs.LINGER_S` (2 s) without a job it sleeps, and the
+next call wakes it.
 
 At interpreter exit the worker gets ``GSAR_EXIT_FLUSH_S`` seconds (default 5, or
 :func:`set_exit_flush_timeout`) to finish; what is left is dropped, counted and logged at
