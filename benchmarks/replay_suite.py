@@ -8,7 +8,8 @@ In a temporary directory this generates:
   offline LexicalJudge (deterministic, so the plugin needs no cassette for it);
 - ``anthropic/gsar_cases.jsonl``: the same 1,000 answers judged by the Anthropic judge, whose
   verdicts are recorded once (``--gsar-record-mode=once``) against a local fake Messages API and
-  then replayed from the cassettes (``--gsar-record-mode=none``) with no server and no key;
+  then replayed from the cassettes (``--gsar-record-mode=none``) with no server and no key (each
+  verdict with the integrity guard's recorded report, see ``gsar_otel.core.guard_memo``);
 - ``vcrpy/``: the same 1,000 answers the way a suite without the plugin would replay them: one
   parametrised test per case marked ``@pytest.mark.vcr`` (pytest-recording), each sending the
   judge's request through the real ``anthropic`` SDK, recorded once into one vcrpy cassette per
@@ -203,8 +204,15 @@ def record_cassettes(suite: str, directory: Path) -> dict[str, Any]:
     _require_pass(f"recording the {suite} cassettes", done)
     pattern = "*.json" if suite == "anthropic replay" else "*.yaml"
     cassettes = [p for p in directory.rglob(pattern) if p.is_file()]
-    return {"seconds": seconds, "requests": requests, "cassette_files": len(cassettes),
-            "cassette_bytes": sum(p.stat().st_size for p in cassettes), "base_url": base_url}
+    recording = {"seconds": seconds, "requests": requests, "cassette_files": len(cassettes),
+                 "cassette_bytes": sum(p.stat().st_size for p in cassettes),
+                 "base_url": base_url}
+    if suite == "anthropic replay":
+        verdicts = [entry for path in cassettes
+                    for entry in json.loads(path.read_text(encoding="utf-8"))["verdicts"].values()]
+        recording["guard_reports"] = sum("guard" in entry["verdict"] for entry in verdicts)
+        recording["verdicts"] = len(verdicts)
+    return recording
 
 
 def replay_environment(suite: str, recording: dict[str, Any] | None) -> dict[str, str]:
@@ -307,6 +315,10 @@ def render(report: dict[str, Any]) -> str:
         out.append(f"recording the {suite} cassettes once: {recording['seconds']:.1f} s, "
                    f"{recording['requests']} requests, {recording['cassette_files']} cassette "
                    f"file(s), {recording['cassette_bytes'] / 1e6:.1f} MB")
+        if "guard_reports" in recording:
+            out.append(f"  {recording['guard_reports']} of {recording['verdicts']} recorded "
+                       f"verdicts carry the integrity guard's report (reused on replay while "
+                       f"its digest matches; the guard runs for the rest)")
     rows = [[t["name"], f"{t['value']:.2f}", f"<= {t['limit']}", verdict(t["passed"])]
             for t in report["targets"]]
     out += ["", "Targets", table(["target", "value", "limit", "result"], rows)]

@@ -58,6 +58,7 @@ def test_replay_suite_runs_a_small_suite_and_reports_both_ratios() -> None:
     for suite in ("anthropic replay", "vcrpy replay"):
         assert report["recording"][suite]["requests"] == 5
         assert report["recording"][suite]["cassette_files"] >= 1
+    assert report["recording"]["anthropic replay"]["guard_reports"] == 5  # replayed with them
     assert [t["name"] for t in report["targets"]] == [
         "pytest_gsar replay / trivial (median wall time)",
         "pytest_gsar replay / vcrpy replay (median wall time)"]
