@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 
 WORKER_DESELECTED = "gsar_deselected"
 WORKER_ERRORS = "gsar_errors"
-"""``workeroutput`` key through which xdist workers tell the controller what they deselected."""
+WORKER_STALE = "gsar_stale_guard_reports"
+"""``workeroutput`` keys through which xdist workers tell the controller what they deselected,
+their errors and how many recorded guard reports no longer matched."""
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -97,6 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
                    "ini options take precedence, record_mode (none|once|new_episodes|all) wins "
                    "over --gsar-record-mode and gsar_record_mode")
     state = GSARSession(config, resolve_options(config))
+    state.stale_guard_reports = -_stale_guard_reports()  # counted from here on
     if state.options.baseline is not None:
         from pytest_gsar.baseline import BaselineError
 
@@ -253,6 +256,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         workeroutput: dict[str, Any] = session.config.workeroutput  # type: ignore[attr-defined]
         workeroutput[WORKER_DESELECTED] = sorted(state.deselected)
         workeroutput[WORKER_ERRORS] = list(state.errors)  # shown by the controller
+        workeroutput[WORKER_STALE] = state.stale_guard_reports + _stale_guard_reports()
         return
     if not state.records and state.options.baseline is None and state.options.report is None:
         return
@@ -275,6 +279,22 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                   update=state.options.update_baseline, baseline_written=state.baseline_written,
                   report=state.report_written, errors=state.errors,
                   base=config.invocation_params.dir)
+    stale = state.stale_guard_reports + _stale_guard_reports()
+    if stale > 0:
+        terminalreporter.write_line(
+            f"{stale} replayed verdict(s) carried an integrity guard report that no longer "
+            f"matches (another gsar-otel, Python or pydantic version, or an edited cassette): "
+            f"the guard checked them again; --gsar-record-mode=new_episodes records fresh "
+            f"reports")
+
+
+def _stale_guard_reports() -> int:
+    """Recorded guard reports this process found stale so far (none while nothing loaded the
+    guard memo module)."""
+    import sys
+
+    module = sys.modules.get("gsar_otel.core.guard_memo")
+    return 0 if module is None else int(module.memo_stats().stale)
 
 
 class _ReportCollector:
@@ -306,3 +326,4 @@ class _ReportCollector:
         self.state.deselected.update(output.get(WORKER_DESELECTED, ()))
         self.state.errors.extend(e for e in output.get(WORKER_ERRORS, ())
                                  if e not in self.state.errors)
+        self.state.stale_guard_reports += int(output.get(WORKER_STALE, 0))

@@ -136,4 +136,13 @@ def test_a_hand_edited_verdict_is_checked_again(
                                                 "--gsar-record-mode=none")
     result.assert_outcomes(passed=CASES - 1, failed=1)
     result.stdout.fnmatch_lines(["*refs E9*adjusted: unknown_evidence_ref*",
+                                 "1 replayed verdict(s) carried an integrity guard report that "
+                                 "no longer matches *; --gsar-record-mode=new_episodes records "
+                                 "fresh reports",
                                  "*COUNTS * guard=1*"])
+    # Under xdist the workers' counts reach the controller's summary.
+    distributed = gsar_pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2",
+                                                     "--gsar-judge=anthropic",
+                                                     "--gsar-record-mode=none")
+    distributed.assert_outcomes(passed=CASES - 1, failed=1)
+    distributed.stdout.fnmatch_lines(["1 replayed verdict(s) carried an integrity guard report*"])
