@@ -14,6 +14,7 @@ from tests.plugin.helpers import GOOD, case, read_json, write_cases, write_ini
 
 COUNTING_CONFTEST = """
     import gsar_otel.core.redact as redact
+    import gsar_otel.judges.recorded.judge as recorded_judge
     from gsar_otel.core import deadline
 
     reads = []
@@ -31,6 +32,14 @@ COUNTING_CONFTEST = """
 
     redact.secret_values = counting_secret_values
     deadline.check_judge_output = counting_guard
+    restores = []
+    real_restore = recorded_judge.restore_verdict
+
+    def counting_restore(*args, **kwargs):
+        restores.append(1)
+        return real_restore(*args, **kwargs)
+
+    recorded_judge.restore_verdict = counting_restore
     before = deadline.pool_stats()
 
     def pytest_unconfigure(config):
@@ -39,7 +48,8 @@ COUNTING_CONFTEST = """
         after = deadline.pool_stats()
         print(f"COUNTS reads={len(reads)} jobs={after.submitted - before.submitted} "
               f"inline={after.inline - before.inline} guard={len(guards)}")
-        print(f"IMPORTED opentelemetry={'opentelemetry' in sys.modules}")
+        print(f"IMPORTED opentelemetry={'opentelemetry' in sys.modules} "
+              f"restores={len(restores)}")
 """
 
 CASES = 5
@@ -85,8 +95,9 @@ def test_a_replayed_case_reads_the_secrets_once_and_reuses_the_recorded_guard_re
                for entry in read_json(cassette)["verdicts"].values())
     result = replay(gsar_pytester, "--gsar-record-mode=none")
     result.stdout.fnmatch_lines(["*COUNTS reads=5 jobs=0 inline=0 guard=0*",
-                                 # nothing listens for telemetry: OpenTelemetry is not loaded
-                                 "*IMPORTED opentelemetry=False*"])
+                                 # nothing listens for telemetry: OpenTelemetry is not loaded;
+                                 # no reference mask in the cassette: nothing to read back
+                                 "*IMPORTED opentelemetry=False restores=0*"])
 
 
 def test_a_cassette_without_guard_reports_runs_the_guard_once_per_case_without_a_pool_job(

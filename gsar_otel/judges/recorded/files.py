@@ -43,6 +43,15 @@ def read_cassette(path: Path) -> dict[str, dict[str, Any]]:
         CassetteError: unreadable, empty, not UTF-8, not JSON, or not a gsar cassette; the
             message names the path, says what is wrong and how to recover.
     """
+    return read_cassette_holding(path, "")[0]
+
+
+def read_cassette_holding(path: Path, mark: str) -> tuple[dict[str, dict[str, Any]], bool]:
+    """The verdict entries of the cassette at ``path``, and whether its text holds ``mark``.
+
+    Raises:
+        CassetteError: as :func:`read_cassette`.
+    """
     if not path.is_file():  # a FIFO would block the read; a directory cannot be one
         raise CassetteError(f"cannot read cassette {path}: not a regular file")
     try:
@@ -66,7 +75,7 @@ def read_cassette(path: Path) -> dict[str, dict[str, Any]]:
     except RecursionError:
         raise CassetteError(f"{path} is not a gsar cassette (JSON nested too deeply); "
                             f"{RECOVER}") from None
-    return _verdicts(data, path)
+    return _verdicts(data, path), mark in text
 
 
 def _verdicts(data: Any, path: Path) -> dict[str, dict[str, Any]]:

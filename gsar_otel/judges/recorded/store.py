@@ -38,6 +38,7 @@ from gsar_otel.judges.recorded.files import CassetteWarning as CassetteWarning
 from gsar_otel.judges.recorded.files import (
     atomic_write,
     directory_lock,
+    read_cassette_holding,
     real_path,
     set_aside_damaged,
 )
@@ -146,6 +147,7 @@ class CassetteStore:
         self._pending: dict[str, dict[str, Any]] = {}
         self._existed_given = existed
         self._existed = False
+        self._references = False
 
     # reading
 
@@ -153,18 +155,26 @@ class CassetteStore:
         if self._entries is None:
             present = self.path.exists()
             self._existed = present if self._existed_given is None else self._existed_given
-            self._entries = self._read_or_replace() if present else {}
+            self._entries, self._references = self._read_or_replace() if present else ({},
+                                                                                   False)
         return self._entries
 
-    def _read_or_replace(self) -> dict[str, dict[str, Any]]:
-        """The cassette's entries; none when it is damaged and may be replaced."""
+    def _read_or_replace(self) -> tuple[dict[str, dict[str, Any]], bool]:
+        """The cassette's entries (none when it is damaged and may be replaced), and whether
+        its text holds a reference mask."""
         try:
-            return read_cassette(self.path)
+            return read_cassette_holding(self.path, REFERENCE_MARK)
         except CassetteError as error:
             if not (self.replace_damaged and self.path.is_file()):
                 raise
             self.damaged = str(error)
-            return {}
+            return {}, False
+
+    @property
+    def may_hold_references(self) -> bool:
+        """False when no verdict held here has a reference mask to read back (the cassette's
+        text has none, and nothing recorded since does)."""
+        return self._references
 
     @property
     def existed(self) -> bool:
@@ -210,9 +220,11 @@ class CassetteStore:
                 "usage": None if verdict.usage is None else verdict.usage.model_dump(mode="json"),
             },
         }
+        references = REFERENCE_MARK in json.dumps(entry["verdict"], ensure_ascii=False)
         with self._lock:
             self._load()[key] = entry
             self._pending[key] = entry
+            self._references = self._references or references
 
     def put_guard_memo(self, key: str, memo: GuardMemo, *, update: bool = False) -> bool:
         """Keep the guard's report beside the verdict under ``key`` when that verdict is being
@@ -255,7 +267,7 @@ class CassetteStore:
                 with directory_lock(real_path(self.path).parent):
                     # Read again under the lock: another process may have saved meanwhile.
                     self.damaged = None
-                    on_disk = self._read_or_replace() if self.path.exists() else {}
+                    on_disk = self._read_or_replace()[0] if self.path.exists() else {}
                     on_disk.update(cleaned)
                     text = render_cassette(on_disk)
                     leaked = [value for value in secrets if value in text]
@@ -273,6 +285,7 @@ class CassetteStore:
             except (OSError, UnicodeError, RecursionError) as error:
                 raise CassetteError(f"cannot write cassette {self.path}: {error}") from None
             self._entries = on_disk
+            self._references = REFERENCE_MARK in text
             self._pending.clear()
 
 
