@@ -11,7 +11,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 CALL_CASES = {
     "undecorated", "one span (floor)", "@grounded background, paced",
-    "@grounded background, sparse", "@grounded background, burst", "@grounded inline, instant judge", "scoring + integrity guard",
+    "@grounded background, sparse", "@grounded background, burst",
+    "@grounded inline, instant judge", "scoring + integrity guard",
 }
 IMPORT_STATEMENTS = {
     "import opentelemetry.sdk.trace", "import gsar_otel", "from gsar_otel import grounded",
