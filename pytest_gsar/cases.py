@@ -13,8 +13,10 @@ ignored). A line that is not a valid case is a collection error naming the file 
 one error names every bad line of the file.
 
 The file is UTF-8 (a byte order mark is allowed), lines end in ``\n`` or ``\r\n``, blank lines
-are skipped. It is read a line at a time and each case is read again from its line when it
-runs, so a big file costs little memory; one line may hold at most :data:`MAX_LINE_BYTES`.
+are skipped. It is read a line at a time and, past :data:`KEEP_CASES_BYTES`, each case is read
+again from its line when it runs, so a big file costs little memory; a smaller one keeps the
+cases collection parsed, used while the file is unchanged (same size, modification and change
+times). One line may hold at most :data:`MAX_LINE_BYTES`.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ MAX_LINE_BYTES: Final = 16 * 2**20
 characters), short enough that one bad line cannot exhaust memory."""
 MAX_REPORTED: Final = 200
 """Bad lines of one file explained in full in its collection error; further ones are counted."""
+KEEP_CASES_BYTES: Final = 4 * 2**20
+"""Largest case file whose parsed cases are kept from collection to the run (bigger ones are
+read again case by case, so a big suite does not hold every answer)."""
 
 
 class CaseFormatError(Exception):
@@ -74,6 +79,18 @@ class CaseEntry:
     expect: str | None = None
     min_score: float | None = None
     judge: str | None = None
+    kept: Case | None = None
+    """The case as collection parsed it, for a file of at most ``KEEP_CASES_BYTES``."""
+
+
+def file_stamp(path: Path) -> tuple[int, ...] | None:
+    """What changes when a file is written: device, inode, size, modification and change times
+    (None when it cannot be read)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _field_error(path: Path, line: int, message: str) -> CaseFormatError:
@@ -153,11 +170,12 @@ def read_cases(path: Path) -> list[Case]:
     return [read_case_at(path, entry) for entry in scan_cases(path)]
 
 
-def scan_cases(path: Path) -> list[CaseEntry]:
-    """Check every line of the case file at ``path`` and say where each case is.
+def scan_cases(path: Path, *, keep: bool = False) -> list[CaseEntry]:
+    """Check every line of the case file at ``path`` and say where each case is (with ``keep``,
+    also what it holds).
 
-    The file is streamed a line at a time: only one case is parsed at once and none is kept, so
-    a 100 MB file costs one line of memory, not the whole file.
+    The file is streamed a line at a time: only one case is parsed at once and, without
+    ``keep``, none is kept, so a 100 MB file costs one line of memory, not the whole file.
 
     Raises:
         CaseFormatError: the file cannot be read, or lines are bad; one error names every bad
@@ -183,7 +201,8 @@ def scan_cases(path: Path) -> list[CaseEntry]:
             continue
         first_line[case.id] = number
         entries.append(CaseEntry(id=case.id, line=number, offset=offset, expect=case.expect,
-                                 min_score=case.min_score, judge=case.judge))
+                                 min_score=case.min_score, judge=case.judge,
+                                 kept=case if keep else None))
     if problems:
         if len(problems) == 1:
             raise CaseFormatError(problems[0])
@@ -299,10 +318,19 @@ def _first_line(error: Exception) -> str:
 class GSARCaseFile(pytest.File):
     """A file of recorded agent outputs; each line becomes a :class:`GSARCase`."""
 
+    stamp: tuple[int, ...] | None = None
+    """:func:`file_stamp` of the file when it was collected, taken before reading it."""
+
     def collect(self) -> Iterator[GSARCase]:
         """One item per case, named by its id."""
-        for entry in scan_cases(self.path):
+        self.stamp = file_stamp(self.path)
+        keep = self.stamp is not None and self.stamp[2] <= KEEP_CASES_BYTES
+        for entry in scan_cases(self.path, keep=keep):
             yield GSARCase.from_parent(self, name=entry.id, entry=entry)
+
+    def unchanged(self) -> bool:
+        """True while the file is as it was when collected."""
+        return self.stamp is not None and file_stamp(self.path) == self.stamp
 
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
@@ -329,8 +357,11 @@ class GSARCase(pytest.Item):
         """Judge the case; fails with the readable grounding report when it falls short."""
         from pytest_gsar.judging import judge_in_test
 
+        parent = self.parent
         try:
-            case = read_case_at(self.path, self.case)
+            case = self.case.kept
+            if case is None or not (isinstance(parent, GSARCaseFile) and parent.unchanged()):
+                case = read_case_at(self.path, self.case)
         except CaseFormatError as error:
             raise GroundingFailure(str(error).removeprefix(f"{self.path}:{self.case.line}: ")
                                    ) from None

@@ -129,6 +129,51 @@ def pytest_collection_finish(session):
                                  "(case 'first' is no longer on this line); run pytest again"])
 
 
+COUNT_READS = """
+import pytest_gsar.cases as cases
+
+reads = []
+real_read = cases.read_case_at
+
+def counting_read(*args, **kwargs):
+    reads.append(1)
+    return real_read(*args, **kwargs)
+
+cases.read_case_at = counting_read
+
+def pytest_unconfigure(config):
+    print(f"READS {len(reads)}")
+"""
+
+
+def test_a_small_unchanged_case_file_is_not_read_again_per_case(
+        gsar_pytester: pytest.Pytester) -> None:
+    write_lines(gsar_pytester, [line("first"), line("second", HALF, expect="replan")])
+    gsar_pytester.makeconftest(COUNT_READS)
+    result = gsar_pytester.runpytest_subprocess("--gsar-judge=lexical", "-s")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["READS 0"])
+
+
+def test_a_case_file_rewritten_after_collection_with_the_same_size_is_read_again(
+        gsar_pytester: pytest.Pytester) -> None:
+    """The kept cases stand only while the file is untouched: a same-size edit (97% -> 45%)
+    after collection is judged as it now reads."""
+    path = write_lines(gsar_pytester, [line("first")])
+    edited = line("first").replace(b"97%", b"45%")
+    assert len(edited) == len(line("first"))
+    rewrite = edited + b"\n"
+    gsar_pytester.makeconftest(COUNT_READS + f"""
+from pathlib import Path
+
+def pytest_collection_finish(session):
+    Path({str(path)!r}).write_bytes({rewrite!r})
+""")
+    result = gsar_pytester.runpytest_subprocess("--gsar-judge=lexical", "-s")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*45%*", "READS 1"])
+
+
 def test_a_big_case_file_is_streamed_not_held(tmp_path: Path) -> None:
     # 20,000 cases of about 1 KB: scanning keeps where each case is, never every answer.
     path = tmp_path / "gsar_big.jsonl"
