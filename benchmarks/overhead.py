@@ -328,11 +328,12 @@ def render(report: dict[str, Any]) -> str:
         rows.append([name, f"{s['median'] / 1000:.2f}", f"{s['p95'] / 1000:.2f}",
                      f"{s['iqr'] / 1000:.2f}", f"{s['stdev'] / 1000:.2f}",
                      f"{s['median'] / floor:.2f}x", str(s["n"])])
-    load = report["machine"].get("load_average") or []
+    loads = [", ".join(f"{value:.2f}" for value in report["machine"].get(key) or []) or "unknown"
+             for key in ("load_average_at_start", "load_average")]
     out = ["Per-call cost (microseconds)",
            table(["case", "median", "p95", "IQR", "stdev", "vs floor", "calls"], rows), "",
-           "load average at start " + (", ".join(f"{value:.2f}" for value in load) or "unknown")
-           + f" (1, 5, 15 min) on {report['machine']['cores']} cores", ""]
+           f"load average {loads[0]} at start, {loads[1]} at the end (1, 5, 15 min) on "
+           f"{report['machine']['cores']} cores", ""]
     imports = report["imports"]
     base = imports[IMPORT_BASELINE]["median"]
     rows = [[name, f"{s['median']:.1f}", f"{s['p95']:.1f}", f"{s['iqr']:.1f}",
@@ -367,11 +368,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     import_runs = args.import_runs or (3 if args.quick else 15)
 
     started = time.perf_counter()
+    load_at_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     calls, dropped = measure_calls(iterations, warmup, rounds)
     imports = measure_imports(import_runs)
     report: dict[str, Any] = {
         "benchmark": "overhead",
-        "machine": machine(),
+        "machine": {**machine(), "load_average_at_start": load_at_start},
         "settings": {"iterations": iterations, "warmup": warmup, "rounds": rounds,
                      "import_runs": import_runs, "quick": args.quick, "unit": "ns"},
         "calls": calls,
