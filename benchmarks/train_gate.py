@@ -4,8 +4,9 @@ Called by ``benchmarks/train_lexical.py`` after the claim model: the gate is sta
 claim model's out-of-fold verdicts (each dev answer judged by the fold model that did not train
 on it) and on the rule judge's verdict, so its weights see the claim model as it behaves on
 unseen answers. The gate's L2 strength is chosen by out-of-fold log-loss, its per-regime demote
-and promote thresholds by out-of-fold dev balanced accuracy (mean over data sets, plus the
-synthetic set's claim accuracy matched as ``gsar bench`` matches claims).
+and promote thresholds by out-of-fold dev figures: first the synthetic set's claim accuracy
+(matched as ``gsar bench`` matches claims) up to :data:`CLAIM_TARGET`, then the mean of it and
+every set's balanced accuracy.
 """
 
 from __future__ import annotations
@@ -204,6 +205,27 @@ def score(rows: list[Outcomes], prepared: list[Prepared], prob: np.ndarray,
     return scores
 
 
+CLAIM_TARGET = 0.95
+"""Synthetic claim accuracy the gate may not push below (issue 11's claim target): moving a
+claim to hold an answer back costs a correct claim whenever the answer's fault was already
+found (one contradicted value among grounded facts still scores S >= 0.80)."""
+Value = tuple[float, float]
+
+
+def value_of(scores: dict[str, float]) -> Value:
+    """What the threshold search maximises: first the synthetic claim accuracy up to
+    :data:`CLAIM_TARGET`, then the mean of every figure."""
+    claims = scores.get("synthetic_claims", CLAIM_TARGET)
+    return min(claims, CLAIM_TARGET), sum(scores.values()) / len(scores)
+
+
+def better(trial: Value, value: Value) -> bool:
+    """``trial`` beats ``value`` by more than rounding, comparing the claim floor first."""
+    if abs(trial[0] - value[0]) > 1e-9:
+        return trial[0] > value[0]
+    return trial[1] > value[1] + 1e-9
+
+
 def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
           log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> dict[str, Any]:
     """The ``gate`` section of ``model.json``, with its out-of-fold dev figures."""
@@ -241,9 +263,9 @@ def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
     demote = dict.fromkeys(GATE_REGIMES, 0.0)
     promote = dict.fromkeys(GATE_REGIMES, 1.01)
 
-    def objective(d: dict[str, float], p: dict[str, float]) -> tuple[float, dict[str, float]]:
+    def objective(d: dict[str, float], p: dict[str, float]) -> tuple[Value, dict[str, float]]:
         s = score(rows, prepared, prob, d, p)
-        return sum(s.values()) / len(s), s
+        return value_of(s), s
 
     value, scores = objective(demote, promote)
     log(f"gate off: dev out-of-fold {scores}")
@@ -255,14 +277,14 @@ def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
                         continue
                     trial, trial_scores = objective(demote | {regime: low},
                                                     promote | {regime: high})
-                    if trial > value + 1e-9:
+                    if better(trial, value):
                         value, scores = trial, trial_scores
                         demote, promote = demote | {regime: low}, promote | {regime: high}
     defer: frozenset[str] = frozenset()
     for regime in GATE_REGIMES:
         trial_scores = score(rows, prepared, prob, demote, promote, defer | {regime})
-        trial = sum(trial_scores.values()) / len(trial_scores)
-        if trial > value + 1e-9:
+        trial = value_of(trial_scores)
+        if better(trial, value):
             value, scores, defer = trial, trial_scores, defer | {regime}
     log(f"gate demote={demote} promote={promote} defer={sorted(defer)}: dev out-of-fold "
         + ", ".join(f"{k} {v:.3f}" for k, v in scores.items()))
@@ -279,7 +301,8 @@ def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
                      "answers": len(y),
                      "objective": "weighted binary log-loss (each data set and label weighing "
                                   "the same) on out-of-fold claim-model verdicts; thresholds "
-                                  "by mean out-of-fold dev balanced accuracy (+ synthetic "
-                                  "claim accuracy matched as gsar bench matches claims)",
+                                  "by out-of-fold dev synthetic claim accuracy up to "
+                                  f"{CLAIM_TARGET} (matched as gsar bench matches claims), "
+                                  "then the mean of it and every set's balanced accuracy",
                      "dev_out_of_fold": {k: round(v, 4) for k, v in scores.items()}},
     }

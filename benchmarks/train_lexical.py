@@ -206,7 +206,7 @@ def sample_weights(datasets: list[str], y: np.ndarray) -> np.ndarray:
                      for d, c in zip(datasets, y, strict=True)])
 
 
-RULES: list[str] = ["name_absent", "time_absent"]
+RULES: list[str] = ["name_absent", "time_absent", "number_absent"]
 
 
 def model_json(weights: np.ndarray, bias: np.ndarray, mean: np.ndarray, scale: np.ndarray,
@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=None,
                         help="fix the claim model's L2 strength instead of choosing it by CV")
     parser.add_argument("--no-gate", action="store_true", help="train no answer gate")
-    parser.add_argument("--rules", default="name_absent,time_absent",
+    parser.add_argument("--rules", default="name_absent,time_absent,number_absent",
                         help="comma-separated optional rules (name_absent, time_absent, "
                         "number_absent), or ''")
     args = parser.parse_args(argv)

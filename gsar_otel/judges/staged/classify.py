@@ -12,7 +12,8 @@ plain Python) and two named thresholds stored beside the weights, after three or
    ungrounded (in tool rows capitalised tokens are mostly labels whose forms vary:
    ``NotReady``/``NodeNotReady``); so does a time or date of the claim that no unit holds.
    ``number_absent``: a number, quantity or time of a claim on tool rows that no unit holds
-   (a metric the rows never report, "packet loss of 14%") makes it ungrounded.
+   (a metric the rows never report, "packet loss of 14%") makes it ungrounded; not on a table
+   (``evidence_table``), whose claims reckon with its values (ages, totals, ranges).
 1c. ``negation_conflict``: a claim whose polarity differs from the tool row, log line or alert
    that states most of it is contradicted ("cfg-1 was never pushed" against a push log line).
 2. ``row_value_conflict``: a value that conflicts with the same key of the same subject in a tool
@@ -160,7 +161,8 @@ def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str,
     if "time_absent" in model.rules and named["time_absent"]:
         return "ungrounded", "time_absent", p
     if ("number_absent" in model.rules and named["numeric_absent"]
-            and named["evidence_row"] and not named["anchor_conflict_share"]):
+            and named["evidence_row"] and not named["evidence_table"]
+            and not named["anchor_conflict_share"]):
         return "ungrounded", "number_absent", p
     if (named["negation_mismatch"] and named["evidence_row"]
             and named["lead_coverage"] >= NEGATION_COVERAGE):

@@ -115,6 +115,14 @@ def _cause_in_rows(claim: TextFacts, index: EvidenceIndex) -> str | None:
     return verdict
 
 
+def _key_overlap(key: frozenset[str], stems: set[str]) -> int:
+    """Words of a row key the claim holds (unit words aside), or 0 when that is less than
+    half of the key's words."""
+    own = key - _UNIT_WORDS
+    shared = len(own & stems)
+    return shared if shared * 2 >= len(own) else 0
+
+
 def _conflict(spec: Spec, unit: Unit, claim: TextFacts, claim_subjects: frozenset[str],
               share: float) -> Spec | None:
     if not _subject_ok(unit, claim_subjects):
@@ -125,9 +133,11 @@ def _conflict(spec: Spec, unit: Unit, claim: TextFacts, claim_subjects: frozense
         if not keyed:
             keyed = [(pair.key_stems, o) for pair in unit.pairs for o in pair.anchors]
         # Only the keys that name most of what the claim names count (p50_ms, not p99_ms,
-        # for "p50 latency"); a unit word in a key ("ms", "pct") names nothing.
-        overlaps = [(len((k & stems) - _UNIT_WORDS), o) for k, o in keyed
-                    if comparable(spec, o)]
+        # for "p50 latency"); a unit word in a key ("ms", "pct") names nothing; and a key
+        # names the claim's metric only when the claim holds at least half of the key's own
+        # words ("TCP retransmit rate" is not http_5xx_rate for sharing "rate").
+        overlaps = [(n, o) for n, o in ((_key_overlap(k, stems), o) for k, o in keyed
+                                        if comparable(spec, o)) if n]
         best = max((n for n, _ in overlaps), default=0)
         if best == 0:
             return None

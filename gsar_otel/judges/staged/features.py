@@ -13,10 +13,11 @@ from typing import Final
 from gsar_otel.judges.staged.align import Alignment
 from gsar_otel.judges.staged.anchoring import NAME_KINDS, NUMERIC_KINDS, TIME_KINDS
 from gsar_otel.judges.staged.compare import Comparison
+from gsar_otel.judges.staged.gate import is_table
 from gsar_otel.judges.staged.index import EvidenceIndex
 from gsar_otel.judges.staged.textual import TextFacts
 
-FEATURES_VERSION: Final = "staged-features-6"
+FEATURES_VERSION: Final = "staged-features-7"
 
 FEATURE_NAMES: Final = (
     "coverage", "weighted_coverage", "lead_coverage", "anywhere_coverage", "all_covered",
@@ -28,7 +29,8 @@ FEATURE_NAMES: Final = (
     "other_subject", "claim_words", "content_words", "evidence_row", "evidence_prose",
     "aligned_units", "pair_coverage", "lead_pair_coverage",
     "anywhere_pair_coverage", "answer_claims", "answer_coverage", "answer_pair_coverage",
-    "subject_absent", "cause_conflict", "time_absent",
+    "subject_absent", "cause_conflict", "time_absent", "evidence_table",
+    "name_pairs_apart", "names_apart_from_values",
 )
 """The features, in vector order."""
 
@@ -52,6 +54,8 @@ class AnswerContext:
     claims: int
     coverage: float
     pair_coverage: float
+    table: bool = False
+    """The evidence is a table (:func:`.gate.is_table`), not tool output or prose."""
 
 
 def answer_context(claims: int, answer: TextFacts, index: EvidenceIndex) -> AnswerContext:
@@ -60,7 +64,8 @@ def answer_context(claims: int, answer: TextFacts, index: EvidenceIndex) -> Answ
     coverage = sum(1 for s in stems if index.frequency(s)) / len(stems) if stems else 1.0
     pairs = answer.pairs
     pair_coverage = len(pairs & index.pairs) / len(pairs) if pairs else 1.0
-    return AnswerContext(claims, coverage, pair_coverage)
+    rows = sum(1 for unit in index.units if unit.kind == "row")
+    return AnswerContext(claims, coverage, pair_coverage, is_table(len(index.units), rows))
 
 
 def _flag(value: bool) -> float:
@@ -121,5 +126,33 @@ def features(claim: TextFacts, alignment: Alignment, comparison: Comparison,
         _flag(comparison.subject_absent),
         _flag(comparison.cause_conflict),
         _flag(comparison.count("ABSENT", TIME_KINDS) > 0),
+        _flag(context.table),
+        *_relations(claim, alignment, index),
     )
     return FeatureVector(values)
+
+
+MAX_RELATION_NAMES: Final = 6
+"""Most names of one claim whose pairings are checked (pairs grow with the square)."""
+MAX_RELATION_POSTINGS: Final = 400
+"""A name in more units than this is too common to place a relation by."""
+
+
+def _relations(claim: TextFacts, alignment: Alignment,
+               index: EvidenceIndex) -> tuple[float, float]:
+    """How the claim's relations sit in the evidence: the share of pairs of its names (both
+    found) that no unit holds together (an entity swapped between clauses: "A met B" where the
+    evidence has A and B in different sentences), and the share of its found names that no
+    unit with a matching value holds (a number put on the wrong entity). Bounded work: at most
+    :data:`MAX_RELATION_NAMES` names, each posting list capped."""
+    units: list[frozenset[int]] = []
+    for name in sorted(claim.names)[:MAX_RELATION_NAMES]:
+        postings = index.by_stem.get(name, ())
+        if postings and len(postings) <= MAX_RELATION_POSTINGS:
+            units.append(frozenset(postings))
+    pairs = [(a, b) for i, a in enumerate(units) for b in units[i + 1:]]
+    apart = sum(1 for a, b in pairs if not a & b) / len(pairs) if pairs else 0.0
+    valued = alignment.anchor_units
+    away = (sum(1 for u in units if not u & valued) / len(units)
+            if units and valued else 0.0)
+    return apart, away

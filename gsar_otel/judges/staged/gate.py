@@ -161,10 +161,17 @@ TABLE_MIN_UNITS: Final = 3
 """Fewest evidence units a table has (two metric rows are tool output)."""
 
 
+def is_table(units: int, rows: int) -> bool:
+    """Whether evidence of ``units`` units, ``rows`` of them ``key=value`` rows, is a table: a
+    table's values are facts a claim paraphrases and reckons with (ages, totals, ranges), where
+    tool output's values are measurements a claim restates."""
+    return units >= TABLE_MIN_UNITS and rows >= TABLE_ROWS * units
+
+
 def regime_of_answer(shape: AnswerShape) -> str:
     """The answer's :data:`GATE_REGIMES` entry, from the shape of its evidence and its size."""
     units = max(1, shape.evidence_units)
-    if shape.evidence_units >= TABLE_MIN_UNITS and shape.evidence_rows >= TABLE_ROWS * units:
+    if is_table(shape.evidence_units, shape.evidence_rows):
         return "table"
     if shape.evidence_tool * 2 > units:
         return "tool"
