@@ -191,11 +191,14 @@ def reuse_memo(memo: GuardMemo, output: JudgeOutput, *, synthesis: str, evidence
                weight_map: Mapping[Any, Any] | None, contradiction_penalty: float,
                default_unknown: float) -> IntegrityReport | None:
     """The guard's report on ``output`` read from ``memo`` when its digest matches this round's
-    code and inputs; None (the guard must run) otherwise."""
-    digest = guard_digest(output, synthesis=synthesis, evidence=evidence, weight_map=weight_map,
-                          contradiction_penalty=contradiction_penalty,
-                          default_unknown=default_unknown, adjustments=memo.adjustments,
-                          repaired=memo.output)
+    code and inputs; None (the guard must run) otherwise, also when the memo cannot be read."""
+    try:
+        digest = guard_digest(output, synthesis=synthesis, evidence=evidence,
+                              weight_map=weight_map, contradiction_penalty=contradiction_penalty,
+                              default_unknown=default_unknown, adjustments=memo.adjustments,
+                              repaired=memo.output)
+    except (TypeError, ValueError):  # e.g. a report that is not JSON data: the guard decides
+        digest = None
     if digest is None or digest != memo.digest:
         _count("stale")
         return None

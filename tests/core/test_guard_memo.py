@@ -271,3 +271,12 @@ def test_the_fingerprint_covers_every_module_the_guard_imports() -> None:
                     if (ROOT / (name.replace(".", "/") + ".py")).is_file())
     seen.discard("gsar_otel.core.protocol")  # GuardMemo's fields only: never runs the guard
     assert seen <= set(GUARD_MODULES), sorted(seen - set(GUARD_MODULES))
+
+
+def test_a_memo_that_is_not_json_data_is_ignored(guard_calls: list[int]) -> None:
+    """Built in Python rather than read from a cassette: no digest can match it; the guard runs
+    and the round goes on."""
+    odd = GuardMemo(digest="0" * 64, adjustments=({"kind": object()},))
+    report = judged(JudgeVerdict(output=CASE.output, guard_memo=odd), CASE)
+    assert guard_calls == [1]
+    assert report == check_judge_output(CASE.output, **CASE.options())
