@@ -60,3 +60,27 @@ def test_a_value_of_a_metric_no_row_reports_is_ungrounded_on_tool_output(
 def test_a_value_a_row_reports_is_never_number_absent(host: str, rate: float) -> None:
     claim = f"The 5xx rate on {host} reached {rate}% at 10:15:32 UTC."
     assert rule_of(claim, tool_output(host, rate)) != "number_absent"
+
+
+UNIT_KEYS = st.sampled_from([("request rate", "rps", " req/s"), ("query rate", "qps", " req/s"),
+                             ("queue wait", "queue_ms", " ms")])
+
+
+@settings(max_examples=40, deadline=None)
+@given(HOSTS, UNIT_KEYS, st.integers(200, 799), st.integers(1, 150))
+def test_a_value_in_the_unit_one_key_names_is_that_keys_value(
+        host: str, metric: tuple[str, str, str], value: int, shift: int) -> None:
+    # No key shares the claim's words; the one key whose last part names the claim value's
+    # unit (rps for req/s) is the metric the claim states.
+    name, key, unit = metric
+    row = [f"host={host} http_5xx_rate=1.5% {key}={value} ts=2024-05-01T10:15:32Z",
+           f"2024-05-01 10:15:02 UTC INFO deploy-bot: pushed cfg-7781 to {host}"]
+
+    def comparison(claimed: int) -> tuple[str, ...]:
+        claim = f"The {name} on {host} was {claimed}{unit}."
+        index = build_index(EvidenceSet.coerce(row))
+        analysis = analyse(claim, index, answer_context(1, facts_of(claim), index))
+        return tuple(c.status for c in analysis.comparison.checks if c.kind != "HOST")
+
+    assert comparison(value) == ("MATCH",)
+    assert comparison(value + shift * 7) == ("CONFLICT",)

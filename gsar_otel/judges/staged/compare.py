@@ -15,6 +15,7 @@ from typing import Final, Literal
 from gsar_otel.judges.staged.align import MAX_ANCHOR_CANDIDATES, Alignment
 from gsar_otel.judges.staged.anchoring import NAME_KINDS, SUBJECT_KINDS, Spec, agree, comparable
 from gsar_otel.judges.staged.index import EvidenceIndex, Unit, key_stems
+from gsar_otel.judges.staged.lexicon import KEY_UNITS
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
 Status = Literal["MATCH", "CONFLICT", "ABSENT"]
@@ -123,6 +124,24 @@ def _key_overlap(key: frozenset[str], stems: set[str]) -> int:
     return shared if shared * 2 >= len(own) else 0
 
 
+def _unit_keyed(spec: Spec, keyed: list[tuple[frozenset[str], Spec]],
+                stems: set[str]) -> list[Spec]:
+    """The row's values whose key is a word naming the unit of ``spec`` (``rps`` for
+    ``req/s``), after words the claim holds; none when ``spec`` has no unit. A key with a word
+    of its own (``p99_ms`` for "GC pause time ... 300 ms") names another metric."""
+    unit = getattr(spec.raw, "unit", None)
+    if not isinstance(unit, str) or not unit:
+        return []
+    unit = unit.lower()
+    found = []
+    for key, other in keyed:
+        last = (other.key or "").lower().replace("-", "_").rsplit("_", 1)[-1]
+        if (KEY_UNITS.get(last) == unit and comparable(spec, other)
+                and not (key - {last} - stems)):
+            found.append(other)
+    return found
+
+
 def _conflict(spec: Spec, unit: Unit, claim: TextFacts, claim_subjects: frozenset[str],
               share: float) -> Spec | None:
     if not _subject_ok(unit, claim_subjects):
@@ -140,8 +159,13 @@ def _conflict(spec: Spec, unit: Unit, claim: TextFacts, claim_subjects: frozense
                                         if comparable(spec, o)) if n]
         best = max((n for n, _ in overlaps), default=0)
         if best == 0:
-            return None
-        candidates = [o for n, o in overlaps if n == best]
+            # No key shares the claim's words ("request rate" against rps): the one key of
+            # the row whose last part names the claim value's unit names its metric.
+            candidates = _unit_keyed(spec, keyed, stems)
+            if len(candidates) != 1:
+                return None
+        else:
+            candidates = [o for n, o in overlaps if n == best]
         if any(agree(spec, o) == "match" for o in candidates):
             return None
         return next((o for o in candidates if agree(spec, o) == "conflict"), None)

@@ -90,3 +90,9 @@ IDENTITY_KEYS: Final = frozenset(stem(k) for k in _set(
     "table container job app application endpoint device user account team component"))
 """Row keys that name a row's subject (``host=edge-lb-3``): a value of another subject is not
 a conflict."""
+
+KEY_UNITS: Final[dict[str, str]] = {
+    "rps": "req/s", "qps": "req/s", "gb": "gb", "mb": "mb", "kb": "kb", "ms": "ms",
+    "pct": "%", "percent": "%"}
+"""The unit a tool key's last part names (``rps``, ``mem_used_gb``): a value with that unit
+in a claim is that key's value when no key shares the claim's words."""
