@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -39,3 +40,12 @@ def otel() -> Iterator[Otel]:
     telemetry.set_providers()
     state.tracer_provider.shutdown()
     state.meter_provider.shutdown()
+
+
+@pytest.fixture
+def racy() -> Iterator[None]:
+    """Switch threads as often as the interpreter can, to expose check-then-act races."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(interval)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import sys
 import threading
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,15 +29,6 @@ def wakes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(Inbox, "wake", counting)
     return calls
-
-
-@pytest.fixture
-def racy() -> Iterator[None]:
-    """Switch threads as often as the interpreter can, to expose check-then-act races."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(interval)
 
 
 class Gate:

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,15 +28,6 @@ __all__ = ["fake_anthropic"]
 
 ROOT = Path(__file__).resolve().parents[2]
 DROPPED = "gsar.background.dropped"
-
-
-@pytest.fixture
-def racy() -> Iterator[None]:
-    """Switch threads as often as the interpreter can, to expose check-then-act races."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(interval)
 
 
 def dropped_by_reason(otel: Otel) -> dict[str, int]:
