@@ -11,6 +11,7 @@ every set's balanced accuracy.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import sys
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+import train_trees
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import check_judge_output
@@ -37,6 +39,8 @@ from gsar_otel.judges.staged.gate import (
     expand,
     expanded_names,
     proceeds,
+    tree_names,
+    tree_vector,
 )
 from gsar_otel.judges.staged.index import build_index
 from gsar_otel.judges.staged.judge import (
@@ -226,10 +230,67 @@ def better(trial: Value, value: Value) -> bool:
     return trial[1] > value[1] + 1e-9
 
 
+TREE_GRID = tuple(train_trees.Params(depth=d, rounds=200, learning_rate=0.05, l2=l2,
+                                      min_hessian=m)
+                  for d in (2, 3) for l2 in (1.0, 10.0) for m in (1.0, 5.0))
+TREE_ROUNDS = (25, 50, 100, 150, 200)
+"""Boosted gate candidates: depth, leaf L2 and least Hessian per leaf (a weighted answer count),
+each read after every listed round count; chosen by out-of-fold log-loss as the logistic L2 is."""
+
+
+def _log_loss(y: np.ndarray, w: np.ndarray, prob: np.ndarray) -> float:
+    return -float((w * (y * np.log(prob + 1e-12)
+                        + (1 - y) * np.log(1 - prob + 1e-12))).sum() / w.sum())
+
+
+def _logistic_probs(xs: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray,
+                    folds: int, log: Callable[[str], None]) -> tuple[dict[str, Any], float,
+                                                                     np.ndarray]:
+    best: tuple[float, float, np.ndarray] | None = None
+    for l2 in L2_GRID:
+        prob = np.zeros(len(y))
+        for f in range(folds):
+            train_rows = fold != f
+            weights, bias = fit_logistic(xs[train_rows], y[train_rows], w[train_rows], l2)
+            prob[~train_rows] = 1 / (1 + np.exp(-np.clip(xs[~train_rows] @ weights + bias,
+                                                         -50, 50)))
+        loss = _log_loss(y, w, prob)
+        log(f"gate l2={l2}: out-of-fold log-loss {loss:.4f}")
+        if best is None or loss < best[1]:
+            best = (l2, loss, prob)
+    assert best is not None
+    return {"l2": best[0], "l2_grid": list(L2_GRID)}, best[1], best[2]
+
+
+def _tree_probs(x: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray, folds: int,
+                log: Callable[[str], None]) -> tuple[dict[str, Any], float, np.ndarray]:
+    best: tuple[dict[str, Any], float, np.ndarray] | None = None
+    for params in TREE_GRID:
+        margins = {r: np.zeros(len(y)) for r in TREE_ROUNDS}
+        for f in range(folds):
+            train_rows = fold != f
+            ensemble = train_trees.fit_binary(x[train_rows], y[train_rows], w[train_rows],
+                                              params)
+            for r in TREE_ROUNDS:
+                margins[r][~train_rows] = train_trees.predict_margin(ensemble, x[~train_rows], r)
+        for r in TREE_ROUNDS:
+            prob = 1 / (1 + np.exp(-np.clip(margins[r], -50, 50)))
+            loss = _log_loss(y, w, prob)
+            chosen = dataclasses.replace(params, rounds=r)
+            log(f"gate trees {chosen}: out-of-fold log-loss {loss:.4f}")
+            if best is None or loss < best[1] - 1e-9:
+                best = (dataclasses.asdict(chosen), loss, prob)
+    assert best is not None
+    return best
+
+
 def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
-          log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> dict[str, Any]:
-    """The ``gate`` section of ``model.json``, with its out-of-fold dev figures."""
-    rows = outcomes(prepared, models)
+          log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+          learner: str = "logistic", rows: list[Outcomes] | None = None) -> dict[str, Any]:
+    """The ``gate`` section of ``model.json``, with its out-of-fold dev figures; ``learner`` is
+    ``logistic`` (weights over the regime-crossed vector) or ``trees`` (a boosted ensemble)."""
+    if rows is None:
+        rows = outcomes(prepared, models)
     dump = os.environ.get("GSAR_GATE_DUMP")
     if dump:  # for studying the gate's design on dev without re-running the claim model
         with open(dump, "wb") as handle:
@@ -245,21 +306,11 @@ def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
     xs = (x - mean) / scale
-    best: tuple[float, float, np.ndarray] | None = None
-    for l2 in L2_GRID:
-        prob = np.zeros(len(y))
-        for f in range(folds):
-            train_rows = fold != f
-            weights, bias = fit_logistic(xs[train_rows], y[train_rows], w[train_rows], l2)
-            prob[~train_rows] = 1 / (1 + np.exp(-np.clip(xs[~train_rows] @ weights + bias,
-                                                         -50, 50)))
-        loss = -float((w * (y * np.log(prob + 1e-12)
-                            + (1 - y) * np.log(1 - prob + 1e-12))).sum() / w.sum())
-        log(f"gate l2={l2}: out-of-fold log-loss {loss:.4f}")
-        if best is None or loss < best[1]:
-            best = (l2, loss, prob)
-    assert best is not None
-    l2, loss, prob = best
+    x_trees = np.array([tree_vector(r.gate_in) for r in rows])
+    if learner == "trees":
+        chosen, loss, prob = _tree_probs(x_trees, y, w, fold, folds, log)
+    else:
+        chosen, loss, prob = _logistic_probs(xs, y, w, fold, folds, log)
     demote = dict.fromkeys(GATE_REGIMES, 0.0)
     promote = dict.fromkeys(GATE_REGIMES, 1.01)
 
@@ -288,18 +339,24 @@ def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
             value, scores, defer = trial, trial_scores, defer | {regime}
     log(f"gate demote={demote} promote={promote} defer={sorted(defer)}: dev out-of-fold "
         + ", ".join(f"{k} {v:.3f}" for k, v in scores.items()))
-    weights, bias = fit_logistic(xs, y, w, l2)
-    return {
-        "version": GATE_VERSION, "feature_names": list(GATE_FEATURES),
-        "expanded_names": list(expanded_names()),
-        "mean": mean.tolist(), "scale": scale.tolist(), "weights": weights.tolist(),
-        "bias": bias,
+    section: dict[str, Any] = {"version": GATE_VERSION, "feature_names": list(GATE_FEATURES)}
+    if learner == "trees":
+        ensemble = train_trees.fit_binary(x_trees, y, w, train_trees.Params(**chosen))
+        section["trees"] = ensemble.to_json()
+        section["tree_names"] = list(tree_names())
+        objective = "boosted trees (numpy, deterministic), weighted binary log-loss"
+    else:
+        weights, bias = fit_logistic(xs, y, w, chosen["l2"])
+        section |= {"expanded_names": list(expanded_names()), "mean": mean.tolist(),
+                    "scale": scale.tolist(), "weights": weights.tolist(), "bias": bias}
+        objective = "weighted binary log-loss"
+    return section | {
         "defer": sorted(defer),
         "thresholds": {**{f"demote_{r}": demote[r] for r in GATE_REGIMES},
                        **{f"promote_{r}": promote[r] for r in GATE_REGIMES}},
-        "training": {"l2": l2, "l2_grid": list(L2_GRID), "oof_log_loss": round(loss, 4),
+        "training": {"learner": learner, **chosen, "oof_log_loss": round(loss, 4),
                      "answers": len(y),
-                     "objective": "weighted binary log-loss (each data set and label weighing "
+                     "objective": objective + " (each data set and label weighing "
                                   "the same) on out-of-fold claim-model verdicts; thresholds "
                                   "by out-of-fold dev synthetic claim accuracy up to "
                                   f"{CLAIM_TARGET} (matched as gsar bench matches claims), "

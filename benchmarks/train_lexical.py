@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/train_lexical.py [--data DIR] [--synthetic FILE] [--folds 5]
         [--l2 X] [--no-gate] [--rules name_absent,time_absent[,number_absent]]
+        [--claim-learner logistic|trees] [--gate-learner logistic|trees]
 
 Training reads only the dev split, decided exactly as ``gsar bench`` decides it
 (``gsar_otel.measure.datasets.split_of``: sha256 of ``pair`` if present else ``id``, 30% held
@@ -13,12 +14,18 @@ cross-validation on dev; the thresholds by out-of-fold answer-level balanced acc
 (``benchmarks/train_gate.py``) is stacked on the fold models' out-of-fold verdicts and the rule
 judge's. Held-out rows are never read beyond their split key.
 
-    .venv/bin/python benchmarks/train_lexical.py --l2 0.01   # the shipped model.json
+    .venv/bin/python benchmarks/train_lexical.py --claim-learner trees   # the shipped model.json
+    .venv/bin/python benchmarks/train_lexical.py --l2 0.01   # the logistic claim model (0.3)
+
+``--claim-learner trees`` fits one boosted tree ensemble per class (``benchmarks/train_trees.py``,
+deterministic, seed recorded) to the same objective, its round count chosen by the same
+grouped cross-validation; ``--gate-learner trees`` does the same for the answer gate.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -31,6 +38,7 @@ from typing import Any
 
 import numpy as np
 import train_gate
+import train_trees
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import check_judge_output
@@ -39,11 +47,17 @@ from gsar_otel.core.scoring import apply_conclusion_policy, decide, gsar_score
 from gsar_otel.judges.staged import anchoring
 from gsar_otel.judges.staged import classify as classify_module
 from gsar_otel.judges.staged.classify import REGIMES, Model, classify
-from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, answer_context
+from gsar_otel.judges.staged.features import (
+    FEATURE_NAMES,
+    FEATURES_VERSION,
+    FeatureVector,
+    answer_context,
+)
 from gsar_otel.judges.staged.index import build_index
 from gsar_otel.judges.staged.judge import Analysis, analyse, assemble, decide_claims
 from gsar_otel.judges.staged.segment import segment
 from gsar_otel.judges.staged.textual import facts_of
+from gsar_otel.judges.staged.trees import Ensemble
 from gsar_otel.measure.datasets import SPLIT_RULE, split_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,6 +190,43 @@ def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, answers: AnswerRows, l2: fl
     return weights, bias
 
 
+CLAIM_TREES = train_trees.Params(depth=3, rounds=150, learning_rate=0.1, l2=1.0,
+                                 min_hessian=1.0)
+CLAIM_TREE_ROUNDS = (50, 100, 150)
+"""The boosted claim model (``--claim-learner trees``): one ensemble per class, its round count
+chosen among these by grouped cross-validated log-loss, as the logistic L2 is."""
+
+
+def fit_trees(x: np.ndarray, y: np.ndarray, w: np.ndarray, answers: AnswerRows,
+              params: train_trees.Params) -> tuple[Ensemble, ...]:
+    """Boosted trees for the same objective as :func:`fit` (claim cross-entropy plus the
+    answer-level log-loss); the loss is scaled to one unit per row so that the trees' L2 and
+    least Hessian read in rows."""
+    k = len(CLASSES)
+    rows = np.vstack([x, answers.x]) if len(answers.y) else x
+    total = w.sum() + answers.w.sum()
+    unit = len(rows) / total
+    onehot = np.eye(k)[y]
+    n = len(y)
+
+    def grad_hess(margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = _softmax(margin[:n])
+        g = (p - onehot) * w[:, None]
+        h = p * (1 - p) * w[:, None]
+        if len(answers.y):
+            q = _softmax(margin[n:])
+            support = np.clip((q * SUPPORT).sum(axis=1), 1e-9, 1.0)
+            log_p = np.bincount(answers.group, np.log(support), minlength=len(answers.y))
+            prob = np.clip(np.exp(log_p), 1e-9, 1 - 1e-9)
+            d_log_p = np.where(answers.y, -1.0, prob / (1 - prob)) * answers.w
+            d_z = (SUPPORT * q / support[:, None] - q) * d_log_p[answers.group][:, None]
+            g = np.vstack([g, d_z])
+            h = np.vstack([h, q * (1 - q) * np.abs(d_log_p[answers.group])[:, None]])
+        return g * unit, h * unit
+
+    return train_trees.fit_multiclass(rows, grad_hess, k, params)
+
+
 def answer_rows(examples: list[Example], mean: np.ndarray, scale: np.ndarray) -> tuple[
         AnswerRows, np.ndarray]:
     """Answer-level rows of every answer (the product objective: all claims of a faithful
@@ -209,8 +260,17 @@ def sample_weights(datasets: list[str], y: np.ndarray) -> np.ndarray:
 RULES: list[str] = ["name_absent", "time_absent", "number_absent"]
 
 
-def model_json(weights: np.ndarray, bias: np.ndarray, mean: np.ndarray, scale: np.ndarray,
+def model_json(weights: Any, bias: Any, mean: np.ndarray, scale: np.ndarray,
                grounded: dict[str, float], contradicted: float) -> dict[str, Any]:
+    """The claim model's section; ``weights`` is a tuple of per-class ensembles (``bias``
+    None) for the boosted model."""
+    if isinstance(weights, tuple):
+        return {"rules": RULES,
+                "features_version": FEATURES_VERSION, "feature_names": list(FEATURE_NAMES),
+                "classes": list(CLASSES), "mean": mean.tolist(), "scale": scale.tolist(),
+                "claim_trees": [e.to_json() for e in weights],
+                "thresholds": {**{f"grounded_{r}": grounded[r] for r in REGIMES},
+                               "contradicted": contradicted}}
     return {
         "rules": RULES,
         "features_version": FEATURES_VERSION, "feature_names": list(FEATURE_NAMES),
@@ -219,6 +279,30 @@ def model_json(weights: np.ndarray, bias: np.ndarray, mean: np.ndarray, scale: n
         "thresholds": {**{f"grounded_{r}": grounded[r] for r in REGIMES},
                        "contradicted": contradicted},
     }
+
+
+class MemoModel(Model):
+    """A claim model whose class probabilities are computed once per vector (the threshold
+    search re-reads every dev claim under each candidate threshold; the trees do not change)."""
+
+    __slots__ = ()
+
+    def probabilities(self, vector: FeatureVector) -> dict[str, float]:
+        key = (id(self.trees if self.trees is not None else self.weights), vector.values)
+        if key not in _MEMO:
+            _MEMO[key] = Model.probabilities(self, vector)
+        return _MEMO[key]
+
+    def contributions(self, vector: FeatureVector, target: str) -> list[tuple[str, float]]:
+        key = (id(self.trees if self.trees is not None else self.weights), vector.values,
+               target)
+        if key not in _PUSHES:
+            _PUSHES[key] = Model.contributions(self, vector, target)
+        return _PUSHES[key]
+
+
+_MEMO: dict[tuple[int, tuple[float, ...]], dict[str, float]] = {}
+_PUSHES: dict[tuple[int, tuple[float, ...], str], list[tuple[str, float]]] = {}
 
 
 def answer_proceeds(model: Model, example: Example, cache: dict[Any, bool]) -> bool:
@@ -279,6 +363,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=None,
                         help="fix the claim model's L2 strength instead of choosing it by CV")
     parser.add_argument("--no-gate", action="store_true", help="train no answer gate")
+    parser.add_argument("--claim-learner", choices=("logistic", "trees"), default="logistic",
+                        help="the claim model: logistic regression or boosted trees")
+    parser.add_argument("--gate-learner", choices=("logistic", "trees"), default="logistic",
+                        help="the answer gate: logistic regression or boosted trees")
     parser.add_argument("--rules", default="name_absent,time_absent,number_absent",
                         help="comma-separated optional rules (name_absent, time_absent, "
                         "number_absent), or ''")
@@ -303,24 +391,40 @@ def main(argv: list[str] | None = None) -> int:
     xs = (x - mean) / scale
     w = sample_weights(datasets, y)
     answers, answer_fold = answer_rows(examples, mean, scale)
-    # 1. L2 strength by grouped cross-validated weighted log-loss.
+    # 1. L2 strength (or the trees' round count) by grouped cross-validated weighted log-loss.
     best_l2, best_loss = L2_GRID[0], float("inf")
-    fold_fits: dict[float, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
-    for l2 in ([args.l2] if args.l2 is not None else L2_GRID):
+    fold_fits: dict[float, dict[int, tuple[Any, Any]]] = {}
+    if args.claim_learner == "trees":
+        grid: tuple[float, ...] = CLAIM_TREE_ROUNDS
+        ensembles = {fold: fit_trees(xs[fold_of != fold], y[fold_of != fold],
+                                     w[fold_of != fold], answers.take(answer_fold != fold),
+                                     CLAIM_TREES) for fold in range(args.folds)}
+    else:
+        grid = (args.l2,) if args.l2 is not None else L2_GRID
+    for l2 in grid:
         fold_fits[l2] = {}
         loss = 0.0
         for fold in range(args.folds):
             train = fold_of != fold
-            weights, bias = fit(xs[train], y[train], w[train],
-                                answers.take(answer_fold != fold), l2)
-            fold_fits[l2][fold] = (weights, bias)
-            logits = xs[~train] @ weights.T + bias
+            if args.claim_learner == "trees":
+                rounds = int(l2)
+                fitted = tuple(Ensemble(e.base, e.learning_rate, e.trees[:rounds], e.features,
+                                        e.seed) for e in ensembles[fold])
+                fold_fits[l2][fold] = (fitted, None)
+                logits = np.stack([train_trees.predict_margin(e, xs[~train]) for e in fitted],
+                                  axis=1)
+            else:
+                weights, bias = fit(xs[train], y[train], w[train],
+                                    answers.take(answer_fold != fold), l2)
+                fold_fits[l2][fold] = (weights, bias)
+                logits = xs[~train] @ weights.T + bias
             logits -= logits.max(axis=1, keepdims=True)
             p = np.exp(logits)
             p /= p.sum(axis=1, keepdims=True)
             loss -= float((w[~train] * np.log(p[np.arange(len(p)), y[~train]] + 1e-12)).sum())
         loss /= w.sum()
-        print(f"l2={l2}: cv log-loss {loss:.4f}", file=sys.stderr)
+        print(f"{'rounds' if args.claim_learner == 'trees' else 'l2'}={l2}: cv log-loss "
+              f"{loss:.4f}", file=sys.stderr)
         if loss < best_loss:
             best_l2, best_loss = l2, loss
     # 2. Thresholds by out-of-fold answer-level balanced accuracy, coordinate-wise.
@@ -328,9 +432,13 @@ def main(argv: list[str] | None = None) -> int:
     grounded = dict.fromkeys(REGIMES, 0.5)
     contradicted = 0.6
 
+    base = {f: MemoModel.from_json(model_json(*fold_fits[best_l2][f], mean, scale, grounded,
+                                              contradicted)) for f in range(args.folds)}
+
     def score(g: dict[str, float], x: float) -> tuple[float, dict[str, float]]:
-        models = {f: Model.from_json(model_json(*fold_fits[best_l2][f], mean, scale, g, x))
-                  for f in range(args.folds)}
+        models: dict[int, Model] = {
+            f: dataclasses.replace(base[f], grounded_thresholds=g, contradicted_threshold=x)
+            for f in range(args.folds)}
         scores = evaluate(models, examples, cache)
         return sum(scores.values()) / len(scores), scores
 
@@ -351,12 +459,18 @@ def main(argv: list[str] | None = None) -> int:
     # 3. The answer gate, stacked on the fold models' out-of-fold verdicts.
     gate = None
     if not args.no_gate:
-        fold_models = {f: Model.from_json(model_json(*fold_fits[best_l2][f], mean, scale,
-                                                     grounded, contradicted))
-                       for f in range(args.folds)}
-        gate = train_gate.train(train_gate.prepare(examples), fold_models, args.folds)
+        fold_models: dict[int, Model] = {
+            f: dataclasses.replace(base[f], grounded_thresholds=grounded,
+                                   contradicted_threshold=contradicted)
+            for f in range(args.folds)}
+        gate = train_gate.train(train_gate.prepare(examples), fold_models, args.folds,
+                                learner=args.gate_learner)
     # 4. The final fit on all of dev.
-    weights, bias = fit(xs, y, w, answers, best_l2)
+    if args.claim_learner == "trees":
+        final = dataclasses.replace(CLAIM_TREES, rounds=int(best_l2))
+        weights, bias = fit_trees(xs, y, w, answers, final), None
+    else:
+        weights, bias = fit(xs, y, w, answers, best_l2)
     data = model_json(weights, bias, mean, scale, grounded, contradicted)
     if gate is not None:
         data["gate"] = gate
@@ -369,7 +483,11 @@ def main(argv: list[str] | None = None) -> int:
         "objective": "weighted multinomial cross-entropy on labelled claims (each data set and "
                      "class weighing the same) + answer-level log-loss with P(faithful) = "
                      "product over the answer's claims of P(grounded) + P(complementary)",
-        "l2": best_l2, "l2_grid": [args.l2] if args.l2 is not None else list(L2_GRID),
+        "claim_learner": args.claim_learner,
+        **({"trees": dataclasses.asdict(dataclasses.replace(CLAIM_TREES, rounds=int(best_l2))),
+            "rounds_grid": list(CLAIM_TREE_ROUNDS), "trees_seed": train_trees.SEED}
+           if args.claim_learner == "trees" else
+           {"l2": best_l2, "l2_grid": [args.l2] if args.l2 is not None else list(L2_GRID)}),
         "cv_log_loss": round(best_loss, 4),
         "threshold_objective": "mean over data sets of out-of-fold dev answer balanced "
                                "accuracy (+ synthetic claim accuracy)",

@@ -32,8 +32,11 @@ def test_model_file_records_its_training() -> None:
     assert tuple(data["feature_names"]) == FEATURE_NAMES  # type: ignore[arg-type]
     training = data["training"]
     assert isinstance(training, dict)
-    for key in ("seed", "split_rule", "date", "files", "l2"):
+    for key in ("seed", "split_rule", "date", "files", "claim_learner"):
         assert key in training
+    # the learner's own settings: the logistic L2, or the trees' shape and seed
+    assert "l2" in training if training["claim_learner"] == "logistic" else {
+        "trees", "trees_seed"} <= set(training)
     assert all(len(f["sha256"]) == 64 for f in training["files"])
     assert set(data["thresholds"]) == {"grounded_rows", "grounded_prose_single",  # type: ignore[arg-type]
                                        "grounded_prose_multi", "contradicted"}

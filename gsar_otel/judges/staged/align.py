@@ -67,7 +67,8 @@ def _idf(index: EvidenceIndex, stem_: str) -> float:
 def align(claim: TextFacts, index: EvidenceIndex) -> Alignment:
     """Align ``claim`` with ``index``."""
     scores: dict[int, float] = {}
-    weights = {s: _idf(index, s) for s in claim.stems}
+    # sorted: float sums in one order, so a claim's features are the same in every process
+    weights = {s: _idf(index, s) for s in sorted(claim.stems)}
     for word, weight in weights.items():
         postings = index.by_stem.get(word, ())
         if len(postings) <= MAX_POSTINGS:
@@ -120,7 +121,7 @@ def align(claim: TextFacts, index: EvidenceIndex) -> Alignment:
     return Alignment(
         units=tuple(chosen),
         coverage=len(held) / total if total else 1.0,
-        weighted_coverage=(sum(weights[s] for s in held) / total_weight) if total else 1.0,
+        weighted_coverage=(sum(weights[s] for s in sorted(held)) / total_weight) if total else 1.0,
         anywhere=anywhere,
         lead_coverage=len(lead) / total if total else 1.0,
         anchor_coverage=matched / len(claim.anchors) if claim.anchors else 1.0,

@@ -1,7 +1,9 @@
 """Stage 6: a claim's bucket, evidence type and evidence ids from its features.
 
-The bucket comes from a multinomial logistic regression (weights in ``model.json``, inference in
-plain Python) and two named thresholds stored beside the weights, after three ordered rules:
+The bucket comes from the class probabilities of a learned model in ``model.json`` (a boosted
+tree ensemble per class under ``claim_trees``, :mod:`.trees`, or a multinomial logistic
+regression's ``weights``; inference in plain Python) and two named thresholds stored beside it,
+after three ordered rules:
 
 0. ``cause_conflict``: a claim naming a cause where a row of the evidence names another root
    cause is contradicted.
@@ -41,6 +43,7 @@ from typing import Any, Final
 from gsar_otel.core.model import Bucket, EvidenceType
 from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, FeatureVector
 from gsar_otel.judges.staged.gate import Gate
+from gsar_otel.judges.staged.trees import LEAF, Ensemble
 
 MODEL_FILE: Final = "model.json"
 REGIMES: Final = ("rows", "prose_single", "prose_multi")
@@ -56,7 +59,7 @@ _PACKAGE: Final = __name__.rpartition(".")[0]
 
 @dataclass(frozen=True, slots=True)
 class Model:
-    """Logistic-regression weights, standardisation and decision thresholds."""
+    """The claim model (boosted trees or logistic weights), standardisation and thresholds."""
 
     classes: tuple[str, ...]
     mean: tuple[float, ...]
@@ -70,6 +73,9 @@ class Model:
     """Optional rules the model was trained with (``name_absent``)."""
     gate: Gate | None = None
     """The answer gate (:mod:`.gate`), when ``model.json`` has one."""
+    trees: tuple[Ensemble, ...] | None = None
+    """One boosted tree ensemble per class (``claim_trees``), used instead of the weights when
+    ``model.json`` has them: class margins from a walk of each tree."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Model:
@@ -84,16 +90,25 @@ class Model:
                              f"{data.get('features_version')!r}, the judge computes "
                              f"{FEATURES_VERSION!r}; retrain with benchmarks/train_lexical.py")
         thresholds = data["thresholds"]
+        trees = None
+        if data.get("claim_trees"):
+            trees = tuple(Ensemble.from_json(e) for e in data["claim_trees"])
+            if len(trees) != len(data["classes"]) or any(
+                    e.features != len(FEATURE_NAMES) for e in trees):
+                raise ValueError("model.json's claim trees do not match its classes and "
+                                 "features; retrain with benchmarks/train_lexical.py")
         return cls(
             classes=tuple(data["classes"]), mean=tuple(data["mean"]),
             scale=tuple(data["scale"]),
-            weights=tuple(tuple(row) for row in data["weights"]), bias=tuple(data["bias"]),
+            weights=tuple(tuple(row) for row in data.get("weights", ())),
+            bias=tuple(data.get("bias", ())),
             grounded_thresholds={regime: float(thresholds[f"grounded_{regime}"])
                                  for regime in REGIMES},
             contradicted_threshold=float(thresholds["contradicted"]),
             version=str(data.get("model_version", "")),
             rules=frozenset(data.get("rules", ())),
             gate=Gate.from_json(data["gate"]) if data.get("gate") else None,
+            trees=trees,
         )
 
     def standardise(self, vector: FeatureVector) -> list[float]:
@@ -103,8 +118,11 @@ class Model:
     def probabilities(self, vector: FeatureVector) -> dict[str, float]:
         """P(class) for every class."""
         x = self.standardise(vector)
-        logits = [b + sum(w * v for w, v in zip(row, x, strict=True))
-                  for row, b in zip(self.weights, self.bias, strict=True)]
+        if self.trees is not None:
+            logits = [ensemble.margin(x) for ensemble in self.trees]
+        else:
+            logits = [b + sum(w * v for w, v in zip(row, x, strict=True))
+                      for row, b in zip(self.weights, self.bias, strict=True)]
         top = max(logits)
         exps = [math.exp(v - top) for v in logits]
         total = sum(exps)
@@ -114,6 +132,8 @@ class Model:
         """Each feature's push toward ``target`` against the mean of the other classes, largest
         first."""
         x = self.standardise(vector)
+        if self.trees is not None:
+            return _tree_contributions(self.trees, x, self.classes.index(target))
         row = self.weights[self.classes.index(target)]
         others = [r for c, r in zip(self.classes, self.weights, strict=True) if c != target]
         pushes = []
@@ -121,6 +141,31 @@ class Model:
             other = sum(r[position] for r in others) / len(others) if others else 0.0
             pushes.append((name, (row[position] - other) * x[position]))
         return sorted(pushes, key=lambda p: -abs(p[1]))
+
+
+def _path_pushes(ensemble: Ensemble, x: list[float]) -> list[float]:
+    """Per feature, the change of node value along ``x``'s path through every tree (each split
+    credited to its feature), scaled by the learning rate."""
+    pushes = [0.0] * len(x)
+    for tree in ensemble.trees:
+        node = 0
+        while tree.feature[node] != LEAF:
+            feature = tree.feature[node]
+            child = (tree.left[node] if x[feature] <= tree.threshold[node]
+                     else tree.right[node])
+            pushes[feature] += ensemble.learning_rate * (tree.value[child] - tree.value[node])
+            node = child
+    return pushes
+
+
+def _tree_contributions(trees: tuple[Ensemble, ...], x: list[float],
+                        target: int) -> list[tuple[str, float]]:
+    per_class = [_path_pushes(e, x) for e in trees]
+    others = [p for k, p in enumerate(per_class) if k != target]
+    pushes = [(name, per_class[target][i] - (sum(p[i] for p in others) / len(others)
+                                             if others else 0.0))
+              for i, name in enumerate(FEATURE_NAMES)]
+    return sorted(pushes, key=lambda p: -abs(p[1]))
 
 
 def load_model() -> Model:

@@ -6,7 +6,8 @@ never holds, or the rule judge (``lexical``) and the claim model disagreeing. Th
 :data:`GATE_FEATURES` of the answer (the claims' verdicts and probabilities, the rule judge's
 verdict on the same answer, the answer's size against its evidence and how much of it the
 evidence holds) and gives P(faithful) from a logistic regression whose weights are stored in
-``model.json`` under ``gate``, one weight set per :data:`GATE_REGIMES` (interactions), trained
+``model.json`` under ``gate``, one weight set per :data:`GATE_REGIMES` (interactions), or from
+a boosted tree ensemble under ``gate.trees`` (``--gate-learner trees``), trained
 on dev splits only by ``benchmarks/train_gate.py`` (called from ``train_lexical.py``).
 
 In a regime listed under ``defer`` (chosen on dev: where the rule judge alone did better than
@@ -30,8 +31,12 @@ from typing import Any, Final
 
 from gsar_otel.core.model import Decision, JudgeOutput
 from gsar_otel.core.scoring import apply_conclusion_policy, decide
+from gsar_otel.judges.staged.trees import Ensemble
 
-GATE_VERSION: Final = "gate-4"
+GATE_VERSION: Final = "gate-5"
+GATE_VERSIONS: Final = ("gate-4", GATE_VERSION)
+"""Gate sections the judge reads: ``gate-4`` (logistic weights only) and ``gate-5`` (logistic
+weights, or a boosted tree ensemble under ``trees``); the features are the same."""
 GATE_REGIMES: Final = ("table", "tool", "prose_single", "prose_multi")
 """Where an answer stands: against a table (evidence nearly all ``key=value`` rows); against tool
 output (mostly rows, log lines and alerts); against prose, with one or two claims or more."""
@@ -69,6 +74,17 @@ def expand(gate_input: GateInput) -> list[float]:
     return row
 
 
+def tree_vector(gate_input: GateInput) -> list[float]:
+    """What a tree ensemble reads: the regime as indicators, then the features (a tree crosses
+    them itself)."""
+    return [1.0 if gate_input.regime == r else 0.0 for r in GATE_REGIMES] + list(gate_input.values)
+
+
+def tree_names() -> tuple[str, ...]:
+    """Names of :func:`tree_vector`'s positions."""
+    return tuple(f"regime_{r}" for r in GATE_REGIMES) + GATE_FEATURES
+
+
 def expanded_names() -> tuple[str, ...]:
     """Names of :func:`expand`'s positions."""
     names: list[str] = []
@@ -91,6 +107,9 @@ class Gate:
     defer: frozenset[str] = frozenset()
     """Regimes where the rule judge's verdict on the answer did better on dev than the gate:
     there the staged judge returns the rule judge's claims (rule ``lexical``)."""
+    trees: Ensemble | None = None
+    """A boosted tree ensemble over :func:`tree_vector`, used instead of the weights when
+    present."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Gate:
@@ -99,18 +118,27 @@ class Gate:
         Raises:
             ValueError: the section was trained on another gate version or feature list.
         """
-        if data.get("version") != GATE_VERSION or tuple(
-                data.get("feature_names", ())) != GATE_FEATURES:
-            raise ValueError(f"model.json's gate is {data.get('version')!r}, the judge computes "
+        version = data.get("version")
+        if version not in GATE_VERSIONS or tuple(
+                data.get("feature_names", ())) != GATE_FEATURES or (
+                data.get("trees") and version != GATE_VERSION):
+            raise ValueError(f"model.json's gate is {version!r}, the judge computes "
                              f"{GATE_VERSION!r}; retrain with benchmarks/train_lexical.py")
-        return cls(tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
-                   float(data["bias"]),
+        trees = Ensemble.from_json(data["trees"]) if data.get("trees") else None
+        if trees is not None and trees.features != len(GATE_REGIMES) + len(GATE_FEATURES):
+            raise ValueError("model.json's gate trees read another feature count; retrain "
+                             "with benchmarks/train_lexical.py")
+        return cls(tuple(data.get("mean", ())), tuple(data.get("scale", ())),
+                   tuple(data.get("weights", ())), float(data.get("bias", 0.0)),
                    {r: float(data["thresholds"][f"demote_{r}"]) for r in GATE_REGIMES},
                    {r: float(data["thresholds"][f"promote_{r}"]) for r in GATE_REGIMES},
-                   frozenset(data.get("defer", ())) & frozenset(GATE_REGIMES))
+                   frozenset(data.get("defer", ())) & frozenset(GATE_REGIMES), trees)
 
     def probability(self, gate_input: GateInput) -> float:
         """P(the answer is faithful)."""
+        if self.trees is not None:
+            z = self.trees.margin(tree_vector(gate_input))
+            return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
         z = self.bias + sum(w * (v - m) / s for w, v, m, s in zip(
             self.weights, expand(gate_input), self.mean, self.scale, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
