@@ -348,11 +348,10 @@ class GSARSession:
                 logging.getLogger(__name__).debug("gsar: telemetry shutdown failed",
                                                   exc_info=True)
         loop, self._loop = self._loop, None
-        if loop is not None and not loop.is_closed():
-            try:
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            finally:
-                loop.close()
+        if loop is not None:
+            from gsar_otel.core.loop_resources import close_owned_loop
+
+            close_owned_loop(loop)
 
 
 def _otlp_configured() -> bool:

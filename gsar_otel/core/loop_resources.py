@@ -84,3 +84,19 @@ async def _close_one(closer: Closer) -> bool:
         logger.debug("gsar: closing a loop's resources failed", exc_info=True)
         return False
     return True
+
+
+def close_owned_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Close ``loop``, which the caller owns and which is not running: first its registered
+    resources (so SDK clients are closed on their loop, not by the garbage collector after the
+    loop is gone), then its async generators."""
+    if loop.is_closed():
+        return
+    try:
+        with _lock:
+            registered = loop in _closers
+        if registered:
+            loop.run_until_complete(close_loop_resources())
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        loop.close()

@@ -10,6 +10,7 @@ import pytest
 
 from gsar_otel.core.loop_resources import (
     close_loop_resources,
+    close_owned_loop,
     pending_closers,
     register_loop_closer,
 )
@@ -75,3 +76,34 @@ def test_a_hanging_or_failing_closer_is_cut_off_and_logged(
     assert asyncio.run(main()) == 0
     assert sorted(calls) == ["fails", "hangs"]
     assert "1 connection pool(s) of this event loop did not close within 0.1 s" in caplog.text
+
+
+def test_closing_an_owned_loop_closes_its_resources_on_it_first() -> None:
+    pool, loop = Pool(), asyncio.new_event_loop()
+    register_loop_closer(loop, pool.aclose)
+    bare = asyncio.new_event_loop()
+
+    close_owned_loop(loop)
+    close_owned_loop(bare)
+    close_owned_loop(loop)  # closing twice is harmless
+
+    assert pool.closed == 1
+    assert loop.is_closed() and bare.is_closed()
+    assert pending_closers(loop) == 0
+
+
+def test_the_plugin_session_closes_its_loops_resources_with_its_loop(
+        pytestconfig: pytest.Config) -> None:
+    from pytest_gsar.options import resolve_options
+    from pytest_gsar.state import GSARSession
+
+    pool = Pool()
+    session = GSARSession(pytestconfig, resolve_options(pytestconfig))
+
+    async def register() -> None:
+        register_loop_closer(asyncio.get_running_loop(), pool.aclose)
+
+    session.run(register())
+    session.close()
+
+    assert pool.closed == 1
