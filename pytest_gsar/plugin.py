@@ -99,7 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
                    "ini options take precedence, record_mode (none|once|new_episodes|all) wins "
                    "over --gsar-record-mode and gsar_record_mode")
     state = GSARSession(config, resolve_options(config))
-    state.stale_guard_reports = -_stale_guard_reports()  # counted from here on
+    state.stale_before = _stale_guard_reports()
     if state.options.baseline is not None:
         from pytest_gsar.baseline import BaselineError
 
@@ -256,7 +256,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         workeroutput: dict[str, Any] = session.config.workeroutput  # type: ignore[attr-defined]
         workeroutput[WORKER_DESELECTED] = sorted(state.deselected)
         workeroutput[WORKER_ERRORS] = list(state.errors)  # shown by the controller
-        workeroutput[WORKER_STALE] = state.stale_guard_reports + _stale_guard_reports()
+        workeroutput[WORKER_STALE] = _stale_in_session(state)
         return
     if not state.records and state.options.baseline is None and state.options.report is None:
         return
@@ -279,7 +279,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                   update=state.options.update_baseline, baseline_written=state.baseline_written,
                   report=state.report_written, errors=state.errors,
                   base=config.invocation_params.dir)
-    stale = state.stale_guard_reports + _stale_guard_reports()
+    stale = _stale_in_session(state)
     if stale > 0:
         terminalreporter.write_line(
             f"{stale} replayed verdict(s) carried an integrity guard report that no longer "
@@ -295,6 +295,12 @@ def _stale_guard_reports() -> int:
 
     module = sys.modules.get("gsar_otel.core.guard_memo")
     return 0 if module is None else int(module.memo_stats().stale)
+
+
+def _stale_in_session(state: GSARSession) -> int:
+    """Replayed verdicts of this session whose recorded guard report no longer matched: this
+    process's (the guard memo counts per process) and its xdist workers'."""
+    return _stale_guard_reports() - state.stale_before + state.stale_guard_reports
 
 
 class _ReportCollector:

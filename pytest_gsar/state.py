@@ -51,7 +51,8 @@ class GSARSession:
         self.baseline_written: int | None = None
         self.report_written: Path | None = None
         self.errors: list[str] = []
-        self.stale_guard_reports = 0  # replayed verdicts whose guard report no longer matched
+        self.stale_guard_reports = 0  # stale recorded guard reports the xdist workers found
+        self.stale_before = 0  # the process's count of stale guard reports before this session
         self._judges: dict[str, Judge] = {}
         self._judge_errors: dict[str, str] = {}
         self._identities: dict[int, tuple[Judge, dict[str, str]]] = {}
