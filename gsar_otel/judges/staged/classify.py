@@ -43,7 +43,7 @@ from typing import Any, Final
 from gsar_otel.core.model import Bucket, EvidenceType
 from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, FeatureVector
 from gsar_otel.judges.staged.gate import Gate
-from gsar_otel.judges.staged.trees import LEAF, Ensemble
+from gsar_otel.judges.staged.trees import Ensemble
 
 MODEL_FILE: Final = "model.json"
 REGIMES: Final = ("rows", "prose_single", "prose_multi")
@@ -143,24 +143,9 @@ class Model:
         return sorted(pushes, key=lambda p: -abs(p[1]))
 
 
-def _path_pushes(ensemble: Ensemble, x: list[float]) -> list[float]:
-    """Per feature, the change of node value along ``x``'s path through every tree (each split
-    credited to its feature), scaled by the learning rate."""
-    pushes = [0.0] * len(x)
-    for tree in ensemble.trees:
-        node = 0
-        while tree.feature[node] != LEAF:
-            feature = tree.feature[node]
-            child = (tree.left[node] if x[feature] <= tree.threshold[node]
-                     else tree.right[node])
-            pushes[feature] += ensemble.learning_rate * (tree.value[child] - tree.value[node])
-            node = child
-    return pushes
-
-
 def _tree_contributions(trees: tuple[Ensemble, ...], x: list[float],
                         target: int) -> list[tuple[str, float]]:
-    per_class = [_path_pushes(e, x) for e in trees]
+    per_class = [e.path_pushes(x) for e in trees]
     others = [p for k, p in enumerate(per_class) if k != target]
     pushes = [(name, per_class[target][i] - (sum(p[i] for p in others) / len(others)
                                              if others else 0.0))

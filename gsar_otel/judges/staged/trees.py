@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Final
 
 TREES_VERSION: Final = "trees-1"
@@ -35,6 +36,15 @@ class Tree:
             node = (self.left[node] if x[self.feature[node]] <= self.threshold[node]
                     else self.right[node])
         return self.value[node]
+
+    def path(self, x: Sequence[float]) -> list[int]:
+        """The nodes ``x`` passes through, root to leaf."""
+        nodes = [0]
+        while self.feature[nodes[-1]] != LEAF:
+            node = nodes[-1]
+            nodes.append(self.left[node] if x[self.feature[node]] <= self.threshold[node]
+                         else self.right[node])
+        return nodes
 
     def to_json(self) -> dict[str, list[Any]]:
         """The tree as JSON lists."""
@@ -82,6 +92,17 @@ class Ensemble:
         if len(x) != self.features:
             raise ValueError(f"the ensemble reads {self.features} features, got {len(x)}")
         return self.base + self.learning_rate * sum(tree.predict(x) for tree in self.trees)
+
+    def path_pushes(self, x: Sequence[float]) -> list[float]:
+        """Per feature, the change of node value along ``x``'s path through every tree (each
+        split credited to its feature), scaled by the learning rate."""
+        pushes = [0.0] * len(x)
+        for tree in self.trees:
+            nodes = tree.path(x)
+            for node, child in pairwise(nodes):
+                pushes[tree.feature[node]] += self.learning_rate * (tree.value[child]
+                                                                    - tree.value[node])
+        return pushes
 
     def to_json(self) -> dict[str, Any]:
         """The ensemble as a ``model.json`` section."""
