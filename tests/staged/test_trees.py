@@ -42,6 +42,15 @@ def test_hand_built_ensemble_gives_known_margins(x: tuple[float, float],
     assert HAND.margin(x) == pytest.approx(expected)
 
 
+def test_path_pushes_credit_each_split_to_its_feature() -> None:
+    # (0, 0): the stump goes left (feature 0: 0 -> -1); the second tree splits on feature 1
+    # (0 -> 0), then on feature 0 (0 -> 20); each change is scaled by the learning rate.
+    assert STUMP.path((0.0, 0.0)) == [0, 1]
+    assert DEPTH_TWO.path((0.0, 0.0)) == [0, 1, 4]
+    assert HAND.path_pushes((0.0, 0.0)) == pytest.approx([0.5 * (-1.0 + 20.0), 0.0])
+    assert HAND.path_pushes((0.6, 2.5)) == pytest.approx([0.5 * 1.0, 0.5 * 4.0])
+
+
 def test_margin_refuses_a_vector_of_another_length() -> None:
     with pytest.raises(ValueError, match="reads 2 features"):
         HAND.margin((1.0, 2.0, 3.0))
