@@ -138,9 +138,9 @@ class Gate:
         """P(the answer is faithful)."""
         if self.trees is not None:
             z = self.trees.margin(tree_vector(gate_input))
-            return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-        z = self.bias + sum(w * (v - m) / s for w, v, m, s in zip(
-            self.weights, expand(gate_input), self.mean, self.scale, strict=True))
+        else:
+            z = self.bias + sum(w * (v - m) / s for w, v, m, s in zip(
+                self.weights, expand(gate_input), self.mean, self.scale, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
