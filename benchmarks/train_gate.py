@@ -295,7 +295,8 @@ def train(prepared: list[Prepared], models: dict[int, Model], folds: int,
     if dump:  # for studying the gate's design on dev without re-running the claim model
         with open(dump, "wb") as handle:
             pickle.dump([(p.example.dataset, p.example.faithful, p.example.fold, p.shape,
-                          r.gate_in, r.base, r.demoted, r.promoted)
+                          r.gate_in, r.base, r.demoted, r.promoted, r.deferred,
+                          p.example.synthesis)
                          for p, r in zip(prepared, rows, strict=True)], handle)
     x = np.array([expand(r.gate_in) for r in rows])
     y = np.array([p.example.faithful for p in prepared], dtype=float)

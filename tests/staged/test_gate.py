@@ -97,7 +97,7 @@ def shape(**changes: int | float) -> AnswerShape:
     base = AnswerShape(answer_words=20, evidence_words=200, coverage=1.0, pair_coverage=1.0,
                        names_missing=0, names_total=0, anchors_absent=0, anchors_conflict=0,
                        anchors_total=0, claims=1, rows_led=0, evidence_units=10,
-                       evidence_rows=0, evidence_tool=0)
+                       evidence_rows=0, evidence_tool=0, sentences=1)
     return dataclasses.replace(base, **changes)
 
 
@@ -105,7 +105,8 @@ def test_regimes_follow_the_evidence_then_the_answer() -> None:
     assert regime_of_answer(shape(evidence_rows=9, evidence_tool=9)) == "table"
     assert regime_of_answer(shape(evidence_rows=3, evidence_tool=7)) == "tool"
     assert regime_of_answer(shape(claims=2)) == "prose_single"
-    assert regime_of_answer(shape(claims=5)) == "prose_multi"
+    assert regime_of_answer(shape(claims=5)) == "prose_single"  # one sentence, five clauses
+    assert regime_of_answer(shape(claims=2, sentences=2)) == "prose_multi"
 
 
 def test_a_gate_of_another_version_is_refused() -> None:

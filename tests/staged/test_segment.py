@@ -5,7 +5,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gsar_otel.judges.staged.segment import clause_spans, is_framing, segment, sentence_spans
+from gsar_otel.judges.staged.segment import (
+    claim_sentences,
+    clause_spans,
+    is_framing,
+    segment,
+    sentence_spans,
+)
 
 
 def texts(answer: str) -> list[str]:
@@ -69,3 +75,24 @@ def test_spans_point_into_the_answer(answer: str) -> None:
     for span in segment(answer):
         assert answer[span.start:span.end] == span.text
         assert 0 <= span.lead_start <= span.start < span.end <= len(answer)
+
+
+def test_claim_sentences_count_sentences_not_clauses() -> None:
+    one = "CPU on db-1 reached 97%, memory held at 60% and request rate dropped to 12 RPS."
+    assert len(segment(one)) >= 2
+    assert claim_sentences(one, segment(one)) == 1
+    two = "CPU rose to 97%. Memory stayed flat."
+    assert claim_sentences(two, segment(two)) == 2
+    framed = "Here is what I found:\n- CPU rose to 97% and memory stayed flat."
+    assert claim_sentences(framed, segment(framed)) == 1  # the framing line holds no claim
+    assert claim_sentences("", segment("")) == 0
+
+
+@given(st.lists(st.sampled_from(["CPU rose to 97%", "memory held at 60%", "the rate fell to 12 RPS",
+                                 "db-1 restarted at 10:14"]), min_size=1, max_size=4),
+       st.integers(min_value=1, max_value=4))
+def test_claim_sentences_equal_the_sentences_written(clauses: list[str], sentences: int) -> None:
+    # each sentence joins its clauses with "and": splitting clauses never adds a sentence
+    body = " and ".join(clauses)
+    answer = " ".join(body[0].upper() + body[1:] + "." for _ in range(sentences))
+    assert claim_sentences(answer, segment(answer)) == sentences

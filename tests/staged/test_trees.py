@@ -17,6 +17,7 @@ from gsar_otel.judges.staged.features import FEATURE_NAMES, FEATURES_VERSION, Fe
 from gsar_otel.judges.staged.gate import (
     GATE_FEATURES,
     GATE_REGIMES,
+    GATE_VERSION,
     Gate,
     GateInput,
     tree_vector,
@@ -124,7 +125,7 @@ def test_a_malformed_section_raises_a_clear_error(change: dict[str, object],
 def _gate_section(**extra: object) -> dict[str, object]:
     thresholds = {**{f"demote_{r}": 0.3 for r in GATE_REGIMES},
                   **{f"promote_{r}": 0.7 for r in GATE_REGIMES}}
-    return {"version": "gate-5", "feature_names": list(GATE_FEATURES),
+    return {"version": GATE_VERSION, "feature_names": list(GATE_FEATURES),
             "thresholds": thresholds, **extra}
 
 
@@ -143,17 +144,19 @@ def test_the_gate_reads_its_probability_from_the_trees() -> None:
         1.0 if r == "tool" else 0.0 for r in GATE_REGIMES]
 
 
-def test_a_logistic_gate_4_section_still_loads_and_trees_need_gate_5() -> None:
+def test_a_logistic_section_loads_and_older_regimes_are_refused() -> None:
     n = len(GATE_REGIMES) * (1 + len(GATE_FEATURES))
-    logistic = _gate_section(version="gate-4", mean=[0.0] * n, scale=[1.0] * n,
-                             weights=[0.0] * n, bias=1.0)
+    logistic = _gate_section(mean=[0.0] * n, scale=[1.0] * n, weights=[0.0] * n, bias=1.0)
     gate = Gate.from_json(logistic)
     assert gate.trees is None
     assert gate.probability(GateInput("tool", (0.0,) * len(GATE_FEATURES))) == pytest.approx(
         1 / (1 + math.exp(-1)))
     trees = HAND.to_json() | {"features": len(GATE_REGIMES) + len(GATE_FEATURES)}
-    with pytest.raises(ValueError, match="retrain"):
-        Gate.from_json(_gate_section(version="gate-4", trees=trees))
+    for older in ("gate-4", "gate-5"):  # prose split by claims, not sentences
+        with pytest.raises(ValueError, match="retrain"):
+            Gate.from_json(_gate_section(version=older, trees=trees))
+        with pytest.raises(ValueError, match="retrain"):
+            Gate.from_json(logistic | {"version": older})
     with pytest.raises(ValueError, match="another feature count"):
         Gate.from_json(_gate_section(trees=HAND.to_json()))
     assert TREES_VERSION == "trees-1"

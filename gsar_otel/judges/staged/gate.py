@@ -33,13 +33,15 @@ from gsar_otel.core.model import Decision, JudgeOutput
 from gsar_otel.core.scoring import apply_conclusion_policy, decide
 from gsar_otel.judges.staged.trees import Ensemble
 
-GATE_VERSION: Final = "gate-5"
-GATE_VERSIONS: Final = ("gate-4", GATE_VERSION)
-"""Gate sections the judge reads: ``gate-4`` (logistic weights only) and ``gate-5`` (logistic
-weights, or a boosted tree ensemble under ``trees``); the features are the same."""
+GATE_VERSION: Final = "gate-6"
+GATE_VERSIONS: Final = (GATE_VERSION,)
+"""Gate sections the judge reads. ``gate-6`` (logistic weights, or a boosted tree ensemble under
+``trees``) splits prose answers by sentences; ``gate-4`` and ``gate-5`` split them by claims
+(one or two against more), so their weights and thresholds belong to other regimes."""
 GATE_REGIMES: Final = ("table", "tool", "prose_single", "prose_multi")
 """Where an answer stands: against a table (evidence nearly all ``key=value`` rows); against tool
-output (mostly rows, log lines and alerts); against prose, with one or two claims or more."""
+output (mostly rows, log lines and alerts); against prose, as one sentence (a claim to verify,
+however many clauses it splits into) or several (a summary)."""
 GATE_FEATURES: Final = (
     "staged_score", "staged_proceeds", "staged_min_support", "staged_mean_support",
     "staged_ungrounded_share", "staged_contradicted_share",
@@ -181,6 +183,8 @@ class AnswerShape:
     """Evidence units that are ``key=value`` rows."""
     evidence_tool: int
     """Evidence units that are rows, log lines or alerts (not prose)."""
+    sentences: int
+    """Sentences of the answer that hold a claim."""
 
 
 TABLE_ROWS: Final = 0.8
@@ -203,7 +207,7 @@ def regime_of_answer(shape: AnswerShape) -> str:
         return "table"
     if shape.evidence_tool * 2 > units:
         return "tool"
-    return "prose_single" if shape.claims <= 2 else "prose_multi"
+    return "prose_single" if shape.sentences <= 1 else "prose_multi"
 
 
 def gate_input(shape: AnswerShape, staged: JudgeOutput, supports: Sequence[float],

@@ -37,7 +37,7 @@ from gsar_otel.judges.staged.gate import (
     proceeds,
 )
 from gsar_otel.judges.staged.index import EvidenceIndex, build_index
-from gsar_otel.judges.staged.segment import ClaimSpan, segment
+from gsar_otel.judges.staged.segment import ClaimSpan, claim_sentences, segment
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
 PROMOTABLE_RULES = frozenset({"model", "name_absent", "time_absent", "number_absent"})
@@ -166,7 +166,8 @@ def answer_shape(synthesis: str, evidence: EvidenceSet, index: EvidenceIndex,
         rows_led=sum(1 for a in analyses if a.lead_kind not in (None, "prose")),
         evidence_units=len(index.units),
         evidence_rows=sum(1 for u in index.units if u.kind == "row"),
-        evidence_tool=sum(1 for u in index.units if u.kind != "prose"))
+        evidence_tool=sum(1 for u in index.units if u.kind != "prose"),
+        sentences=claim_sentences(synthesis, [a.span for a in analyses]))
 
 
 def support_of(verdict: ClaimVerdict) -> float:
