@@ -156,8 +156,10 @@ def _places(old: float, new: float) -> int:
     return 2 if f"{rounded:.2f}" == f"{old - new:.2f}" else 3
 
 
-def compare(entry: BaselineEntry, *, score: float, decision: str, tolerance: float) -> list[str]:
-    """Why a judgement regressed against ``entry``; empty when it did not."""
+def compare(entry: BaselineEntry, *, score: float, decision: str, tolerance: float,
+            judge: str = "") -> list[str]:
+    """Why a judgement regressed against ``entry``; empty when it did not. A regression by
+    another judge than the baseline's (``judge``, the run's judge label) says so."""
     problems = []
     drop = entry.score - score
     if drop > tolerance + _EPSILON:
@@ -166,6 +168,9 @@ def compare(entry: BaselineEntry, *, score: float, decision: str, tolerance: flo
                         f"{score:.{places}f} (baseline tolerance {tolerance:.2f})")
     if decision_rank(decision) > decision_rank(entry.decision):
         problems.append(f"decision got worse than the baseline: {entry.decision} -> {decision}")
+    if problems and entry.judge and judge and entry.judge != judge:
+        problems.append(f"the baseline was written with judge {entry.judge!r}, this run judged "
+                        f"with {judge!r}")
     return problems
 
 

@@ -319,7 +319,7 @@ def _record(item: pytest.Item, key: str, result: GSARResult, state: GSARSession,
             record.baseline_decision = entry.decision
             regression = compare(entry, score=result.final_score,
                                  decision=str(result.final_decision),
-                                 tolerance=state.options.tolerance)
+                                 tolerance=state.options.tolerance, judge=record.judge)
             record.regressed = bool(regression)
             if not state.options.update_baseline:
                 problems = [*problems, *regression]

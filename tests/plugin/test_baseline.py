@@ -175,3 +175,20 @@ def test_a_bad_baseline_file_is_a_usage_error(gsar_pytester: pytest.Pytester, co
     result = gsar_pytester.runpytest_inprocess("--gsar-baseline=baseline.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_a_regression_under_another_judge_names_both_judges(
+        gsar_pytester: pytest.Pytester) -> None:
+    # e.g. a baseline written before the default offline judge changed
+    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF, expect="replan"),
+                                                    case("good", GOOD)])
+    path = gsar_pytester.path / "baseline.json"
+    path.write_text(json.dumps({"format": "gsar-baseline/1", "entries": {
+        "gsar_cases.jsonl::half": {"score": 0.9, "decision": "replan", "judge": "lexical"},
+        "gsar_cases.jsonl::good": {"score": 1.0, "decision": "proceed", "judge": "lexical"}}}))
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
+                                               "--gsar-baseline=baseline.json")
+    result.assert_outcomes(passed=1, failed=1)  # a judge change alone is no regression
+    result.stdout.fnmatch_lines([
+        "*the baseline was written with judge 'lexical', this run judged with 'scripted'*"])
+    assert result.stdout.str().count("the baseline was written with judge") == 1
