@@ -15,7 +15,7 @@ invalid_settings``).
 Environment variables:
 
 ==================================  =========================================================
-``GSAR_JUDGE``                      judge name: ``lexical``, ``anthropic`` or a plugin's name
+``GSAR_JUDGE``                      judge name: ``staged``, ``lexical``, ``anthropic``, a plugin's
 ``GSAR_JUDGE_MODEL``                model for the judge (e.g. a Claude model id)
 ``GSAR_SAMPLE_RATE``                share of calls judged, in [0, 1] (default 1)
 ``GSAR_CAPTURE_CONTENT``            ``true`` puts claim and answer text on spans (default off)

@@ -61,9 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", metavar="DATA.jsonl", nargs="+",
                         help="labelled examples, one JSON per line; several files are compared")
     parser.add_argument("--judge", action="append", default=None,
-                        help="lexical, anthropic or a plugin's judge (default: GSAR_JUDGE, else "
-                             "anthropic with a key, else lexical); repeat it to compare judges "
-                             "side by side")
+                        help="staged, lexical, anthropic or a plugin's judge (default: "
+                             "GSAR_JUDGE, else anthropic with a key, else staged); repeat it "
+                             "to compare judges side by side")
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="judge at most N examples of the chosen split")

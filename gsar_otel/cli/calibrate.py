@@ -81,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judge", metavar="NAME",
                         help="judge for lines with synthesis + evidence (default: the "
                              "configured one, from GSAR_JUDGE or the GSAR_CONFIG file, else "
-                             "anthropic when ANTHROPIC_API_KEY is set, else lexical)")
+                             "anthropic when ANTHROPIC_API_KEY is set, else staged)")
     parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, metavar="K",
                         help="cross-validation folds (default %(default)s)")
     parser.add_argument("--fit-rho", action="store_true",

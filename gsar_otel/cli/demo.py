@@ -42,8 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register this command's options."""
     parser.add_argument(
         "--judge", metavar="NAME", default=None,
-        help="judge to use: lexical, anthropic, or a plugin's (default: GSAR_JUDGE, else "
-             "anthropic when ANTHROPIC_API_KEY is set, else lexical)")
+        help="judge to use: staged, lexical, anthropic, or a plugin's (default: GSAR_JUDGE, else "
+             "anthropic when ANTHROPIC_API_KEY is set, else staged)")
     parser.add_argument("--json", action="store_true",
                         help="print the results as JSON instead of tables")
     parser.add_argument("--repeat", type=int, default=1, metavar="N",

@@ -201,7 +201,7 @@ def make_incident_agent(
 
     Args:
         judge: a judge or a judge name (default: ``GSAR_JUDGE``, else ``anthropic`` when
-            ``ANTHROPIC_API_KEY`` is set, else ``lexical``).
+            ``ANTHROPIC_API_KEY`` is set, else ``staged``).
         tracer_provider: where the agent's own spans go (``incident_agent.run`` and one
             ``execute_tool`` span per tool call); default: the global provider. The
             ``gsar.evaluate`` span nests under ``incident_agent.run`` either way.

@@ -40,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=_positive_int, default=4, metavar="N",
                         help="--batch: judgements in flight at once (default 4)")
     parser.add_argument("--judge", default=None,
-                        help="lexical, anthropic or a plugin's judge (default: GSAR_JUDGE, else "
-                             "anthropic with a key, else lexical)")
+                        help="staged, lexical, anthropic or a plugin's judge (default: "
+                             "GSAR_JUDGE, else anthropic with a key, else staged)")
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
     parser.add_argument("--json", action="store_true", help="print the GSARResult as JSON")
     parser.add_argument("--max-input-bytes", type=_positive_int, default=None, metavar="N",

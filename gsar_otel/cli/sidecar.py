@@ -64,8 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "attribute value (repeatable: every key must hold, several values "
                              "of one key: any; e.g. deployment.environment.name=prod)")
     parser.add_argument("--judge", default=None,
-                        help="lexical, anthropic or a plugin's judge (default: GSAR_JUDGE, else "
-                             "anthropic with a key, else lexical)")
+                        help="staged, lexical, anthropic or a plugin's judge (default: "
+                             "GSAR_JUDGE, else anthropic with a key, else staged)")
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
     parser.add_argument("--max-body-bytes", type=int, default=None,
                         help=f"request body limit; 413 above it ({_default('max_body_bytes')})")

@@ -272,9 +272,9 @@ def grounded(
     Usable bare (``@grounded``) or with options (``@grounded(...)``), on sync and async functions.
 
     Args:
-        judge: a Judge, or a judge name (``lexical``, ``anthropic``, a plugin's); default:
-            ``GSAR_JUDGE`` / the settings file, else ``anthropic`` when ``ANTHROPIC_API_KEY`` is
-            set, else ``lexical``. Built on first use, once.
+        judge: a Judge, or a judge name (``staged``, ``lexical``, ``anthropic``, a plugin's);
+            default: ``GSAR_JUDGE`` / the settings file, else ``anthropic`` when
+            ``ANTHROPIC_API_KEY`` is set, else ``staged``. Built on first use, once.
         evidence: ``evidence(call) -> evidence`` where ``call`` has ``.args``, ``.kwargs``,
             ``.result`` and ``.collected``; added after the evidence recorded during the call
             (colliding ids are renumbered).

@@ -1,4 +1,4 @@
-"""Choosing a judge by name: ``lexical``, ``anthropic``, or one a plugin provides."""
+"""Choosing a judge by name: ``staged``, ``lexical``, ``anthropic``, or one a plugin provides."""
 
 from __future__ import annotations
 
@@ -8,15 +8,16 @@ from gsar_otel.core.protocol import Judge
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_JUDGE
 
 BUILTIN_JUDGES = ("lexical", "anthropic", "staged")
-"""Judges every installation has; ``staged`` is the experimental learned offline judge."""
+"""Judges every installation has: ``staged`` (the default offline judge, learned), ``lexical``
+(the rule judge it reads beside its own analysis) and ``anthropic`` (Claude)."""
 
 
 def default_judge_name() -> str:
-    """``GSAR_JUDGE`` if set, else ``anthropic`` when an API key is configured, else ``lexical``."""
+    """``GSAR_JUDGE`` if set, else ``anthropic`` when an API key is configured, else ``staged``."""
     configured = os.environ.get(ENV_JUDGE, "").strip().lower()
     if configured:
         return configured
-    return "anthropic" if os.environ.get(ENV_ANTHROPIC_API_KEY, "").strip() else "lexical"
+    return "anthropic" if os.environ.get(ENV_ANTHROPIC_API_KEY, "").strip() else "staged"
 
 
 def make_judge(name: str | None = None, *, model: str | None = None) -> Judge:

@@ -104,7 +104,7 @@ def test_demo_json_carries_the_whole_trajectory(capsys: pytest.CaptureFixture[st
     code, out, _ = run_demo(capsys, "--json", "--repeat", "2")
     assert code == 0
     document = json.loads(out)
-    assert document["judge"] == "lexical"
+    assert document["judge"] == "staged"
     assert document["thresholds"] == {"proceed": 0.9, "regenerate": 0.7}
     assert len(document["runs"]) == 2
     for run in document["runs"]:

@@ -292,7 +292,7 @@ def test_an_unknown_judge_lists_the_available_ones(
     assert "unknown judge 'oracle'; available: lexical, anthropic" in err
 
 
-def test_answers_are_judged_with_the_lexical_judge_by_default(
+def test_answers_are_judged_with_the_staged_judge_by_default(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # else the default is anthropic
@@ -308,5 +308,5 @@ def test_answers_are_judged_with_the_lexical_judge_by_default(
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     report = run_json(capsys, str(path), "--folds", "3")
     assert report["judging"]["judged"] == 12
-    assert report["judging"]["judge"].lower().startswith("lexical")
+    assert report["judging"]["judge"].lower().startswith("staged")
     assert report["fitted"]["metrics"]["f1"]["value"] == 1.0

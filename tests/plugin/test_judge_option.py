@@ -51,7 +51,7 @@ def test_the_hook_supplies_the_default_judge_and_options_override_it(
 def test_without_any_setting_the_library_default_applies(
         gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
-    assert judge_used(gsar_pytester) == "lexical"  # no API key configured
+    assert judge_used(gsar_pytester) == "staged"  # no API key configured
     config = gsar_pytester.path / "gsar.json"
     config.write_text(json.dumps({"judge": "lexical",
                                   "thresholds": {"proceed": 0.9, "regenerate": 0.7}}))

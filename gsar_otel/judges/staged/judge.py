@@ -90,8 +90,8 @@ def analyse(text: str, index: EvidenceIndex, context: AnswerContext,
 class StagedJudge:
     """An offline, deterministic judge: staged analysis and a learned, calibrated decision.
 
-    Experimental: it is offered as ``--judge staged`` to be measured beside ``lexical`` (see
-    ``gsar bench``) and is not yet the default offline judge. Implements the
+    The default judge when no API key is configured (``--judge staged``); ``lexical``, the rule
+    judge it reads beside its own analysis, stays selectable by name. Implements the
     :class:`~gsar_otel.core.protocol.Judge` protocol; no key, no network.
     """
 
