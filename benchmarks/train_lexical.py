@@ -340,7 +340,7 @@ def evaluate(models: dict[int, Model], examples: list[Example],
         if example.dataset.startswith("synthetic"):
             for analysis, label in example.claim_rows:
                 claim_total += 1
-                verdict = classify(model, analysis.vector, analysis.lead_kind,
+                verdict = classify(model, analysis.vector, analysis.sources,
                                    analysis.comparison.row_conflict)
                 claim_hits += verdict.bucket == CLASSES[label]
     scores = {d: balanced(v) for d, v in sorted(pairs.items())}

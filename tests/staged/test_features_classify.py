@@ -12,6 +12,7 @@ from gsar_otel.core.model import EvidenceType
 from gsar_otel.judges.staged.classify import (
     REGIMES,
     Model,
+    TypeSources,
     classify,
     evidence_type,
     load_model,
@@ -61,19 +62,29 @@ def named(**overrides: float) -> dict[str, float]:
     return values
 
 
+ROW = TypeSources(EvidenceType.TOOL_MATCH)
+PROSE = TypeSources(EvidenceType.SPECIFIC_DATA)
+
+
 def test_evidence_type_rules() -> None:
-    assert evidence_type("grounded", named(conclusion=1), "row") is EvidenceType.INFERENCE
-    assert evidence_type("grounded", named(claim_negated=1), "row") is EvidenceType.NEG_EVIDENCE
-    assert evidence_type("grounded", named(lead_coverage=1, coverage=1), "row") \
+    assert evidence_type("grounded", named(conclusion=1), ROW) is EvidenceType.INFERENCE
+    assert evidence_type("grounded", named(claim_negated=1), ROW) is EvidenceType.NEG_EVIDENCE
+    assert evidence_type("grounded", named(lead_coverage=1, coverage=1), ROW) \
         is EvidenceType.TOOL_MATCH
-    assert evidence_type("grounded", named(lead_coverage=1, coverage=1), "log") \
+    signal = TypeSources(EvidenceType.SIGNAL_MATCH)
+    assert evidence_type("grounded", named(lead_coverage=1, coverage=1), signal) \
         is EvidenceType.SIGNAL_MATCH
-    assert evidence_type("grounded", named(lead_coverage=1, coverage=1), "prose") \
+    assert evidence_type("grounded", named(lead_coverage=1, coverage=1), PROSE) \
         is EvidenceType.SPECIFIC_DATA
-    assert evidence_type("grounded", named(aligned_units=2, lead_coverage=0.4, coverage=1),
-                         "prose") is EvidenceType.SYNTHESIS
-    assert evidence_type("complementary", named(), "prose") \
+    spread = named(aligned_units=2, lead_coverage=0.4, coverage=1)
+    assert evidence_type("grounded", spread, PROSE) is EvidenceType.SYNTHESIS
+    # one aligned unit holding all of the claim's values decides, however words spread
+    held = TypeSources(EvidenceType.SIGNAL_MATCH, EvidenceType.TOOL_MATCH)
+    assert evidence_type("grounded", spread, held) is EvidenceType.TOOL_MATCH
+    assert evidence_type("grounded", named(conclusion=1), held) is EvidenceType.INFERENCE
+    assert evidence_type("complementary", named(), PROSE) \
         is EvidenceType.COMPLEMENTARY_FINDING
+    assert evidence_type("grounded", named(), TypeSources(None)) is EvidenceType.INFERENCE
 
 
 def flat_model(grounded: float = 0.2, rules: frozenset[str] = frozenset(
@@ -92,23 +103,23 @@ def vector(**overrides: float) -> FeatureVector:
 
 def test_rules_decide_before_the_model() -> None:
     model = flat_model()
-    assert classify(model, vector(conclusion=1, conclusion_unstated=1), "row", False).rule \
+    assert classify(model, vector(conclusion=1, conclusion_unstated=1), ROW, False).rule \
         == "conclusion_unstated"
-    assert classify(model, vector(names_missing_any=1), "prose", False).rule == "name_absent"
-    assert classify(model, vector(time_absent=1), "row", False).rule == "time_absent"
-    assert classify(model, vector(), "row", True).bucket == "contradicted"
+    assert classify(model, vector(names_missing_any=1), PROSE, False).rule == "name_absent"
+    assert classify(model, vector(time_absent=1), ROW, False).rule == "time_absent"
+    assert classify(model, vector(), ROW, True).bucket == "contradicted"
     negated = classify(model, vector(negation_mismatch=1, evidence_row=1, lead_coverage=0.9),
-                       "log", False)
+                       TypeSources(EvidenceType.TOOL_MATCH), False)
     assert (negated.bucket, negated.rule) == ("contradicted", "negation_conflict")
-    assert classify(flat_model(rules=frozenset()), vector(names_missing_any=1), "prose",
+    assert classify(flat_model(rules=frozenset()), vector(names_missing_any=1), PROSE,
                     False).rule == "model"
 
 
 def test_thresholds_decide_between_grounded_and_ungrounded() -> None:
-    assert classify(flat_model(grounded=0.5), vector(), "row", False).bucket == "grounded"
-    assert classify(flat_model(grounded=0.6), vector(), "row", False).bucket == "ungrounded"
+    assert classify(flat_model(grounded=0.5), vector(), ROW, False).bucket == "grounded"
+    assert classify(flat_model(grounded=0.6), vector(), ROW, False).bucket == "ungrounded"
     # contradicted needs a conflict signal, however likely the model finds it
-    assert classify(flat_model(grounded=0.6), vector(anchor_conflict_share=1), "row",
+    assert classify(flat_model(grounded=0.6), vector(anchor_conflict_share=1), ROW,
                     False).bucket == "contradicted"
 
 
@@ -121,9 +132,9 @@ def test_regimes() -> None:
 def test_number_absent_is_an_optional_rule_for_tool_rows() -> None:
     with_rule = flat_model(rules=frozenset({"number_absent"}))
     unseen = vector(numeric_absent=1, evidence_row=1)
-    assert classify(with_rule, unseen, "row", False).rule == "number_absent"
+    assert classify(with_rule, unseen, ROW, False).rule == "number_absent"
     # prose, a conflicting value, or a model without the rule leave it to the model
-    assert classify(with_rule, vector(numeric_absent=1), "prose", False).rule == "model"
+    assert classify(with_rule, vector(numeric_absent=1), PROSE, False).rule == "model"
     assert classify(with_rule, vector(numeric_absent=1, evidence_row=1,
-                                      anchor_conflict_share=0.5), "row", False).rule == "model"
-    assert classify(flat_model(rules=frozenset()), unseen, "row", False).rule == "model"
+                                      anchor_conflict_share=0.5), ROW, False).rule == "model"
+    assert classify(flat_model(rules=frozenset()), unseen, ROW, False).rule == "model"

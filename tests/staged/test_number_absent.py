@@ -39,7 +39,7 @@ def table(host: str, rate: float) -> list[str]:
 def rule_of(claim: str, items: list[str]) -> str:
     index = build_index(EvidenceSet.coerce(items))
     analysis = analyse(claim, index, answer_context(1, facts_of(claim), index))
-    return classify(MODEL, analysis.vector, analysis.lead_kind,
+    return classify(MODEL, analysis.vector, analysis.sources,
                     analysis.comparison.row_conflict).rule
 
 

@@ -57,6 +57,9 @@ class Alignment:
     """The same for the best unit alone."""
     anywhere_pair_coverage: float
     """The same for any unit."""
+    value_units: frozenset[int] = frozenset()
+    """Units that match every anchor of the claim some unit matches (empty when the claim has
+    no matching anchor): where all of the claim's values can be read at once."""
 
 
 def _idf(index: EvidenceIndex, stem_: str) -> float:
@@ -83,19 +86,24 @@ def align(claim: TextFacts, index: EvidenceIndex) -> Alignment:
             for position in postings:
                 scores[position] = scores.get(position, 0.0) + 1.0
     anchor_units: set[int] = set()
+    value_units: set[int] | None = None
     matched = 0
     for spec in claim.anchors:
         hit = False
+        holders: set[int] = set()
         # The evidence anchors that match, found by value in the index (never a scan of every
         # evidence anchor): the same matches agree() would find, at most MAX_ANCHOR_CANDIDATES.
         for at in index.anchor_index.matches(spec.raw, MAX_ANCHOR_CANDIDATES):
             position, other = index.anchors[at]
             if comparable(spec, other):
                 hit = True
+                holders.add(position)
                 if position not in anchor_units:
                     anchor_units.add(position)
                     scores[position] = scores.get(position, 0.0) + ANCHOR_WEIGHT
         matched += hit
+        if hit:
+            value_units = holders if value_units is None else value_units & holders
     ranked = sorted(scores, key=lambda p: (-scores[p], p))[: MAX_UNITS * 4]
     chosen: list[int] = []
     held: set[str] = set()
@@ -132,4 +140,5 @@ def align(claim: TextFacts, index: EvidenceIndex) -> Alignment:
         pair_coverage=pair_share(aligned_pairs),
         lead_pair_coverage=pair_share(lead_pairs),
         anywhere_pair_coverage=pair_share(claim_pairs & index.pairs),
+        value_units=frozenset(value_units or ()),
     )

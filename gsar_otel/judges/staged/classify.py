@@ -27,9 +27,12 @@ after three ordered rules:
 
 Evidence type (documented rules, first that applies): ``inference`` for a conclusion;
 ``neg_evidence`` for a negated (absence) claim; ``complementary_finding`` for complementary;
-``synthesis`` when no single unit holds most of the claim but several together do;
-``tool_match`` when the lead unit is a tool row; ``signal_match`` for an alert or log line;
-``specific_data`` for prose.
+the type of the unit its values come from, when one aligned unit matches every value of the
+claim that the evidence matches (a restated row is that row's claim, whatever other units share
+its words); ``synthesis`` when no single unit holds most of the claim but several together do;
+else the lead unit's type. A unit's type (:func:`.index.source_type`) is its evidence item's
+own type unless that is the default ``tool_match``; else ``tool_match`` for a metric row or log
+line, ``specific_data`` for a JSON object (a structured step output) or prose.
 """
 
 from __future__ import annotations
@@ -49,6 +52,15 @@ MODEL_FILE: Final = "model.json"
 REGIMES: Final = ("rows", "prose_single", "prose_multi")
 """Where a claim stands, each with its own grounded threshold: against tool rows, log lines or
 alerts; against prose in an answer of one or two claims; against prose in a longer answer."""
+@dataclass(frozen=True, slots=True)
+class TypeSources:
+    """Where a claim's evidence type can come from: the lead unit's type, and the type of the
+    aligned unit that matches all of the claim's values (None when there is none)."""
+
+    lead: EvidenceType | None
+    values: EvidenceType | None = None
+
+
 SYNTHESIS_LEAD: Final = 0.6
 """A grounded claim whose best unit holds less than this share, while its units together hold
 more, is a synthesis across units."""
@@ -209,7 +221,7 @@ def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str,
     return "ungrounded", "model", p
 
 
-def evidence_type(bucket: Bucket, named: dict[str, float], lead_kind: str | None) -> EvidenceType:
+def evidence_type(bucket: Bucket, named: dict[str, float], sources: TypeSources) -> EvidenceType:
     """The claim's evidence type by the rules in the module docstring."""
     if named["conclusion"]:
         return EvidenceType.INFERENCE
@@ -217,19 +229,15 @@ def evidence_type(bucket: Bucket, named: dict[str, float], lead_kind: str | None
         return EvidenceType.NEG_EVIDENCE
     if bucket == "complementary":
         return EvidenceType.COMPLEMENTARY_FINDING
+    if sources.values is not None:
+        return sources.values
     if (bucket == "grounded" and named["aligned_units"] > 1
             and named["lead_coverage"] < SYNTHESIS_LEAD <= named["coverage"]):
         return EvidenceType.SYNTHESIS
-    if lead_kind == "row":
-        return EvidenceType.TOOL_MATCH
-    if lead_kind in ("signal", "log"):
-        return EvidenceType.SIGNAL_MATCH
-    if lead_kind == "prose":
-        return EvidenceType.SPECIFIC_DATA
-    return EvidenceType.INFERENCE
+    return sources.lead or EvidenceType.INFERENCE
 
 
-def classify(model: Model, vector: FeatureVector, lead_kind: str | None,
+def classify(model: Model, vector: FeatureVector, sources: TypeSources,
              row_conflict: bool) -> Verdict:
     """The verdict on one claim; ``row_conflict`` is rule 2's input."""
     if row_conflict and not vector.named()["conclusion_unstated"]:
@@ -243,5 +251,5 @@ def classify(model: Model, vector: FeatureVector, lead_kind: str | None,
         target = "grounded"
     deciding = tuple((name, round(push, 3))
                      for name, push in model.contributions(vector, target)[:3])
-    return Verdict(bucket, evidence_type(bucket, vector.named(), lead_kind), rule,
+    return Verdict(bucket, evidence_type(bucket, vector.named(), sources), rule,
                    tuple((c, round(v, 4)) for c, v in p.items()), deciding)

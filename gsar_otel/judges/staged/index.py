@@ -58,6 +58,26 @@ class Unit:
     """Lowercased whole tokens: names match these, never a prefix of one."""
     subjects: frozenset[str]
     """Values naming what the unit is about (``host=edge-lb-3``), lowercased."""
+    source: EvidenceType = EvidenceType.TOOL_MATCH
+    """The evidence type of a claim drawn from this unit (see :func:`source_type`)."""
+
+
+def source_type(item_type: EvidenceType, kind: UnitKind, structured: bool) -> EvidenceType:
+    """The evidence type of a claim drawn from a unit of ``kind`` of an item of ``item_type``.
+
+    The item's own type when it is not the default ``tool_match`` (one the caller recorded,
+    such as ``specific_data`` for a step's typed field, or ``signal_match``, which coercion
+    infers for alerts); else by the unit: a JSON object or array is a structured step output
+    (``specific_data``), a metric row or log line is tool output (``tool_match``), prose is
+    ``specific_data``.
+    """
+    if item_type is not EvidenceType.TOOL_MATCH:
+        return item_type
+    if kind == "prose" or structured:
+        return EvidenceType.SPECIFIC_DATA
+    if kind == "signal":
+        return EvidenceType.SIGNAL_MATCH
+    return EvidenceType.TOOL_MATCH
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +123,7 @@ def _key_line(text: str) -> tuple[Pair, ...]:
 
 
 def _unit(position: int, ref: str, kind: UnitKind, text: str,
-          pairs: tuple[Pair, ...]) -> Unit:
+          pairs: tuple[Pair, ...], source: EvidenceType) -> Unit:
     facts = facts_of(text)
     stems = set(facts.stems)
     subjects: set[str] = set()
@@ -116,11 +136,18 @@ def _unit(position: int, ref: str, kind: UnitKind, text: str,
             subjects.add(spec.text.lower())
     tokens = frozenset(token.strip("'\"") for token in words(text))
     return Unit(position, ref, kind, facts, frozenset(stems), pairs, tokens,
-                frozenset(subjects))
+                frozenset(subjects), source)
 
 
-def _units_of(ref: str, content: str, signal: bool, start: int) -> list[Unit]:
+def _units_of(ref: str, content: str, item_type: EvidenceType, start: int) -> list[Unit]:
     units: list[Unit] = []
+    signal = item_type is EvidenceType.SIGNAL_MATCH
+
+    def add(kind: UnitKind, text: str, pairs: tuple[Pair, ...],
+            structured: bool = False) -> None:
+        units.append(_unit(start + len(units), ref, kind, text, pairs,
+                           source_type(item_type, kind, structured)))
+
     for line in content.split("\n"):
         line = line.strip()
         ref_mark = _LINE_REF.match(line)
@@ -129,19 +156,19 @@ def _units_of(ref: str, content: str, signal: bool, start: int) -> list[Unit]:
         if not line:
             continue
         pairs = _pairs(line)
-        position = start + len(units)
-        if len(pairs) >= 2 or (line.startswith(("{", "[")) and pairs):
-            units.append(_unit(position, ref, "signal" if signal else "row", line, pairs))
+        structured = line.startswith(("{", "[")) and bool(pairs)
+        if len(pairs) >= 2 or structured:
+            add("signal" if signal else "row", line, pairs, structured)
             continue
         if signal or _LOG_HINT.search(line):
-            units.append(_unit(position, ref, "signal" if signal else "log", line, pairs))
+            add("signal" if signal else "log", line, pairs)
             continue
         key_line = _key_line(line) if len(line) < 400 else ()
         if key_line:
-            units.append(_unit(position, ref, "row", line, key_line))
+            add("row", line, key_line)
             continue
         for begin, end in sentence_spans(line):
-            units.append(_unit(start + len(units), ref, "prose", line[begin:end], ()))
+            add("prose", line[begin:end], ())
     return units
 
 
@@ -149,8 +176,7 @@ def build_index(evidence: EvidenceSet) -> EvidenceIndex:
     """Units of every evidence item, and the lookups over them; linear in the evidence."""
     units: list[Unit] = []
     for item in evidence:
-        signal = item.type is EvidenceType.SIGNAL_MATCH
-        units.extend(_units_of(item.id, item.content, signal, len(units)))
+        units.extend(_units_of(item.id, item.content, item.type, len(units)))
     by_stem: dict[str, list[int]] = {}
     by_kind: dict[str, list[tuple[int, Spec]]] = {}
     subjects: set[str] = set()

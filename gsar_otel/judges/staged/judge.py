@@ -18,7 +18,14 @@ from gsar_otel.core.scoring import gsar_score
 from gsar_otel.core.text import words
 from gsar_otel.judges.lexical.judge import LexicalJudge
 from gsar_otel.judges.staged.align import Alignment, align
-from gsar_otel.judges.staged.classify import Model, Verdict, classify, evidence_type, load_model
+from gsar_otel.judges.staged.classify import (
+    Model,
+    TypeSources,
+    Verdict,
+    classify,
+    evidence_type,
+    load_model,
+)
 from gsar_otel.judges.staged.compare import Comparison, compare
 from gsar_otel.judges.staged.features import (
     FEATURES_VERSION,
@@ -74,6 +81,8 @@ class Analysis:
     comparison: Comparison
     vector: FeatureVector
     lead_kind: str | None
+    sources: TypeSources
+    """Where the claim's evidence type comes from (see :mod:`.classify`)."""
 
 
 def analyse(text: str, index: EvidenceIndex, context: AnswerContext,
@@ -82,9 +91,16 @@ def analyse(text: str, index: EvidenceIndex, context: AnswerContext,
     facts = facts_of(text)
     alignment = align(facts, index)
     comparison = compare(facts, alignment, index)
-    lead = index.units[alignment.units[0]].kind if alignment.units else None
+    lead = index.units[alignment.units[0]] if alignment.units else None
+    # the unit holding all of the claim's values: an aligned one first (alignment may leave out
+    # a row that adds no words, e.g. beside an alert that shares them), else the earliest
+    holder_at = next((u for u in alignment.units if u in alignment.value_units),
+                     min(alignment.value_units, default=None))
+    holder = index.units[holder_at] if holder_at is not None else None
+    sources = TypeSources(lead.source if lead else None, holder.source if holder else None)
     return Analysis(span or ClaimSpan(text, 0, len(text), 0), facts, alignment, comparison,
-                    features(facts, alignment, comparison, index, context), lead)
+                    features(facts, alignment, comparison, index, context),
+                    lead.kind if lead else None, sources)
 
 
 class StagedJudge:
@@ -144,7 +160,7 @@ class StagedJudge:
 def decide_claims(model: Model, synthesis: str, analyses: list[Analysis]) -> list[ClaimVerdict]:
     """Stage 6 and the answer-level pass over analysed claims (shared with training)."""
     verdicts = [_claim_verdict(synthesis, analysis,
-                               classify(model, analysis.vector, analysis.lead_kind,
+                               classify(model, analysis.vector, analysis.sources,
                                         analysis.comparison.row_conflict))
                 for analysis in analyses]
     return _synthesis_pass(verdicts)
@@ -195,7 +211,7 @@ def gate_answer(gate: Gate, shape: AnswerShape, analyses: list[Analysis],
             old = result[move.position]
             analysis = analyses[move.position]
             bucket: Bucket = "grounded" if move.bucket == "grounded" else "ungrounded"
-            kind = evidence_type(bucket, analysis.vector.named(), analysis.lead_kind)
+            kind = evidence_type(bucket, analysis.vector.named(), analysis.sources)
             refs = old.checks.refs if bucket == "grounded" else ()
             result[move.position] = ClaimVerdict(
                 old.text, old.span, bucket, kind, refs, old.conclusion, "answer_gate",
