@@ -1,14 +1,18 @@
-"""The seed's over-reach with the offline judge: three tool-backed facts are true, the causal
-conclusion is not in the evidence. By default it never proceeds; the paper's pure decision
-(``conclusion_policy="score"``) gives back S = 3 / 3.6 exactly."""
+"""The seed's over-reach with each offline judge (``staged``, the default without a key, and
+``lexical``): three tool-backed facts are true, the causal conclusion is not in the evidence. By
+default it never proceeds; the paper's pure decision (``conclusion_policy="score"``) gives back
+S = 3 / 3.6 exactly."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from gsar_otel import EvidenceSet, GSAREvaluator, LexicalJudge
+from gsar_otel import EvidenceSet, GSAREvaluator
 from gsar_otel.core.model import Claim, Decision, Partition
 from gsar_otel.core.scoring import decide, gsar_score
+from gsar_otel.judges.factory import make_judge
 
 EVIDENCE = [
     "2024-05-01 10:14:30 UTC INFO deploy-bot: pushed config cfg-7781 to edge-lb-3",
@@ -22,19 +26,35 @@ FACTS = ("Config cfg-7781 was pushed to edge-lb-3 at 10:14:30 UTC. "
 CAUSE = "The outage was caused by a config push."
 
 
-def evaluate(answer: str, policy: str = "cap") -> object:
-    evaluator = GSAREvaluator(LexicalJudge(), conclusion_policy=policy)  # type: ignore[arg-type]
-    return evaluator.evaluate_sync(report_synthesis=answer, evidence_corpus=EVIDENCE)
+@pytest.fixture(params=["default", "staged", "lexical"])
+def judge_name(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str | None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("GSAR_JUDGE", raising=False)
+    return None if request.param == "default" else str(request.param)
 
 
-def test_the_over_reach_alone_does_not_proceed() -> None:
+def test_the_default_judge_without_a_key_is_staged(judge_name: str | None) -> None:
+    assert make_judge(judge_name).name == (judge_name or "staged")
+
+
+@pytest.fixture
+def evaluate(judge_name: str | None) -> Callable[..., object]:
+    def run(answer: str, policy: str = "cap") -> object:
+        evaluator = GSAREvaluator(make_judge(judge_name),
+                                  conclusion_policy=policy)  # type: ignore[arg-type]
+        return evaluator.evaluate_sync(report_synthesis=answer, evidence_corpus=EVIDENCE)
+    return run
+
+
+def test_the_over_reach_alone_does_not_proceed(evaluate: Callable[..., object]) -> None:
     result = evaluate(CAUSE)
     assert result.final_decision is not Decision.PROCEED  # type: ignore[attr-defined]
     [cause] = result.final_partition.ungrounded  # type: ignore[attr-defined]
     assert cause.conclusion is True
 
 
-def test_beside_three_grounded_facts_it_is_capped_at_regenerate() -> None:
+def test_beside_three_grounded_facts_it_is_capped_at_regenerate(
+        evaluate: Callable[..., object]) -> None:
     result = evaluate(FACTS + CAUSE)
     assert len(result.final_partition.grounded) == 3  # type: ignore[attr-defined]
     assert [c.conclusion for c in result.final_partition.grounded] == [False] * 3  # type: ignore[attr-defined]
@@ -42,7 +62,7 @@ def test_beside_three_grounded_facts_it_is_capped_at_regenerate() -> None:
     assert result.conclusion_capped is True  # type: ignore[attr-defined]
 
 
-def test_the_score_policy_gives_back_the_papers_numbers() -> None:
+def test_the_score_policy_gives_back_the_papers_numbers(evaluate: Callable[..., object]) -> None:
     result = evaluate(FACTS + CAUSE, policy="score")
     partition = result.final_partition  # type: ignore[attr-defined]
     weights = [1.0] * 3  # three tool_match facts
@@ -54,7 +74,9 @@ def test_the_score_policy_gives_back_the_papers_numbers() -> None:
     assert result.conclusion_capped is False  # type: ignore[attr-defined]
 
 
-def test_an_observation_is_not_marked_as_a_conclusion() -> None:
-    output = LexicalJudge().judge_now(synthesis=FACTS, evidence=EvidenceSet.coerce(EVIDENCE))
+def test_an_observation_is_not_marked_as_a_conclusion(judge_name: str | None) -> None:
+    judge = make_judge(judge_name)
+    output = judge.judge_now(synthesis=FACTS,  # type: ignore[attr-defined]
+                             evidence=EvidenceSet.coerce(EVIDENCE))
     claims: list[Claim] = [*output.grounded_claims, *output.ungrounded_claims]
     assert claims and not any(c.conclusion for c in claims)
