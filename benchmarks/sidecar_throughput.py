@@ -1,4 +1,4 @@
-"""The sidecar's throughput and lag, judging with the lexical judge, beside the same server
+"""The sidecar's throughput and lag, judging with an offline judge, beside the same server
 receiving and forwarding without judging, in one run.
 
 An agent traced with the OpenTelemetry SDK produces GenAI-semconv runs (invoke_agent > chat >
@@ -17,6 +17,7 @@ thread). Reported per mode:
 Run::
 
     python benchmarks/sidecar_throughput.py                 # 2,000 runs, batches of 20
+    python benchmarks/sidecar_throughput.py --judge staged --judge lexical   # both judges
     python benchmarks/sidecar_throughput.py --runs 500 --pace 100 --json
 """
 
@@ -39,6 +40,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
     InMemorySpanExporter,
 )
 
+from gsar_otel.judges.factory import make_judge
 from gsar_otel.sidecar.assembly import AssemblyLimits
 from tests.sidecar.support import (
     GROUNDED,
@@ -72,11 +74,12 @@ def _batch(runs: int) -> tuple[bytes, int]:
 
 
 def measure(mode: str, runs: int, batch: int, decision_wait_s: float,
-            pace: float | None = None) -> dict[str, Any]:
+            pace: float | None = None, judge: str = "staged") -> dict[str, Any]:
     sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
-    judging = mode.startswith("judge")
+    judging = mode != "forward"
     running = start_sidecar(
+        judge=make_judge(judge),
         limits=AssemblyLimits(decision_wait_s=decision_wait_s, max_age_s=600),
         queue_size=max(1_000, runs), sample_rate=1.0 if judging else 0.0,
         forward=None if judging else f"http://127.0.0.1:{sink.server_address[1]}/v1/traces")
@@ -123,20 +126,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--decision-wait", type=float, default=0.2, metavar="SECONDS")
     parser.add_argument("--pace", type=float, default=200.0, metavar="RUNS_PER_S",
                         help="rate of the paced judging row (200; 0 leaves the row out)")
+    parser.add_argument("--judge", action="append", default=None,
+                        help="offline judge of the judging rows (repeatable; default staged, "
+                             "the sidecar's judge without an API key)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    rows = [measure(mode, args.runs, args.batch, args.decision_wait)
-            for mode in ("forward", "judge")]
-    if args.pace:
-        rows.append(measure(f"judge@{args.pace:g}/s", args.runs, args.batch,
-                            args.decision_wait, pace=args.pace))
+    rows = [measure("forward", args.runs, args.batch, args.decision_wait)]
+    for judge in args.judge or ["staged"]:
+        rows.append(measure(f"{judge}", args.runs, args.batch, args.decision_wait,
+                            judge=judge))
+        if args.pace:
+            rows.append(measure(f"{judge}@{args.pace:g}/s", args.runs, args.batch,
+                                args.decision_wait, pace=args.pace, judge=judge))
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'mode':<12} {'runs':>6} {'spans':>7} {'spans/s in':>10} {'runs/s judged':>13} "
+    print(f"{'mode':<14} {'runs':>6} {'spans':>7} {'spans/s in':>10} {'runs/s judged':>13} "
           f"{'lag p50 s':>9} {'lag p99 s':>9}")
     for row in rows:
-        print(f"{row['mode']:<12} {row['runs']:>6} {row['spans']:>7} "
+        print(f"{row['mode']:<14} {row['runs']:>6} {row['spans']:>7} "
               f"{row['spans_per_s_received']:>10} {row['runs_judged_per_s'] or '-':>13} "
               f"{row['lag_p50_s'] or '-':>9} {row['lag_p99_s'] or '-':>9}")
     return 0
