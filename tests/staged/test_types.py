@@ -90,3 +90,11 @@ def test_a_claim_whose_values_no_single_unit_holds_has_no_value_source() -> None
     analysis = analysed("CPU on api-7 reached 97% while p99 latency was 850 ms.", evidence)
     assert analysis.sources.values is None
     assert analysis.alignment.value_units == frozenset()
+
+
+def test_a_bracket_tagged_row_is_tool_output_not_json() -> None:
+    evidence = EvidenceSet.coerce(["[web-1] status=500 path=/api/cart latency_ms=830"])
+    index = build_index(evidence)
+    assert [u.source for u in index.units] == [EvidenceType.TOOL_MATCH]
+    evidence = EvidenceSet.coerce(['[{"host": "web-1", "status": 500}]'])
+    assert [u.source for u in build_index(evidence).units] == [EvidenceType.SPECIFIC_DATA]

@@ -156,8 +156,9 @@ def _units_of(ref: str, content: str, item_type: EvidenceType, start: int) -> li
         if not line:
             continue
         pairs = _pairs(line)
-        structured = line.startswith(("{", "[")) and bool(pairs)
-        if len(pairs) >= 2 or structured:
+        # JSON: an object or array holding "key": value pairs (not "[web-1] status=500")
+        structured = line.startswith(("{", "[")) and _JSON_PAIR.search(line) is not None
+        if len(pairs) >= 2 or (structured and pairs):
             add("signal" if signal else "row", line, pairs, structured)
             continue
         if signal or _LOG_HINT.search(line):
