@@ -39,6 +39,18 @@ from typing import Any
 import numpy as np
 import train_gate
 import train_trees
+from train_claims import (
+    CLAIM_TREE_ROUNDS,
+    CLAIM_TREES,
+    CLASSES,
+    L2_GRID,
+    SEED,
+    AnswerRows,
+    choose_capacity,
+    fit,
+    fit_trees,
+    sample_weights,
+)
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import check_judge_output
@@ -57,17 +69,13 @@ from gsar_otel.judges.staged.index import build_index
 from gsar_otel.judges.staged.judge import Analysis, analyse, assemble, decide_claims
 from gsar_otel.judges.staged.segment import segment
 from gsar_otel.judges.staged.textual import facts_of
-from gsar_otel.judges.staged.trees import Ensemble
 from gsar_otel.measure.datasets import SPLIT_RULE, split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL_PATH = Path(classify_module.__file__).parent / classify_module.MODEL_FILE
-CLASSES = ("grounded", "ungrounded", "contradicted", "complementary")
 LABEL_CLASS = {"grounded": "grounded", "ungrounded": "ungrounded",
                "partially_supported": "ungrounded", "contradicted": "contradicted",
                "complementary": "complementary"}
-SEED = 20261203
-L2_GRID = (0.001, 0.01, 0.1, 1.0)
 GROUNDED_GRID = tuple(round(0.2 + 0.025 * i, 3) for i in range(29))
 CONTRADICTED_GRID = (0.4, 0.6, 0.8, 1.01)
 
@@ -120,113 +128,6 @@ def load(paths: list[Path], folds: int) -> list[Example]:
     return examples
 
 
-@dataclass
-class AnswerRows:
-    """Answers labelled only as a whole: their claims' vectors, the answer each belongs to,
-    and per answer its label and weight. P(faithful) = product of the claims' P(grounded or
-    complementary): every claim of a faithful answer is grounded."""
-
-    x: np.ndarray
-    group: np.ndarray
-    y: np.ndarray
-    w: np.ndarray
-
-    def take(self, answers: np.ndarray) -> AnswerRows:
-        keep = answers[self.group]
-        renumber = np.cumsum(answers) - 1
-        return AnswerRows(self.x[keep], renumber[self.group[keep]], self.y[answers],
-                          self.w[answers])
-
-
-SUPPORT = np.array([c in ("grounded", "complementary") for c in CLASSES])
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    logits = logits - logits.max(axis=1, keepdims=True)
-    p = np.exp(logits)
-    return p / p.sum(axis=1, keepdims=True)
-
-
-def gradients(weights: np.ndarray, bias: np.ndarray, x: np.ndarray, y: np.ndarray,
-              w: np.ndarray, answers: AnswerRows, total: float,
-              l2: float) -> tuple[np.ndarray, np.ndarray]:
-    """Gradients of the weighted claim cross-entropy plus the answer-level log-loss."""
-    p = _softmax(x @ weights.T + bias)
-    error = (p - np.eye(len(CLASSES))[y]) * w[:, None] / total
-    g_w = error.T @ x + l2 * weights
-    g_b = error.sum(axis=0)
-    if len(answers.y):
-        q = _softmax(answers.x @ weights.T + bias)
-        support = np.clip((q * SUPPORT).sum(axis=1), 1e-9, 1.0)
-        log_p = np.bincount(answers.group, np.log(support), minlength=len(answers.y))
-        prob = np.clip(np.exp(log_p), 1e-9, 1 - 1e-9)
-        d_log_p = np.where(answers.y, -1.0, prob / (1 - prob)) * answers.w / total
-        d_z = (SUPPORT * q / support[:, None] - q) * d_log_p[answers.group][:, None]
-        g_w += d_z.T @ answers.x
-        g_b += d_z.sum(axis=0)
-    return g_w, g_b
-
-
-def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, answers: AnswerRows, l2: float,
-        steps: int = 1500) -> tuple[np.ndarray, np.ndarray]:
-    """Multinomial logistic regression, weighted, L2 on weights (not bias), by Adam."""
-    rng = np.random.default_rng(SEED)
-    k = len(CLASSES)
-    weights = rng.normal(0, 0.01, (k, x.shape[1]))
-    bias = np.zeros(k)
-    m_w = np.zeros_like(weights)
-    v_w = np.zeros_like(weights)
-    m_b = np.zeros_like(bias)
-    v_b = np.zeros_like(bias)
-    total = w.sum() + answers.w.sum()
-    for step in range(1, steps + 1):
-        g_w, g_b = gradients(weights, bias, x, y, w, answers, total, l2)
-        for param, grad, m, v in ((weights, g_w, m_w, v_w), (bias, g_b, m_b, v_b)):
-            m *= 0.9
-            m += 0.1 * grad
-            v *= 0.999
-            v += 0.001 * grad * grad
-            param -= 0.05 * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
-    return weights, bias
-
-
-CLAIM_TREES = train_trees.Params(depth=3, rounds=150, learning_rate=0.1, l2=1.0,
-                                 min_hessian=1.0)
-CLAIM_TREE_ROUNDS = (50, 100, 150)
-"""The boosted claim model (``--claim-learner trees``): one ensemble per class, its round count
-chosen among these by grouped cross-validated log-loss, as the logistic L2 is."""
-
-
-def fit_trees(x: np.ndarray, y: np.ndarray, w: np.ndarray, answers: AnswerRows,
-              params: train_trees.Params) -> tuple[Ensemble, ...]:
-    """Boosted trees for the same objective as :func:`fit` (claim cross-entropy plus the
-    answer-level log-loss); the loss is scaled to one unit per row so that the trees' L2 and
-    least Hessian read in rows."""
-    k = len(CLASSES)
-    rows = np.vstack([x, answers.x]) if len(answers.y) else x
-    total = w.sum() + answers.w.sum()
-    unit = len(rows) / total
-    onehot = np.eye(k)[y]
-    n = len(y)
-
-    def grad_hess(margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = _softmax(margin[:n])
-        g = (p - onehot) * w[:, None]
-        h = p * (1 - p) * w[:, None]
-        if len(answers.y):
-            q = _softmax(margin[n:])
-            support = np.clip((q * SUPPORT).sum(axis=1), 1e-9, 1.0)
-            log_p = np.bincount(answers.group, np.log(support), minlength=len(answers.y))
-            prob = np.clip(np.exp(log_p), 1e-9, 1 - 1e-9)
-            d_log_p = np.where(answers.y, -1.0, prob / (1 - prob)) * answers.w
-            d_z = (SUPPORT * q / support[:, None] - q) * d_log_p[answers.group][:, None]
-            g = np.vstack([g, d_z])
-            h = np.vstack([h, q * (1 - q) * np.abs(d_log_p[answers.group])[:, None]])
-        return g * unit, h * unit
-
-    return train_trees.fit_multiclass(rows, grad_hess, k, params)
-
-
 def answer_rows(examples: list[Example], mean: np.ndarray, scale: np.ndarray) -> tuple[
         AnswerRows, np.ndarray]:
     """Answer-level rows of every answer (the product objective: all claims of a faithful
@@ -243,18 +144,6 @@ def answer_rows(examples: list[Example], mean: np.ndarray, scale: np.ndarray) ->
         counts[(e.dataset, e.faithful)] += 1
     w = np.array([1.0 / (2 * counts[(e.dataset, e.faithful)]) for e in chosen])
     return AnswerRows((x - mean) / scale, group, y, w), np.array([e.fold for e in chosen])
-
-
-def sample_weights(datasets: list[str], y: np.ndarray) -> np.ndarray:
-    """Each data set weighs the same; within one, each class weighs the same."""
-    counts: dict[tuple[str, int], int] = defaultdict(int)
-    for d, c in zip(datasets, y, strict=True):
-        counts[(d, int(c))] += 1
-    classes_in: dict[str, int] = defaultdict(int)
-    for d, _ in counts:
-        classes_in[d] += 1
-    return np.array([1.0 / (classes_in[d] * counts[(d, int(c))])
-                     for d, c in zip(datasets, y, strict=True)])
 
 
 RULES: list[str] = ["name_absent", "time_absent", "number_absent"]
@@ -392,47 +281,14 @@ def main(argv: list[str] | None = None) -> int:
     w = sample_weights(datasets, y)
     answers, answer_fold = answer_rows(examples, mean, scale)
     # 1. L2 strength (or the trees' round count) by grouped cross-validated weighted log-loss.
-    best_l2, best_loss = L2_GRID[0], float("inf")
-    fold_fits: dict[float, dict[int, tuple[Any, Any]]] = {}
-    if args.claim_learner == "trees":
-        grid: tuple[float, ...] = CLAIM_TREE_ROUNDS
-        ensembles = {fold: fit_trees(xs[fold_of != fold], y[fold_of != fold],
-                                     w[fold_of != fold], answers.take(answer_fold != fold),
-                                     CLAIM_TREES) for fold in range(args.folds)}
-    else:
-        grid = (args.l2,) if args.l2 is not None else L2_GRID
-    for l2 in grid:
-        fold_fits[l2] = {}
-        loss = 0.0
-        for fold in range(args.folds):
-            train = fold_of != fold
-            if args.claim_learner == "trees":
-                rounds = int(l2)
-                fitted = tuple(Ensemble(e.base, e.learning_rate, e.trees[:rounds], e.features,
-                                        e.seed) for e in ensembles[fold])
-                fold_fits[l2][fold] = (fitted, None)
-                logits = np.stack([train_trees.predict_margin(e, xs[~train]) for e in fitted],
-                                  axis=1)
-            else:
-                weights, bias = fit(xs[train], y[train], w[train],
-                                    answers.take(answer_fold != fold), l2)
-                fold_fits[l2][fold] = (weights, bias)
-                logits = xs[~train] @ weights.T + bias
-            logits -= logits.max(axis=1, keepdims=True)
-            p = np.exp(logits)
-            p /= p.sum(axis=1, keepdims=True)
-            loss -= float((w[~train] * np.log(p[np.arange(len(p)), y[~train]] + 1e-12)).sum())
-        loss /= w.sum()
-        print(f"{'rounds' if args.claim_learner == 'trees' else 'l2'}={l2}: cv log-loss "
-              f"{loss:.4f}", file=sys.stderr)
-        if loss < best_loss:
-            best_l2, best_loss = l2, loss
+    best_l2, best_loss, best_fits = choose_capacity(xs, y, w, fold_of, answers, answer_fold,
+                                                    args.folds, args.claim_learner, args.l2)
     # 2. Thresholds by out-of-fold answer-level balanced accuracy, coordinate-wise.
     cache: dict[Any, bool] = {}
     grounded = dict.fromkeys(REGIMES, 0.5)
     contradicted = 0.6
 
-    base = {f: MemoModel.from_json(model_json(*fold_fits[best_l2][f], mean, scale, grounded,
+    base = {f: MemoModel.from_json(model_json(*best_fits[f], mean, scale, grounded,
                                               contradicted)) for f in range(args.folds)}
 
     def score(g: dict[str, float], x: float) -> tuple[float, dict[str, float]]:
