@@ -1,11 +1,13 @@
 """Hostile inputs, one row each: what was given, its size, seconds, peak memory and the outcome.
 
-Library rows run ``GSAREvaluator`` with ``LexicalJudge`` (default limits) in this process, with
+Library rows run ``GSAREvaluator`` with an offline judge (``--judge``: ``staged``, the default
+without a key, or ``lexical``; default limits) in this process, with
 ``tracemalloc`` measuring the peak of Python allocations (which slows the run about 2x, so the
 seconds are upper bounds). CLI rows run ``gsar judge`` / ``gsar bench`` in a child process and
 report its exit code and first stderr line. Run::
 
     python benchmarks/reliability_inputs.py            # the table
+    python benchmarks/reliability_inputs.py --judge lexical --no-cli
     python benchmarks/reliability_inputs.py --json
 """
 
@@ -23,7 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gsar_otel import GSAREvaluator, LexicalJudge
+from gsar_otel import GSAREvaluator
+from gsar_otel.judges.factory import make_judge
 
 ROW = "host=db-prod-1 cpu_pct=97.2 p99_ms=850 ts=2024-05-01T14:02:01Z "
 
@@ -57,11 +60,12 @@ LIBRARY: dict[str, Callable[[], tuple[str, Any]]] = {
 }
 
 
-def library_row(name: str, make: Callable[[], tuple[str, Any]]) -> dict[str, Any]:
+def library_row(name: str, make: Callable[[], tuple[str, Any]],
+                judge: str = "staged") -> dict[str, Any]:
     """One evaluation under tracemalloc."""
     answer, evidence = make()
     size = len(answer) + sum(len(e) for e in evidence)
-    evaluator = GSAREvaluator(LexicalJudge())
+    evaluator = GSAREvaluator(make_judge(judge))
     tracemalloc.start()
     started = time.perf_counter()
     try:
@@ -134,10 +138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--no-cli", action="store_true", help="skip the gsar command rows")
+    parser.add_argument("--judge", default="staged",
+                        help="offline judge of the library rows (default staged)")
     args = parser.parse_args(argv)
     rows = []
     for name, make in LIBRARY.items():
-        rows.append(library_row(name, make))
+        rows.append(library_row(name, make, args.judge))
         print(f"  {name}: {rows[-1]['seconds']:.2f} s", file=sys.stderr)
     if not args.no_cli:
         with tempfile.TemporaryDirectory() as workdir:
