@@ -58,7 +58,7 @@ from gsar_otel.core.model import Decision
 from gsar_otel.core.scoring import apply_conclusion_policy, decide, gsar_score
 from gsar_otel.judges.staged import anchoring
 from gsar_otel.judges.staged import classify as classify_module
-from gsar_otel.judges.staged.classify import REGIMES, Model, classify
+from gsar_otel.judges.staged.classify import REGIMES, Model, Scored, classify
 from gsar_otel.judges.staged.features import (
     FEATURE_NAMES,
     FEATURES_VERSION,
@@ -176,22 +176,14 @@ class MemoModel(Model):
 
     __slots__ = ()
 
-    def probabilities(self, vector: FeatureVector) -> dict[str, float]:
+    def score(self, vector: FeatureVector) -> Scored:
         key = (id(self.trees if self.trees is not None else self.weights), vector.values)
         if key not in _MEMO:
-            _MEMO[key] = Model.probabilities(self, vector)
+            _MEMO[key] = Model.score(self, vector)
         return _MEMO[key]
 
-    def contributions(self, vector: FeatureVector, target: str) -> list[tuple[str, float]]:
-        key = (id(self.trees if self.trees is not None else self.weights), vector.values,
-               target)
-        if key not in _PUSHES:
-            _PUSHES[key] = Model.contributions(self, vector, target)
-        return _PUSHES[key]
 
-
-_MEMO: dict[tuple[int, tuple[float, ...]], dict[str, float]] = {}
-_PUSHES: dict[tuple[int, tuple[float, ...], str], list[tuple[str, float]]] = {}
+_MEMO: dict[tuple[int, tuple[float, ...]], Scored] = {}
 
 
 def answer_proceeds(model: Model, example: Example, cache: dict[Any, bool]) -> bool:

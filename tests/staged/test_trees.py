@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -79,6 +80,29 @@ def test_inference_equals_the_trainers_numpy_prediction(seed: int, rows: int, fe
         assert ensemble.margin(row) == pytest.approx(float(margin), abs=1e-9)
     for tree in ensemble.trees:  # the trainer's trees are no deeper than asked
         assert _depth(tree) <= depth
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), features=st.integers(1, 5), depth=st.integers(1, 3),
+       rounds=st.integers(1, 12))
+def test_one_walk_gives_the_margin_and_the_path_pushes_exactly(seed: int, features: int,
+                                                                depth: int, rounds: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=(60, features)) * 2) / 2  # ties at thresholds too
+    y = rng.random(60) < 1 / (1 + np.exp(-x[:, 0]))
+    ensemble = train_trees.fit_binary(
+        x, y, np.ones(60), train_trees.Params(depth=depth, rounds=rounds, learning_rate=0.3,
+                                              l2=1.0, min_hessian=0.1, bins=8))
+    for row in np.vstack([x, rng.normal(size=(20, features)) * 3]).tolist():
+        expected = [0.0] * features  # the pushes walked node by node along Tree.path
+        for tree in ensemble.trees:
+            nodes = tree.path(row)
+            for node, child in pairwise(nodes):
+                expected[tree.feature[node]] += ensemble.learning_rate * (
+                    tree.value[child] - tree.value[node])
+        margin, pushes = ensemble.margin_and_pushes(row)
+        assert margin == ensemble.margin(row)  # the same sums in the same order: equal floats
+        assert pushes == expected
 
 
 def _depth(tree: Tree, node: int = 0) -> int:

@@ -70,6 +70,23 @@ _PACKAGE: Final = __name__.rpartition(".")[0]
 
 
 @dataclass(frozen=True, slots=True)
+class Scored:
+    """One vector scored: its class probabilities, the standardised vector, and (trees) per
+    class what each feature pushed along the vector's paths."""
+
+    probabilities: dict[str, float]
+    x: list[float]
+    pushes: tuple[list[float], ...] | None = None
+
+
+def _softmax(classes: tuple[str, ...], logits: list[float]) -> dict[str, float]:
+    top = max(logits)
+    exps = [math.exp(v - top) for v in logits]
+    total = sum(exps)
+    return {c: e / total for c, e in zip(classes, exps, strict=True)}
+
+
+@dataclass(frozen=True, slots=True)
 class Model:
     """The claim model (boosted trees or logistic weights), standardisation and thresholds."""
 
@@ -127,25 +144,37 @@ class Model:
         """The vector scaled as in training."""
         return [(v - m) / s for v, m, s in zip(vector.values, self.mean, self.scale, strict=True)]
 
+    def _logits(self, x: list[float]) -> list[float]:
+        return [b + sum(w * v for w, v in zip(row, x, strict=True))
+                for row, b in zip(self.weights, self.bias, strict=True)]
+
     def probabilities(self, vector: FeatureVector) -> dict[str, float]:
         """P(class) for every class."""
         x = self.standardise(vector)
         if self.trees is not None:
-            logits = [ensemble.margin(x) for ensemble in self.trees]
-        else:
-            logits = [b + sum(w * v for w, v in zip(row, x, strict=True))
-                      for row, b in zip(self.weights, self.bias, strict=True)]
-        top = max(logits)
-        exps = [math.exp(v - top) for v in logits]
-        total = sum(exps)
-        return {c: e / total for c, e in zip(self.classes, exps, strict=True)}
+            return _softmax(self.classes, [ensemble.margin(x) for ensemble in self.trees])
+        return _softmax(self.classes, self._logits(x))
+
+    def score(self, vector: FeatureVector) -> Scored:
+        """P(class) for every class and, for trees, every class's per-feature pushes, from one
+        walk of each tree (what :meth:`probabilities` and :meth:`contributions` give)."""
+        x = self.standardise(vector)
+        if self.trees is None:
+            return Scored(_softmax(self.classes, self._logits(x)), x)
+        walks = [ensemble.margin_and_pushes(x) for ensemble in self.trees]
+        return Scored(_softmax(self.classes, [margin for margin, _ in walks]), x,
+                      tuple(pushes for _, pushes in walks))
 
     def contributions(self, vector: FeatureVector, target: str) -> list[tuple[str, float]]:
         """Each feature's push toward ``target`` against the mean of the other classes, largest
         first."""
-        x = self.standardise(vector)
-        if self.trees is not None:
-            return _tree_contributions(self.trees, x, self.classes.index(target))
+        return self.deciding(self.score(vector), target)
+
+    def deciding(self, scored: Scored, target: str) -> list[tuple[str, float]]:
+        """:meth:`contributions` of a vector already scored."""
+        x = scored.x
+        if scored.pushes is not None:
+            return _tree_contributions(scored.pushes, self.classes.index(target))
         row = self.weights[self.classes.index(target)]
         others = [r for c, r in zip(self.classes, self.weights, strict=True) if c != target]
         pushes = []
@@ -155,9 +184,8 @@ class Model:
         return sorted(pushes, key=lambda p: -abs(p[1]))
 
 
-def _tree_contributions(trees: tuple[Ensemble, ...], x: list[float],
+def _tree_contributions(per_class: tuple[list[float], ...],
                         target: int) -> list[tuple[str, float]]:
-    per_class = [e.path_pushes(x) for e in trees]
     others = [p for k, p in enumerate(per_class) if k != target]
     pushes = [(name, per_class[target][i] - (sum(p[i] for p in others) / len(others)
                                              if others else 0.0))
@@ -190,9 +218,9 @@ def regime_of(named: dict[str, float]) -> str:
     return "prose_single" if named["answer_claims"] <= math.log1p(2) + 1e-9 else "prose_multi"
 
 
-def _bucket(model: Model, vector: FeatureVector) -> tuple[Bucket, str, dict[str, float]]:
+def _bucket(model: Model, vector: FeatureVector,
+            p: dict[str, float]) -> tuple[Bucket, str, dict[str, float]]:
     named = vector.named()
-    p = model.probabilities(vector)
     if named["cause_conflict"]:
         return "contradicted", "cause_conflict", p
     if named["conclusion_unstated"]:
@@ -240,16 +268,17 @@ def evidence_type(bucket: Bucket, named: dict[str, float], sources: TypeSources)
 def classify(model: Model, vector: FeatureVector, sources: TypeSources,
              row_conflict: bool) -> Verdict:
     """The verdict on one claim; ``row_conflict`` is rule 2's input."""
+    scored = model.score(vector)
+    p = scored.probabilities
     if row_conflict and not vector.named()["conclusion_unstated"]:
         bucket: Bucket = "contradicted"
         rule = "row_value_conflict"
-        p = model.probabilities(vector)
     else:
-        bucket, rule, p = _bucket(model, vector)
+        bucket, rule, p = _bucket(model, vector, p)
     target = {"complementary": "complementary"}.get(bucket, bucket)
     if target not in model.classes:
         target = "grounded"
     deciding = tuple((name, round(push, 3))
-                     for name, push in model.contributions(vector, target)[:3])
+                     for name, push in model.deciding(scored, target)[:3])
     return Verdict(bucket, evidence_type(bucket, vector.named(), sources), rule,
                    tuple((c, round(v, 4)) for c, v in p.items()), deciding)

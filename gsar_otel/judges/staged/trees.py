@@ -10,8 +10,7 @@ few nodes per tree. Stored in ``model.json`` as parallel node lists under a vers
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import pairwise
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 TREES_VERSION: Final = "trees-1"
@@ -28,6 +27,19 @@ class Tree:
     left: tuple[int, ...]
     right: tuple[int, ...]
     value: tuple[float, ...]
+    rise: tuple[float, ...] = field(init=False, repr=False, compare=False)
+    """Per node, its value minus its parent's (0.0 at the root): what a split adds along a
+    path, computed once so that a walk that explains itself costs one addition per node."""
+
+    def __post_init__(self) -> None:
+        rise = [0.0] * len(self.value)
+        for node, feature in enumerate(self.feature):
+            if feature == LEAF or node >= len(self.value):
+                continue
+            for child in (self.left[node], self.right[node]):
+                if 0 <= child < len(rise):  # a malformed tree is refused by from_json
+                    rise[child] = self.value[child] - self.value[node]
+        object.__setattr__(self, "rise", tuple(rise))
 
     def predict(self, x: Sequence[float]) -> float:
         """The leaf value ``x`` reaches."""
@@ -96,13 +108,27 @@ class Ensemble:
     def path_pushes(self, x: Sequence[float]) -> list[float]:
         """Per feature, the change of node value along ``x``'s path through every tree (each
         split credited to its feature), scaled by the learning rate."""
+        return self.margin_and_pushes(x)[1]
+
+    def margin_and_pushes(self, x: Sequence[float]) -> tuple[float, list[float]]:
+        """:meth:`margin` and :meth:`path_pushes` from one walk of every tree (the same
+        floating-point sums, in the same order)."""
+        if len(x) != self.features:
+            raise ValueError(f"the ensemble reads {self.features} features, got {len(x)}")
+        rate = self.learning_rate
         pushes = [0.0] * len(x)
+        total = 0.0
         for tree in self.trees:
-            nodes = tree.path(x)
-            for node, child in pairwise(nodes):
-                pushes[tree.feature[node]] += self.learning_rate * (tree.value[child]
-                                                                    - tree.value[node])
-        return pushes
+            feature, threshold, left, right = tree.feature, tree.threshold, tree.left, tree.right
+            rise = tree.rise
+            node = 0
+            split = feature[0]
+            while split != LEAF:
+                node = left[node] if x[split] <= threshold[node] else right[node]
+                pushes[split] += rate * rise[node]
+                split = feature[node]
+            total += tree.value[node]
+        return self.base + rate * total, pushes
 
     def to_json(self) -> dict[str, Any]:
         """The ensemble as a ``model.json`` section."""
