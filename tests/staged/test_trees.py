@@ -139,6 +139,8 @@ def test_model_json_round_trip_keeps_every_margin() -> None:
     ({"trees": [dict(STUMP.to_json(), left=[0, -1, -1])]}, "malformed"),
     ({"trees": [dict(STUMP.to_json(), feature=[5, -1, -1])]}, "malformed"),
     ({"trees": [dict(STUMP.to_json(), value=[0.0])]}, "one length"),
+    ({"trees": [dict(STUMP.to_json(), left=[])]}, "one length"),
+    ({"trees": [dict(STUMP.to_json(), right=[1, -1, -1])]}, "two parents"),
 ])
 def test_a_malformed_section_raises_a_clear_error(change: dict[str, object],
                                                   message: str) -> None:

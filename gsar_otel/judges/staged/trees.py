@@ -33,11 +33,13 @@ class Tree:
 
     def __post_init__(self) -> None:
         rise = [0.0] * len(self.value)
-        for node, feature in enumerate(self.feature):
-            if feature == LEAF or node >= len(self.value):
+        # bounded by every list, so a malformed tree reaches from_json's clear refusal
+        nodes = min(len(self.feature), len(self.left), len(self.right), len(self.value))
+        for node in range(nodes):
+            if self.feature[node] == LEAF:
                 continue
             for child in (self.left[node], self.right[node]):
-                if 0 <= child < len(rise):  # a malformed tree is refused by from_json
+                if 0 <= child < len(rise):
                     rise[child] = self.value[child] - self.value[node]
         object.__setattr__(self, "rise", tuple(rise))
 
@@ -79,12 +81,17 @@ class Tree:
         if n == 0 or any(len(part) != n for part in (tree.threshold, tree.left, tree.right,
                                                       tree.value)):
             raise ValueError("a tree's node lists must be non-empty and of one length")
+        parents = [0] * n
         for node, feature in enumerate(tree.feature):
             if feature == LEAF:
                 continue
             if not 0 <= feature < features or not all(
                     node < child < n for child in (tree.left[node], tree.right[node])):
                 raise ValueError(f"tree node {node} is malformed")
+            for child in (tree.left[node], tree.right[node]):
+                parents[child] += 1
+        if any(count > 1 for count in parents):
+            raise ValueError("a tree node has two parents")
         return tree
 
 
@@ -103,7 +110,10 @@ class Ensemble:
         """The ensemble's raw output (a log-odds for a binary model)."""
         if len(x) != self.features:
             raise ValueError(f"the ensemble reads {self.features} features, got {len(x)}")
-        return self.base + self.learning_rate * sum(tree.predict(x) for tree in self.trees)
+        total = 0.0
+        for tree in self.trees:  # added in order (sum() compensates on Python 3.12+)
+            total += tree.predict(x)
+        return self.base + self.learning_rate * total
 
     def path_pushes(self, x: Sequence[float]) -> list[float]:
         """Per feature, the change of node value along ``x``'s path through every tree (each
