@@ -27,18 +27,19 @@ after three ordered rules:
 
 Evidence type (documented rules, first that applies): ``inference`` for a conclusion;
 ``neg_evidence`` for a negated (absence) claim; ``complementary_finding`` for complementary;
-the type of the unit its values come from, when one aligned unit matches every value of the
-claim that the evidence matches (a restated row is that row's claim, whatever other units share
-its words); ``synthesis`` when no single unit holds most of the claim but several together do;
-else the lead unit's type. A unit's type (:func:`.index.source_type`) is its evidence item's
-own type unless that is the default ``tool_match``; else ``tool_match`` for a metric row or log
-line, ``specific_data`` for a JSON object (a structured step output) or prose.
+the type of the unit its values come from, when one unit matches every value of the claim that
+the evidence matches (an aligned unit first; a restated row is that row's claim, whatever other
+units share its words); ``synthesis`` when no single unit holds most of the claim but several
+together do; else the lead unit's type. A unit's type (:func:`.index.source_type`) is its
+evidence item's own type unless that is the default ``tool_match``; else ``tool_match`` for a
+metric row or log line, ``specific_data`` for a JSON object (a structured step output) or prose.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
@@ -75,8 +76,8 @@ class Scored:
     class what each feature pushed along the vector's paths."""
 
     probabilities: dict[str, float]
-    x: list[float]
-    pushes: tuple[list[float], ...] | None = None
+    x: tuple[float, ...]
+    pushes: tuple[tuple[float, ...], ...] | None = None
 
 
 def _softmax(classes: tuple[str, ...], logits: list[float]) -> dict[str, float]:
@@ -144,7 +145,7 @@ class Model:
         """The vector scaled as in training."""
         return [(v - m) / s for v, m, s in zip(vector.values, self.mean, self.scale, strict=True)]
 
-    def _logits(self, x: list[float]) -> list[float]:
+    def _logits(self, x: Sequence[float]) -> list[float]:
         return [b + sum(w * v for w, v in zip(row, x, strict=True))
                 for row, b in zip(self.weights, self.bias, strict=True)]
 
@@ -160,10 +161,10 @@ class Model:
         walk of each tree (what :meth:`probabilities` and :meth:`contributions` give)."""
         x = self.standardise(vector)
         if self.trees is None:
-            return Scored(_softmax(self.classes, self._logits(x)), x)
+            return Scored(_softmax(self.classes, self._logits(x)), tuple(x))
         walks = [ensemble.margin_and_pushes(x) for ensemble in self.trees]
-        return Scored(_softmax(self.classes, [margin for margin, _ in walks]), x,
-                      tuple(pushes for _, pushes in walks))
+        return Scored(_softmax(self.classes, [margin for margin, _ in walks]), tuple(x),
+                      tuple(tuple(pushes) for _, pushes in walks))
 
     def contributions(self, vector: FeatureVector, target: str) -> list[tuple[str, float]]:
         """Each feature's push toward ``target`` against the mean of the other classes, largest
@@ -184,7 +185,7 @@ class Model:
         return sorted(pushes, key=lambda p: -abs(p[1]))
 
 
-def _tree_contributions(per_class: tuple[list[float], ...],
+def _tree_contributions(per_class: tuple[tuple[float, ...], ...],
                         target: int) -> list[tuple[str, float]]:
     others = [p for k, p in enumerate(per_class) if k != target]
     pushes = [(name, per_class[target][i] - (sum(p[i] for p in others) / len(others)

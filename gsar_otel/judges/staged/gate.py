@@ -122,8 +122,7 @@ class Gate:
         """
         version = data.get("version")
         if version not in GATE_VERSIONS or tuple(
-                data.get("feature_names", ())) != GATE_FEATURES or (
-                data.get("trees") and version != GATE_VERSION):
+                data.get("feature_names", ())) != GATE_FEATURES:
             raise ValueError(f"model.json's gate is {version!r}, the judge computes "
                              f"{GATE_VERSION!r}; retrain with benchmarks/train_lexical.py")
         trees = Ensemble.from_json(data["trees"]) if data.get("trees") else None

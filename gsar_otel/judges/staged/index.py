@@ -75,8 +75,6 @@ def source_type(item_type: EvidenceType, kind: UnitKind, structured: bool) -> Ev
         return item_type
     if kind == "prose" or structured:
         return EvidenceType.SPECIFIC_DATA
-    if kind == "signal":
-        return EvidenceType.SIGNAL_MATCH
     return EvidenceType.TOOL_MATCH
 
 
