@@ -1,6 +1,6 @@
 """The incident-response agent of ``gsar demo``, as a script you can read and change.
 
-    python examples/incident_agent.py                  # offline: LexicalJudge, spans to the console
+    python examples/incident_agent.py                  # offline: StagedJudge, spans to the console
     OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 python examples/incident_agent.py
 
 The agent itself (scripted tools, the over-reaching first answer, the recovery callbacks) lives in
@@ -34,7 +34,7 @@ def main() -> None:
     telemetry = configure_telemetry(service_name="incident-agent")
     register(PrintTrajectory())
     try:
-        agent = make_incident_agent()  # LexicalJudge without ANTHROPIC_API_KEY, Claude with it
+        agent = make_incident_agent()  # StagedJudge without ANTHROPIC_API_KEY, Claude with it
         answer = agent(ALERT_ID)
         print(f"\nFinal answer:\n  {answer}")
     finally:

@@ -147,6 +147,7 @@ if TYPE_CHECKING:
     from gsar_otel.judges.lexical.judge import LexicalJudge
     from gsar_otel.judges.recorded.judge import RecordingJudge
     from gsar_otel.judges.recorded.store import CassetteStore
+    from gsar_otel.judges.staged.judge import StagedJudge
     from gsar_otel.otel.background import set_exit_flush_timeout
     from gsar_otel.otel.setup import TelemetryHandle, configure_telemetry
     from gsar_otel.otel.traced import TracedEvaluator, emit_result

@@ -19,7 +19,8 @@ DEFAULT_RECORD_MODE: Final = "none"
 DEFAULT_TOLERANCE: Final = 0.05
 
 INI_HELP: Final = {
-    "gsar_judge": "judge for assert_grounded and case files: lexical, anthropic, or a plugin's",
+    "gsar_judge": "judge for assert_grounded and case files: staged, lexical, anthropic, or a "
+                  "plugin's",
     "gsar_record_mode": f"recorded verdicts: {'|'.join(RECORD_MODES)} (default none: replay only)",
     "gsar_cassette_dir": "directory of recorded verdicts (default: cassettes/gsar next to each "
                          "test file)",

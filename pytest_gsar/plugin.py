@@ -47,8 +47,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """The ``gsar`` option group; every flag also has an ini option of the same name."""
     group = parser.getgroup("gsar", "grounding of AI-agent answers (gsar)")
     group.addoption("--gsar-judge", dest="gsar_judge", metavar="NAME",
-                    help="judge for assert_grounded and case files: lexical, anthropic, or a "
-                         "plugin's (ini: gsar_judge)")
+                    help="judge for assert_grounded and case files: staged, lexical, anthropic, "
+                         "or a plugin's (ini: gsar_judge)")
     group.addoption("--gsar-record-mode", dest="gsar_record_mode", choices=RECORD_MODES,
                     help="recorded judge verdicts: none replays only (default), once records "
                          "into new cassettes, new_episodes adds missing verdicts, all re-records "

@@ -10,7 +10,7 @@ evidence, keeping only what the judge found grounded; :func:`widen_investigation
 ``replan_fn``) gathers more evidence if rewriting is not enough.
 
 Everything is deterministic and offline: the tools are scripted, and the default judge is the
-``LexicalJudge`` (Claude through ``AnthropicJudge`` when ``ANTHROPIC_API_KEY`` is set). ``gsar
+``StagedJudge`` (Claude through ``AnthropicJudge`` when ``ANTHROPIC_API_KEY`` is set). ``gsar
 demo`` runs this agent; ``examples/incident_agent.py`` is the same agent as a runnable script.
 """
 

@@ -84,7 +84,7 @@ def test_gsar_judge_without_a_key_exits_2_and_says_how_to_set_one(
     code = cli.main(["judge", "--synthesis", "x.", "--evidence", "y", "--judge", "anthropic"])
     err = capsys.readouterr().err
     assert code == 2
-    assert "ANTHROPIC_API_KEY" in err and "LexicalJudge" in err
+    assert "ANTHROPIC_API_KEY" in err and "StagedJudge" in err
 
 
 def test_the_fake_server_runs_standalone_for_record_mode_tools() -> None:

@@ -260,7 +260,7 @@ def test_without_a_client_or_key_construction_explains_how_to_set_one() -> None:
     with pytest.raises(ValueError) as raised:
         AnthropicJudge()
     message = str(raised.value)
-    assert "ANTHROPIC_API_KEY" in message and "LexicalJudge" in message
+    assert "ANTHROPIC_API_KEY" in message and "StagedJudge" in message
 
 
 @pytest.mark.parametrize(("options", "field"), [

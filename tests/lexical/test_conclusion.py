@@ -33,8 +33,10 @@ def judge_name(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     return None if request.param == "default" else str(request.param)
 
 
-def test_the_default_judge_without_a_key_is_staged(judge_name: str | None) -> None:
-    assert make_judge(judge_name).name == (judge_name or "staged")
+def test_the_default_judge_without_a_key_is_staged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("GSAR_JUDGE", raising=False)
+    assert make_judge().name == "staged"
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ MISSING_KEY_MESSAGE: Final = (
     f"AnthropicJudge needs an Anthropic API key: set {ENV_ANTHROPIC_API_KEY} (or "
     f"{ENV_ANTHROPIC_AUTH_TOKEN}) in the environment, optionally with {ENV_ANTHROPIC_BASE_URL} "
     "for a gateway, or pass client=anthropic.AsyncAnthropic(...). To judge offline without a "
-    "key, use LexicalJudge() (or GSAR_JUDGE=lexical / --judge lexical)."
+    "key, use StagedJudge() (or GSAR_JUDGE=staged / --judge staged)."
 )
 
 
