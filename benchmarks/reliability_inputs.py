@@ -2,9 +2,9 @@
 
 Library rows run ``GSAREvaluator`` with an offline judge (``--judge``: ``staged``, the default
 without a key, or ``lexical``; default limits) in this process, with
-``tracemalloc`` measuring the peak of Python allocations (which slows the run about 2x, so the
-seconds are upper bounds). CLI rows run ``gsar judge`` / ``gsar bench`` in a child process and
-report its exit code and first stderr line. Run::
+``tracemalloc`` measuring the peak of Python allocations (which slows the run 2x-10x, most where
+the code allocates most, so the seconds are upper bounds). CLI rows run ``gsar judge`` / ``gsar
+bench`` in a child process and report its exit code and first stderr line. Run::
 
     python benchmarks/reliability_inputs.py            # the table
     python benchmarks/reliability_inputs.py --judge lexical --no-cli
