@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
@@ -145,23 +144,18 @@ class Model:
         """The vector scaled as in training."""
         return [(v - m) / s for v, m, s in zip(vector.values, self.mean, self.scale, strict=True)]
 
-    def _logits(self, x: Sequence[float]) -> list[float]:
-        return [b + sum(w * v for w, v in zip(row, x, strict=True))
-                for row, b in zip(self.weights, self.bias, strict=True)]
-
     def probabilities(self, vector: FeatureVector) -> dict[str, float]:
         """P(class) for every class."""
-        x = self.standardise(vector)
-        if self.trees is not None:
-            return _softmax(self.classes, [ensemble.margin(x) for ensemble in self.trees])
-        return _softmax(self.classes, self._logits(x))
+        return self.score(vector).probabilities
 
     def score(self, vector: FeatureVector) -> Scored:
         """P(class) for every class and, for trees, every class's per-feature pushes, from one
         walk of each tree (what :meth:`probabilities` and :meth:`contributions` give)."""
         x = self.standardise(vector)
         if self.trees is None:
-            return Scored(_softmax(self.classes, self._logits(x)), tuple(x))
+            logits = [b + sum(w * v for w, v in zip(row, x, strict=True))
+                      for row, b in zip(self.weights, self.bias, strict=True)]
+            return Scored(_softmax(self.classes, logits), tuple(x))
         walks = [ensemble.margin_and_pushes(x) for ensemble in self.trees]
         return Scored(_softmax(self.classes, [margin for margin, _ in walks]), tuple(x),
                       tuple(tuple(pushes) for _, pushes in walks))

@@ -34,10 +34,9 @@ from gsar_otel.core.scoring import apply_conclusion_policy, decide
 from gsar_otel.judges.staged.trees import Ensemble
 
 GATE_VERSION: Final = "gate-6"
-GATE_VERSIONS: Final = (GATE_VERSION,)
-"""Gate sections the judge reads. ``gate-6`` (logistic weights, or a boosted tree ensemble under
-``trees``) splits prose answers by sentences; ``gate-4`` and ``gate-5`` split them by claims
-(one or two against more), so their weights and thresholds belong to other regimes."""
+"""The gate section the judge reads (logistic weights, or a boosted tree ensemble under
+``trees``), prose answers split by sentences; ``gate-4`` and ``gate-5`` split them by claims (one
+or two against more), so their weights and thresholds belong to other regimes."""
 GATE_REGIMES: Final = ("table", "tool", "prose_single", "prose_multi")
 """Where an answer stands: against a table (evidence nearly all ``key=value`` rows); against tool
 output (mostly rows, log lines and alerts); against prose, as one sentence (a claim to verify,
@@ -121,7 +120,7 @@ class Gate:
             ValueError: the section was trained on another gate version or feature list.
         """
         version = data.get("version")
-        if version not in GATE_VERSIONS or tuple(
+        if version != GATE_VERSION or tuple(
                 data.get("feature_names", ())) != GATE_FEATURES:
             raise ValueError(f"model.json's gate is {version!r}, the judge computes "
                              f"{GATE_VERSION!r}; retrain with benchmarks/train_lexical.py")

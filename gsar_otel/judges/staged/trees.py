@@ -51,15 +51,6 @@ class Tree:
                     else self.right[node])
         return self.value[node]
 
-    def path(self, x: Sequence[float]) -> list[int]:
-        """The nodes ``x`` passes through, root to leaf."""
-        nodes = [0]
-        while self.feature[nodes[-1]] != LEAF:
-            node = nodes[-1]
-            nodes.append(self.left[node] if x[self.feature[node]] <= self.threshold[node]
-                         else self.right[node])
-        return nodes
-
     def to_json(self) -> dict[str, list[Any]]:
         """The tree as JSON lists."""
         return {"feature": list(self.feature), "threshold": list(self.threshold),
@@ -115,14 +106,11 @@ class Ensemble:
             total += tree.predict(x)
         return self.base + self.learning_rate * total
 
-    def path_pushes(self, x: Sequence[float]) -> list[float]:
-        """Per feature, the change of node value along ``x``'s path through every tree (each
-        split credited to its feature), scaled by the learning rate."""
-        return self.margin_and_pushes(x)[1]
-
     def margin_and_pushes(self, x: Sequence[float]) -> tuple[float, list[float]]:
-        """:meth:`margin` and :meth:`path_pushes` from one walk of every tree (the same
-        floating-point sums, in the same order)."""
+        """:meth:`margin` and, per feature, the change of node value along ``x``'s path through
+        every tree (each split credited to its feature), scaled by the learning rate: what
+        pushed the margin, from one walk of every tree (the margin's floating-point sums are
+        :meth:`margin`'s, in the same order)."""
         if len(x) != self.features:
             raise ValueError(f"the ensemble reads {self.features} features, got {len(x)}")
         rate = self.learning_rate
