@@ -202,16 +202,16 @@ def _decimal(value: object) -> Decimal | None:
 
 
 def _rounding(value: Decimal, quantum: Decimal, qualifier: str | None) -> Interval:
-    """The values a number written as ``value`` (to ``quantum``) stands for: rounded half up
-    or cut down to the written precision, widened (``about`` by 10%, ``nearly`` by 10% below)
+    """The values a number written as ``value`` (to ``quantum``) stands for: rounded to the
+    nearest at the written precision (``9%`` is not 9.9%: that rounds to 10%), widened (``about`` by 10%, ``nearly`` by 10% below)
     or opened to one side (``over``, ``under``, ``at least``, ``at most``) by its qualifier."""
     if value.adjusted() - quantum.adjusted() > _SIGNIFICANT:
         return Interval(value, True, value, True)  # more digits than arithmetic keeps: exact
     half = quantum / 2
     if value > 0:
-        interval = Interval(value - half, True, value + quantum, False)
+        interval = Interval(value - half, True, value + half, False)
     elif value < 0:
-        interval = Interval(value - quantum, False, value + half, True)
+        interval = Interval(value - half, False, value + half, True)
     else:
         interval = Interval(-quantum, False, quantum, False)
     spread = abs(value) * _WIDEN
@@ -344,7 +344,10 @@ def _key_unit(key: str | None) -> str:
     ``rps``); UNITLESS when it names none. Times and percentages are read by _key_views."""
     parts = _key_parts(key)
     last = parts[-1] if parts else ""
-    if not is_spaced_unit(last) or last in TIME_UNIT_WORDS or last in PERCENT_WORDS:
+    if last in TIME_UNIT_WORDS:
+        # ``p99_latency_ms=1374`` is 1.374 s (its "sec" view), never 1374 of another time unit
+        return "time"
+    if not is_spaced_unit(last) or last in PERCENT_WORDS:
         return UNITLESS
     return unit_dimension(canonical_unit(last))
 
