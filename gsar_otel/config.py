@@ -25,6 +25,8 @@ Environment variables:
 ``GSAR_REGENERATE``                 regenerate threshold (default 0.65)
 ``GSAR_CONTRADICTION_PENALTY``      rho in [0, 1] (default 0.5)
 ``GSAR_K_MAX``                      replan budget (default 2)
+``GSAR_CONCLUSION_POLICY``          ``cap`` (default): an unsupported conclusion caps the decision
+``GSAR_CONTRADICTION_POLICY``       ``cap`` (default): a contradicted tool-backed claim caps it
 ``GSAR_CONFIG``                     path of a ``.json`` or ``.toml`` settings file
 ==================================  =========================================================
 
@@ -53,20 +55,20 @@ import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gsar_otel import semconv
 from gsar_otel.core.model import EvidenceType, GSARThresholds
-from gsar_otel.core.scoring import CONCLUSION_POLICIES, WeightMap, resolve_weight_map
+from gsar_otel.core.scoring import POLICIES, Policy, WeightMap, resolve_weight_map
 
 DEFAULT_BACKGROUND_QUEUE_SIZE: Final = 1000
 
 FILE_KEYS: Final = (
     "thresholds", "contradiction_penalty", "weight_map", "k_max", "max_regenerations", "judge",
     "judge_model", "sample_rate", "capture_content", "disabled", "background_queue_size",
-    "conclusion_policy", "penalty_weight_map", "sidecar",
+    "conclusion_policy", "contradiction_policy", "penalty_weight_map", "sidecar",
 )
 """Keys a settings file may hold."""
 THRESHOLD_KEYS: Final = ("proceed", "regenerate")
@@ -101,9 +103,10 @@ class GSARSettings(BaseModel):
         default=None, description="Weights for some evidence types, merged over the defaults.")
     k_max: int = Field(default=2, ge=0, description="Replan budget.")
     max_regenerations: int = Field(default=2, ge=0, description="Regenerate budget.")
-    conclusion_policy: Literal["cap", "score"] = Field(
-        default="cap", description="cap: an over-reaching conclusion caps the decision at "
-                                   "regenerate; score: the decision follows S alone.")
+    conclusion_policy: Policy = Field(default="cap", description="cap: an over-reaching "
+                                      "conclusion caps the decision; score: S alone decides.")
+    contradiction_policy: Policy = Field(default="cap", description="cap: a contradicted "
+                                         "tool-backed claim caps the decision; score: S decides.")
     penalty_weight_map: Mapping[str, float] | None = Field(
         default=None, description="Weights of ungrounded and contradicted claims, merged over "
                                   "weight_map (GSAR-SPEC §11.7); None weighs them like support.")
@@ -134,6 +137,7 @@ class GSARSettings(BaseModel):
             "weight_map": self.weight_map, "penalty_weight_map": self.penalty_weight_map,
             "k_max": self.k_max, "max_regenerations": self.max_regenerations,
             "conclusion_policy": self.conclusion_policy,
+            "contradiction_policy": self.contradiction_policy,
         }
 
     def thresholds_model(self) -> GSARThresholds:
@@ -217,11 +221,10 @@ def _parse_weight_map(source: str, value: object) -> dict[str, float]:
     return weights
 
 
-def _parse_conclusion_policy(source: str, value: object) -> str:
+def _parse_policy(source: str, value: object) -> str:
     policy = value.strip().lower() if isinstance(value, str) else value
-    if policy not in CONCLUSION_POLICIES:
-        raise SettingsError(f"{source} must be one of {', '.join(CONCLUSION_POLICIES)}, "
-                            f"got {value!r}")
+    if policy not in POLICIES:
+        raise SettingsError(f"{source} must be one of {', '.join(POLICIES)}, got {value!r}")
     return str(policy)
 
 
@@ -237,7 +240,8 @@ _SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
     "max_regenerations": int_parser(0),
     "weight_map": _parse_weight_map,
     "penalty_weight_map": _parse_weight_map,
-    "conclusion_policy": _parse_conclusion_policy,
+    "conclusion_policy": _parse_policy,
+    "contradiction_policy": _parse_policy,
 })
 
 _ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
@@ -251,6 +255,7 @@ _ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
     semconv.ENV_CONTRADICTION_PENALTY: "contradiction_penalty",
     semconv.ENV_K_MAX: "k_max",
     semconv.ENV_CONCLUSION_POLICY: "conclusion_policy",
+    semconv.ENV_CONTRADICTION_POLICY: "contradiction_policy",
 })
 
 

@@ -55,6 +55,12 @@ GSAR_CONCLUSION_POLICY: Final = "gsar.conclusion.policy"
 GSAR_CONCLUSION_CAPPED: Final = "gsar.conclusion.capped"
 """True when S alone would proceed but an ungrounded or contradicted conclusion capped the
 decision at regenerate."""
+GSAR_CONTRADICTION_POLICY: Final = "gsar.contradiction.policy"
+"""``cap`` or ``score``: whether a contradicted tool-backed claim caps the decision."""
+GSAR_CONTRADICTION_CAPPED: Final = "gsar.contradiction.capped"
+"""True when S alone would proceed but a contradicted claim of a tool-backed type
+(``tool_match``, ``specific_data``, ``signal_match``) capped the decision at regenerate. Both
+``gsar.conclusion.capped`` and this are true when both rules apply."""
 
 # --- judge span attributes --------------------------------------------------------------------
 GSAR_JUDGE_ROUND: Final = "gsar.judge.round"
@@ -189,6 +195,7 @@ ENV_REGENERATE: Final = "GSAR_REGENERATE"
 ENV_CONTRADICTION_PENALTY: Final = "GSAR_CONTRADICTION_PENALTY"
 ENV_K_MAX: Final = "GSAR_K_MAX"
 ENV_CONCLUSION_POLICY: Final = "GSAR_CONCLUSION_POLICY"
+ENV_CONTRADICTION_POLICY: Final = "GSAR_CONTRADICTION_POLICY"
 ENV_OTLP_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_PROTOCOL"
 ENV_OTLP_TRACES_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
 ENV_OTLP_METRICS_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"

@@ -37,9 +37,12 @@ from gsar_otel.core.result import (
 )
 from gsar_otel.core.scoring import (
     ConclusionPolicy,
+    ContradictionPolicy,
     WeightMapInput,
     apply_conclusion_policy,
+    apply_contradiction_policy,
     check_conclusion_policy,
+    check_contradiction_policy,
     decide,
     gsar_score,
     resolve_weight_map,
@@ -78,6 +81,10 @@ class GSAREvaluator:
         conclusion_policy: ``"cap"`` (default): an ungrounded or contradicted claim that states
             a cause or a conclusion caps the decision at regenerate, however high S is;
             ``"score"``: the decision follows S alone (the paper's behaviour).
+        contradiction_policy: ``"cap"`` (default): a contradicted claim of a tool-backed type
+            (``tool_match``, ``specific_data``, ``signal_match``) caps the decision at
+            regenerate, however high S is; ``"score"``: the decision follows S alone. Both
+            policies cap only a ``proceed``, and S is the paper's formula under either.
         penalty_weight_map: weights of ungrounded and contradicted claims, merged over
             ``weight_map``; by default penalties weigh what support weighs (GSAR-SPEC §11.7).
         settings: where unset arguments come from; default :func:`gsar_otel.config.get_settings`
@@ -109,6 +116,7 @@ class GSAREvaluator:
         default_unknown: float = DEFAULT_UNKNOWN_WEIGHT,
         max_synthesis_chars: int = DEFAULT_MAX_SYNTHESIS_CHARS,
         conclusion_policy: ConclusionPolicy | None = None,
+        contradiction_policy: ContradictionPolicy | None = None,
         penalty_weight_map: WeightMapInput | None = None,
         settings: GSARSettings | None = None,
     ) -> None:
@@ -124,7 +132,7 @@ class GSAREvaluator:
         # A caller that sets every scalar (as the decorator and the plugin do, from their own
         # settings) is not second-guessed by the process's settings.
         explicit = None not in (thresholds, contradiction_penalty, k_max, max_regenerations,
-                                conclusion_policy)
+                                conclusion_policy, contradiction_policy)
         configured = _NO_SETTINGS if explicit and settings is None else _configured(settings)
         self.judge = judge
         self.regenerate_fn = regenerate_fn
@@ -140,6 +148,9 @@ class GSAREvaluator:
             else penalty_weight_map, base=self.weight_map, name="penalty_weight_map")
         self.conclusion_policy = check_conclusion_policy(
             configured["conclusion_policy"] if conclusion_policy is None else conclusion_policy)
+        self.contradiction_policy = check_contradiction_policy(
+            configured["contradiction_policy"] if contradiction_policy is None
+            else contradiction_policy)
         self.default_unknown = check_unit_interval("default_unknown", default_unknown)
         self.k_max = _non_negative_int("k_max", configured["k_max"] if k_max is None else k_max)
         self.max_regenerations = _non_negative_int(
@@ -208,18 +219,25 @@ class GSAREvaluator:
                            contradiction_penalty=self.contradiction_penalty,
                            default_unknown=self.default_unknown,
                            penalty_weight_map=self.penalty_weight_map)
-        capped = False
+        conclusion_capped = contradiction_capped = False
         if output.abstained:
             decision = Decision.ABSTAIN
         else:
-            decision, capped = apply_conclusion_policy(
-                decide(score, thresholds=self.thresholds), partition, self.conclusion_policy)
+            # Each policy reads the decision S gives, so a result names both when both apply.
+            plain = decide(score, thresholds=self.thresholds)
+            decision, conclusion_capped = apply_conclusion_policy(
+                plain, partition, self.conclusion_policy)
+            capped, contradiction_capped = apply_contradiction_policy(
+                plain, partition, self.contradiction_policy)
+            if contradiction_capped:
+                decision = capped
         return GSAREvaluation(
             iteration=iteration, score=score, decision=decision, judge_output=output,
             report_synthesis=synthesis, evidence_corpus=evidence, action=action,
             adjustments=(*notes, *report.adjustments), judge_error=verdict.error_type,
             judge_duration_s=verdict.duration_s, judge_usage=verdict.usage,
-            judge_model=verdict.model or judge_model(self.judge), conclusion_capped=capped,
+            judge_model=verdict.model or judge_model(self.judge),
+            conclusion_capped=conclusion_capped, contradiction_capped=contradiction_capped,
         )
 
 

@@ -177,6 +177,8 @@ class Run:
             adjustments=chosen.adjustments, judge_name=judge_name(self.ev.judge),
             judge_model=chosen.judge_model, conclusion_capped=chosen.conclusion_capped,
             conclusion_policy=self.ev.conclusion_policy,
+            contradiction_capped=chosen.contradiction_capped,
+            contradiction_policy=self.ev.contradiction_policy,
         )
 
 

@@ -42,6 +42,11 @@ DEFAULT_WEIGHT_MAP: Mapping[EvidenceType, float] = MappingProxyType(
 )
 """Appendix B reference weights. Read-only: pass ``weight_map=`` to override some of them."""
 
+TOOL_BACKED_TYPES: frozenset[EvidenceType] = frozenset(
+    {EvidenceType.TOOL_MATCH, EvidenceType.SPECIFIC_DATA, EvidenceType.SIGNAL_MATCH})
+"""The evidence types read off a tool's output (a row, a number, a signal): a contradicted claim
+of one of them states a checkable fact that the evidence refutes."""
+
 DEFAULT_UNKNOWN_WEIGHT = 0.60
 """Weight of an evidence type the weight map does not know (a judge's invented type string)."""
 

@@ -46,6 +46,9 @@ class GSAREvaluation(_Frozen):
     conclusion_capped: bool = Field(
         default=False, description="S alone would proceed, but an ungrounded or contradicted "
                                    "conclusion capped the decision at regenerate.")
+    contradiction_capped: bool = Field(
+        default=False, description="S alone would proceed, but a contradicted tool-backed claim "
+                                   "capped the decision at regenerate.")
 
 
 class GSARResult(_Frozen):
@@ -72,6 +75,19 @@ class GSARResult(_Frozen):
         default=False, description="The final decision was capped at regenerate by the "
                                    "conclusion policy (see gsar_otel.core.scoring).")
     conclusion_policy: str = Field(default="cap", description="The conclusion policy in force.")
+    contradiction_capped: bool = Field(
+        default=False, description="The final decision was capped at regenerate by the "
+                                   "contradiction policy (see gsar_otel.core.scoring).")
+    contradiction_policy: str = Field(default="cap",
+                                      description="The contradiction policy in force.")
+
+    @property
+    def capped_by(self) -> tuple[str, ...]:
+        """The policies that capped the final decision at regenerate although S alone would
+        proceed: ``("conclusion",)``, ``("contradiction",)``, both, or ``()``."""
+        return tuple(name for name, capped in (("conclusion", self.conclusion_capped),
+                                               ("contradiction", self.contradiction_capped))
+                     if capped)
 
     @property
     def rounds(self) -> int:

@@ -4,7 +4,7 @@ Eq. (1)  W(P) = sum of w(type(c)) over the claims c of P
 Eq. (2)  S = (W(G) + W(K)) / (W(G) + W(U) + rho * W(X) + W(K))
 Eq. (3)  proceed if S >= tau_proceed, regenerate if S >= tau_regenerate, else replan
 
-Two extensions, both off the paper's path only when asked for or documented:
+Three extensions, each off the paper's path only when asked for or documented:
 
 - Separate penalty weights (GSAR-SPEC §11.7): U and X claims may be weighed with their own map,
   so labelling a weak claim ``inference`` need not soften its penalty. The default penalty map
@@ -12,6 +12,10 @@ Two extensions, both off the paper's path only when asked for or documented:
 - The conclusion policy (a decision-layer rule, S untouched): an ungrounded or contradicted claim
   that states a cause or a conclusion caps the decision at regenerate, however high S is;
   ``conclusion_policy="score"`` restores the paper's pure decision.
+- The contradiction policy (a decision-layer rule, S untouched): a contradicted claim of a
+  tool-backed type (``tool_match``, ``specific_data``, ``signal_match``) caps the decision at
+  regenerate, however high S is; ``contradiction_policy="score"`` restores the paper's pure
+  decision.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Final, Literal
 from gsar_otel.core.model import (
     DEFAULT_UNKNOWN_WEIGHT,
     DEFAULT_WEIGHT_MAP,
+    TOOL_BACKED_TYPES,
     Claim,
     Decision,
     EvidenceType,
@@ -45,9 +50,18 @@ WeightMapInput = (
 """A weight map as callers give it: keys are EvidenceType members or their string values."""
 
 
-ConclusionPolicy = Literal["cap", "score"]
-CONCLUSION_POLICIES: Final = ("cap", "score")
+Policy = Literal["cap", "score"]
+"""A decision-layer policy: ``cap`` lets a rule cap the decision at regenerate, ``score`` leaves
+the decision to S alone, as in the paper."""
+POLICIES: Final = ("cap", "score")
+"""The values of either policy."""
+ConclusionPolicy = Policy
+CONCLUSION_POLICIES: Final = POLICIES
 """``cap``: an ungrounded or contradicted conclusion caps the decision at regenerate (default);
+``score``: the decision follows S alone, as in the paper."""
+ContradictionPolicy = Policy
+CONTRADICTION_POLICIES: Final = POLICIES
+"""``cap``: a contradicted tool-backed claim caps the decision at regenerate (default);
 ``score``: the decision follows S alone, as in the paper."""
 
 
@@ -190,18 +204,30 @@ def decide(score: float, *, thresholds: GSARThresholds | None = None) -> Decisio
     return Decision.REPLAN
 
 
+def _check_policy(name: str, allowed: tuple[str, ...], policy: object) -> Policy:
+    if policy == "cap":
+        return "cap"
+    if policy == "score":
+        return "score"
+    raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {policy!r}")
+
+
 def check_conclusion_policy(policy: object) -> ConclusionPolicy:
     """``policy`` if it is one of CONCLUSION_POLICIES.
 
     Raises:
         ValueError: any other value, naming the allowed ones.
     """
-    if policy == "cap":
-        return "cap"
-    if policy == "score":
-        return "score"
-    raise ValueError(f"conclusion_policy must be one of {', '.join(CONCLUSION_POLICIES)}, "
-                     f"got {policy!r}")
+    return _check_policy("conclusion_policy", CONCLUSION_POLICIES, policy)
+
+
+def check_contradiction_policy(policy: object) -> ContradictionPolicy:
+    """``policy`` if it is one of CONTRADICTION_POLICIES.
+
+    Raises:
+        ValueError: any other value, naming the allowed ones.
+    """
+    return _check_policy("contradiction_policy", CONTRADICTION_POLICIES, policy)
 
 
 def apply_conclusion_policy(
@@ -213,9 +239,33 @@ def apply_conclusion_policy(
     states a cause or a conclusion (``Claim.conclusion``): an answer whose facts all hold but
     whose conclusion over-reaches is rewritten, not shipped. Other decisions are unchanged (the
     cap never raises a decision), and ``score`` leaves every decision to S.
+
+    Raises:
+        ValueError: ``policy`` is not one of CONCLUSION_POLICIES.
     """
     if check_conclusion_policy(policy) == "score" or decision is not Decision.PROCEED:
         return decision, False
     if any(claim.conclusion for claim in (*partition.ungrounded, *partition.contradicted)):
+        return Decision.REGENERATE, True
+    return decision, False
+
+
+def apply_contradiction_policy(
+    decision: Decision, partition: Partition, policy: ContradictionPolicy = "cap"
+) -> tuple[Decision, bool]:
+    """The decision after the contradiction policy, and whether the cap fired.
+
+    Under ``cap`` a ``proceed`` becomes ``regenerate`` when a contradicted claim is of a
+    tool-backed type (TOOL_BACKED_TYPES): the answer misstates what a tool returned, and the
+    weight of its other claims must not carry that wrong fact out. A contradicted inference or
+    synthesis is left to S (rho weighs it), and complementary claims never cap. Other decisions
+    are unchanged (the cap never raises a decision), and ``score`` leaves every decision to S.
+
+    Raises:
+        ValueError: ``policy`` is not one of CONTRADICTION_POLICIES.
+    """
+    if check_contradiction_policy(policy) == "score" or decision is not Decision.PROCEED:
+        return decision, False
+    if any(claim.type in TOOL_BACKED_TYPES for claim in partition.contradicted):
         return Decision.REGENERATE, True
     return decision, False

@@ -159,6 +159,8 @@ class EvaluationRecorder:
             sc.GSAR_FINAL_ITERATION: result.final_iteration,
             sc.GSAR_CONCLUSION_POLICY: result.conclusion_policy,
             sc.GSAR_CONCLUSION_CAPPED: result.conclusion_capped,
+            sc.GSAR_CONTRADICTION_POLICY: result.contradiction_policy,
+            sc.GSAR_CONTRADICTION_CAPPED: result.contradiction_capped,
             sc.OPENINFERENCE_OUTPUT_VALUE:
                 f"{result.final_decision.value} (S={result.final_score:.3f})",
         }

@@ -132,5 +132,5 @@ def test_an_evaluator_given_every_setting_does_not_read_the_environment(
     monkeypatch.setenv("GSAR_CONFIG", "missing.json")
     evaluator = GSAREvaluator(ScriptedJudge(), thresholds=GSARThresholds(),
                               contradiction_penalty=0.5, k_max=2, max_regenerations=2,
-                              conclusion_policy="cap")
+                              conclusion_policy="cap", contradiction_policy="cap")
     assert evaluator.thresholds == GSARThresholds()

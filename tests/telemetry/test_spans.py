@@ -38,6 +38,8 @@ EXPECTED_EVALUATE_ATTRIBUTES: dict[str, Any] = {
     "gsar.final_iteration": 0,
     "gsar.conclusion.policy": "cap",
     "gsar.conclusion.capped": False,
+    "gsar.contradiction.policy": "cap",
+    "gsar.contradiction.capped": False,
     "output.value": "replan (S=0.625)",
 }
 
@@ -319,3 +321,48 @@ def test_a_capped_conclusion_is_visible_on_the_span_and_its_claim_event(otel: Ot
     flagged = [dict(e.attributes or {}) for e in span.events if e.name == "gsar.claim"
                and (e.attributes or {}).get("gsar.claim.conclusion")]
     assert [f["gsar.claim.verdict"] for f in flagged] == ["ungrounded"]
+
+
+def _wrong_tool_fact_verdict() -> tuple[JudgeOutput, str]:
+    """Four grounded tool facts and one the evidence refutes: S = 4 / 4.5 proceeds on S alone."""
+    facts = [Claim(text, "tool_match", ["E1"]) for text in (
+        "CPU on db-prod-1 hit 97%", "db-prod-1 ran at 97% CPU", "The CPU of db-prod-1 was 97%",
+        "db-prod-1 was at 97% CPU")]
+    wrong = Claim("CPU on db-prod-1 stayed at 40%", "tool_match", ["E1"])
+    verdict = JudgeOutput(grounding_score=0.9, is_grounded=True, grounded_claims=facts,
+                          contradicted_claims=[wrong])
+    return verdict, ". ".join(claim.text for claim in [*facts, wrong]) + "."
+
+
+def test_a_capped_contradiction_is_visible_on_the_span(otel: Otel) -> None:
+    verdict, text = _wrong_tool_fact_verdict()
+
+    @grounded(judge=ScriptedJudge([verdict]), name="incident_answer")
+    def answer() -> str:
+        record_evidence(CPU_ROW)
+        return text
+
+    answer()
+    attributes = dict(otel.one_evaluate_span().attributes or {})
+    assert attributes["gsar.score"] == pytest.approx(4 / 4.5)
+    assert attributes["gsar.decision"] == "regenerate"
+    assert attributes["gsar.contradiction.capped"] is True
+    assert attributes["gsar.contradiction.policy"] == "cap"
+    assert attributes["gsar.conclusion.capped"] is False
+
+
+def test_the_score_contradiction_policy_is_on_the_span_and_lets_s_decide(
+        otel: Otel, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GSAR_CONTRADICTION_POLICY", "score")
+    verdict, text = _wrong_tool_fact_verdict()
+
+    @grounded(judge=ScriptedJudge([verdict]), name="incident_answer")
+    def answer() -> str:
+        record_evidence(CPU_ROW)
+        return text
+
+    answer()
+    attributes = dict(otel.one_evaluate_span().attributes or {})
+    assert attributes["gsar.decision"] == "proceed"
+    assert attributes["gsar.contradiction.capped"] is False
+    assert attributes["gsar.contradiction.policy"] == "score"
