@@ -59,11 +59,15 @@ NUMBER_WORDS: Final = {
 }
 """Number words and the digits they stand for: "three" counts as the number 3."""
 
-ABBREVIATIONS: Final = _set(
-    "mr mrs ms dr prof sr jr st no nos vs v etc e.g i.e eg ie inc ltd co corp approx fig vol pp "
-    "p b c ca u.s u.k jan feb mar apr jun jul aug sep sept oct nov dec mt ft al gen gov rev "
-    "sgt col lt capt dept est univ")
-"""Abbreviations whose full stop does not end a sentence ("Dr. Smith", "e.g. CPU")."""
+MONTH_ABBREVIATIONS: Final = _set("jan feb mar apr jun jul aug sep sept oct nov dec")
+"""Short month names: after a day they still end nothing when a year follows ("14 Mar. 2026")."""
+NUMBER_JOINERS: Final = _set("vs v")
+"""Abbreviations that stand between two values ("5 vs. 6"), never a number's unit."""
+ABBREVIATIONS: Final = MONTH_ABBREVIATIONS | NUMBER_JOINERS | _set(
+    "mr mrs ms dr prof sr jr st no nos etc e.g i.e eg ie inc ltd co corp approx fig vol pp "
+    "p b c ca u.s u.k ph.d mt ft al gen gov rev sgt col lt capt dept est univ")
+"""Abbreviations whose full stop does not end a sentence ("Dr. Smith", "e.g. CPU"). After a
+number the same word is the number's unit and may end one ("250 ms.", "at 09:13 EST.")."""
 
 FRAMING_OPENERS: Final = ("here is", "here are", "here's", "below is", "below are",
                           "the following", "in summary", "to summarize", "to summarise",

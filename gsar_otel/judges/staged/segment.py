@@ -2,8 +2,11 @@
 
 Sentences first (line breaks, bullets, ``. ! ?`` before a capital, a digit or a quote, and a full
 stop glued to the next sentence as in ``co-founded.Jimmie``), then clauses where a sentence joins
-independent facts (``CPU reached 97% and request rate dropped to 12 RPS``). A full stop after an
-abbreviation or an initial, or inside a decimal, a version or an address, ends nothing. Framing
+independent facts (``CPU reached 97% and request rate dropped to 12 RPS``). A full stop after
+any token that can close a statement ends it: a time with its zone (``14:02:01Z``, ``09:13
+UTC``), a number with its unit (``250 ms``, ``97%``), a version, an id, a host or file name; one
+after an abbreviation or an initial, or inside a decimal, a version or an address, ends nothing
+(:func:`_full_stop_ends` decides by the kind of token before the stop). Framing
 sentences ("Here is what I found:") are not claims: they lead the claim after them
 (:attr:`ClaimSpan.lead_start`). One left-to-right pass; every scan is bounded, so the cost is
 linear in the answer's length.
@@ -16,7 +19,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from gsar_otel.core.text import STOPWORDS, words
-from gsar_otel.judges.staged.lexicon import ABBREVIATIONS, FRAMING_OPENERS, VERBS
+from gsar_otel.judges.staged.lexicon import (
+    ABBREVIATIONS,
+    FRAMING_OPENERS,
+    MONTH_ABBREVIATIONS,
+    NUMBER_JOINERS,
+    VERBS,
+)
 
 _ENDERS: Final = frozenset(".!?")
 _CLOSERS: Final = frozenset("\"')]”’")
@@ -25,6 +34,10 @@ _BULLET: Final = re.compile(r"[ \t]*(?:[-*•]|\d{1,3}[.)])[ \t]+")
 _JOINER: Final = re.compile(r",? (?:and|but|while|whereas|so|which) |; ")
 _BACK_SCAN: Final = 12
 """How far back a full stop looks for the abbreviation or initial it may end."""
+_UNIT_GAP: Final = 3
+"""How many spaces may stand between a number and its unit (``250 ms``)."""
+_NAME_MARKS: Final = frozenset("-_/:@#")
+"""Characters inside a name: a word glued after one ends a host or an id (``db-co.``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +54,55 @@ class ClaimSpan:
     lead_start: int
 
 
-def _word_before(text: str, dot: int, floor: int) -> str:
-    """The word (letters and inner dots) that ends at ``text[dot]``, at most _BACK_SCAN long."""
+def _word_start(text: str, dot: int, floor: int) -> int:
+    """Where the word (letters and inner dots) that ends at ``text[dot]`` begins, looking back
+    at most _BACK_SCAN characters and never before ``floor``."""
     begin = dot
     limit = max(floor, dot - _BACK_SCAN)
     while begin > limit and (text[begin - 1].isalpha() or text[begin - 1] == "."):
         begin -= 1
-    return text[begin:dot]
+    return begin
+
+
+def _after_number(text: str, begin: int, floor: int) -> bool:
+    """True when the word at ``begin`` follows a number after a few spaces (``250 ms``)."""
+    at = begin - 1
+    limit = max(floor, begin - 1 - _UNIT_GAP)
+    while at > limit and text[at] in " \t":
+        at -= 1
+    return at < begin - 1 and at >= floor and text[at].isdigit()
+
+
+def _full_stop_ends(text: str, at: int, floor: int, follower: str) -> bool:
+    """Whether the full stop at ``text[at]``, followed by a space and ``follower`` (the first
+    character of what comes next), ends its sentence.
+
+    What stands before the stop decides, by kind: a token that ends in a digit, ``%`` or a
+    bracket (``97%``, ``v2.3.1``, ``dep-5521``), a unit or zone glued to a number or the end
+    of a longer name (``14:02:01Z``, ``250ms``, ``ec2.internal``), a file or host name
+    (``config.yaml``, ``db.py``), a unit after a number (``250 ms``, ``09:13 EST``) and an
+    acronym (``UTC``) all end it; an initial (``J.``), letters with dots between them
+    (``U.S.``, ``e.g.``) and a listed abbreviation (``Dr.``, ``approx.``, ``vs.``) do not.
+    """
+    begin = _word_start(text, at, floor)
+    word = text[begin:at]
+    if not word:
+        return True
+    if word[0] == "." or (begin > floor and (text[begin - 1].isalnum()
+                                             or text[begin - 1] in _NAME_MARKS)):
+        return True
+    lowered = word.lower()
+    if "." in word:
+        return lowered not in ABBREVIATIONS and max(len(part) for part in word.split(".")) > 1
+    if _after_number(text, begin, floor):
+        if lowered in NUMBER_JOINERS:
+            return False
+        return not (lowered in MONTH_ABBREVIATIONS and follower.isdigit())
+    if len(word) > 1 and word.isupper():
+        return True
+    if len(word) == 1 and word.isupper():
+        return False
+    return lowered not in ABBREVIATIONS
 
 
 def _ends_sentence(text: str, at: int, floor: int, size: int) -> int | None:
@@ -70,18 +125,10 @@ def _ends_sentence(text: str, at: int, floor: int, size: int) -> int | None:
         start_char = text[follow]
         if not (start_char.isalnum() or start_char in _OPENERS):
             return None
-        word = _word_before(text, at, floor)
-        if not word:
-            return end
-        if len(word) == 1 and word.isupper():
-            return None  # an initial: "J. Smith"
-        after_number = at - len(word) >= 2 and text[at - len(word) - 2].isdigit()
-        if (word.lower() in ABBREVIATIONS and not after_number) or "." in word:
-            return None  # "Dr. Smith", "e.g. CPU"; but "850 ms. The" ends a sentence
-        return end
+        return end if _full_stop_ends(text, at, floor, start_char) else None
     if (text[at] == "." and nxt.isupper() and end + 1 < size and text[end + 1].islower()
             and at > floor and text[at - 1].islower()):
-        word = _word_before(text, at, floor)
+        word = text[_word_start(text, at, floor):at]
         if len(word) >= 2 and "." not in word and word.lower() not in ABBREVIATIONS:
             return end  # glued: "co-founded.Jimmie"
     return None
