@@ -79,6 +79,7 @@ from gsar_otel.otel.background import flush
 if TYPE_CHECKING:
     from gsar_otel.core.model import GSARThresholds
     from gsar_otel.core.protocol import Judge
+    from gsar_otel.core.scoring import ContradictionPolicy
 
 __all__ = ["GroundedCall", "GroundingError", "flush", "grounded", "merge_evidence"]
 
@@ -89,6 +90,8 @@ MODES: Final = ("inline", "background")
 ON_LOW: Final = ("observe", "raise", "recover")
 THRESHOLD_DEFAULTS: Final = MappingProxyType({"proceed": 0.80, "regenerate": 0.65})
 """The defaults of :class:`~gsar_otel.core.model.GSARThresholds`, for a mapping with one key."""
+CONTRADICTION_POLICIES: Final = ("cap", "score")
+""":data:`gsar_otel.core.scoring.CONTRADICTION_POLICIES`, without importing pydantic."""
 
 
 def _unit_interval(name: str, value: object) -> float:
@@ -134,6 +137,7 @@ def _options(
     judge: object, evidence: object, synthesis: object, mode: object, on_low: object,
     regenerate_fn: object, replan_fn: object, thresholds: object, contradiction_penalty: object,
     k_max: object, sample_rate: object, name: object, deadline_s: object = DEFAULT_DEADLINE_S,
+    contradiction_policy: object = None,
 ) -> GroundedOptions:
     if judge is not None and not isinstance(judge, str) and not callable(
             getattr(judge, "judge", None)):
@@ -165,6 +169,10 @@ def _options(
         contradiction_penalty = _unit_interval("contradiction_penalty", contradiction_penalty)
     if k_max is not None and (isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 0):
         raise ValueError(f"k_max must be an integer >= 0, got {k_max!r}")
+    if contradiction_policy is not None and contradiction_policy not in CONTRADICTION_POLICIES:
+        raise ValueError(f"contradiction_policy must be one of "
+                         f"{', '.join(map(repr, CONTRADICTION_POLICIES))}, "
+                         f"got {contradiction_policy!r}")
     rate = _unit_interval("sample_rate", sample_rate)
     if on_low != "observe" and rate < 1.0:
         raise ValueError(f"sample_rate={sample_rate!r} cannot go with on_low={on_low!r}: a gate "
@@ -181,7 +189,8 @@ def _options(
                     replan_fn=replan_fn, thresholds=thresholds,  # type: ignore[arg-type]
                     contradiction_penalty=contradiction_penalty,
                     k_max=k_max, sample_rate=rate,
-                    deadline_s=None if deadline_s is None else float(deadline_s))
+                    deadline_s=None if deadline_s is None else float(deadline_s),
+                    contradiction_policy=contradiction_policy)
 
 
 def _wrap(fn: Callable[P, R], options: GroundedOptions, name: str | None) -> Callable[P, R]:
@@ -249,6 +258,7 @@ def grounded(
     sample_rate: float = 1.0,
     name: str | None = None,
     deadline_s: float | None = DEFAULT_DEADLINE_S,
+    contradiction_policy: ContradictionPolicy | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 
 
@@ -266,6 +276,7 @@ def grounded(
     sample_rate: float = 1.0,
     name: str | None = None,
     deadline_s: float | None = DEFAULT_DEADLINE_S,
+    contradiction_policy: ContradictionPolicy | None = None,
 ) -> Any:
     """Judge every answer a function returns, and report it as OpenTelemetry.
 
@@ -290,6 +301,9 @@ def grounded(
         sample_rate: share of calls judged, multiplied by ``GSAR_SAMPLE_RATE``.
         name: the name reported as ``gsar.function`` (default: the function's qualified name).
         deadline_s: seconds one evaluation may take (default 120; None: no bound); see above.
+        contradiction_policy: ``"cap"``: a contradicted tool-backed claim caps the decision at
+            regenerate; ``"score"``: S alone decides (default: ``GSAR_CONTRADICTION_POLICY`` /
+            the settings file, else ``"cap"``).
 
     Explicit arguments beat ``GSAR_*`` variables, which beat the settings file.
 
@@ -303,12 +317,14 @@ def grounded(
             and synthesis is None and mode == "inline" and on_low == "observe" \
             and regenerate_fn is None and replan_fn is None and thresholds is None \
             and contradiction_penalty is None and k_max is None and sample_rate == 1.0 \
-            and name is None and deadline_s == DEFAULT_DEADLINE_S:
+            and name is None and deadline_s == DEFAULT_DEADLINE_S \
+            and contradiction_policy is None:
         fn = judge
         return _wrap(fn, _options(None, None, None, "inline", "observe", None, None, None, None,
                                   None, 1.0, None), None)
     options = _options(judge, evidence, synthesis, mode, on_low, regenerate_fn, replan_fn,
-                       thresholds, contradiction_penalty, k_max, sample_rate, name, deadline_s)
+                       thresholds, contradiction_penalty, k_max, sample_rate, name, deadline_s,
+                       contradiction_policy)
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         return _wrap(fn, options, name)

@@ -215,6 +215,8 @@ class GroundedFunction:
                           "contradiction_penalty": penalty}
             if options.k_max is not None:
                 configured["k_max"] = options.k_max
+            if options.contradiction_policy is not None:
+                configured["contradiction_policy"] = options.contradiction_policy
             evaluator = TracedEvaluator(
                 judge, regenerate_fn, replan_fn, function=self.function, mode=options.mode,
                 capture_content=settings.capture_content, deadline_s=options.deadline_s,

@@ -43,6 +43,22 @@ def grounded_output() -> JudgeOutput:
         explanation="Backed by the metrics row.")
 
 
+WRONG_FACT_FACTS = ("CPU on db-prod-1 hit 97%", "db-prod-1 ran at 97% CPU",
+                    "The CPU of db-prod-1 was 97%", "db-prod-1 was at 97% CPU")
+WRONG_FACT = "CPU on db-prod-1 stayed at 40%"
+WRONG_FACT_ANSWER = ". ".join([*WRONG_FACT_FACTS, WRONG_FACT]) + "."
+"""Judged against CPU_ROW by :func:`wrong_fact_output`."""
+
+
+def wrong_fact_output() -> JudgeOutput:
+    """Four grounded tool facts and one tool fact the evidence refutes: S = 4 / 4.5 = 0.889
+    proceeds on S alone, and the default contradiction policy caps it at regenerate."""
+    return JudgeOutput(
+        grounding_score=0.9, is_grounded=True,
+        grounded_claims=[Claim(text, "tool_match", ["E1"]) for text in WRONG_FACT_FACTS],
+        contradicted_claims=[Claim(WRONG_FACT, "tool_match", ["E1"])])
+
+
 @dataclass
 class ScriptedJudge:
     """Returns the given verdicts in turn (the last one repeats), with usage and a model."""

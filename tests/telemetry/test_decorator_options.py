@@ -9,10 +9,18 @@ from typing import Any
 
 import pytest
 
-from gsar_otel import Evidence, grounded, plugins, record_evidence, tool_evidence
+from gsar_otel import Evidence, GroundingError, grounded, plugins, record_evidence, tool_evidence
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.decorator.api import GroundedCall, merge_evidence
-from tests.telemetry.helpers import ANSWER, CPU_ROW, Otel, ScriptedJudge, grounded_output
+from tests.telemetry.helpers import (
+    ANSWER,
+    CPU_ROW,
+    WRONG_FACT_ANSWER,
+    Otel,
+    ScriptedJudge,
+    grounded_output,
+    wrong_fact_output,
+)
 
 
 class JudgePlugin:
@@ -235,6 +243,57 @@ def test_explicit_arguments_beat_environment_variables(
             by_function["from_env"]["gsar.thresholds.regenerate"],
             by_function["from_env"]["gsar.contradiction_penalty"],
             by_function["from_env"]["gsar.decision"]) == (0.95, 0.9, 0.1, "replan")
+
+
+def test_the_contradiction_policy_option_beats_the_environment(
+        otel: Otel, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GSAR_CONTRADICTION_POLICY", "score")
+
+    @grounded(judge=ScriptedJudge([wrong_fact_output()]), contradiction_policy="cap")
+    def capped() -> str:
+        record_evidence(CPU_ROW)
+        return WRONG_FACT_ANSWER
+
+    @grounded(judge=ScriptedJudge([wrong_fact_output()]))
+    def from_env() -> str:
+        record_evidence(CPU_ROW)
+        return WRONG_FACT_ANSWER
+
+    capped()
+    from_env()
+    by_function = {dict(s.attributes or {})["gsar.function"].rsplit(".", 1)[-1]:
+                   dict(s.attributes or {}) for s in otel.evaluate_spans()}
+    assert [by_function["capped"][key] for key in (
+        "gsar.contradiction.policy", "gsar.contradiction.capped", "gsar.decision")] == [
+        "cap", True, "regenerate"]
+    assert [by_function["from_env"][key] for key in (
+        "gsar.contradiction.policy", "gsar.contradiction.capped", "gsar.decision")] == [
+        "score", False, "proceed"]
+
+
+def test_a_gate_raises_on_a_capped_contradiction_and_passes_under_score(otel: Otel) -> None:
+    @grounded(judge=ScriptedJudge([wrong_fact_output()]), on_low="raise")
+    def gated() -> str:
+        record_evidence(CPU_ROW)
+        return WRONG_FACT_ANSWER
+
+    @grounded(judge=ScriptedJudge([wrong_fact_output()]), on_low="raise",
+              contradiction_policy="score")
+    def scored() -> str:
+        record_evidence(CPU_ROW)
+        return WRONG_FACT_ANSWER
+
+    with pytest.raises(GroundingError) as raised:
+        gated()
+    assert raised.value.result.capped_by == ("contradiction",)
+    assert scored() == WRONG_FACT_ANSWER
+
+
+def test_the_decorators_policy_names_are_the_scorings() -> None:
+    from gsar_otel.core.scoring import CONTRADICTION_POLICIES
+    from gsar_otel.decorator import api
+
+    assert api.CONTRADICTION_POLICIES == CONTRADICTION_POLICIES
 
 
 def test_the_settings_file_supplies_thresholds_below_the_environment(

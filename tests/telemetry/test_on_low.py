@@ -199,6 +199,8 @@ BAD_OPTIONS: list[tuple[dict[str, Any], str]] = [
     ({"contradiction_penalty": 1.5}, "contradiction_penalty must be a finite number in [0, 1]"),
     ({"k_max": -1}, "k_max must be an integer >= 0, got -1"),
     ({"k_max": True}, "k_max must be an integer >= 0, got True"),
+    ({"contradiction_policy": "strict"},
+     "contradiction_policy must be one of 'cap', 'score', got 'strict'"),
     ({"sample_rate": 2}, "sample_rate must be a finite number in [0, 1], got 2"),
     ({"name": "  "}, "name must be a non-empty string"),
     ({"judge": 42}, "judge must be None, a judge name, or an object with an async judge"),

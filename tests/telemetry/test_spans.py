@@ -11,7 +11,15 @@ from opentelemetry.trace import SpanKind, StatusCode
 from gsar_otel import flush, grounded, record_evidence
 from gsar_otel.core.model import Claim, JudgeOutput
 from gsar_otel.core.protocol import JudgeUsage
-from tests.telemetry.helpers import ANSWER, CPU_ROW, FailingJudge, Otel, ScriptedJudge
+from tests.telemetry.helpers import (
+    ANSWER,
+    CPU_ROW,
+    WRONG_FACT_ANSWER,
+    FailingJudge,
+    Otel,
+    ScriptedJudge,
+    wrong_fact_output,
+)
 
 EXPECTED_EVALUATE_ATTRIBUTES: dict[str, Any] = {
     "openinference.span.kind": "EVALUATOR",
@@ -323,24 +331,11 @@ def test_a_capped_conclusion_is_visible_on_the_span_and_its_claim_event(otel: Ot
     assert [f["gsar.claim.verdict"] for f in flagged] == ["ungrounded"]
 
 
-def _wrong_tool_fact_verdict() -> tuple[JudgeOutput, str]:
-    """Four grounded tool facts and one the evidence refutes: S = 4 / 4.5 proceeds on S alone."""
-    facts = [Claim(text, "tool_match", ["E1"]) for text in (
-        "CPU on db-prod-1 hit 97%", "db-prod-1 ran at 97% CPU", "The CPU of db-prod-1 was 97%",
-        "db-prod-1 was at 97% CPU")]
-    wrong = Claim("CPU on db-prod-1 stayed at 40%", "tool_match", ["E1"])
-    verdict = JudgeOutput(grounding_score=0.9, is_grounded=True, grounded_claims=facts,
-                          contradicted_claims=[wrong])
-    return verdict, ". ".join(claim.text for claim in [*facts, wrong]) + "."
-
-
 def test_a_capped_contradiction_is_visible_on_the_span(otel: Otel) -> None:
-    verdict, text = _wrong_tool_fact_verdict()
-
-    @grounded(judge=ScriptedJudge([verdict]), name="incident_answer")
+    @grounded(judge=ScriptedJudge([wrong_fact_output()]), name="incident_answer")
     def answer() -> str:
         record_evidence(CPU_ROW)
-        return text
+        return WRONG_FACT_ANSWER
 
     answer()
     attributes = dict(otel.one_evaluate_span().attributes or {})
@@ -354,12 +349,10 @@ def test_a_capped_contradiction_is_visible_on_the_span(otel: Otel) -> None:
 def test_the_score_contradiction_policy_is_on_the_span_and_lets_s_decide(
         otel: Otel, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GSAR_CONTRADICTION_POLICY", "score")
-    verdict, text = _wrong_tool_fact_verdict()
-
-    @grounded(judge=ScriptedJudge([verdict]), name="incident_answer")
+    @grounded(judge=ScriptedJudge([wrong_fact_output()]), name="incident_answer")
     def answer() -> str:
         record_evidence(CPU_ROW)
-        return text
+        return WRONG_FACT_ANSWER
 
     answer()
     attributes = dict(otel.one_evaluate_span().attributes or {})
