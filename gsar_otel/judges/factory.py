@@ -7,9 +7,9 @@ import os
 from gsar_otel.core.protocol import Judge
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_JUDGE
 
-BUILTIN_JUDGES = ("lexical", "anthropic", "staged")
-"""Judges every installation has: ``staged`` (the default offline judge, learned), ``lexical``
-(the rule judge it reads beside its own analysis) and ``anthropic`` (Claude)."""
+BUILTIN_JUDGES = ("staged", "anthropic", "lexical")
+"""Judges every installation has: ``staged`` (the offline judge, the default without a key),
+``anthropic`` (Claude) and ``lexical`` (a deprecated name of ``staged``, for one release)."""
 
 
 def default_judge_name() -> str:
@@ -30,7 +30,7 @@ def make_judge(name: str | None = None, *, model: str | None = None) -> Judge:
     if chosen == "lexical":
         from gsar_otel.judges.lexical.judge import LexicalJudge
 
-        return LexicalJudge()
+        return LexicalJudge()  # warns: the one offline judge is "staged"
     if chosen == "staged":
         from gsar_otel.judges.staged.judge import StagedJudge
 

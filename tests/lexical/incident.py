@@ -1,10 +1,11 @@
-"""Incident evidence and small helpers shared by the LexicalJudge tests."""
+"""Incident evidence and small helpers shared by the offline judge's rule tests."""
 
 from __future__ import annotations
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
-from gsar_otel.judges.lexical.judge import ClaimVerdict, LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge as LexicalJudge
+from gsar_otel.judges.staged.verdicts import ClaimVerdict
 
 CPU_ROW = "[tool=query_metrics row=14:02:01] host=db-prod-1 cpu_pct=97.2"
 RPS_ROW = "[tool=query_metrics row=14:02:01] host=db-prod-1 rps=12.4"

@@ -1,4 +1,4 @@
-"""LexicalJudge: the offline, deterministic judge (no key, no network)."""
+"""``LexicalJudge``: a deprecated name of the one offline judge (``StagedJudge``)."""
 
 from gsar_otel.judges.lexical.judge import LexicalJudge
 

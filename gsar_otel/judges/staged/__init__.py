@@ -1,4 +1,4 @@
-"""The staged offline judge: segment, align, compare, features, a learned classifier, assemble."""
+"""The offline judge: evidence as facts, claims as slots, explicit alignment and invariants."""
 
 from gsar_otel.judges.staged.judge import StagedJudge
 

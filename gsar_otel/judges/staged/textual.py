@@ -5,6 +5,7 @@ speculation and quantity. One tokenizer: :func:`gsar_otel.core.text.words`."""
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 from gsar_otel.core.text import STOPWORDS, stem, words
@@ -25,6 +26,7 @@ from gsar_otel.judges.staged.lexicon import (
 )
 
 _KEEP_SHORT = frozenset("0123456789")
+_CONTRACTED = re.compile(r"\w(?:n['’]t|N['’]T)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,8 @@ def facts_of(text: str) -> TextFacts:
             sequence.append(stem(bare))
     for word in sequence:
         stems.setdefault(word, None)
+    # the tokenizer splits "wasn't" at the apostrophe: read the contraction from the text
+    negated = negated or _CONTRACTED.search(text) is not None
     lowered = f" {' '.join(tokens)} "
     concluding = any(f" {phrase} " in lowered for phrase in CONCLUSION_PHRASES)
     opener = tokens[0] if tokens else ""

@@ -1,0 +1,184 @@
+"""Stage 3: each claim aligned with the facts that support it, chosen from its own slots.
+
+The evidence's facts are indexed once per judgement (tokens, stems, anchors by value). A claim
+looks up only what it states: facts naming its subjects, facts holding its values, facts holding
+its content words. Every fact is scored from the claim and that fact alone, and ties are broken
+by the fact's text, never by its position or by other facts: so adding an evidence item that
+shares nothing with a claim, or reordering the items, never changes what the claim aligns with.
+
+- the *focus* facts are those about the claim's subjects (all of them where any fact names them
+  all); without subjects, the best-scoring facts;
+- the *support* is the best focus fact and up to two more that add content words it lacks;
+  the claim's *coverage* is the share of its content stems the support holds.
+
+The cost is the sum of the posting lists the claim's words and values hit: linear in the
+evidence for one claim, with no cap that would switch a check off on large evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from gsar_otel.core.anchors import AnchorIndex
+from gsar_otel.core.text import stem
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.staged.anchoring import Spec
+from gsar_otel.judges.staged.claims import KEY_SYNONYMS, ClaimSlots
+from gsar_otel.judges.staged.facts import Fact, read_evidence
+
+MAX_SUPPORT: Final = 3
+"""Most facts whose words one claim's coverage is read from."""
+SUBJECT_SCORE: Final = 4.0
+VALUE_SCORE: Final = 2.0
+NAME_SCORE: Final = 1.5
+RELATED: Final = 8
+"""Best-scoring facts beyond the support a stated cause or prediction is looked for in."""
+
+
+@dataclass(frozen=True, slots=True)
+class FactIndex:
+    """The facts of an evidence set and where each token, stem and anchor value occurs."""
+
+    facts: tuple[Fact, ...]
+    by_token: Mapping[str, tuple[int, ...]]
+    """Lowercased whole tokens and subject values -> fact positions."""
+    by_stem: Mapping[str, tuple[int, ...]]
+    anchors: tuple[tuple[int, Spec], ...]
+    """Every fact's anchors (text and fields), as (fact position, anchor)."""
+    anchor_index: AnchorIndex
+
+
+def build_index(evidence: EvidenceSet) -> FactIndex:
+    """Facts of every item, and the lookups over them; linear in the evidence."""
+    facts = read_evidence(evidence)
+    by_token: dict[str, list[int]] = {}
+    by_stem: dict[str, list[int]] = {}
+    anchors: list[tuple[int, Spec]] = []
+    for fact in facts:
+        for token in fact.tokens | fact.subjects:
+            by_token.setdefault(token, []).append(fact.position)
+        for stem_ in fact.stems:
+            by_stem.setdefault(stem_, []).append(fact.position)
+        seen = {(s.start, s.text) for s in fact.facts.anchors}
+        anchors.extend((fact.position, spec) for spec in fact.facts.anchors)
+        for field in fact.fields:
+            anchors.extend((fact.position, spec) for spec in field.anchors
+                           if (spec.start, spec.text) not in seen)
+    return FactIndex(facts, {k: tuple(v) for k, v in by_token.items()},
+                     {k: tuple(v) for k, v in by_stem.items()}, tuple(anchors),
+                     AnchorIndex(spec.raw for _, spec in anchors))
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """Where a claim stands in the evidence."""
+
+    focus: tuple[int, ...]
+    """Facts about the claim's subjects (or, without subjects, its best facts), by position."""
+    support: tuple[int, ...]
+    """The facts its coverage is read from, best first."""
+    coverage: float
+    """Share of the claim's content stems the support holds (1.0 with none)."""
+    missing: tuple[str, ...]
+    """Content stems of the claim the support lacks."""
+    value_facts: Mapping[int, tuple[int, ...]]
+    """Per claim value (by its place in ``ClaimSlots.values``), every fact holding a match."""
+    found_subjects: frozenset[str]
+    """The claim's subjects and names that some fact holds."""
+    related: tuple[int, ...] = ()
+    """The best-scoring facts beyond the support (where a stated cause or prediction may be)."""
+
+
+def _key(index: FactIndex, position: int) -> tuple[str, str]:
+    fact = index.facts[position]
+    return (fact.text, fact.ref)
+
+
+def value_matches(slots: ClaimSlots, index: FactIndex) -> dict[int, tuple[int, ...]]:
+    """Per claim value, the facts holding an anchor that matches it (found by value)."""
+    found: dict[int, tuple[int, ...]] = {}
+    for place, value in enumerate(slots.values):
+        hits = index.anchor_index.matches(value.spec.raw, len(index.anchors))
+        found[place] = tuple(sorted({index.anchors[h][0] for h in hits}))
+    return found
+
+
+def _covers(claim_stems: frozenset[str], fact_stems: frozenset[str]) -> set[str]:
+    """The claim's stems a fact holds, itself or as a key synonym ("http" by ``status``)."""
+    return {s for s in claim_stems
+            if s in fact_stems or not KEY_SYNONYMS.get(s, fact_stems).isdisjoint(fact_stems)}
+
+
+def _postings(index: FactIndex, words: Iterable[str], table: str) -> dict[int, int]:
+    lookup = index.by_token if table == "token" else index.by_stem
+    counts: dict[int, int] = {}
+    for word in words:
+        for position in lookup.get(word, ()):
+            counts[position] = counts.get(position, 0) + 1
+    return counts
+
+
+def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
+    """The claim's focus, support and coverage; see the module docstring."""
+    subject_hits = _postings(index, slots.subjects, "token")
+    name_hits = _postings(index, slots.names, "token")
+    stem_hits = _postings(index, slots.stems, "stem")
+    values = value_matches(slots, index)
+    value_hits: dict[int, int] = {}
+    for positions in values.values():
+        for position in positions:
+            value_hits[position] = value_hits.get(position, 0) + 1
+    found = frozenset(s for s in slots.subjects if s in index.by_token) | frozenset(
+        n for n in slots.names if _name_found(n, index))
+
+    def score(position: int) -> float:
+        return (SUBJECT_SCORE * subject_hits.get(position, 0)
+                + VALUE_SCORE * value_hits.get(position, 0)
+                + NAME_SCORE * name_hits.get(position, 0) + stem_hits.get(position, 0))
+
+    if slots.subjects:
+        # Only facts about the claim's own subjects: a row of another host never decides it.
+        most = max(subject_hits.values(), default=0)
+        focus = [p for p, n in subject_hits.items() if n == most]
+    else:
+        candidates = set(stem_hits) | set(value_hits) | set(name_hits)
+        best = max((score(p) for p in candidates), default=0.0)
+        focus = [p for p in candidates if best > 0 and score(p) == best]
+    focus.sort(key=lambda p: (-stem_hits.get(p, 0), _key(index, p)))
+    pool = focus if slots.subjects else sorted(
+        set(stem_hits) | set(focus), key=lambda p: (-score(p), _key(index, p)))
+    support: list[int] = []
+    covered: set[str] = set()
+    claim_stems = slots.stems
+    for _ in range(MAX_SUPPORT):
+        best_gain, best_at = 0, None
+        for position in pool:
+            if position in support:
+                continue
+            gain = len(_covers(claim_stems, index.facts[position].stems) - covered)
+            if gain > best_gain or (best_at is None and not support):
+                best_gain, best_at = gain, position
+        if best_at is None or (support and best_gain == 0):
+            break
+        support.append(best_at)
+        covered |= _covers(claim_stems, index.facts[best_at].stems)
+    coverage = len(covered) / len(claim_stems) if claim_stems else 1.0
+    related = sorted(set(stem_hits) - set(support),
+                     key=lambda p: (-score(p), _key(index, p)))[:RELATED]
+    return Alignment(tuple(focus), tuple(support), coverage,
+                     tuple(sorted(claim_stems - covered)), values, found, tuple(related))
+
+
+_DEMONYM: Final = ("ians", "ian", "ans", "an", "ese", "ish", "n", "s", "i")
+
+
+def _name_found(name: str, index: FactIndex) -> bool:
+    """A name as a whole token, or as the place a demonym or plural names ("Australian" by
+    "Australia", "Belgians" by "Belgium" is not found: "belgi" is too short a stem to trust)."""
+    if name in index.by_token or stem(name) in index.by_stem:
+        return True
+    return any(name.endswith(end) and len(name) - len(end) >= 4
+               and (name[:-len(end)] in index.by_token or name[:-len(end)] + "a" in index.by_token)
+               for end in _DEMONYM)

@@ -1,0 +1,135 @@
+"""Categorical values: the words that state an outcome, a severity, a state or a direction.
+
+A category is an ``(axis, pole)`` pair: "failed" is ``("outcome", "failed")``, "succeeded"
+``("outcome", "succeeded")``. Two values on one axis with different poles contradict each other
+when they are said of the same subject; a negated pole on a two-pole axis is the other pole
+("did not fail" is "succeeded", "is not firing" is "resolved"). Words are matched by stem, so
+every inflection of a listed word counts ("fail", "failed", "failing", "failure").
+
+The lexicon is data, not behaviour: one table here, read by the claim and the evidence sides
+alike, so that both read a word the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from gsar_otel.core.text import stem
+
+Category = tuple[str, str]
+"""``(axis, pole)``."""
+
+_AXES: Final[dict[str, dict[str, str]]] = {
+    "outcome": {
+        "succeeded": "succeed succeeded succeeds success successful successfully completed "
+                     "complete ok",
+        "failed": "fail failed fails failing failure failures unsuccessful aborted",
+        "rolled_back": "rollback rollbacks reverted revert",
+    },
+    "severity": {
+        "info": "info informational",
+        "warning": "warning warn",
+        "critical": "critical crit fatal emergency",
+    },
+    "alert_state": {
+        "firing": "firing fired triggered",
+        "resolved": "resolved cleared",
+    },
+    "availability": {
+        "up": "up online available reachable",
+        "down": "down offline unavailable unreachable",
+    },
+    "health": {
+        "healthy": "healthy",
+        "unhealthy": "unhealthy degraded",
+    },
+    "readiness": {
+        "ready": "ready",
+        "not_ready": "notready",
+    },
+    "direction": {
+        "increased": "increase increased increases increasing rose rise rising risen grew grow "
+                     "growing climbed climb spiked spike surged jumped",
+        "decreased": "decrease decreased decreases decreasing fell fall falling dropped drop "
+                     "dropping declined decline shrank",
+    },
+    "open_state": {
+        "open": "open opened reopened",
+        "closed": "closed close closes",
+    },
+}
+
+_TWO_WORD: Final[dict[tuple[str, str], Category]] = {
+    ("rolled", "back"): ("outcome", "rolled_back"),
+    ("roll", "back"): ("outcome", "rolled_back"),
+    ("not", "ready"): ("readiness", "not_ready"),
+    ("went", "down"): ("availability", "down"),
+    ("came", "up"): ("availability", "up"),
+    ("back", "up"): ("availability", "up"),
+}
+"""Word pairs that name one pole: "rolled back" is an outcome, not "back"."""
+
+
+def _build() -> dict[str, Category]:
+    table: dict[str, Category] = {}
+    for axis, poles in _AXES.items():
+        for pole, text in poles.items():
+            for word in text.split():
+                table.setdefault(word, (axis, pole))
+                table.setdefault(stem(word), (axis, pole))
+    return table
+
+
+WORDS: Final = _build()
+"""Word or stem -> category."""
+
+AMBIGUOUS: Final = frozenset({"up", "down", "open", "close", "complete", "ok", "active", "drop",
+                              "fall", "rise", "spike", "warn", "grow", "revert", "climb",
+                              "decline", "increase", "decrease", "success"})
+"""Words that name a category only as a predicate or a value, never inside a noun phrase
+reading ("the up link", "a drop of 3%" still count as direction: these are read only from a
+value, a key's value, or after a verb of being; see :func:`categories_of`)."""
+
+OPPOSITE: Final[dict[str, dict[str, str]]] = {
+    axis: ({a: b, b: a} if len(poles) == 2 else {})
+    for axis, poles in _AXES.items()
+    for a, b in [tuple(poles)[:2]]
+}
+"""The other pole of a two-pole axis (``outcome`` has three poles: no opposite by negation)."""
+
+_BEING: Final = frozenset({"is", "was", "are", "were", "be", "been", "being", "became", "stayed",
+                           "remained", "went", "still", "now", "as", "status", "state"})
+
+
+def category_of(word: str) -> Category | None:
+    """The category a single lowercased word names, or None."""
+    return WORDS.get(word) or WORDS.get(stem(word))
+
+
+def categories_of(tokens: Iterable[str]) -> tuple[Category, ...]:
+    """The categories named in a run of lowercased tokens, in order, each once.
+
+    An ambiguous word ("up", "open", "drop") counts only after a verb of being or ``status``/
+    ``state`` ("is up", "went down", "state: open") or as a whole value (a one-token text).
+    """
+    seen: dict[Category, None] = {}
+    sequence = list(tokens)
+    previous = ""
+    for position, token in enumerate(sequence):
+        pair = _TWO_WORD.get((previous, token))
+        if pair is not None:
+            seen.setdefault(pair, None)
+        elif token not in ("back", "ready") or previous not in ("rolled", "roll", "not"):
+            found = category_of(token)
+            if found is not None and (token not in AMBIGUOUS or previous in _BEING
+                                      or len(sequence) == 1 or position == 0):
+                seen.setdefault(found, None)
+        previous = token
+    return tuple(seen)
+
+
+def negate(category: Category) -> Category | None:
+    """The category a negated ``category`` states, when its axis has exactly two poles."""
+    other = OPPOSITE.get(category[0], {}).get(category[1])
+    return (category[0], other) if other else None

@@ -1,0 +1,255 @@
+"""Stage 4: the invariants, checked per claim against its aligned facts. Rules, not scores.
+
+A claim is grounded only when every subject, typed value and categorical value it states is
+found in its aligned facts (within the rounding and unit conversions of
+:func:`gsar_otel.core.anchors.compare_anchors`):
+
+- another value for the same key and subject, the opposite category, "no X" where X is logged,
+  or a negated statement of what a fact states plainly is a CONFLICT (contradicted);
+- a subject, name or value found nowhere, a value found only for another subject, a category no
+  fact about the subject states, a prediction or a cause no fact states is ABSENT (ungrounded);
+- the coverage backstop: a claim whose content words are mostly absent from its support is
+  ABSENT whatever else matched.
+
+Each check carries a reason a person can act on ("says failed; E9 has status=succeeded").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from gsar_otel.core.text import stem
+from gsar_otel.judges.staged.alignment import Alignment, FactIndex
+from gsar_otel.judges.staged.anchoring import Spec, agree, comparable
+from gsar_otel.judges.staged.claims import _PREDICTION, KEY_SYNONYMS, ClaimSlots, Value
+from gsar_otel.judges.staged.facts import Fact, Field
+
+Status = Literal["MATCH", "CONFLICT", "ABSENT"]
+
+UNIT_WORDS: Final = frozenset(stem(w) for w in
+                              "ms s sec secs pct percent gb mb kb bytes us ns per".split())
+PROSE_CONFLICT_COVERAGE: Final = 0.6
+"""Share of a claim's words a prose fact must hold before its other value contradicts it."""
+POLARITY_COVERAGE: Final = 0.8
+"""Share of a claim's words a fact must hold before its opposite polarity contradicts it."""
+CAUSE_COVERAGE: Final = 0.5
+DEFAULT_COVERAGE: Final = 0.5
+"""The coverage backstop when no threshold is configured (see ``OfflineSettings``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One invariant checked for one claim."""
+
+    kind: str
+    """subject, name, value, category, absence, polarity, modality or coverage."""
+    status: Status
+    reason: str
+    ref: str | None = None
+    position: int | None = None
+    """The fact that matched or contradicted, by position."""
+
+
+def _expanded(stems: frozenset[str]) -> frozenset[str]:
+    more = set(stems)
+    for word in stems:
+        more |= KEY_SYNONYMS.get(word, frozenset())
+    return frozenset(more - UNIT_WORDS)
+
+
+def _keyed_fields(value: Value, facts: list[Fact]) -> list[tuple[Fact, Field, Spec]]:
+    """The fields of ``facts`` whose key the claim's words name, best overlap only."""
+    wanted = _expanded(value.key_stems)
+    if not wanted:
+        return []
+    # A key is named best when the claim holds most of its words, then the largest share of
+    # them: "error count" names ``errors`` (all its words), not ``conn_count`` (half of them).
+    # Then a key that names a unit exactly when the claim's value has one: a bare count is not
+    # ``error_pct``, "40%" is not ``errors``.
+    claim_unit = value.spec.kind in ("PERCENT", "DURATION") or bool(
+        getattr(value.spec.raw, "unit", None))
+    scored: list[tuple[tuple[int, float, bool], Fact, Field, Spec]] = []
+    for fact in facts:
+        for field in fact.fields:
+            own = field.key_stems - UNIT_WORDS
+            overlap = len(own & wanted)
+            if overlap:
+                unit_agrees = bool(field.key_stems & UNIT_WORDS) == claim_unit
+                scored.extend(((overlap, overlap / len(own), unit_agrees), fact, field, spec)
+                              for spec in field.anchors if comparable(value.spec, spec))
+    best = max((s[0] for s in scored), default=(0, 0.0, False))
+    return [(f, fl, sp) for n, f, fl, sp in scored if n == best]
+
+
+def _shown(field: Field) -> str:
+    return f"{field.key}={field.value}"
+
+
+def check_value(value: Value, slots: ClaimSlots, alignment: Alignment,
+                index: FactIndex) -> Check:
+    """A typed value: matched in a focus fact (by its key where the claim names one)."""
+    focus = [index.facts[p] for p in alignment.focus]
+    text = value.spec.text
+    keyed = _keyed_fields(value, focus)
+    if keyed:
+        for fact, _, spec in keyed:
+            if agree(value.spec, spec) == "match":
+                return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
+                             fact.position)
+        fact, field, _ = next(((f, fl, sp) for f, fl, sp in keyed
+                               if agree(value.spec, sp) == "conflict"), keyed[0])
+        return Check("value", "CONFLICT", f"says {text}; {fact.ref} has {_shown(field)}",
+                     fact.ref, fact.position)
+    holders = set(alignment.value_facts.get(slots.values.index(value), ()))
+    for fact in focus:
+        if fact.position in holders:
+            return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
+                         fact.position)
+    if holders and not slots.subjects:
+        return Check("value", "MATCH", f"{text} matches {index.facts[min(holders)].ref}",
+                     index.facts[min(holders)].ref, min(holders))
+    if alignment.support:
+        lead = index.facts[alignment.support[0]]
+        if lead.kind == "prose" and alignment.coverage >= PROSE_CONFLICT_COVERAGE:
+            for spec in lead.facts.anchors:
+                if comparable(value.spec, spec) and agree(value.spec, spec) == "conflict" \
+                        and _shape(spec) == _shape(value.spec):
+                    return Check("value", "CONFLICT", f"says {text}; {lead.ref} says "
+                                 f"{spec.text}", lead.ref, lead.position)
+    if holders and slots.subjects:
+        other = index.facts[min(holders)]
+        return Check("value", "ABSENT", f"{text} is in {other.ref}, about "
+                     f"{', '.join(sorted(other.subjects)) or 'something else'}, not about "
+                     f"{', '.join(slots.subjects)}", other.ref)
+    return Check("value", "ABSENT", f"{text} appears in no evidence item")
+
+
+def _shape(spec: Spec) -> str:
+    """Year-like numbers only conflict with year-like numbers."""
+    if spec.kind == "NUMBER":
+        try:
+            number = float(spec.value)
+        except ValueError:
+            return spec.kind
+        if number.is_integer() and 1000 <= number <= 2100 and "." not in spec.text:
+            return "year"
+    return spec.kind
+
+
+def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> list[Check]:
+    """Each categorical value against the focus facts' categories on its axis."""
+    checks = []
+    focus = [index.facts[p] for p in alignment.focus]
+    for axis, pole in slots.categories:
+        same = next((f for f in focus if (axis, pole) in f.categories), None)
+        if same is not None:
+            checks.append(Check("category", "MATCH", f"{pole} matches {same.ref}", same.ref,
+                                same.position))
+            continue
+        other = next(((f, c) for f in focus for c in f.categories if c[0] == axis), None)
+        if other is not None:
+            fact, (_, theirs) = other
+            stated = next((_shown(fl) for fl in fact.fields if (axis, theirs) in fl.categories),
+                          theirs)
+            checks.append(Check("category", "CONFLICT", f"says {pole}; {fact.ref} has {stated}",
+                                fact.ref, fact.position))
+        elif all(f.kind == "prose" for f in focus):
+            continue  # prose paraphrases states freely: only a stated opposite contradicts
+        elif axis == "direction":
+            checks.append(Check("category", "ABSENT", f"says {pole.replace('_', ' ')}: a trend "
+                                "needs two values or a stated change, and no evidence item "
+                                "states one"))
+        else:
+            checks.append(Check("category", "ABSENT", f"says {pole.replace('_', ' ')}; no "
+                                f"evidence item about it states its {axis.replace('_', ' ')}"))
+    return checks
+
+
+def check_absence(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> list[Check]:
+    """"No X" / "X-free" / "zero X" against facts that state X."""
+    checks = []
+    for absent in slots.absent:
+        if slots.subjects:
+            pool = [index.facts[p] for p in alignment.focus]
+        else:  # "no errors were logged" of nothing in particular: of any fact
+            pool = [index.facts[p] for p in sorted(
+                set(index.by_stem.get(absent, ())) | set(alignment.support))]
+        wanted = _expanded(frozenset({absent})) | {absent}
+        conflict: Check | None = None
+        for fact in pool:
+            for field in fact.fields:
+                if field.key_stems & wanted and any(
+                        _positive(spec) for spec in field.anchors):
+                    conflict = Check("absence", "CONFLICT", f"says no {absent}; {fact.ref} has "
+                                     f"{_shown(field)}", fact.ref, fact.position)
+                    break
+            if conflict is None and fact.problem_level and (absent in fact.stems or any(
+                    w.startswith(absent[:4]) for w in fact.tokens if len(absent) >= 4)):
+                conflict = Check("absence", "CONFLICT", f"says no {absent}; {fact.ref} logs "
+                                 f"{fact.text[:80]!r}", fact.ref, fact.position)
+            if conflict is not None:
+                break
+        checks.append(conflict or Check("absence", "MATCH", f"no {absent} in the evidence"))
+    return checks
+
+
+def _positive(spec: Spec) -> bool:
+    try:
+        return float(str(spec.value)) > 0
+    except ValueError:
+        return False
+
+
+def check_polarity(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:
+    """A negated claim against a fact that states it plainly, or the reverse."""
+    if slots.absent or not alignment.support or alignment.coverage < POLARITY_COVERAGE:
+        return None
+    if not slots.stems:
+        return None
+    lead = index.facts[alignment.support[0]]
+    if lead.kind == "prose":
+        return None  # in prose the negation is often another clause's: never decisive
+    if slots.negated != lead.facts.negated:
+        said = "not" if slots.negated else "it did"
+        return Check("polarity", "CONFLICT", f"says {said}; {lead.ref} states "
+                     f"{lead.text[:80]!r}", lead.ref, lead.position)
+    return None
+
+
+def check_modality(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:
+    """A prediction or a cause needs a fact that states it."""
+    support = [index.facts[p] for p in (*alignment.support, *alignment.related)]
+    if slots.modality == "prediction":
+        if any(_PREDICTION.search(f.text) for f in support) and alignment.coverage >= 0.5:
+            return Check("modality", "MATCH", "the prediction is stated")
+        return Check("modality", "ABSENT", "prediction: nothing in the evidence states it")
+    if slots.modality == "cause":
+        if any(f.facts.causal or any("cause" in fl.key for fl in f.fields) for f in support) \
+                and alignment.coverage >= CAUSE_COVERAGE:
+            return Check("modality", "MATCH", "the cause is stated")
+        return Check("modality", "ABSENT", "cause: no evidence item states this cause")
+    return None
+
+
+def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
+                coverage: float = DEFAULT_COVERAGE) -> list[Check]:
+    """Every invariant for one claim, in a fixed order."""
+    checks: list[Check] = []
+    for subject in (*slots.subjects, *slots.names):
+        if subject not in alignment.found_subjects:
+            checks.append(Check("subject", "ABSENT", f"{subject} appears in no evidence item"))
+    modality = check_modality(slots, alignment, index)
+    if modality is not None:
+        checks.append(modality)
+    checks.extend(check_value(v, slots, alignment, index) for v in slots.values)
+    checks.extend(check_categories(slots, alignment, index))
+    checks.extend(check_absence(slots, alignment, index))
+    polarity = check_polarity(slots, alignment, index)
+    if polarity is not None:
+        checks.append(polarity)
+    if alignment.coverage < coverage:
+        shown = ", ".join(alignment.missing[:4])
+        checks.append(Check("coverage", "ABSENT", f"the evidence lacks {shown} "
+                            f"({alignment.coverage:.0%} of the claim's words found)"))
+    return checks

@@ -1,0 +1,193 @@
+"""Stage 2b: a claim as slots: what it is about, the values it states, and how it states them.
+
+- subjects: hosts, services, pods, nodes, alert and deploy ids, people (``maria.lopez``),
+  addresses, CamelCase names (``DiskSpaceWarning``) and capitalised names of prose;
+- typed values: every anchor that is not a subject (quantities with units, percents, times,
+  dates, durations, versions, status codes, ports, percentiles), each with the words that name
+  what it measures (its *key words*: "conn count was 79" -> conn, count);
+- categorical values (:mod:`.categories`), a negated one read as its opposite pole;
+- polarity: negated, and what the claim says is absent ("no errors", "error-free", "zero
+  errors", "without errors");
+- modality: a prediction, a stated cause, speculation, or a plain observation.
+
+Predicate words (reached, climbed, logged ...) may be paraphrased; values may not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from gsar_otel.core.text import STOPWORDS, stem, words
+from gsar_otel.judges.staged.anchoring import Spec
+from gsar_otel.judges.staged.categories import Category, categories_of, category_of, negate
+from gsar_otel.judges.staged.lexicon import NEGATIONS, NUMBER_WORDS
+from gsar_otel.judges.staged.textual import TextFacts, facts_of
+
+Modality = Literal["observation", "prediction", "cause", "speculation"]
+
+SUBJECT_KINDS: Final = frozenset({"HOST", "IPV4", "IPV6", "IDENTIFIER"})
+VALUE_KINDS: Final = frozenset({"NUMBER", "PERCENT", "CLOCK", "TIMESTAMP", "DATE", "DURATION",
+                                "VERSION", "PORT", "HTTP_STATUS", "HTTP_CLASS"})
+_NAME_TOKEN: Final = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)+|[a-z]+\d[a-z\d]*|\d+[a-z][a-z\d]*")
+_CAMEL: Final = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b")
+_TECH_PARTS: Final = frozenset(
+    "api svc service worker db prod staging stage dev web cache server node pod queue job lb "
+    "app gateway proxy edge backend frontend cluster redis kafka mysql postgres broker "
+    "ingress scheduler controller router store auth".split())
+"""A hyphenated word without digits names a service when one of its parts is one of these
+(``checkout-api``, ``payment-worker``); other hyphenated words are ordinary words."""
+_PREDICTION: Final = re.compile(
+    r"\b(?:will|won't|going to|expected to|expect(?:s|ed)? (?:it|to)|projected to|forecast|"
+    r"about to|on track to|is set to|predict(?:s|ed)?|would (?:run|exhaust|fill|fail|reach|"
+    r"hit|exceed|crash|need))\b|\brun(?:s|ning)? out\b", re.IGNORECASE)
+_ABSENCE: Final = re.compile(
+    r"\b(?:no|zero|without|never any|not any|none of the)\s+([a-z][a-z0-9_\-]*(?:\s+[a-z][a-z0-9_\-]*)?)"
+    r"|\b([a-z][a-z0-9]*)-free\b", re.IGNORECASE)
+PREDICATES: Final = frozenset(stem(w) for w in (
+    "reach reached reaches hit hits climb climbed peak peaked stay stayed remain remained show "
+    "showed shows report reported reports log logged record recorded observe observed see saw "
+    "seen return returned run ran measure measured register registered sit sat hover hovered "
+    "hold held read reads note noted indicate indicated list listed mention mentioned state "
+    "stated say said get got top topped touch touched went go goes come came become became "
+    "around approximately roughly about nearly almost exactly just over under below above "
+    "least most value level total currently").split())
+"""Predicate and hedge words a claim may paraphrase freely: never required of the evidence."""
+NEGATION_STEMS: Final = frozenset(stem(w) for w in NEGATIONS)
+KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
+    stem(k): frozenset(stem(w) for w in v.split()) for k, v in {
+        "http": "status code", "status": "http code", "code": "status http",
+        "error": "err errors", "errors": "error err", "latency": "lat p99 p95 p50 duration",
+        "connection": "conn connections", "conn": "connection connections",
+        "count": "cnt num total", "memory": "mem", "mem": "memory", "cpu": "processor",
+        "rate": "pct percent ratio", "percent": "pct rate ratio", "request": "req requests",
+        "restart": "restarts", "disk": "storage", "requests": "req rps qps",
+        "throughput": "rps qps", "age": "duration", "ip": "address addr",
+        "address": "ip addr", "version": "ver image tag", "severity": "level",
+    }.items()}
+"""Key words a claim may use for a key: "HTTP 200" names ``status=200``."""
+MONTHS: Final = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split())
+"""Capitalised words that are dates, checked as dates, not as names."""
+_KEY_WINDOW: Final = 3
+"""Content words before a value (and one after it) that may name what it measures."""
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One typed value of a claim and the stems of the words naming what it measures."""
+
+    spec: Spec
+    key_stems: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimSlots:
+    """Everything the alignment and the invariants read from one claim."""
+
+    text: str
+    facts: TextFacts
+    subjects: tuple[str, ...]
+    """Lowercased tokens naming what the claim is about; each must occur in the evidence."""
+    names: tuple[str, ...]
+    """Lowercased capitalised names of prose ("Georgetown"); each must occur as a whole token."""
+    values: tuple[Value, ...]
+    categories: tuple[Category, ...]
+    """Categorical values as stated (a negated one already turned to its opposite)."""
+    negated: bool
+    absent: tuple[str, ...]
+    """Stems of what the claim says there was none of ("no errors" -> error)."""
+    modality: Modality
+    stems: frozenset[str]
+    """Content stems to be covered by the evidence: no subject, value or predicate word."""
+
+    @property
+    def conclusion(self) -> bool:
+        """States a cause, a prediction or a conclusion (the claim's ``conclusion`` flag)."""
+        return self.modality in ("prediction", "cause") or self.facts.conclusion
+
+
+def _subjects(text: str, facts: TextFacts, covered: list[tuple[int, int]]) -> list[str]:
+    found: dict[str, None] = {}
+    for spec in facts.anchors:
+        if spec.kind in SUBJECT_KINDS:
+            found.setdefault(spec.text.lower().strip(".,;:"), None)
+    for match in re.finditer(r"\S+", text):
+        token = match.group().strip(".,;:()[]\"'`!?").lower()
+        if not token or any(s <= match.start() < e for s, e in covered):
+            continue
+        parts = token.split("-")
+        dotted = token.replace("_", ".").split(".")
+        if (_NAME_TOKEN.fullmatch(token) and min(map(len, dotted)) > 1) or (len(parts) > 1 and any(
+                p in _TECH_PARTS for p in parts) and all(parts)):
+            if not token.replace(".", "").isdigit():
+                found.setdefault(token, None)
+    for match in _CAMEL.finditer(text):
+        found.setdefault(match.group().lower(), None)
+    return list(found)
+
+
+def _key_stems(tokens: list[tuple[int, int, str]], spec: Spec) -> frozenset[str]:
+    """Content stems just before the value (up to three, stopping at another value or a verb
+    of reporting) and the one content word right after it ("133 errors")."""
+    before = [t for t in tokens if t[1] <= spec.start]
+    after = [t for t in tokens if t[0] >= spec.end]
+    stems: list[str] = []
+    for _, _, word in reversed(before):
+        if len(stems) >= _KEY_WINDOW or word[:1].isdigit():
+            break
+        if word not in STOPWORDS and word not in NUMBER_WORDS and stem(word) not in PREDICATES:
+            stems.append(stem(word))
+    if after:
+        word = after[0][2]
+        if word not in STOPWORDS and not word[:1].isdigit() and stem(word) not in PREDICATES:
+            stems.append(stem(word))
+    return frozenset(stems)
+
+
+def slots_of(text: str) -> ClaimSlots:
+    """The slots of one claim; linear in its length."""
+    facts = facts_of(text)
+    values: list[Spec] = [s for s in facts.anchors if s.kind in VALUE_KINDS]
+    covered = [(s.start, s.end) for s in facts.anchors if s.kind not in SUBJECT_KINDS]
+    subjects = _subjects(text, facts, covered)
+    tokens = [(m.start(), m.end(), m.group().lower().rstrip("."))
+              for m in re.finditer(r"[^\W_](?:[\w.\-/%]*[^\W_%])?%?", text)]
+    lowered = [t[2] for t in tokens]
+    stated = categories_of(lowered)
+    negated = facts.negated
+    absent: list[str] = []
+    for match in _ABSENCE.finditer(text):
+        phrase = match.group(1) or match.group(2)
+        head = [w for w in words(phrase) if w not in STOPWORDS]
+        if head:
+            absent.append(stem(head[0]))
+    categories: list[Category] = []
+    for category in stated:
+        flipped = negate(category) if negated and not absent else None
+        categories.append(flipped or category)
+    if negated and not absent:
+        categories = [c for c in categories if negate(c) is not None or c not in stated]
+    modality: Modality = "observation"
+    if _PREDICTION.search(text):
+        modality = "prediction"
+    elif facts.causal:
+        modality = "cause"
+    elif facts.speculative:
+        modality = "speculation"
+    named = {s for s in subjects} | {n for n in facts.names}
+    skip = ({stem(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
+            | {stem(w) for w in lowered if category_of(w) is not None})
+    inside = [(s.start, s.end) for s in facts.anchors]
+    stems = frozenset(
+        NUMBER_WORDS.get(w, stem(w)) for start, _, w in tokens
+        if w not in STOPWORDS and len(w) > 1 and not any(a <= start < b for a, b in inside)
+        and stem(w) not in skip and not w[:1].isdigit() and not w.endswith("-free"))
+    return ClaimSlots(
+        text=text, facts=facts, subjects=tuple(subjects),
+        names=tuple(n for n in sorted(facts.names) if n not in subjects and n not in MONTHS),
+        values=tuple(Value(spec, _key_stems(tokens, spec)) for spec in values),
+        categories=tuple(categories), negated=negated, absent=tuple(absent),
+        modality=modality, stems=stems)

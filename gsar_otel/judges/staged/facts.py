@@ -1,0 +1,236 @@
+"""Stage 2: every evidence item as facts, each with a subject and typed fields.
+
+An item's text is read as what it is:
+
+- JSON (an object, an array, JSON lines) is flattened into rows of ``key.path=value`` fields; a
+  string leaf that is itself tool text (the ``[{"text": "host=..."}]`` and ``{"result": ...}``
+  wrappers agent frameworks send, or any leaf holding ``key=value`` pairs, several lines or
+  sentences) is read again as text, so a wrapped result is judged like the bare one;
+- a line of two or more ``key=value`` pairs is a row, ``Key: value`` a one-field row;
+- a line with a log level or a clock time (log lines, alerts, kubectl events) is a log fact, its
+  ``key=value`` pairs its fields;
+- anything else is prose, one fact per sentence.
+
+A fact's subjects are the values that say what it is about: the values of identity keys
+(``host``, ``service``, ``pod`` ...), and the hosts, addresses and ids it names. Its categories
+(:mod:`.categories`) come from its field values and its words. Reading is linear in the text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import EvidenceType
+from gsar_otel.core.text import stem, words
+from gsar_otel.judges.staged.anchoring import Spec, extract
+from gsar_otel.judges.staged.categories import Category, categories_of
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
+from gsar_otel.judges.staged.segment import sentence_spans
+from gsar_otel.judges.staged.textual import TextFacts, facts_of
+
+FactKind = Literal["row", "signal", "log", "prose"]
+
+_PAIR: Final = re.compile(r"([A-Za-z_][\w.\-/]{0,80})=(\"[^\"\n]{0,400}\"|[^\s,;]{1,400})")
+_KEY_LINE: Final = re.compile(r"([^:\n]{1,60}):\s")
+_LINE_REF: Final = re.compile(r"\[\d{1,6}\]\s")
+_LOG_HINT: Final = re.compile(
+    r"\b(?:ERROR|ERR|WARN(?:ING)?|INFO|DEBUG|FATAL|CRITICAL|TRACE|Warning|Normal)\b|"
+    r"\d{2}:\d{2}:\d{2}")
+_KEY_SPLIT: Final = re.compile(r"[_.\-/]")
+_WRAPPER_KEYS: Final = frozenset({"text", "result", "results", "content", "output", "outputs",
+                                  "message", "body", "data", "value", "response", "stdout"})
+"""Keys whose string value is the tool's own text, not a field of a record."""
+MAX_JSON_CHARS: Final = 5_000_000
+"""Larger JSON is read as text lines (``json.loads`` of it would hold the whole tree)."""
+MAX_DEPTH: Final = 12
+"""Deeper JSON is cut: its leaves are read as text."""
+_LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "crit", "warn", "warning"})
+"""Log levels that state a problem: "no errors" against such a line is contradicted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One ``key=value`` of a fact: the key's stems, the value and its anchors."""
+
+    key: str
+    key_stems: frozenset[str]
+    value: str
+    anchors: tuple[Spec, ...]
+    categories: tuple[Category, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One fact of the evidence (a row, a log line or alert, a prose sentence)."""
+
+    position: int
+    ref: str
+    kind: FactKind
+    text: str
+    fields: tuple[Field, ...]
+    facts: TextFacts
+    stems: frozenset[str]
+    """Content stems of the text and of every key."""
+    tokens: frozenset[str]
+    """Lowercased whole tokens: names match these, never a prefix of one."""
+    subjects: frozenset[str]
+    """Lowercased values naming what the fact is about (``host=edge-lb-3``, a host it names)."""
+    categories: tuple[Category, ...]
+    problem_level: bool
+    """A log line at level ERROR, WARN, FATAL or CRITICAL."""
+    source: EvidenceType
+
+
+def key_stems(key: str) -> frozenset[str]:
+    """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat."""
+    return frozenset(stem(part) for part in _KEY_SPLIT.split(key.lower()) if part)
+
+
+def source_type(item_type: EvidenceType, kind: FactKind, structured: bool) -> EvidenceType:
+    """The evidence type of a claim drawn from a fact of ``kind`` of an item of ``item_type``.
+
+    The item's own type when it is not the default ``tool_match``; else a JSON record is
+    ``specific_data``, a metric row, log line or alert ``tool_match``, prose ``specific_data``.
+    """
+    if item_type is not EvidenceType.TOOL_MATCH:
+        return item_type
+    if kind == "prose" or structured:
+        return EvidenceType.SPECIFIC_DATA
+    return EvidenceType.TOOL_MATCH
+
+
+def _field(key: str, value: str) -> Field:
+    value = value.strip().strip('"')
+    # read as ``key=value`` so a value takes its key's unit (``p99_ms=1374`` is 1.374 s)
+    anchors = tuple(s for s in extract(f"{key}={value}") if s.start > len(key))
+    return Field(key, key_stems(key), value, anchors,
+                 categories_of(w.lower() for w in words(value)))
+
+
+def _render(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
+
+
+def _is_text(key: str, value: str) -> bool:
+    """A string leaf to read again as text, not as one field's value."""
+    leaf = key.rsplit(".", 1)[-1].lower()
+    return (leaf in _WRAPPER_KEYS and len(value.split()) > 2) or "\n" in value or (
+        "=" in value and _PAIR.search(value) is not None) or len(sentence_spans(value)) > 1
+
+
+class _Reader:
+    """Reads one evidence item into facts."""
+
+    def __init__(self, ref: str, item_type: EvidenceType, start: int) -> None:
+        self.ref, self.item_type, self.start = ref, item_type, start
+        self.facts: list[Fact] = []
+
+    def add(self, kind: FactKind, text: str, fields: tuple[Field, ...],
+            structured: bool = False) -> None:
+        facts = facts_of(text)
+        stems = set(facts.stems)
+        subjects: set[str] = set()
+        categories: dict[Category, None] = {}
+        for item in fields:
+            stems |= item.key_stems
+            if item.key_stems & IDENTITY_KEYS and item.value:
+                subjects.add(item.value.lower())
+            categories.update(dict.fromkeys(item.categories))
+        for spec in facts.anchors:
+            if spec.kind in ("HOST", "IPV4", "IPV6", "IDENTIFIER"):
+                subjects.add(spec.text.lower())
+        lowered = [w.lower() for w in words(text)]
+        if not fields or kind == "prose":
+            categories.update(dict.fromkeys(categories_of(lowered)))
+        problem = kind in ("log", "signal") and any(
+            w in _LEVELS for w in (t.lower() for t in text.split()[:6]))
+        self.facts.append(Fact(
+            self.start + len(self.facts), self.ref, kind, text, fields, facts,
+            frozenset(stems), frozenset(t.strip("'\"") for t in lowered), frozenset(subjects),
+            tuple(categories), problem, source_type(self.item_type, kind, structured)))
+
+    def read_text(self, content: str, depth: int = 0) -> None:
+        signal = self.item_type is EvidenceType.SIGNAL_MATCH
+        for raw in content.split("\n"):
+            line = raw.strip()
+            ref_mark = _LINE_REF.match(line)
+            if ref_mark:
+                line = line[ref_mark.end():]
+            if not line:
+                continue
+            if line[0] in "[{" and depth < MAX_DEPTH and self.read_json(line, depth):
+                continue
+            fields = tuple(_field(k, v) for k, v in _PAIR.findall(line))
+            if len(fields) >= 2:
+                self.add("signal" if signal else "row", line, fields)
+            elif signal or _LOG_HINT.search(line):
+                self.add("signal" if signal else "log", line, fields)
+            elif (len(line) < 400 and (match := _KEY_LINE.match(line)) is not None
+                  and not match.group(1)[:1].isdigit() and len(match.group(1).split()) <= 5):
+                self.add("row", line, (_field(match.group(1), line[match.end():]),))
+            else:
+                for begin, end in sentence_spans(line):
+                    self.add("prose", line[begin:end], ())
+
+    def read_json(self, text: str, depth: int) -> bool:
+        """Read ``text`` as JSON when it is JSON; False when it is not."""
+        if len(text) > MAX_JSON_CHARS:
+            return False
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(value, dict | list):
+            return False
+        self.walk(value, "", depth)
+        return True
+
+    def walk(self, value: object, path: str, depth: int) -> None:
+        """One row per object of scalar leaves; text leaves read again as text."""
+        if isinstance(value, list):
+            for element in value:
+                self.walk(element, path, depth + 1)
+            return
+        if not isinstance(value, dict):
+            leaf = _render(value)
+            if isinstance(value, str) and (not path or _is_text(path, leaf)):
+                self.read_text(leaf, depth + 1)
+            elif path:
+                self.add("row", f"{path}={leaf}", (_field(path, leaf),), structured=True)
+            return
+        fields: list[Field] = []
+        for key, inner in value.items():
+            name = f"{path}.{key}" if path else str(key)
+            if isinstance(inner, dict | list) and depth < MAX_DEPTH:
+                self.walk(inner, name, depth + 1)
+            elif isinstance(inner, str) and _is_text(name, inner):
+                self.read_text(inner, depth + 1)
+            else:
+                fields.append(_field(name, _render(inner)))
+        if fields:
+            shown = " ".join(f'{f.key}="{f.value}"' if " " in f.value else f"{f.key}={f.value}"
+                             for f in fields)
+            self.add("row", shown, tuple(fields), structured=True)
+
+
+def read_item(ref: str, content: str, item_type: EvidenceType, start: int) -> list[Fact]:
+    """The facts of one evidence item, numbered from ``start``."""
+    reader = _Reader(ref, item_type, start)
+    stripped = content.strip()
+    if not (stripped[:1] in "[{" and reader.read_json(stripped, 0)):
+        reader.read_text(content)
+    return reader.facts
+
+
+def read_evidence(evidence: EvidenceSet) -> tuple[Fact, ...]:
+    """The facts of every evidence item, in order; linear in the evidence."""
+    facts: list[Fact] = []
+    for item in evidence:
+        facts.extend(read_item(item.id, item.content, item.type, len(facts)))
+    return tuple(facts)

@@ -1,0 +1,89 @@
+"""Stage 5: a claim's bucket, evidence type, citations and reason, from its checks.
+
+- any CONFLICT: contradicted, typed by the fact that contradicts it, citing it;
+- else any ABSENT: ungrounded (``inference``), its reason the first absent check;
+- else grounded, typed by the fact holding its values (``neg_evidence`` for an absence claim).
+
+Then one answer-level pass: an anaphoric, non-speculative conclusion that states nothing of its
+own ("These two observations point to the same host") after grounded claims is a synthesis of
+them (complementary, citing their evidence).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gsar_otel.core.model import Bucket, EvidenceType
+from gsar_otel.judges.staged.alignment import Alignment, FactIndex
+from gsar_otel.judges.staged.checks import Check
+from gsar_otel.judges.staged.claims import ClaimSlots
+from gsar_otel.judges.staged.segment import ClaimSpan
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimVerdict:
+    """One claim as the judge placed it, and why."""
+
+    text: str
+    span: ClaimSpan
+    bucket: Bucket
+    type: EvidenceType
+    evidence_refs: tuple[str, ...]
+    conclusion: bool
+    rule: str
+    """The kind of the deciding check (``value``, ``subject``, ``coverage`` ...) or
+    ``grounded`` / ``synthesis``."""
+    reason: str
+    """What decided it, in words a person can act on."""
+    coverage: float
+    checks: tuple[Check, ...]
+    slots: ClaimSlots
+
+
+def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
+           index: FactIndex, checks: list[Check]) -> ClaimVerdict:
+    """The bucket of one claim from its checks (see the module docstring)."""
+    conflict = next((c for c in checks if c.status == "CONFLICT"), None)
+    absent = next((c for c in checks if c.status == "ABSENT"), None)
+    conclusion = slots.conclusion
+    if conflict is not None:
+        fact = index.facts[conflict.position] if conflict.position is not None else None
+        kind = fact.source if fact else EvidenceType.TOOL_MATCH
+        return ClaimVerdict(text, span, "contradicted", kind,
+                            (conflict.ref,) if conflict.ref else (), conclusion, conflict.kind,
+                            conflict.reason, alignment.coverage, tuple(checks), slots)
+    if absent is not None:
+        return ClaimVerdict(text, span, "ungrounded", EvidenceType.INFERENCE, (), conclusion,
+                            absent.kind, absent.reason, alignment.coverage, tuple(checks), slots)
+    cited = [c.position for c in checks if c.status == "MATCH" and c.position is not None]
+    positions = list(dict.fromkeys([*cited, *alignment.support]))
+    refs = tuple(dict.fromkeys(index.facts[p].ref for p in positions))
+    holder = index.facts[positions[0]] if positions else None
+    kind = EvidenceType.NEG_EVIDENCE if slots.absent else (
+        holder.source if holder else EvidenceType.SYNTHESIS)
+    where = ", ".join(refs) if refs else "the answer's own claims"
+    return ClaimVerdict(text, span, "grounded", kind, refs, conclusion, "grounded",
+                        f"stated in {where}", alignment.coverage, tuple(checks), slots)
+
+
+def synthesis_pass(verdicts: list[ClaimVerdict]) -> list[ClaimVerdict]:
+    """An anaphoric, non-speculative, non-causal conclusion with no values or subjects, after
+    grounded claims, is a synthesis of them: complementary, citing their evidence."""
+    result: list[ClaimVerdict] = []
+    grounded_refs: dict[str, None] = {}
+    for verdict in verdicts:
+        slots = verdict.slots
+        facts = slots.facts
+        if (verdict.bucket == "ungrounded" and grounded_refs and facts.anaphoric
+                and slots.modality == "observation" and not slots.values
+                and not slots.subjects and not slots.categories
+                and not any(c.status == "CONFLICT" for c in verdict.checks)):
+            verdict = ClaimVerdict(
+                verdict.text, verdict.span, "complementary", EvidenceType.SYNTHESIS,
+                tuple(grounded_refs), verdict.conclusion, "synthesis",
+                "a synthesis of the claims before it", verdict.coverage, verdict.checks,
+                verdict.slots)
+        if verdict.bucket == "grounded":
+            grounded_refs.update(dict.fromkeys(verdict.evidence_refs))
+        result.append(verdict)
+    return result
