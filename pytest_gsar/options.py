@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -17,6 +18,8 @@ RECORD_MODES: Final = ("none", "once", "new_episodes", "all")
 """Record modes, as in ``gsar_otel.judges.recorded.store.RecordMode`` (checked by a test)."""
 DEFAULT_RECORD_MODE: Final = "none"
 DEFAULT_TOLERANCE: Final = 0.05
+CONTRADICTION_POLICIES: Final = ("cap", "score")
+"""As ``gsar_otel.core.scoring.CONTRADICTION_POLICIES`` (checked by a test)."""
 
 INI_HELP: Final = {
     "gsar_judge": "judge for assert_grounded and case files: staged, lexical, anthropic, or a "
@@ -38,6 +41,9 @@ INI_HELP: Final = {
                           "(loopback too is blocked unless listed)",
     "gsar_recheck": "true: run the integrity guard again on every replayed verdict instead of "
                     "reusing the report recorded beside it (default false)",
+    "gsar_contradiction_policy": "cap: a contradicted tool-backed claim caps the decision at "
+                                 "regenerate; score: S alone decides (default: "
+                                 "GSAR_CONTRADICTION_POLICY, the settings file, else cap)",
 }
 """The ini options (``[tool.pytest.ini_options]``) and their help."""
 
@@ -64,6 +70,20 @@ class GSAROptions:
     """Hosts (names or addresses) reachable under ``block_network``; loopback only if listed."""
     recheck: bool = False
     """Run the integrity guard on every replayed verdict, ignoring the report recorded with it."""
+    contradiction_policy: str | None = None
+    """``cap`` or ``score`` over the settings' policy; None: the settings decide."""
+
+    def settings_env(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """``environ`` with these options over the ``GSAR_*`` variables they stand for: the
+        settings file (``GSAR_CONFIG``) and the contradiction policy."""
+        from gsar_otel.semconv import ENV_CONFIG, ENV_CONTRADICTION_POLICY
+
+        env = dict(environ)
+        if self.config is not None:
+            env[ENV_CONFIG] = str(self.config)
+        if self.contradiction_policy is not None:
+            env[ENV_CONTRADICTION_POLICY] = self.contradiction_policy
+        return env
 
 
 def _flag(ini_name: str) -> str:
@@ -185,6 +205,10 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
     if update and paths["gsar_baseline"] is None:
         raise pytest.UsageError("--gsar-update-baseline needs a baseline file: pass "
                                 "--gsar-baseline=PATH or set gsar_baseline in the ini file")
+    policy, source, _ = _raw(config, "gsar_contradiction_policy")
+    if policy is not None and policy.lower() not in CONTRADICTION_POLICIES:
+        raise pytest.UsageError(f"{source} must be one of {', '.join(CONTRADICTION_POLICIES)}; "
+                                f"got {policy!r}")
     allow_raw = config.getoption("gsar_allow_outside_links", default=False) or (
         _raw(config, "gsar_allow_outside_links")[0] or "").lower() in ("1", "true", "yes", "on")
     return GSAROptions(judge=judge, record_mode=record_mode, allow_outside_links=bool(allow_raw),
@@ -193,4 +217,5 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
                        report=paths["gsar_report"], config=settings_file,
                        block_network=_switch(config, "gsar_block_network"),
                        allowed_hosts=parse_hosts(_raw(config, "gsar_allowed_hosts")[0]),
-                       recheck=_switch(config, "gsar_recheck"))
+                       recheck=_switch(config, "gsar_recheck"),
+                       contradiction_policy=None if policy is None else policy.lower())

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_gsar.options import INI_HELP, RECORD_MODES, resolve_options
+from pytest_gsar.options import CONTRADICTION_POLICIES, INI_HELP, RECORD_MODES, resolve_options
 from pytest_gsar.records import RECORDS_KEY, REPORT_ATTRIBUTE, JudgementRecord
 from pytest_gsar.state import STATE_KEY, GSARSession
 
@@ -87,6 +87,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--gsar-recheck", dest="gsar_recheck", action="store_true", default=None,
                     help="run the integrity guard again on every replayed verdict instead of "
                          "reusing the report recorded beside it (ini: gsar_recheck)")
+    group.addoption("--gsar-contradiction-policy", dest="gsar_contradiction_policy",
+                    choices=CONTRADICTION_POLICIES,
+                    help="cap: a contradicted tool-backed claim caps the decision at regenerate "
+                         "however high S is; score: S alone decides, as in the paper (default: "
+                         "$GSAR_CONTRADICTION_POLICY, the settings file, else cap; "
+                         "ini: gsar_contradiction_policy)")
     for name, text in INI_HELP.items():
         parser.addini(name, text, type="string", default="")
 

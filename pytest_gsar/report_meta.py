@@ -70,7 +70,7 @@ def _judge_text(record: JudgementRecord) -> str:
 def judging_context(evaluator: GSAREvaluator, mask: Callable[[str, str], str]
                     ) -> dict[str, Any]:
     """What decided one judgement, for its report row: the judge's identity (backend, model,
-    prompt version; masked) and the thresholds and conclusion policy in force."""
+    prompt version; masked) and the thresholds and policies in force."""
     from gsar_otel.judges.recorded.judge import judge_identity
 
     try:
@@ -83,7 +83,8 @@ def judging_context(evaluator: GSAREvaluator, mask: Callable[[str, str], str]
         "settings": {"proceed": evaluator.thresholds.proceed,
                      "regenerate": evaluator.thresholds.regenerate,
                      "rho": evaluator.contradiction_penalty,
-                     "conclusion_policy": str(evaluator.conclusion_policy)},
+                     "conclusion_policy": str(evaluator.conclusion_policy),
+                     "contradiction_policy": str(evaluator.contradiction_policy)},
     }
 
 
@@ -91,7 +92,8 @@ def settings_text(values: dict[str, Any]) -> str:
     """Thresholds and policy as one line: ``proceed 0.80 · regenerate 0.65 · rho 0.50 · ...``."""
     parts = []
     for key, label in (("proceed", "proceed"), ("regenerate", "regenerate"),
-                       ("rho", "rho"), ("conclusion_policy", "conclusion policy")):
+                       ("rho", "rho"), ("conclusion_policy", "conclusion policy"),
+                       ("contradiction_policy", "contradiction policy")):
         value = values.get(key)
         if value is not None:
             parts.append(f"{label} {value:.2f}" if isinstance(value, float) else
@@ -100,14 +102,15 @@ def settings_text(values: dict[str, Any]) -> str:
 
 
 def session_settings(state: GSARSession) -> dict[str, Any] | str:
-    """The session's thresholds and conclusion policy, or why they cannot be read."""
+    """The session's thresholds and policies, or why they cannot be read."""
     try:
         settings = state.settings()
     except ValueError as error:
         return f"invalid settings: {error}"
     return {"proceed": settings.proceed, "regenerate": settings.regenerate,
             "rho": settings.contradiction_penalty,
-            "conclusion_policy": settings.conclusion_policy}
+            "conclusion_policy": settings.conclusion_policy,
+            "contradiction_policy": settings.contradiction_policy}
 
 
 def collect_run_info(state: GSARSession, records: Sequence[JudgementRecord],

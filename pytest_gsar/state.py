@@ -142,7 +142,7 @@ class GSARSession:
 
     def settings(self) -> GSARSettings:
         """The ``GSAR_*`` settings and the settings file (``--gsar-config`` / ``gsar_config``,
-        else ``GSAR_CONFIG``), read once per session.
+        else ``GSAR_CONFIG``), under ``--gsar-contradiction-policy``, read once per session.
 
         Raises:
             ValueError: the settings are invalid (the message names the variable or key).
@@ -151,12 +151,8 @@ class GSARSession:
             import os
 
             from gsar_otel.config import load_settings
-            from gsar_otel.semconv import ENV_CONFIG
 
-            env = dict(os.environ)
-            if self.options.config is not None:
-                env[ENV_CONFIG] = str(self.options.config)
-            self._settings = load_settings(env)
+            self._settings = load_settings(self.options.settings_env(os.environ))
         return self._settings
 
     def settings_value(self, name: str) -> Any:

@@ -237,7 +237,7 @@ def test_the_report_opens_with_the_run_metadata(gsar_pytester: pytest.Pytester) 
     assert [v for label, v in rows if label == "judge"] == [
         "scripted (2 judgements)", "lexical (1 judgement)"]
     assert values["thresholds"] == ("proceed 0.90 · regenerate 0.70 · rho 0.25 · "
-                                    "conclusion policy cap")
+                                    "conclusion policy cap · contradiction policy cap")
     assert values["settings file"].endswith("strict.json")
     assert values["passing rule"] == "decision proceed, unless a test sets its own"
     assert values["record mode"] == "none"
