@@ -60,6 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cap: an ungrounded or contradicted cause or conclusion caps the "
                              "decision at regenerate; score: the decision follows S alone "
                              "(default: GSAR_CONCLUSION_POLICY, the GSAR_CONFIG file, else cap)")
+    parser.add_argument("--contradiction-policy", choices=("cap", "score"), default=None,
+                        help="cap: a contradicted tool-backed claim (tool_match, specific_data, "
+                             "signal_match) caps the decision at regenerate; score: the decision "
+                             "follows S alone (default: GSAR_CONTRADICTION_POLICY, the "
+                             "GSAR_CONFIG file, else cap)")
 
 
 BATCH_HELP = ("judge every answer of a JSON Lines file (one {\"synthesis\", \"evidence\", "
@@ -172,8 +177,9 @@ def run(args: argparse.Namespace) -> int:
 
 def make_evaluator(args: argparse.Namespace, settings: GSARSettings,
                    thresholds: GSARThresholds) -> GSAREvaluator:
-    """The evaluator ``--judge``, ``--model``, ``--rho`` and ``--conclusion-policy`` name, over
-    the settings; a judge that cannot be made or a bad penalty is bad input (exit 2)."""
+    """The evaluator ``--judge``, ``--model``, ``--rho``, ``--conclusion-policy`` and
+    ``--contradiction-policy`` name, over the settings; a judge that cannot be made or a bad
+    penalty is bad input (exit 2)."""
     from gsar_otel.cli.common import BadInput
     from gsar_otel.core.evaluator import GSAREvaluator
     from gsar_otel.judges.factory import make_judge
@@ -184,7 +190,9 @@ def make_evaluator(args: argparse.Namespace, settings: GSARSettings,
         raise BadInput(f"--judge: {error}") from None
     try:
         return GSAREvaluator(judge, thresholds=thresholds, contradiction_penalty=args.rho,
-                             conclusion_policy=args.conclusion_policy, settings=settings)
+                             conclusion_policy=args.conclusion_policy,
+                             contradiction_policy=args.contradiction_policy,
+                             settings=settings)
     except ValueError as error:
         raise BadInput(f"--rho: {error}") from None
 
