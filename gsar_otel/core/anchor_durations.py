@@ -56,7 +56,8 @@ def _last_part(text: str) -> tuple[str, str] | None:
     """The amount and unit of a duration's last part, spaced (``19 minutes 38 seconds``) or
     glued (``3m20s``)."""
     words = text.split()
-    if len(words) >= 2 and words[-1].lower() in TIME_UNIT_WORDS and bare_number(words[-2]):
+    if (len(words) >= 2 and words[-1].lower() in TIME_UNIT_WORDS
+            and bare_number(words[-2]) is not None):  # "0 seconds" is a part too
         return words[-2], words[-1]
     parts = _GLUED_PART.findall(words[-1]) if words else []
     return parts[-1] if parts else None

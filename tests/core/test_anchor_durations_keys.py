@@ -23,7 +23,7 @@ _SPELLINGS = {
 def compound(draw: st.DrawFn) -> tuple[str, int, str]:
     """A duration in 2-3 descending parts written with spaces, and its seconds and glued form."""
     units = draw(st.sampled_from([(3600, 60), (60, 1), (3600, 60, 1), (3600, 1)]))
-    amounts = [draw(st.integers(1, 59)) for _ in units]
+    amounts = [draw(st.integers(1 if i == 0 else 0, 59)) for i in range(len(units))]
     joins = [draw(st.sampled_from([" ", ", ", " and ", ", and "])) for _ in units[1:]]
     glue = draw(st.booleans())  # "1h 5min" as well as "1 h 5 min"
     parts = [f"{a}{'' if glue else ' '}{draw(st.sampled_from(_SPELLINGS[u]))}"
@@ -46,6 +46,12 @@ def test_a_duration_in_parts_is_one_duration_a_row_supports(
     assert index.supports(durations[0])
     wrong = AnchorIndex(extract_anchors(f"queue=orders oldest_age={seconds + 3600}s"))
     assert not wrong.supports(durations[0])
+
+
+def test_a_zero_part_of_a_duration_is_a_part() -> None:
+    (duration,) = extract_anchors("It stayed down for 2 minutes 0 seconds.")
+    assert (duration.kind, duration.value, duration.text) == (
+        AnchorKind.DURATION, 120.0, "2 minutes 0 seconds")
 
 
 _UNIT_KEYS = [("ms", "{}ms", "{} ms"), ("gb", "{} GB", "{}GB"), ("mb", "{} MB", "{}MB"),
