@@ -379,6 +379,8 @@ def failure_message(result: GSARResult, record: JudgementRecord,
         f", claims G{counts.get('grounded', 0)} U{counts.get('ungrounded', 0)}"
         f" X{counts.get('contradicted', 0)} K{counts.get('complementary', 0)}",
     ]
+    if result.cap_note:
+        lines.append(result.cap_note)
     if record.baseline_score is not None:
         delta = result.final_score - record.baseline_score
         lines.append(f"baseline: S {record.baseline_score:.2f} -> {result.final_score:.2f} "

@@ -278,5 +278,7 @@ def render(result: GSARResult, evidence: Any, *, weights: WeightMap | None = Non
                  + (f" ({result.judge_model})" if result.judge_model else ""))
     if in_force:
         lines.append(in_force)
+    if result.cap_note:
+        lines.append(result.cap_note)
     lines.append(f"S = {result.final_score:.3f}  decision: {result.final_decision.value}")
     return "\n".join(lines)

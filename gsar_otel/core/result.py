@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import Field
 
@@ -23,6 +23,12 @@ Action = Literal["initial", "regenerate", "replan"]
 DegradedReason = Literal[
     "replan_budget", "max_rounds", "deadline", "no_recovery", "stalled", "regenerate_budget"
 ]
+
+CAP_REASONS: Final = {
+    "conclusion": "an ungrounded or contradicted conclusion (conclusion_policy=cap)",
+    "contradiction": "a contradicted tool-backed claim (contradiction_policy=cap)",
+}
+"""What made each policy cap a decision, and the setting that turns it off, for messages."""
 
 RegenerateFn = Callable[[str, JudgeOutput], "str | Awaitable[str]"]
 ReplanFn = Callable[[str, EvidenceSet, JudgeOutput], Any]
@@ -88,6 +94,16 @@ class GSARResult(_Frozen):
         return tuple(name for name, capped in (("conclusion", self.conclusion_capped),
                                                ("contradiction", self.contradiction_capped))
                      if capped)
+
+    @property
+    def cap_note(self) -> str:
+        """Why the decision is regenerate although S alone would proceed, for messages (``"S
+        alone would proceed; capped at regenerate by a contradicted tool-backed claim
+        (contradiction_policy=cap)"``); empty when no policy capped it."""
+        if not self.capped_by:
+            return ""
+        reasons = " and by ".join(CAP_REASONS[name] for name in self.capped_by)
+        return f"S alone would proceed; capped at regenerate by {reasons}"
 
     @property
     def rounds(self) -> int:

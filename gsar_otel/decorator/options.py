@@ -41,8 +41,9 @@ class GroundingError(Exception):
 
 
 def grounding_error_message(result: GSARResult, function: str) -> str:
-    """The decision and score, then every claim that is not grounded (bucket, evidence type,
-    cited evidence, text) and the judge's abstain reason; secret-shaped text masked."""
+    """The decision and score, what capped the decision if a policy did, then every claim that
+    is not grounded (bucket, evidence type, cited evidence, text) and the judge's abstain reason;
+    secret-shaped text masked."""
     from gsar_otel.core.result import shortfall_lines
     from gsar_otel.plugins import mask
 
@@ -52,6 +53,8 @@ def grounding_error_message(result: GSARResult, function: str) -> str:
     output = result.final_judge_output
     if output.abstained and output.abstain_reason:
         lines[0] += f": {output.abstain_reason}"
+    if result.cap_note:
+        lines.append(result.cap_note)
     lines.extend(shortfall_lines(result.final_partition))
     # The message reaches logs and tracebacks, and claims quote the answer: the built-in
     # masking, then the gsar_redact plugins (a failing plugin hides the claim lines).

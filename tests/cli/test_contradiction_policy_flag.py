@@ -50,6 +50,15 @@ def test_a_wrong_tool_fact_is_capped_by_default_and_exits_1(
             result["contradiction_policy"]) == ("regenerate", True, "cap")
 
 
+def test_the_printed_verdict_says_what_capped_the_decision(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    main(["judge", "--synthesis", ONE_WRONG_FACT, "--evidence", METRIC_ROW, "--judge", "scripted"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2:] == ["S alone would proceed; capped at regenerate by a contradicted "
+                          "tool-backed claim (contradiction_policy=cap)",
+                          "S = 0.889  decision: regenerate"]
+
+
 def test_score_lets_s_decide_and_the_flag_beats_the_variable(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     code, result = judge(capsys, "--contradiction-policy", "score")

@@ -160,10 +160,14 @@ def test_a_result_names_both_policies_when_both_cap() -> None:
     assert result.final_score >= 0.8
     assert result.final_decision is Decision.REGENERATE
     assert result.capped_by == ("conclusion", "contradiction")
+    assert result.cap_note == (
+        "S alone would proceed; capped at regenerate by an ungrounded or contradicted conclusion "
+        "(conclusion_policy=cap) and by a contradicted tool-backed claim "
+        "(contradiction_policy=cap)")
     pure = _evaluate(facts, [WRONG], (CAUSE,), contradiction_policy="score",
                      conclusion_policy="score")
     assert pure.final_decision is Decision.PROCEED
-    assert pure.capped_by == ()
+    assert (pure.capped_by, pure.cap_note) == ((), "")
 
 
 def test_an_unknown_policy_is_a_clear_error_naming_the_allowed_values() -> None:

@@ -58,6 +58,23 @@ def test_the_option_beats_the_settings_file(wrong_fact: pytest.Pytester) -> None
         "regenerate CAPPED_BY=contradiction")
 
 
+def test_a_failed_check_says_which_policy_held_the_decision_back(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(test_agent=f"""
+        def test_answer(assert_grounded):
+            assert_grounded({ONE_WRONG_FACT!r}, [{METRIC_ROW!r}])
+    """)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*decision is regenerate, expected proceed*",
+        "*S alone would proceed; capped at regenerate by a contradicted tool-backed claim "
+        "(contradiction_policy=cap)*"])
+    passing = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
+                                                "--gsar-contradiction-policy=score")
+    passing.assert_outcomes(passed=1)
+
+
 def test_an_unknown_value_on_the_command_line_names_the_choices(
         gsar_pytester: pytest.Pytester) -> None:
     result = gsar_pytester.runpytest_inprocess("--gsar-contradiction-policy=strict")
