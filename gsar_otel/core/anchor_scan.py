@@ -38,6 +38,8 @@ from gsar_otel.core.anchor_words import (
     SECONDS_PER_UNIT,
     ZONE_WORDS,
     canonical_unit,
+    counts,
+    event_count,
     is_spaced_unit,
     zone_offset,
 )
@@ -50,7 +52,6 @@ _YEAR: Final = re.compile(r"[12]\d{3}")
 _ORDINAL_NUMBER: Final = re.compile(r"(\d{1,2}(?:\.\d{1,3})?)(?:st|nd|rd|th)")
 _MAGNITUDES: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION})
 _SENTENCE_MARKS: Final = frozenset(".!?\n:")
-
 
 
 def extract_anchors(text: str) -> tuple[Anchor, ...]:
@@ -126,8 +127,8 @@ class _Scanner:
         if not self.spaced(index):
             return None
         single = QUALIFIERS.get(self.word(index - 1).rstrip("."))
-        if single is not None:
-            return single
+        if single is not None:  # "4 times over 10 minutes": the window counted in
+            return None if single == "over" and counts(self.previous_word(index - 1)) else single
         if self.spaced(index - 1):
             return QUALIFIER_PAIRS.get((self.word(index - 2), self.word(index - 1)))
         return None
@@ -208,6 +209,9 @@ class _Scanner:
                 return combined
         elif first == ":" and len(token) > 1 and token[1] != ":":
             return 1, self._after_colon(index, token, start)
+        elif first in "xX×" and (seen := event_count(token)) is not None and (
+                self.next_word(index) == "over"):  # kubectl's "(x4 over 10m)": 4 times
+            return 1, [Piece(AnchorKind.NUMBER, start + 1, start + len(token), float(seen), None)]
         pieces = classify(token, start)
         if len(pieces) == 1 and pieces[0].kind is AnchorKind.NUMBER and pieces[0].unit is None:
             return 1, [self._in_context(index, pieces[0])]

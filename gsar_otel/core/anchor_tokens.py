@@ -15,13 +15,13 @@ from typing import Final, NamedTuple
 
 from gsar_otel.core.anchor_model import Anchor, AnchorKind
 from gsar_otel.core.anchor_words import (
-    HOST_SUFFIXES,
-    HOST_WORDS,
     PERCENT_WORDS,
     PRERELEASE,
     SECONDS_PER_UNIT,
     TIME_UNIT_WORDS,
     canonical_unit,
+    looks_like_host,
+    object_name_at,
     zone_offset,
 )
 
@@ -50,7 +50,6 @@ _DURATION_PART: Final = re.compile(r"(\d{1,6}(?:\.\d{1,6})?)(ms|us|µs|ns|min|[w
 _GLUED_UNIT: Final = re.compile(r"[A-Za-zµ°]{1,3}(?:/s|/sec|ps)?|/s|/sec")
 _ORDINAL: Final = frozenset({"st", "nd", "rd", "th"})
 _NAME_CHARS: Final = re.compile(r"[A-Za-z0-9][\w.\-]*+")
-_DOTTED_HOST: Final = re.compile(r"[a-z0-9][a-z0-9\-]{0,62}(?:\.[a-z0-9\-]{1,63}){1,8}")
 _DIGIT: Final = re.compile(r"\d")
 _SPLIT: Final = re.compile(r"[/,\-+@#&\\^]++")
 
@@ -156,43 +155,11 @@ def _compound_seconds(token: str) -> Decimal | None:
                Decimal(0))
 
 
-def duration_quantum(text: str) -> Decimal:
-    """The precision of a duration written in glued parts: its last part's unit and decimals
-    (``3m20s`` -> 1 second, ``1h30m`` -> 60 seconds)."""
-    parts = _DURATION_PART.findall(text)
-    if not parts:
-        return Decimal(1)
-    amount, unit = parts[-1]
-    decimals = len(amount) - amount.index(".") - 1 if "." in amount else 0
-    return SECONDS_PER_UNIT[unit.lower()] * Decimal(1).scaleb(-decimals)
-
-
 def _host_or_identifier(token: str, start: int, kind: AnchorKind | None = None) -> Piece:
     lowered = token.lower()
     if kind is None:
-        kind = AnchorKind.HOST if _looks_like_host(token) else AnchorKind.IDENTIFIER
+        kind = AnchorKind.HOST if looks_like_host(token) else AnchorKind.IDENTIFIER
     return Piece(kind, start, start + len(token), lowered, None)
-
-
-def _looks_like_host(token: str) -> bool:
-    if "." in token:
-        lowered = token.lower()
-        if not _DOTTED_HOST.fullmatch(lowered):
-            return False
-        labels = lowered.split(".")
-        last = labels[-1]
-        if not (last.isalpha() and len(last) >= 2 and len(labels[0]) >= 2):
-            return False
-        return (len(labels) > 2 or last in HOST_SUFFIXES
-                or "-" in lowered or any(map(str.isdigit, lowered)))
-    if token != token.lower() or "-" not in token or "_" in token:
-        return False
-    parts = token.split("-")
-    if not any(map(str.isdigit, token)) or not all(parts):
-        return False
-    if len(parts) > 2:
-        return True
-    return parts[0] in HOST_WORDS and parts[1].isdigit()
 
 
 def _version(match: re.Match[str]) -> tuple[tuple[object, ...], bool]:
@@ -253,8 +220,10 @@ def _time_unit(rest: str) -> bool:
 
 def classify(token: str, start: int) -> list[Piece]:
     """The anchors of one token at offset ``start``; empty when it holds none."""
+    if named := object_name_at(token):  # "pod/web-1", "svc/api": the name, read as if alone
+        return _classify_whole(token[named:], start + named) or []
     if not _DIGIT.search(token):
-        if "." in token and _looks_like_host(token):
+        if "." in token and looks_like_host(token):
             return [Piece(AnchorKind.HOST, start, start + len(token), token.lower(), None)]
         if len(token) == 36 and _UUID.fullmatch(token):
             return [Piece(AnchorKind.IDENTIFIER, start, start + len(token), token.lower(), None)]
@@ -262,7 +231,21 @@ def classify(token: str, start: int) -> list[Piece]:
     whole = _classify_whole(token, start)
     if whole is not None:
         return whole
-    # Not one anchor: read the parts between separators ("6/6", "10-20", "x14:32y").
+    # Not one anchor: each part of a path read whole ("prod/web-7f9c6d-q8zt4"), else the
+    # pieces between its separators ("6/6", "10-20", "x14:32y").
+    pieces: list[Piece] = []
+    position = 0
+    for part in token.split("/") if "/" in token else (token,):
+        core = part.strip(".")
+        whole = (_classify_whole(core, start + position + part.index(core))
+                 if core != token and _DIGIT.search(core) else None)
+        pieces += whole if whole is not None else _pieces(part, start + position)
+        position += len(part) + 1
+    return pieces
+
+
+def _pieces(token: str, start: int) -> list[Piece]:
+    """The anchors between the separators of ``token`` (``6/6``, ``10-20``, ``x14:32y``)."""
     pieces: list[Piece] = []
     position = 0
     for separator in [*_SPLIT.finditer(token), None]:

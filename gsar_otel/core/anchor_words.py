@@ -1,5 +1,6 @@
-"""The words typed anchors are read with: months, units, zones, qualifiers and the words
-that make a number an HTTP status, a port or a host. Data only, and the lookups over it."""
+"""The words typed anchors are read with: months, units, zones, qualifiers, the words that
+make a number an HTTP status, a port or a host, Kubernetes object kinds (``pod/web-1``) and
+event counts (``x4 over 10m``). Data only, and the lookups over it."""
 
 from __future__ import annotations
 
@@ -101,6 +102,23 @@ PER_UNITS: Final[Mapping[str, str]] = {"second": "/s", "sec": "/s", "s": "/s", "
 
 _ZONE_OFFSET: Final = re.compile(r"([+-])(\d{2}):?(\d{2})?")
 
+OBJECT_KINDS: Final = frozenset({
+    "pod", "pods", "po", "node", "nodes", "deployment", "deployments", "deploy", "replicaset",
+    "replicasets", "rs", "statefulset", "statefulsets", "sts", "daemonset", "daemonsets", "ds",
+    "job", "jobs", "cronjob", "cronjobs", "cj", "service", "services", "svc", "ingress",
+    "ingresses", "ing", "namespace", "namespaces", "ns", "configmap", "configmaps", "cm",
+    "secret", "secrets", "persistentvolumeclaim", "pvc", "persistentvolume", "pv",
+    "horizontalpodautoscaler", "hpa", "endpoints", "endpointslice", "serviceaccount", "sa",
+    "poddisruptionbudget", "pdb", "networkpolicy", "netpol", "lease",
+})
+"""Kubernetes object kinds as written before a name (``pod/web-1``, ``svc/api``,
+``deployment.apps/checkout``): full, plural and short forms."""
+COUNT_WORDS: Final = frozenset({"time", "times", "occurrences", "events", "restarts"})
+"""Words that count occurrences: ``over`` after them spans a window ("4 times over 10
+minutes"), it does not mean "more than"."""
+_EVENT_COUNT: Final = re.compile(r"[xX×](\d{1,9})")
+_DOTTED_HOST: Final = re.compile(r"[a-z0-9][a-z0-9\-]{0,62}(?:\.[a-z0-9\-]{1,63}){1,8}")
+
 
 def canonical_unit(unit: str) -> str:
     """A unit in one spelling: ``GB`` -> ``gb``, ``RPS`` -> ``req/s``."""
@@ -128,3 +146,49 @@ def zone_offset(zone: str) -> int | None:
         return None
     minutes = int(match.group(2)) * 60 + int(match.group(3) or 0)
     return -minutes if match.group(1) == "-" else minutes
+
+
+def object_name_at(token: str) -> int:
+    """Where the name starts in a ``kind/name`` object reference (``pod/web-1`` -> 4), or 0
+    when ``token`` is none: the kind, before any API group (``deployment.apps``), must be a
+    Kubernetes kind and the name one non-empty path part."""
+    slash = token.find("/")
+    if slash <= 0 or slash == len(token) - 1 or token.find("/", slash + 1) >= 0:
+        return 0
+    return slash + 1 if token[:slash].split(".", 1)[0].lower() in OBJECT_KINDS else 0
+
+
+def event_count(token: str) -> int | None:
+    """The count of an event seen several times, as ``kubectl`` writes it (``x4`` in ``(x4
+    over 10m)``), or None."""
+    match = _EVENT_COUNT.fullmatch(token)
+    return int(match.group(1)) if match else None
+
+
+def counts(word: str) -> bool:
+    """True when ``word`` counts occurrences (``times``, ``x4``): a following ``over`` starts
+    the window they were counted in."""
+    return word in COUNT_WORDS or event_count(word) is not None
+
+
+def looks_like_host(token: str) -> bool:
+    """True when ``token`` names a host: a dotted name (``db-1.example.com``, ``api.internal``)
+    or a lower-case hyphenated name with a number (``edge-lb-3``, ``db-1``)."""
+    if "." in token:
+        lowered = token.lower()
+        if not _DOTTED_HOST.fullmatch(lowered):
+            return False
+        labels = lowered.split(".")
+        last = labels[-1]
+        if not (last.isalpha() and len(last) >= 2 and len(labels[0]) >= 2):
+            return False
+        return (len(labels) > 2 or last in HOST_SUFFIXES
+                or "-" in lowered or any(map(str.isdigit, lowered)))
+    if token != token.lower() or "-" not in token or "_" in token:
+        return False
+    parts = token.split("-")
+    if not any(map(str.isdigit, token)) or not all(parts):
+        return False
+    if len(parts) > 2:
+        return True
+    return parts[0] in HOST_WORDS and parts[1].isdigit()

@@ -4,7 +4,10 @@ A claim is checked against its evidence through its anchors: numbers, percentage
 dates, durations, versions, addresses, ports, HTTP codes, percentiles, identifiers, hosts,
 quotes and names. A token is a number only when it is one: ``5xx`` is an HTTP class, ``p99``
 a percentile, ``v2.3.1`` a version, ``edge-lb-3`` a host, ``10.0.0.12:8080`` an address and a
-port, ``cfg-7781`` an identifier.
+port, ``cfg-7781`` an identifier. Kubernetes event lines read as what they say:
+``pod/web-7f9c6d-q8zt4`` names the pod ``web-7f9c6d-q8zt4`` (as the name written alone reads),
+``ip-10-0-3-17.ec2.internal`` is one host, an age ``3m12s`` a duration, and ``(x4 over 10m)``
+a count of 4 over a window of 10 minutes.
 
 >>> [(a.kind.value, a.value) for a in extract_anchors("p99 hit 250 ms on edge-lb-3")]
 [('percentile', 'p99'), ('duration', 0.25), ('host', 'edge-lb-3')]
