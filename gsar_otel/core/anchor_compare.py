@@ -31,6 +31,7 @@ from gsar_otel.core.anchor_words import (
     TIME_UNIT_WORDS,
     canonical_unit,
     is_spaced_unit,
+    looks_like_host,
     unit_dimension,
 )
 
@@ -203,8 +204,9 @@ def _decimal(value: object) -> Decimal | None:
 
 def _rounding(value: Decimal, quantum: Decimal, qualifier: str | None) -> Interval:
     """The values a number written as ``value`` (to ``quantum``) stands for: rounded to the
-    nearest at the written precision (``9%`` is not 9.9%: that rounds to 10%), widened (``about`` by 10%, ``nearly`` by 10% below)
-    or opened to one side (``over``, ``under``, ``at least``, ``at most``) by its qualifier."""
+    nearest at the written precision (``9%`` is not 9.9%: that rounds to 10%), widened
+    (``about`` by 10%, ``nearly`` by 10% below) or opened to one side (``over``, ``under``,
+    ``at least``, ``at most``) by its qualifier."""
     if value.adjusted() - quantum.adjusted() > _SIGNIFICANT:
         return Interval(value, True, value, True)  # more digits than arithmetic keeps: exact
     half = quantum / 2
@@ -306,7 +308,10 @@ def _exact_keys(anchor: Anchor, offer: bool) -> list[tuple[str, str, bool]]:
         return [("version", ".".join(numbers) + "|" + str(value[-1]), True)]
     text = str(value)
     if kind in (AnchorKind.IDENTIFIER, AnchorKind.HOST):
-        return [(kind.value, text, True), ("label", text, False)]
+        short = text.split(".", 1)[0] if offer and kind is AnchorKind.HOST else text
+        # a host's own name before its domain names it too (ip-10-0-3-17.ec2.internal)
+        extra = [("host", short, True)] if short != text and looks_like_host(short) else []
+        return [(kind.value, text, True), ("label", text, False), *extra]
     if kind is AnchorKind.HTTP_STATUS:
         return [("status", text, True),
                 ("status_class" if offer else "class", _status_class(anchor), True)]

@@ -123,6 +123,15 @@ def test_a_dotted_internal_host_is_one_host(host: str, forms: list[str]) -> None
         assert read(form) == [(K.HOST, host)], form
 
 
+def test_a_host_name_without_its_domain_matches_the_full_name() -> None:
+    (short,) = extract_anchors("node ip-10-0-3-17 went NotReady")
+    (full,) = extract_anchors("ip-10-0-3-17.ec2.internal")
+    (other,) = extract_anchors("node ip-10-0-3-18 went NotReady")
+    assert compare_anchors(short, full) is Agreement.MATCH
+    assert compare_anchors(other, full) is Agreement.CONFLICT
+    assert compare_anchors(full, short) is Agreement.CONFLICT  # the claim adds a domain
+
+
 def test_a_namespaced_name_is_read_whole() -> None:
     assert read("assigned prod/checkout-api-7f9c6d-q8zt4 to") == [
         (K.HOST, "checkout-api-7f9c6d-q8zt4")]
@@ -144,6 +153,7 @@ def test_over_after_a_count_is_a_window_not_more_than() -> None:
     "At 2026-03-14T09:13:42Z pod/checkout-api-7f9c6d-q8zt4 was scheduled on "
     "ip-10-0-3-17.ec2.internal.",
     "node/ip-10-0-3-17.ec2.internal reported NodeNotReady (x4 over 10m).",
+    "the pod landed on ip-10-0-3-17 at 09:13 UTC on 2026-03-14",
     *EVENTS,
 ])
 def test_a_restatement_of_an_event_line_matches_it(claim: str) -> None:
