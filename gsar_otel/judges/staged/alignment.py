@@ -87,6 +87,8 @@ class Alignment:
     """Per claim value (by its place in ``ClaimSlots.values``), every fact holding a match."""
     found_subjects: frozenset[str]
     """The claim's subjects and names that some fact holds."""
+    about: tuple[int, ...] = ()
+    """Every fact naming any of the claim's subjects, by position."""
     related: tuple[int, ...] = ()
     """The best-scoring facts beyond the support (where a stated cause or prediction may be)."""
 
@@ -168,7 +170,8 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
     related = sorted(set(stem_hits) - set(support),
                      key=lambda p: (-score(p), _key(index, p)))[:RELATED]
     return Alignment(tuple(focus), tuple(support), coverage,
-                     tuple(sorted(claim_stems - covered)), values, found, tuple(related))
+                     tuple(sorted(claim_stems - covered)), values, found,
+                     tuple(sorted(subject_hits)), tuple(related))
 
 
 _DEMONYM: Final = ("ians", "ian", "ans", "an", "ese", "ish", "n", "s", "i")

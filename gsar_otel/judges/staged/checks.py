@@ -170,8 +170,8 @@ def check_absence(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> 
     """"No X" / "X-free" / "zero X" against facts that state X."""
     checks = []
     for absent in slots.absent:
-        if slots.subjects:
-            pool = [index.facts[p] for p in alignment.focus]
+        if slots.subjects:  # any fact about any of them: the host's log, not only its alert
+            pool = [index.facts[p] for p in alignment.about]
         else:  # "no errors were logged" of nothing in particular: of any fact
             pool = [index.facts[p] for p in sorted(
                 set(index.by_stem.get(absent, ())) | set(alignment.support))]

@@ -27,9 +27,10 @@ from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
 Modality = Literal["observation", "prediction", "cause", "speculation"]
 
-SUBJECT_KINDS: Final = frozenset({"HOST", "IPV4", "IPV6", "IDENTIFIER"})
+SUBJECT_KINDS: Final = frozenset({"HOST", "IDENTIFIER"})
 VALUE_KINDS: Final = frozenset({"NUMBER", "PERCENT", "CLOCK", "TIMESTAMP", "DATE", "DURATION",
-                                "VERSION", "PORT", "HTTP_STATUS", "HTTP_CLASS"})
+                                "VERSION", "PORT", "HTTP_STATUS", "HTTP_CLASS", "IPV4", "IPV6"})
+"""An address is a value of its host ("edge-lb-34 has IP 10.1.7.147"), checked like a number."""
 _NAME_TOKEN: Final = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)+|[a-z]+\d[a-z\d]*|\d+[a-z][a-z\d]*")
 _CAMEL: Final = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b")
 _TECH_PARTS: Final = frozenset(
@@ -41,7 +42,7 @@ _TECH_PARTS: Final = frozenset(
 _PREDICTION: Final = re.compile(
     r"\b(?:will|won't|going to|expected to|expect(?:s|ed)? (?:it|to)|projected to|forecast|"
     r"about to|on track to|is set to|predict(?:s|ed)?|would (?:run|exhaust|fill|fail|reach|"
-    r"hit|exceed|crash|need))\b|\brun(?:s|ning)? out\b", re.IGNORECASE)
+    r"hit|exceed|crash|need))\b", re.IGNORECASE)
 _ABSENCE: Final = re.compile(
     r"\b(?:no|zero|without|never any|not any|none of the)\s+([a-z][a-z0-9_\-]*(?:\s+[a-z][a-z0-9_\-]*)?)"
     r"|\b([a-z][a-z0-9]*)-free\b", re.IGNORECASE)

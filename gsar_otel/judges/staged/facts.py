@@ -155,15 +155,32 @@ class _Reader:
             frozenset(stems), frozenset(t.strip("'\"") for t in lowered), frozenset(subjects),
             tuple(categories), problem, source_type(self.item_type, kind, structured)))
 
+    def flush(self, block: list[Field], lines: list[str]) -> None:
+        """Consecutive ``Key: value`` lines are one record (``host: db-11`` names them all)."""
+        if block:
+            self.add("row", "\n".join(lines), tuple(block))
+            block.clear()
+            lines.clear()
+
     def read_text(self, content: str, depth: int = 0) -> None:
         signal = self.item_type is EvidenceType.SIGNAL_MATCH
+        block: list[Field] = []
+        lines: list[str] = []
         for raw in content.split("\n"):
             line = raw.strip()
             ref_mark = _LINE_REF.match(line)
             if ref_mark:
                 line = line[ref_mark.end():]
             if not line:
+                self.flush(block, lines)
                 continue
+            if (len(line) < 400 and (match := _KEY_LINE.match(line)) is not None
+                    and not match.group(1)[:1].isdigit() and len(match.group(1).split()) <= 5
+                    and _PAIR.search(line) is None and not _LOG_HINT.search(line[:20])):
+                block.append(_field(match.group(1), line[match.end():]))
+                lines.append(line)
+                continue
+            self.flush(block, lines)
             if line[0] in "[{" and depth < MAX_DEPTH and self.read_json(line, depth):
                 continue
             fields = tuple(_field(k, v) for k, v in _PAIR.findall(line))
@@ -171,12 +188,10 @@ class _Reader:
                 self.add("signal" if signal else "row", line, fields)
             elif signal or _LOG_HINT.search(line):
                 self.add("signal" if signal else "log", line, fields)
-            elif (len(line) < 400 and (match := _KEY_LINE.match(line)) is not None
-                  and not match.group(1)[:1].isdigit() and len(match.group(1).split()) <= 5):
-                self.add("row", line, (_field(match.group(1), line[match.end():]),))
             else:
                 for begin, end in sentence_spans(line):
                     self.add("prose", line[begin:end], ())
+        self.flush(block, lines)
 
     def read_json(self, text: str, depth: int) -> bool:
         """Read ``text`` as JSON when it is JSON; False when it is not."""

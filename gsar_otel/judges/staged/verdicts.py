@@ -53,7 +53,12 @@ def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
                             (conflict.ref,) if conflict.ref else (), conclusion, conflict.kind,
                             conflict.reason, alignment.coverage, tuple(checks), slots)
     if absent is not None:
-        return ClaimVerdict(text, span, "ungrounded", EvidenceType.INFERENCE, (), conclusion,
+        # A claim stating a tool fact (a subject or a typed value) that the evidence does not
+        # hold is weighed as the tool fact it claims to be, not as a soft inference: one made-up
+        # host beside three true rows must not carry the answer (GSAR-SPEC 11.7).
+        kind = (EvidenceType.TOOL_MATCH if absent.kind in ("subject", "value", "category")
+                and (slots.subjects or slots.values) else EvidenceType.INFERENCE)
+        return ClaimVerdict(text, span, "ungrounded", kind, (), conclusion,
                             absent.kind, absent.reason, alignment.coverage, tuple(checks), slots)
     cited = [c.position for c in checks if c.status == "MATCH" and c.position is not None]
     positions = list(dict.fromkeys([*cited, *alignment.support]))
