@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
-from gsar_otel.judges.staged.judge import StagedJudge as LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge
 from gsar_otel.judges.staged.verdicts import ClaimVerdict
 
 CPU_ROW = "[tool=query_metrics row=14:02:01] host=db-prod-1 cpu_pct=97.2"
@@ -25,8 +25,10 @@ PUSH_EVIDENCE = [
 ]
 """A config push thirty seconds before an outage alert, and nothing that links the two."""
 
-SCENARIO_1 = ("CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC. Request rate dropped "
-              "to 12 RPS at the same time. These two observations indicate the spike is real.")
+# The request rate is stated as the one sample it is: "dropped to 12 RPS" would be a trend, and
+# a trend needs two values or a stated change (E2 holds one rps sample), so it is ungrounded.
+SCENARIO_1 = ("CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC. Request rate was 12 RPS "
+              "at the same time. These two observations indicate the spike is real.")
 SCENARIO_4 = ("CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC. Request rate held "
               "steady at 4500 RPS throughout the spike. An alert fired at 14:02 UTC.")
 SCENARIO_4_FIXED = ("CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC. An alert fired at "
@@ -37,13 +39,13 @@ OUTAGE_REPORT = ("The outage was caused by a failed power supply unit in rack 7B
 
 
 def judge(synthesis: str, evidence: object) -> JudgeOutput:
-    """The LexicalJudge's verdict, synchronously."""
-    return LexicalJudge().judge_now(synthesis=synthesis, evidence=EvidenceSet.coerce(evidence))
+    """The offline judge's verdict, synchronously."""
+    return StagedJudge().judge_now(synthesis=synthesis, evidence=EvidenceSet.coerce(evidence))
 
 
 def explain(synthesis: str, evidence: object) -> list[ClaimVerdict]:
     """Every claim with its bucket, type, refs and reason."""
-    return LexicalJudge().explain(synthesis=synthesis, evidence=EvidenceSet.coerce(evidence))
+    return StagedJudge().explain(synthesis=synthesis, evidence=EvidenceSet.coerce(evidence))
 
 
 def verdict(claim: str, evidence: object) -> ClaimVerdict:

@@ -1,6 +1,8 @@
-"""Linking, typing, contradiction, absence and causal over-reach in the LexicalJudge."""
+"""Linking, typing, contradiction, absence and causal over-reach in the offline judge."""
 
 from __future__ import annotations
+
+import warnings
 
 import pytest
 
@@ -9,6 +11,7 @@ from gsar_otel.core.integrity import check_judge_output
 from gsar_otel.core.model import EvidenceType
 from gsar_otel.core.protocol import Judge
 from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge
 from tests.lexical.incident import (
     ALERT_ROW,
     CPU_ROW,
@@ -29,18 +32,37 @@ INCIDENT_EVIDENCE = [CPU_ROW, RPS_ROW, PUSH_EVIDENCE[0],
                      ALERT_ROW + " host=db-prod-1"]
 
 
-def test_the_lexical_judge_implements_the_judge_protocol() -> None:
-    judge_ = LexicalJudge()
+def test_the_offline_judge_implements_the_judge_protocol() -> None:
+    judge_ = StagedJudge()
     assert isinstance(judge_, Judge)
-    assert judge_.name == "lexical"
+    assert judge_.name == "staged"
+
+
+def test_the_lexical_name_warns_and_judges_exactly_like_the_staged_judge() -> None:
+    with pytest.warns(DeprecationWarning, match="'lexical' judge is now the one offline judge"):
+        old = LexicalJudge()
+    evidence = EvidenceSet.coerce(INCIDENT_EVIDENCE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # judging warns no more than once, at construction
+        by_old = old.judge_now(synthesis=INCIDENT_ANSWER, evidence=evidence)
+    assert isinstance(old, Judge)
+    assert old.name == "staged"
+    assert by_old == StagedJudge().judge_now(synthesis=INCIDENT_ANSWER, evidence=evidence)
 
 
 def test_a_grounded_claim_cites_the_row_that_holds_its_numbers() -> None:
     cpu = verdict("CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC.", EVIDENCE_A)
-    rps = verdict("Request rate dropped to 12 RPS.", EVIDENCE_A)
+    rps = verdict("Request rate was 12 RPS.", EVIDENCE_A)
     assert (cpu.bucket, cpu.type, cpu.evidence_refs) == ("grounded", EvidenceType.TOOL_MATCH,
                                                          ("E1",))
-    assert (rps.bucket, rps.evidence_refs) == ("grounded", ("E2",))
+    assert (rps.bucket, rps.evidence_refs, rps.reason) == ("grounded", ("E2",), "stated in E2")
+
+
+def test_a_trend_from_a_single_sample_is_ungrounded() -> None:
+    dropped = verdict("Request rate dropped to 12 RPS.", EVIDENCE_A)
+    assert (dropped.bucket, dropped.rule, dropped.reason) == (
+        "ungrounded", "category", "says decreased: a trend needs two values or a stated change, "
+        "and no evidence item states one")
 
 
 def test_an_alert_claim_takes_the_signal_type_of_the_alert_it_cites() -> None:
@@ -105,7 +127,7 @@ def test_an_invented_identifier_leaves_the_claim_ungrounded() -> None:
 def test_a_causal_claim_the_evidence_does_not_state_is_an_ungrounded_inference() -> None:
     found = verdict("The outage was caused by the config push.", PUSH_EVIDENCE)
     assert (found.bucket, found.type) == ("ungrounded", EvidenceType.INFERENCE)
-    assert "causal" in found.reason
+    assert (found.rule, found.reason) == ("modality", "cause: no evidence item states this cause")
 
 
 @pytest.mark.parametrize("claim", [
@@ -136,10 +158,12 @@ def test_speculation_beyond_the_evidence_is_ungrounded(claim: str) -> None:
 
 
 def test_a_conclusion_that_only_restates_grounded_observations_is_complementary() -> None:
-    verdicts = explain("CPU on db-prod-1 reached 97% at 14:02 UTC. Request rate dropped to 12 RPS. "
+    verdicts = explain("CPU on db-prod-1 reached 97% at 14:02 UTC. Request rate was 12 RPS. "
                        "These two observations indicate the spike is real.", EVIDENCE_A)
     conclusion = verdicts[-1]
     assert (conclusion.bucket, conclusion.type) == ("complementary", EvidenceType.SYNTHESIS)
+    assert (conclusion.rule, conclusion.reason) == ("synthesis",
+                                                    "a synthesis of the claims before it")
     assert set(conclusion.evidence_refs) == {"E1", "E2"}
 
 
@@ -165,12 +189,21 @@ def test_the_verdict_is_deterministic() -> None:
 
 def test_its_own_score_and_verdict_follow_the_partition() -> None:
     output = judge(INCIDENT_ANSWER, INCIDENT_EVIDENCE)
-    assert len(output.grounded_claims) == 4
+    # Grounded: the CPU row (E1, tool 1.0), the alert (E5, signal 0.9), the config push (E3,
+    # tool 1.0). Ungrounded: "request rate dropped" (one rps sample, no stated change; a claimed
+    # tool fact, 1.0) and the unstated cause (inference, 0.6).
+    assert [(c.text, c.evidence_refs) for c in output.grounded_claims] == [
+        ("CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC", ("E1",)),
+        ("Alert A-9912 fired at 14:02 UTC with high severity.", ("E5",)),
+        ("A config push (cfg-4471) was applied to db-prod-1 at 14:01:30.", ("E3",))]
     assert [c.text for c in output.ungrounded_claims] == [
-        "The outage was caused by the config push."]
-    assert output.grounding_score == pytest.approx(3.9 / 4.5)
-    assert output.is_grounded
-    assert "causal" in output.explanation
+        "request rate dropped to 12 RPS.", "The outage was caused by the config push."]
+    assert output.grounding_score == pytest.approx(2.9 / 4.5)
+    assert not output.is_grounded
+    assert output.gaps == (
+        "request rate dropped to 12 RPS.: says decreased: a trend needs two values or a stated "
+        "change, and no evidence item states one",
+        "The outage was caused by the config push.: cause: no evidence item states this cause")
 
 
 def test_the_integrity_guard_keeps_a_correct_verdict_unchanged() -> None:
@@ -189,23 +222,27 @@ def test_the_bundled_incident_example_passes_the_integrity_guard_unchanged() -> 
     evidence = EvidenceSet.coerce((folder / "evidence.txt").read_text())
     report = check_judge_output(judge(answer, evidence), synthesis=answer, evidence=evidence)
     assert report.adjustments == ()
+    # "request rate dropped to 12 RPS" restates one rps sample as a trend: ungrounded.
     assert [c.text for c in report.output.ungrounded_claims] == [
-        "The outage was caused by the config push."]
+        "request rate dropped to 12 RPS.", "The outage was caused by the config push."]
 
 
-def test_a_one_sentence_answer_is_held_as_a_paraphrase_but_a_close_summary_to_its_words() -> None:
+def test_a_claim_gets_the_same_verdict_alone_and_inside_a_summary() -> None:
     evidence = EvidenceSet.coerce([
         "Maria Lopez joined the city opera orchestra as principal cellist.",
         "The orchestra toured the northern provinces with a new production.",
     ])
     claim = "Maria Lopez, principal cellist of the city opera orchestra, was widely admired."
     summary = "The orchestra toured the northern provinces with a new production. " + claim
-    judge_ = LexicalJudge()
+    judge_ = StagedJudge()
 
     alone = judge_.explain(synthesis=claim, evidence=evidence)
     in_summary = judge_.explain(synthesis=summary, evidence=evidence)
 
-    assert [v.bucket for v in alone] == ["grounded"]
-    assert [(v.text, v.bucket) for v in in_summary] == [
-        ("The orchestra toured the northern provinces with a new production.", "grounded"),
-        (claim, "ungrounded")]
+    # The claim states one subject (Maria Lopez) that E1 holds, no typed or categorical value,
+    # and most of its words are in E1: no invariant holds it back, alone or in a summary.
+    assert [(v.bucket, v.reason) for v in alone] == [("grounded", "stated in E1")]
+    assert [(v.text, v.bucket, v.reason) for v in in_summary] == [
+        ("The orchestra toured the northern provinces with a new production.", "grounded",
+         "stated in E2"),
+        (claim, "grounded", "stated in E1")]
