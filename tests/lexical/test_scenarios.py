@@ -1,6 +1,6 @@
-"""GSAR-SPEC §8 acceptance scenarios, run through GSAREvaluator with the LexicalJudge.
+"""GSAR-SPEC §8 acceptance scenarios, run through GSAREvaluator with the offline judge.
 
-Scenario 7's "live" judge is the LexicalJudge here; the agent scenarios need a model and live in
+Scenario 7's "live" judge is the offline judge (StagedJudge) here; the agent scenarios need a model and live in
 the Anthropic judge's tests.
 """
 
@@ -12,7 +12,7 @@ from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Decision, EvidenceType, JudgeOutput
 from gsar_otel.core.result import GSARResult
-from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge
 from tests.lexical.incident import (
     ALERT_ROW,
     CPU_ROW,
@@ -56,7 +56,7 @@ class Calls:
 def evaluate(synthesis: str, evidence: Any, calls: Calls | None = None,
              **settings: Any) -> GSARResult:
     calls = calls or Calls()
-    evaluator = GSAREvaluator(LexicalJudge(), calls.regenerate, calls.replan, **settings)
+    evaluator = GSAREvaluator(StagedJudge(), calls.regenerate, calls.replan, **settings)
     return evaluator.evaluate_sync(report_synthesis=synthesis, evidence_corpus=evidence)
 
 
@@ -81,7 +81,7 @@ def test_scenario_2_an_unsupported_outage_story_does_not_proceed_and_recovery_ru
 
 
 def test_scenario_3_a_judged_report_has_typed_claims_and_a_grounded_tool_claim() -> None:
-    output = LexicalJudge().judge_now(
+    output = StagedJudge().judge_now(
         synthesis="CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC. This likely "
                   "indicates a runaway query.",
         evidence=EvidenceSet.coerce([CPU_ROW]))
@@ -107,8 +107,8 @@ def test_scenario_4_a_contradicted_rate_is_regenerated_into_a_proceeding_report(
 
 
 def test_scenario_5_new_evidence_from_a_replan_lets_the_report_proceed() -> None:
-    report = ("CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC. Request rate dropped "
-              "to 12 RPS at the same time.")
+    report = ("CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC. Request rate was 12 "
+              "RPS at the same time.")
     calls = Calls(replan_to=(report, [ALERT_ROW, CPU_ROW, RPS_ROW]))
     result = evaluate(report, "(no evidence collected yet)", calls)
     assert result.trajectory[0].decision is Decision.REPLAN
@@ -127,7 +127,7 @@ def test_scenario_6_a_replan_budget_that_finds_nothing_ends_degraded_after_two_r
         searches.append(len(searches) + 1)
         return synthesis, ["(no evidence available)", f"(search {len(searches)} found nothing)"]
 
-    evaluator = GSAREvaluator(LexicalJudge(), lambda text, output: text, replan, k_max=2)
+    evaluator = GSAREvaluator(StagedJudge(), lambda text, output: text, replan, k_max=2)
     result = evaluator.evaluate_sync(report_synthesis=report,
                                      evidence_corpus="(no evidence available)")
     assert result.degraded
@@ -139,7 +139,7 @@ def test_scenario_6_a_replan_budget_that_finds_nothing_ends_degraded_after_two_r
 def test_scenario_7_a_contradiction_costs_less_when_rho_is_zero() -> None:
     scores = {}
     for rho in (0.0, 0.5):
-        result = GSAREvaluator(LexicalJudge(), contradiction_penalty=rho).evaluate_sync(
+        result = GSAREvaluator(StagedJudge(), contradiction_penalty=rho).evaluate_sync(
             report_synthesis=SCENARIO_4, evidence_corpus=EVIDENCE_A)
         partition = result.final_partition
         assert partition.contradicted
@@ -149,10 +149,10 @@ def test_scenario_7_a_contradiction_costs_less_when_rho_is_zero() -> None:
 
 
 def test_scenario_8_a_grounded_pair_scores_above_an_ungrounded_pair() -> None:
-    judge = GSAREvaluator(LexicalJudge())
+    judge = GSAREvaluator(StagedJudge())
     grounded = judge.evaluate_sync(
         report_synthesis="CPU utilisation on host db-prod-1 reached 97% at 14:02 UTC. Request "
-                         "rate dropped to 12 RPS at the same time.",
+                         "rate was 12 RPS at the same time.",
         evidence_corpus=[CPU_ROW, RPS_ROW])
     ungrounded = judge.evaluate_sync(
         report_synthesis="The outage was caused by a failed power supply at 03:15 UTC.",
@@ -164,7 +164,7 @@ def test_scenario_8_a_grounded_pair_scores_above_an_ungrounded_pair() -> None:
 def test_a_config_push_thirty_seconds_before_does_not_make_it_the_cause() -> None:
     report = ("A config push was applied to db-prod-1 at 14:01:30. The outage was caused by the "
               "config push.")
-    result = GSAREvaluator(LexicalJudge()).evaluate_sync(report_synthesis=report,
+    result = GSAREvaluator(StagedJudge()).evaluate_sync(report_synthesis=report,
                                                          evidence_corpus=PUSH_EVIDENCE)
     partition = result.final_partition
     causal = "The outage was caused by the config push."
