@@ -1,10 +1,12 @@
 # Two entry points: `make demo` (the main job, no key, no servers) and `make test` (everything).
+# `make test-random` runs the tests with fresh hypothesis examples (CI runs derandomized, CI=true);
+# it prints the seed first, and `make test-random SEED=N` runs the same examples again.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PHOENIX_VENV := .venv-phoenix
 
-.PHONY: demo test lint setup setup-dev setup-servers
+.PHONY: demo test test-random lint setup setup-dev setup-servers
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +39,15 @@ demo: setup
 test: setup-dev setup-servers
 	GSAR_PHOENIX_PYTHON=$(abspath $(PHOENIX_VENV))/bin/python \
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-random: setup-dev setup-servers
+	@seed="$(SEED)"; \
+	[ -n "$$seed" ] || seed=$$($(PY) -c 'import random; print(random.randrange(2**32))'); \
+	echo "hypothesis seed $$seed (run these examples again: make test-random SEED=$$seed)"; \
+	GSAR_PHOENIX_PYTHON=$(abspath $(PHOENIX_VENV))/bin/python \
+	$(PY) -m pytest --hypothesis-profile=random --hypothesis-seed=$$seed $(PYTEST_ARGS) \
+	|| { status=$$?; echo "failed with hypothesis seed $$seed: make test-random SEED=$$seed"; \
+	     exit $$status; }
 
 lint: setup-dev
 	$(VENV)/bin/ruff check gsar_otel pytest_gsar
