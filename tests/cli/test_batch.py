@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gsar_otel.cli import main
@@ -198,6 +198,11 @@ def test_no_more_than_concurrency_judgements_run_at_once(concurrency: int) -> No
 LINES = st.sampled_from([GOOD, BAD, "not json", "", {"synthesis": "no evidence"}, [1]])
 
 
+# One example per exit code, so each is checked whatever hypothesis draws.
+@example(lines=[GOOD, "", GOOD], concurrency=2)  # all proceed: 0
+@example(lines=[GOOD, BAD], concurrency=1)  # one does not proceed: 1
+@example(lines=[GOOD, "not json", BAD], concurrency=3)  # a bad line: 2
+@example(lines=[""], concurrency=1)  # nothing to judge: 2
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(LINES, max_size=12), concurrency=st.integers(1, 5))

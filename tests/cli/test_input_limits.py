@@ -134,12 +134,19 @@ def test_bench_and_calibrate_give_the_same_messages(
     assert "'/dev/zero' is a device, not a regular file" in line
 
 
-@given(st.text(alphabet='[]{}"\\ax,', max_size=60))
-def test_json_depth_is_the_parsers_nesting(text: str) -> None:
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        return
+# Strings full of brackets, quotes and backslashes, so the scanner must skip them correctly.
+JSON_VALUES = st.recursive(
+    st.text(alphabet='[]{}"\\ax,', max_size=8) | st.integers() | st.none(),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(alphabet='[]{}"\\ax,', max_size=4), inner, max_size=4),
+    max_leaves=20)
+
+
+@given(JSON_VALUES, st.sampled_from([None, 0, 2]))
+def test_json_depth_is_the_parsers_nesting(value: object, indent: int | None) -> None:
+    # Generated as JSON, so every example checks the scanner (random text is almost never JSON).
+    text = json.dumps(value, indent=indent)
+    data = json.loads(text)
 
     def depth(value: object) -> int:
         if isinstance(value, list):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from gsar_otel.config import SettingsError, load_settings
@@ -107,6 +107,8 @@ PARTITIONS = st.builds(Partition, grounded=st.lists(CLAIMS, max_size=4),
                        complementary=st.lists(CLAIMS, max_size=2))
 
 
+@example(Partition(grounded=FACTS, ungrounded=[CAUSE]))  # proceeds on S: the cap fires
+@example(Partition(grounded=FACTS, ungrounded=[CAUSE.model_copy(update={"conclusion": False})]))
 @given(PARTITIONS)
 def test_the_cap_only_ever_lowers_proceed_to_regenerate(partition: Partition) -> None:
     plain = decide(gsar_score(partition))

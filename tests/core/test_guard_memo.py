@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gsar_otel.core import deadline, guard_memo
@@ -126,6 +126,25 @@ def score(report: IntegrityReport, case: Round) -> float:
                       contradiction_penalty=case.rho, default_unknown=case.unknown)
 
 
+CASE = Round(JudgeOutput(grounding_score=1.0, is_grounded=True, grounded_claims=[
+    Claim("CPU on db-prod-1 reached 97% at 14:02", "tool_match", ["E1"])]),
+    "CPU on db-prod-1 reached 97% at 14:02.", EvidenceSet.coerce([ROWS[0]]),
+    resolve_weight_map(None), 0.5, 0.6)
+
+
+def _edited_output() -> JudgeOutput:
+    """CASE's verdict with its claim citing an id the evidence does not have, and its number
+    changed: the guard makes it ungrounded."""
+    return JudgeOutput(grounding_score=1.0, is_grounded=True, grounded_claims=[
+        Claim("CPU on db-prod-1 reached 45% at 14:02", "tool_match", ["E9"])])
+
+
+REPAIRED = Round(**{**CASE.__dict__, "output": _edited_output()})
+"""CASE with the verdict the guard repairs (its claim becomes ungrounded)."""
+
+
+@example(CASE)
+@example(REPAIRED)
 @given(rounds())
 @settings(max_examples=150, deadline=None)
 def test_a_matching_memo_gives_exactly_the_guards_report(case: Round) -> None:
@@ -140,22 +159,10 @@ def test_a_matching_memo_gives_exactly_the_guards_report(case: Round) -> None:
 
 
 def test_the_examples_cover_repairs_and_clean_verdicts() -> None:
-    """The property above sees both kinds of report (else it would test little)."""
-    kinds: set[bool] = set()
-
-    @given(rounds())
-    @settings(max_examples=60, deadline=None, database=None)
-    def collect(case: Round) -> None:
-        kinds.add(bool(check_judge_output(case.output, **case.options()).adjustments))
-
-    collect()
-    assert kinds == {True, False}
-
-
-CASE = Round(JudgeOutput(grounding_score=1.0, is_grounded=True, grounded_claims=[
-    Claim("CPU on db-prod-1 reached 97% at 14:02", "tool_match", ["E1"])]),
-    "CPU on db-prod-1 reached 97% at 14:02.", EvidenceSet.coerce([ROWS[0]]),
-    resolve_weight_map(None), 0.5, 0.6)
+    """The property above always sees both kinds of report, whatever hypothesis draws: its
+    explicit examples are one verdict the guard leaves alone and one it repairs."""
+    assert check_judge_output(CASE.output, **CASE.options()).adjustments == ()
+    assert check_judge_output(REPAIRED.output, **REPAIRED.options()).adjustments
 
 
 def test_a_memo_skips_the_guard_and_its_absence_runs_it(guard_calls: list[int]) -> None:
@@ -166,13 +173,6 @@ def test_a_memo_skips_the_guard_and_its_absence_runs_it(guard_calls: list[int]) 
     assert guard_calls == [1]
     judged(JudgeVerdict(output=CASE.output, guard_memo=memo), CASE, timeout_s=30.0)
     assert guard_calls == [1]  # with a deadline too
-
-
-def _edited_output() -> JudgeOutput:
-    """CASE's verdict with its claim citing an id the evidence does not have, and its number
-    changed: the guard makes it ungrounded."""
-    return JudgeOutput(grounding_score=1.0, is_grounded=True, grounded_claims=[
-        Claim("CPU on db-prod-1 reached 45% at 14:02", "tool_match", ["E9"])])
 
 
 TAMPERED: dict[str, Any] = {
@@ -205,7 +205,7 @@ def test_a_memo_for_other_inputs_is_ignored_and_the_guard_runs(
 def test_an_edited_memo_is_ignored(guard_calls: list[int]) -> None:
     """A memo whose report was changed (by hand, or by masking a secret in it) no longer
     matches its digest: the guard runs and its own report is used."""
-    memo = recorded_memo(Round(**{**CASE.__dict__, "output": _edited_output()}))
+    memo = recorded_memo(REPAIRED)
     assert memo.adjustments
     forged = memo.model_copy(update={"adjustments": (), "output": None})
     report = judged(JudgeVerdict(output=_edited_output(), guard_memo=forged), CASE)
