@@ -1,6 +1,6 @@
-"""The seed's over-reach with each offline judge (``staged``, the default without a key, and
-``lexical``): three tool-backed facts are true, the causal conclusion is not in the evidence. By
-default it never proceeds; the paper's pure decision (``conclusion_policy="score"``) gives back
+"""The seed's over-reach with the offline judge (``staged``, also the default without a key):
+three tool-backed facts are true, the causal conclusion is not in the evidence. By default it
+never proceeds; the paper's pure decision (``conclusion_policy="score"``) gives back
 S = 3 / 3.6 exactly."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ FACTS = ("Config cfg-7781 was pushed to edge-lb-3 at 10:14:30 UTC. "
 CAUSE = "The outage was caused by a config push."
 
 
-@pytest.fixture(params=["default", "staged", "lexical"])
+@pytest.fixture(params=["default", "staged"])
 def judge_name(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str | None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("GSAR_JUDGE", raising=False)

@@ -11,8 +11,8 @@ from pathlib import Path
 WICE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "grounding" / "wice.jsonl"
 PROGRAM = """
 import asyncio, hashlib, json, sys
-from gsar_otel import EvidenceSet, LexicalJudge
-judge, digest = LexicalJudge(), hashlib.sha256()
+from gsar_otel import EvidenceSet, StagedJudge
+judge, digest = StagedJudge(), hashlib.sha256()
 for line in open(sys.argv[1], encoding="utf-8").readlines()[:150]:
     row = json.loads(line)
     output = asyncio.run(judge.judge(synthesis=row["synthesis"],
