@@ -12,30 +12,41 @@ from gsar_otel.cli import main
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Claim, Decision, JudgeOutput
 from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
+from gsar_otel.judges.staged.judge import StagedJudge
 from gsar_otel.measure.bench import judge_examples
 from gsar_otel.measure.datasets import load_examples
 
 CASES = Path(__file__).resolve().parents[2] / "examples" / "incident" / "cases.jsonl"
 
 
-def test_the_lexical_judge_decides_every_bundled_incident_case_as_labelled(
+def test_the_offline_judge_decides_the_bundled_incident_cases(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code = main(["bench", str(CASES), "--judge", "lexical", "--json"])
+    code = main(["bench", str(CASES), "--judge", "staged", "--json"])
     report = json.loads(capsys.readouterr().out)
     overall = report["splits"][0]
     assert code == 0
     assert [s["split"] for s in report["splits"]] == ["all", "dev", "heldout"]
     assert overall["examples"] == len(load_examples(CASES))
-    assert overall["confusion"]["fn"] == 0
-    assert overall["confusion"]["fp"] == 0
-    assert overall["balanced_accuracy"] == 1.0
+    # incident-cpu-spike-grounded is labelled faithful, but its "Request rate dropped to 12 RPS"
+    # states a trend from the one rps sample, which the trend invariant holds ungrounded: that
+    # case, and only that one, is flagged against its label.
+    assert overall["confusion"] == {"tp": 9, "fn": 0, "fp": 1, "tn": 6}
+    assert overall["balanced_accuracy"] == pytest.approx((1 + 6 / 7) / 2)
+
+
+def test_the_one_faithful_label_the_offline_judge_overrules_is_the_single_sample_trend() -> None:
+    examples = load_examples(CASES)
+    outcomes = asyncio.run(judge_examples(examples, StagedJudge(), concurrency=4))
+    faithful = {e.id for e in examples if e.faithful}
+    held_back = [o.id for o in outcomes if o.id in faithful and o.decision is not Decision.PROCEED]
+    assert held_back == ["incident-cpu-spike-grounded"]
 
 
 def test_the_report_puts_the_baseline_beside_the_judge(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    main(["bench", str(CASES), "--judge", "lexical"])
+    main(["bench", str(CASES), "--judge", "staged"])
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     assert lines[2].split() == ["split", "n", "bal.acc", "95%", "interval", "prec(unf)",
@@ -48,7 +59,7 @@ def test_the_report_puts_the_baseline_beside_the_judge(
 
 def test_limit_and_split_choose_the_examples(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["bench", str(CASES), "--judge", "lexical", "--split", "dev", "--limit", "3",
+    code = main(["bench", str(CASES), "--judge", "staged", "--split", "dev", "--limit", "3",
                  "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0
@@ -111,7 +122,7 @@ def test_a_malformed_line_is_named_by_its_number(tmp_path: Path,
     data = tmp_path / "data.jsonl"
     first = CASES.read_text().splitlines()[0]
     data.write_text(f"{first}\n\n{{\"id\": \"x\"}}\n")
-    code = main(["bench", str(data), "--judge", "lexical"])
+    code = main(["bench", str(data), "--judge", "staged"])
     assert code == 2
     assert f"{data}:3: field 'evidence' must be a string" in capsys.readouterr().err
 
@@ -121,17 +132,17 @@ def test_several_files_and_judges_print_one_comparison_table(
 ) -> None:
     second = tmp_path / "copy.jsonl"
     second.write_text(CASES.read_text(encoding="utf-8"), encoding="utf-8")
-    code = main(["bench", str(CASES), str(second), "--judge", "lexical", "--split", "heldout"])
+    code = main(["bench", str(CASES), str(second), "--judge", "staged", "--split", "heldout"])
     out = capsys.readouterr().out
     assert code == 0
     rows = [line.split() for line in out.splitlines() if " heldout " in f" {line} "]
-    assert [(row[0], row[1]) for row in rows] == [(CASES.stem, "lexical"), ("copy", "lexical")]
+    assert [(row[0], row[1]) for row in rows] == [(CASES.stem, "staged"), ("copy", "staged")]
     assert rows[0][3:-1] == rows[1][3:-1]  # same data, same figures (time aside)
     assert out.splitlines()[2].split()[:5] == ["data", "judge", "split", "n", "bal.acc"]
 
 
 def test_a_judge_named_twice_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["bench", str(CASES), "--judge", "lexical", "--judge", "lexical"])
+    code = main(["bench", str(CASES), "--judge", "staged", "--judge", "staged"])
     assert code == 2
     assert "names a judge twice" in capsys.readouterr().err
 
@@ -141,7 +152,7 @@ def test_the_json_of_several_runs_lists_every_report(
 ) -> None:
     second = tmp_path / "copy.jsonl"
     second.write_text(CASES.read_text(encoding="utf-8"), encoding="utf-8")
-    main(["bench", str(CASES), str(second), "--judge", "lexical", "--json"])
+    main(["bench", str(CASES), str(second), "--judge", "staged", "--json"])
     reports = json.loads(capsys.readouterr().out)["reports"]
     assert [Path(r["data"]).name for r in reports] == [CASES.name, "copy.jsonl"]
     assert all(r["splits"][0]["length_baseline"] is not None for r in reports)
