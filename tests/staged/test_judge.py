@@ -11,6 +11,7 @@ from gsar_otel.core.evidence import Evidence, EvidenceSet
 from gsar_otel.core.model import EvidenceType, JudgeOutput
 from gsar_otel.core.protocol import Judge
 from gsar_otel.judges.staged import StagedJudge
+from gsar_otel.judges.staged.judge import OfflineSettings
 
 SEED_EVIDENCE = EvidenceSet(items=(
     Evidence("E1", "2024-05-01 10:14:30 UTC INFO deploy-bot: config push cfg-7781 to edge-lb-3"),
@@ -68,10 +69,21 @@ def test_an_anaphoric_conclusion_of_grounded_facts_is_a_synthesis() -> None:
     evidence = EvidenceSet.coerce(["host=db-prod-1 cpu_pct=97.2 ts=14:02:01",
                                    "host=db-prod-1 rps=12.4 ts=14:02:01"])
     output = judge("CPU on db-prod-1 reached 97% at 14:02 UTC. Request rate on db-prod-1 "
-                   "dropped to 12 RPS. These two observations indicate the spike is real.",
+                   "was 12 RPS. These two observations indicate the spike is real.",
                    evidence)
-    assert len(output.grounded_claims) == 2
-    assert [c.type for c in output.complementary_claims] == [EvidenceType.SYNTHESIS]
+    # The rate claim cites its row first, then the other fact about db-prod-1.
+    assert [c.evidence_refs for c in output.grounded_claims] == [("E1",), ("E2", "E1")]
+    assert [(c.type, c.evidence_refs) for c in output.complementary_claims] == [
+        (EvidenceType.SYNTHESIS, ("E1", "E2"))]
+
+
+def test_a_trend_stated_from_one_sample_is_not_grounded() -> None:
+    evidence = EvidenceSet.coerce(["host=db-prod-1 rps=12.4 ts=14:02:01"])
+    output = judge("Request rate on db-prod-1 dropped to 12 RPS.", evidence)
+    assert not output.grounded_claims
+    assert output.gaps == ("Request rate on db-prod-1 dropped to 12 RPS.: says decreased: a "
+                           "trend needs two values or a stated change, and no evidence item "
+                           "states one",)
 
 
 def test_no_evidence_grounds_nothing() -> None:
@@ -89,7 +101,11 @@ def test_empty_answer_has_no_claims() -> None:
 def test_the_judge_is_deterministic_and_instances_share_nothing() -> None:
     answer = "The 5xx rate on edge-lb-3 reached 41.2% at 10:15:32 UTC. " + CAUSE
     assert judge(answer) == judge(answer)
-    assert StagedJudge()._model is None
+    used = StagedJudge()
+    used.judge_now(synthesis=answer, evidence=EvidenceSet.coerce(["host=edge-lb-3 p99_ms=12"]))
+    assert used.judge_now(synthesis=answer, evidence=SEED_EVIDENCE) == StagedJudge().judge_now(
+        synthesis=answer, evidence=SEED_EVIDENCE)
+    assert vars(StagedJudge()) == {"settings": OfflineSettings()}  # no state beyond settings
 
 
 HOSTS = st.builds(lambda a, n: f"{a}-{n}", st.sampled_from(["edge-lb", "db-prod", "api-gw"]),
