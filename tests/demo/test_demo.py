@@ -18,7 +18,7 @@ from gsar_otel.core.capture import collect_evidence
 from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Claim, JudgeOutput, safe_default_judge_output
-from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge
 from gsar_otel.plugins import hookimpl, register
 from tests.support.fake_anthropic import (
     FakeMessagesServer,
@@ -32,6 +32,15 @@ from tests.support.fake_anthropic import (
 
 GSAR = Path(sys.executable).with_name("gsar")
 CAUSAL = demo_agent.OVERREACHING_CLAIM
+# The first answer also says the request rate "dropped" to the one rps sample the tools
+# returned: a trend with no second value and no stated change, so it is ungrounded (a claimed
+# tool fact, weight 1.00). Grounded: CPU (1.00), the push (1.00), the alert (signal, 0.90);
+# ungrounded: the trend (1.00) and the cause (inference, 0.60): S = 2.9 / 4.5 = 0.644, below the
+# demo's regenerate threshold (0.70), so the agent replans once.
+TREND = "the request rate dropped to 12.4 requests per second."
+ALERT = "Alert A-9912 fired at 14:02:00 UTC with high severity."
+CPU = "CPU utilisation on db-prod-1 reached 97.2% at 14:02:01 UTC."
+PUSH = "Config push cfg-4471 was applied to db-prod-1 at 14:01:30."
 
 
 def run_demo(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -55,21 +64,27 @@ def test_demo_shows_the_causal_claim_ungrounded_then_recovers_to_proceed(
     code, out, _ = run_demo(capsys)
     assert code == 0
     first = round_section(out, 0)
-    assert re.search(r"^Round 0 \(initial\): S = 0\.\d{3} -> regenerate$", first, re.MULTILINE)
+    assert re.search(r"^Round 0 \(initial\): S = 0\.644 -> replan$", first, re.MULTILINE)
     [causal_row] = [line for line in first.splitlines() if CAUSAL in line]
     assert re.match(r"\s+\d+\s+UNGROUNDED\s+inference\s+0\.60\s", causal_row)
+    [trend_row] = [line for line in first.splitlines() if TREND in line]
+    assert re.match(r"\s+\d+\s+UNGROUNDED\s+tool_match\s+1\.00\s+-\s", trend_row)
+    [alert_row] = [line for line in first.splitlines() if ALERT in line]
+    assert re.match(r"\s+\d+\s+grounded\s+signal_match\s+0\.90\s+E1\s", alert_row)
     assert "grounded      tool_match" in first  # the facts are grounded
     second = round_section(out, 1)
-    assert "-> proceed" in second and CAUSAL not in second
+    assert second.startswith("Round 1 (replan): S = 1.000 -> proceed")
+    assert CAUSAL not in second and TREND not in second
     trajectory = out.split("Trajectory", 1)[1]
-    assert re.search(r"^\s+0\s+initial\s+0\.\d{3}\s+regenerate$", trajectory, re.MULTILINE)
-    assert re.search(r"^\s+1\s+regenerate\s+1\.000\s+proceed$", trajectory, re.MULTILINE)
+    assert re.search(r"^\s+0\s+initial\s+0\.644\s+replan$", trajectory, re.MULTILINE)
+    assert re.search(r"^\s+1\s+replan\s+1\.000\s+proceed$", trajectory, re.MULTILINE)
     final = out.split("Final answer", 1)[1]
-    assert final.startswith(" (proceed, S = 1.000, 1 regeneration(s), 0 replan(s))")
+    assert final.startswith(" (proceed, S = 1.000, 0 regeneration(s), 1 replan(s))")
     answer = " ".join(line.strip() for line in final.split("Held back")[0].splitlines()[1:])
-    assert "Config push cfg-4471 was applied to db-prod-1 at 14:01:30." in answer
-    assert CAUSAL not in answer
-    assert "Held back as not grounded" in final and f"  - {CAUSAL}" in final
+    assert answer == f"{ALERT} {PUSH} {CPU}"
+    assert "Held back as not grounded" in final
+    assert [line for line in final.splitlines() if line.startswith("  - ")] == [
+        f"  - {TREND}", f"  - {CAUSAL}"]
 
 
 def test_demo_prints_a_span_summary_not_raw_span_json_by_default(
@@ -82,7 +97,7 @@ def test_demo_prints_a_span_summary_not_raw_span_json_by_default(
     assert re.search(r"^  incident_agent\.run  \(trace [0-9a-f]{32}\)$", telemetry, re.MULTILINE)
     assert re.search(r"^    gsar\.evaluate incident_agent\.final_answer  gsar\.score=1\.000 "
                      r"gsar\.decision=proceed gsar\.rounds=2 gsar\.degraded=false "
-                     r"\[4 gsar\.claim events\]$", telemetry, re.MULTILINE)
+                     r"\[3 gsar\.claim events\]$", telemetry, re.MULTILINE)
     assert len(re.findall(r"^      gsar\.judge  gsar\.judge\.round=\d", telemetry,
                           re.MULTILINE)) == 2
     assert "gsar.decisions{proceed=1}" in telemetry
@@ -110,10 +125,10 @@ def test_demo_json_carries_the_whole_trajectory(capsys: pytest.CaptureFixture[st
     for run in document["runs"]:
         result = run["result"]
         first, last = result["trajectory"][0], result["trajectory"][-1]
-        assert first["decision"] == "regenerate"
-        assert [c["text"] for c in first["judge_output"]["ungrounded_claims"]] == [CAUSAL]
-        assert first["judge_output"]["ungrounded_claims"][0]["type"] == "inference"
-        assert last["action"] == "regenerate" and last["decision"] == "proceed"
+        assert first["decision"] == "replan"
+        assert [(c["text"], c["type"]) for c in first["judge_output"]["ungrounded_claims"]] == [
+            (TREND, "tool_match"), (CAUSAL, "inference")]
+        assert last["action"] == "replan" and last["decision"] == "proceed"
         assert result["final_decision"] == "proceed" and result["degraded"] is False
         assert run["answer"] == result["final_report"] and CAUSAL not in run["answer"]
 
@@ -146,7 +161,8 @@ def test_demo_exits_1_when_the_answer_cannot_be_recovered(
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--repeat", "0"], "--repeat must be between 1 and"),
-    (["--judge", "no-such-judge"], "unknown judge 'no-such-judge'; available: lexical, anthropic"),
+    (["--judge", "no-such-judge"],
+     "unknown judge 'no-such-judge'; available: staged, anthropic, lexical"),
     (["--serve-seconds", "5"], "--serve-seconds needs --prometheus-port"),
     (["--prometheus-port", "70000"], "--prometheus-port must be between 0 and 65535"),
     (["--judge", "anthropic"], "AnthropicJudge needs an Anthropic API key"),
@@ -251,15 +267,16 @@ def test_dropping_unsupported_claims_leaves_a_fully_grounded_answer_unchanged() 
     assert demo_agent.drop_unsupported_claims(synthesis, output) == synthesis
 
 
-def test_the_rewritten_answer_proceeds_with_the_lexical_judge() -> None:
+def test_the_rewritten_answer_proceeds_with_the_offline_judge() -> None:
     with collect_evidence() as collected:
         first = demo_agent.investigate()
-    evaluator = GSAREvaluator(LexicalJudge(), demo_agent.drop_unsupported_claims,
+    evaluator = GSAREvaluator(StagedJudge(), demo_agent.drop_unsupported_claims,
                               thresholds=demo_agent.INCIDENT_THRESHOLDS)
     result = evaluator.evaluate_sync(report_synthesis=first, evidence_corpus=list(collected))
     assert first.endswith(CAUSAL)
-    assert [e.decision.value for e in result.trajectory] == ["regenerate", "proceed"]
-    assert result.final_report == first[: -len(CAUSAL)].strip()
+    assert [e.decision.value for e in result.trajectory] == ["replan", "proceed"]
+    # The sentence holding the trend is dropped; its grounded CPU clause is kept on its own.
+    assert result.final_report == f"{ALERT} {PUSH} {CPU}"
 
 
 def test_widening_the_investigation_adds_new_log_lines_with_stable_ids() -> None:
@@ -283,10 +300,8 @@ def test_the_example_script_runs_the_same_agent(tmp_path: Path) -> None:
                                env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert completed.returncode == 0, completed.stderr
     lines = completed.stdout.splitlines()
-    assert re.fullmatch(r"\[incident_agent\.final_answer\] round 0 \(initial\): "
-                        r"S = 0\.\d{3} -> regenerate", lines[0])
-    assert lines[1] == f"    not grounded: {CAUSAL}"
-    assert lines[2] == ("[incident_agent.final_answer] round 1 (regenerate): "
-                        "S = 1.000 -> proceed")
+    assert lines[0] == "[incident_agent.final_answer] round 0 (initial): S = 0.644 -> replan"
+    assert lines[1:3] == [f"    not grounded: {TREND}", f"    not grounded: {CAUSAL}"]
+    assert lines[3] == "[incident_agent.final_answer] round 1 (replan): S = 1.000 -> proceed"
     assert CAUSAL not in completed.stdout.split("Final answer:", 1)[1]
     assert '"name": "gsar.evaluate incident_agent.final_answer"' in completed.stderr
