@@ -1,6 +1,6 @@
 """``gsar judge --batch FILE.jsonl`` and ``gsar bench --csv / --jsonl``: results as rows to keep.
 
-The lexical judge needs no key; the evaluator, the file reading and the output are the real ones.
+The offline judge (staged) needs no key; the evaluator, the file reading and the output are the real ones.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from gsar_otel.cli.progress import Progress
 from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
-from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge
 
 ROW = "[tool=query_metrics row=14:02:01] host=db-prod-1 cpu_pct=97.2"
 GOOD = {"id": "good", "synthesis": "CPU on host db-prod-1 reached 97% at 14:02.",
@@ -38,7 +38,7 @@ def write(path: Path, *lines: Any) -> Path:
 
 def batch(capsys: pytest.CaptureFixture[str], path: Path, *extra: str
           ) -> tuple[int, list[dict[str, Any]], str]:
-    code = main(["judge", "--batch", str(path), "--judge", "lexical", *extra])
+    code = main(["judge", "--batch", str(path), "--judge", "staged", *extra])
     captured = capsys.readouterr()
     return code, [json.loads(line) for line in captured.out.splitlines()], captured.err
 
@@ -108,7 +108,7 @@ def test_a_line_over_the_input_limit_is_an_error_row(
 def test_conflicting_options_are_refused(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path / "a.jsonl", GOOD)
-    assert main(["judge", "--batch", str(path), "--judge", "lexical", "--synthesis", "x"]) == 2
+    assert main(["judge", "--batch", str(path), "--judge", "staged", "--synthesis", "x"]) == 2
     assert ("--batch judges the answers of its file: give --batch, or --synthesis and "
             "--evidence, not both") in capsys.readouterr().err
     with pytest.raises(SystemExit) as raised:
@@ -125,7 +125,7 @@ def test_an_empty_or_missing_file_is_bad_input(tmp_path: Path,
     code, rows, err = batch(capsys, tmp_path / "none.jsonl")
     assert (code, rows) == (2, [])
     assert "--batch: cannot read" in err and "none.jsonl" in err
-    assert main(["judge", "--judge", "lexical"]) == 2
+    assert main(["judge", "--judge", "staged"]) == 2
     assert "give --synthesis and --evidence, or --batch FILE.jsonl" in capsys.readouterr().err
 
 
@@ -157,12 +157,12 @@ def test_progress_is_a_carriage_return_bar_on_a_terminal() -> None:
 
 
 class _CountingJudge:
-    """The lexical judge, yielding to the loop first and counting judgements in flight."""
+    """The offline judge, yielding to the loop first and counting judgements in flight."""
 
     name = "counting"
 
     def __init__(self) -> None:
-        self.inner = LexicalJudge()
+        self.inner = StagedJudge()
         self.active = self.most = self.calls = 0
 
     async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
@@ -238,7 +238,7 @@ def test_bench_writes_one_row_per_judged_example(tmp_path: Path,
                  {"id": "a2", "evidence": "cpu_pct=97 on db-1 at 10:02",
                   "synthesis": "CPU on db-1 hit 55%.", "answer_label": "faithful"})
     table, lines = tmp_path / "rows.csv", tmp_path / "rows.jsonl"
-    assert main(["bench", str(data), "--judge", "lexical", "--csv", str(table),
+    assert main(["bench", str(data), "--judge", "staged", "--csv", str(table),
                  "--jsonl", str(lines)]) == 0
     capsys.readouterr()
     with table.open(newline="", encoding="utf-8") as handle:
@@ -250,7 +250,7 @@ def test_bench_writes_one_row_per_judged_example(tmp_path: Path,
     assert list(from_csv[0]) == ["data", "judge", "id", "split", "label", "S", "decision",
                                  "predicted", "correct", "ms", "judge_error"]
     assert [(r["id"], r["S"], r["correct"], r["judge"]) for r in from_jsonl] == [
-        ("a1", 1.0, True, "lexical"), ("a2", 0.0, False, "lexical")]
+        ("a1", 1.0, True, "staged"), ("a2", 0.0, False, "staged")]
     assert all(r["split"] in ("dev", "heldout") and r["ms"] >= 0 for r in from_jsonl)
 
 
@@ -258,6 +258,6 @@ def test_bench_refuses_an_unwritable_row_file_before_judging(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = write(tmp_path / "d.jsonl", {"id": "a1", "evidence": "e", "synthesis": "s",
                                         "answer_label": "faithful"})
-    assert main(["bench", str(data), "--judge", "lexical", "--csv",
+    assert main(["bench", str(data), "--judge", "staged", "--csv",
                  str(tmp_path / "no" / "dir.csv")]) == 2
     assert "--csv: cannot write" in capsys.readouterr().err
