@@ -27,8 +27,13 @@ from gsar_otel.judges.staged.facts import Fact, Field
 
 Status = Literal["MATCH", "CONFLICT", "ABSENT"]
 
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 UNIT_WORDS: Final = frozenset(stem(w) for w in
-                              "ms s sec secs pct percent gb mb kb bytes us ns per".split())
+                              _words(
+    "ms s sec secs pct percent gb mb kb bytes us ns per"))
 PROSE_CONFLICT_COVERAGE: Final = 0.6
 """Share of a claim's words a prose fact must hold before its other value contradicts it."""
 POLARITY_COVERAGE: Final = 0.8

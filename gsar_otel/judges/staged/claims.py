@@ -27,6 +27,10 @@ from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
 Modality = Literal["observation", "prediction", "cause", "speculation"]
 
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 SUBJECT_KINDS: Final = frozenset({"HOST", "IDENTIFIER"})
 VALUE_KINDS: Final = frozenset({"NUMBER", "PERCENT", "CLOCK", "TIMESTAMP", "DATE", "DURATION",
                                 "VERSION", "PORT", "HTTP_STATUS", "HTTP_CLASS", "IPV4", "IPV6"})
@@ -34,9 +38,10 @@ VALUE_KINDS: Final = frozenset({"NUMBER", "PERCENT", "CLOCK", "TIMESTAMP", "DATE
 _NAME_TOKEN: Final = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)+|[a-z]+\d[a-z\d]*|\d+[a-z][a-z\d]*")
 _CAMEL: Final = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b")
 _TECH_PARTS: Final = frozenset(
-    "api svc service worker db prod staging stage dev web cache server node pod queue job lb "
-    "app gateway proxy edge backend frontend cluster redis kafka mysql postgres broker "
-    "ingress scheduler controller router store auth".split())
+    _words(
+    "api svc service worker db prod staging stage dev web cache server node pod queue "
+    "job lb app gateway proxy edge backend frontend cluster redis kafka mysql "
+    "postgres broker ingress scheduler controller router store auth"))
 """A hyphenated word without digits names a service when one of its parts is one of these
 (``checkout-api``, ``payment-worker``); other hyphenated words are ordinary words."""
 _PREDICTION: Final = re.compile(
@@ -44,16 +49,18 @@ _PREDICTION: Final = re.compile(
     r"about to|on track to|is set to|predict(?:s|ed)?|would (?:run|exhaust|fill|fail|reach|"
     r"hit|exceed|crash|need))\b", re.IGNORECASE)
 _ABSENCE: Final = re.compile(
-    r"\b(?:no|zero|without|never any|not any|none of the)\s+([a-z][a-z0-9_\-]*(?:\s+[a-z][a-z0-9_\-]*)?)"
+    r"\b(?:no|zero|without|never any|not any|none of the)\s+"
+    r"([a-z][a-z0-9_\-]*(?:\s+[a-z][a-z0-9_\-]*)?)"
     r"|\b([a-z][a-z0-9]*)-free\b", re.IGNORECASE)
-PREDICATES: Final = frozenset(stem(w) for w in (
-    "reach reached reaches hit hits climb climbed peak peaked stay stayed remain remained show "
-    "showed shows report reported reports log logged record recorded observe observed see saw "
-    "seen return returned run ran measure measured register registered sit sat hover hovered "
-    "hold held read reads note noted indicate indicated list listed mention mentioned state "
-    "stated say said get got top topped touch touched went go goes come came become became "
-    "around approximately roughly about nearly almost exactly just over under below above "
-    "least most value level total currently").split())
+PREDICATES: Final = frozenset(stem(w) for w in _words(
+    "reach reached reaches hit hits climb climbed peak peaked stay stayed remain "
+    "remained show showed shows report reported reports log logged record recorded "
+    "observe observed see saw seen return returned run ran measure measured register "
+    "registered sit sat hover hovered hold held read reads note noted indicate "
+    "indicated list listed mention mentioned state stated say said get got top topped "
+    "touch touched went go goes come came become became around approximately roughly "
+    "about nearly almost exactly just over under below above least most value level "
+    "total currently"))
 """Predicate and hedge words a claim may paraphrase freely: never required of the evidence."""
 NEGATION_STEMS: Final = frozenset(stem(w) for w in NEGATIONS)
 KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
@@ -69,8 +76,9 @@ KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
     }.items()}
 """Key words a claim may use for a key: "HTTP 200" names ``status=200``."""
 MONTHS: Final = frozenset(
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday".split())
+    _words(
+    "january february march april may june july august september october november "
+    "december monday tuesday wednesday thursday friday saturday sunday"))
 """Capitalised words that are dates, checked as dates, not as names."""
 _KEY_WINDOW: Final = 3
 """Content words before a value (and one after it) that may name what it measures."""
@@ -121,10 +129,10 @@ def _subjects(text: str, facts: TextFacts, covered: list[tuple[int, int]]) -> li
             continue
         parts = token.split("-")
         dotted = token.replace("_", ".").split(".")
-        if (_NAME_TOKEN.fullmatch(token) and min(map(len, dotted)) > 1) or (len(parts) > 1 and any(
-                p in _TECH_PARTS for p in parts) and all(parts)):
-            if not token.replace(".", "").isdigit():
-                found.setdefault(token, None)
+        named = (_NAME_TOKEN.fullmatch(token) is not None and min(map(len, dotted)) > 1) or (
+            len(parts) > 1 and all(parts) and any(p in _TECH_PARTS for p in parts))
+        if named and not token.replace(".", "").isdigit():
+            found.setdefault(token, None)
     for match in _CAMEL.finditer(text):
         found.setdefault(match.group().lower(), None)
     return list(found)
