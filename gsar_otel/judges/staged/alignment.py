@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from gsar_otel.core.anchors import AnchorIndex
-from gsar_otel.core.text import stem
 from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.text import stem
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.claims import KEY_SYNONYMS, ClaimSlots
 from gsar_otel.judges.staged.facts import Fact, read_evidence
