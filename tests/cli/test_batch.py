@@ -1,6 +1,7 @@
 """``gsar judge --batch FILE.jsonl`` and ``gsar bench --csv / --jsonl``: results as rows to keep.
 
-The offline judge (staged) needs no key; the evaluator, the file reading and the output are the real ones.
+The offline judge (staged) needs no key; the evaluator, the file reading and the output are the
+real ones.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """GSAR-SPEC §8 acceptance scenarios, run through GSAREvaluator with the offline judge.
 
-Scenario 7's "live" judge is the offline judge (StagedJudge) here; the agent scenarios need a model and live in
-the Anthropic judge's tests.
+Scenario 7's "live" judge is the offline judge (StagedJudge) here; the agent scenarios need a
+model and live in the Anthropic judge's tests.
 """
 
 from __future__ import annotations
