@@ -211,9 +211,10 @@ def _rounding(value: Decimal, quantum: Decimal, qualifier: str | None) -> Interv
         return Interval(value, True, value, True)  # more digits than arithmetic keeps: exact
     half = quantum / 2
     if value > 0:
-        interval = Interval(value - half, True, value + half, False)
+        # both ends closed: a value exactly halfway (42.5) may be written either way (42 or 43)
+        interval = Interval(value - half, True, value + half, True)
     elif value < 0:
-        interval = Interval(value - half, False, value + half, True)
+        interval = Interval(value - half, True, value + half, True)
     else:
         interval = Interval(-quantum, False, quantum, False)
     spread = abs(value) * _WIDEN

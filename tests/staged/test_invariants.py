@@ -50,7 +50,9 @@ def test_a_restated_value_is_grounded_and_a_changed_one_is_contradicted(
     words, shape = METRICS[key]
     evidence = [row(host, values)]
     right = f"On {host}, {words} was {shape.format(values[key])}."
-    wrong = f"On {host}, {words} was {shape.format(values[key] * factor + 7)}."
+    # at least 7 away, and more: never within the claim's rounding of the true value
+    changed = values[key] * factor + 7 if factor > 1 else values[key] * (1 + factor) + 7
+    wrong = f"On {host}, {words} was {shape.format(changed)}."
     assert buckets(right, evidence) == ["grounded"], right
     assert buckets(wrong, evidence) == ["contradicted"], (wrong, evidence)
 

@@ -71,8 +71,8 @@ def test_an_anaphoric_conclusion_of_grounded_facts_is_a_synthesis() -> None:
     output = judge("CPU on db-prod-1 reached 97% at 14:02 UTC. Request rate on db-prod-1 "
                    "was 12 RPS. These two observations indicate the spike is real.",
                    evidence)
-    # The rate claim cites its row first, then the other fact about db-prod-1.
-    assert [c.evidence_refs for c in output.grounded_claims] == [("E1",), ("E2", "E1")]
+    # Each claim cites the row that holds its value.
+    assert [c.evidence_refs for c in output.grounded_claims] == [("E1",), ("E2",)]
     assert [(c.type, c.evidence_refs) for c in output.complementary_claims] == [
         (EvidenceType.SYNTHESIS, ("E1", "E2"))]
 

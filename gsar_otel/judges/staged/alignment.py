@@ -23,16 +23,17 @@ from typing import Final
 
 from gsar_otel.core.anchors import AnchorIndex
 from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.core.text import stem
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.claims import KEY_SYNONYMS, ClaimSlots
 from gsar_otel.judges.staged.facts import Fact, read_evidence
+from gsar_otel.judges.staged.roots import root
 
 MAX_SUPPORT: Final = 3
 """Most facts whose words one claim's coverage is read from."""
 SUBJECT_SCORE: Final = 4.0
 VALUE_SCORE: Final = 2.0
 NAME_SCORE: Final = 1.5
+_NONE: Final[frozenset[str]] = frozenset()
 RELATED: Final = 8
 """Best-scoring facts beyond the support a stated cause or prediction is looked for in."""
 
@@ -110,14 +111,20 @@ def value_matches(slots: ClaimSlots, index: FactIndex) -> dict[int, tuple[int, .
 def _covers(claim_stems: frozenset[str], fact_stems: frozenset[str]) -> set[str]:
     """The claim's stems a fact holds, itself or as a key synonym ("http" by ``status``)."""
     return {s for s in claim_stems
-            if s in fact_stems or not KEY_SYNONYMS.get(s, fact_stems).isdisjoint(fact_stems)}
+            if s in fact_stems or not KEY_SYNONYMS.get(s, _NONE).isdisjoint(fact_stems)}
 
 
 def _postings(index: FactIndex, words: Iterable[str], table: str) -> dict[int, int]:
+    """Per fact, how many of ``words`` it holds (a stem also by its key synonyms: "request
+    rate" finds ``rps``)."""
     lookup = index.by_token if table == "token" else index.by_stem
     counts: dict[int, int] = {}
     for word in words:
-        for position in lookup.get(word, ()):
+        positions = set(lookup.get(word, ()))
+        if table == "stem":
+            for synonym in KEY_SYNONYMS.get(word, ()):
+                positions.update(lookup.get(synonym, ()))
+        for position in positions:
             counts[position] = counts.get(position, 0) + 1
     return counts
 
@@ -155,14 +162,17 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
     covered: set[str] = set()
     claim_stems = slots.stems
     for _ in range(MAX_SUPPORT):
-        best_gain, best_at = 0, None
+        # the most new words, then the most of the claim's values (the CPU row, not the alert
+        # that shares its words); ties keep the pool's order (score, then text)
+        best_gain, best_at = (0, 0), None
         for position in pool:
             if position in support:
                 continue
-            gain = len(_covers(claim_stems, index.facts[position].stems) - covered)
+            gain = (len(_covers(claim_stems, index.facts[position].stems) - covered),
+                    value_hits.get(position, 0))
             if gain > best_gain or (best_at is None and not support):
                 best_gain, best_at = gain, position
-        if best_at is None or (support and best_gain == 0):
+        if best_at is None or (support and best_gain[0] == 0):
             break
         support.append(best_at)
         covered |= _covers(claim_stems, index.facts[best_at].stems)
@@ -180,7 +190,7 @@ _DEMONYM: Final = ("ians", "ian", "ans", "an", "ese", "ish", "n", "s", "i")
 def _name_found(name: str, index: FactIndex) -> bool:
     """A name as a whole token, or as the place a demonym or plural names ("Australian" by
     "Australia", "Belgians" by "Belgium" is not found: "belgi" is too short a stem to trust)."""
-    if name in index.by_token or stem(name) in index.by_stem:
+    if name in index.by_token or root(name) in index.by_stem:
         return True
     return any(name.endswith(end) and len(name) - len(end) >= 4
                and (name[:-len(end)] in index.by_token or name[:-len(end)] + "a" in index.by_token)

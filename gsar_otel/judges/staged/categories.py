@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from gsar_otel.core.text import stem
+from gsar_otel.judges.staged.roots import root
 
 Category = tuple[str, str]
 """``(axis, pole)``."""
@@ -77,7 +77,7 @@ def _build() -> dict[str, Category]:
         for pole, text in poles.items():
             for word in text.split():
                 table.setdefault(word, (axis, pole))
-                table.setdefault(stem(word), (axis, pole))
+                table.setdefault(root(word), (axis, pole))
     return table
 
 
@@ -104,7 +104,7 @@ _BEING: Final = frozenset({"is", "was", "are", "were", "be", "been", "being", "b
 
 def category_of(word: str) -> Category | None:
     """The category a single lowercased word names, or None."""
-    return WORDS.get(word) or WORDS.get(stem(word))
+    return WORDS.get(word) or WORDS.get(root(word))
 
 
 def categories_of(tokens: Iterable[str]) -> tuple[Category, ...]:

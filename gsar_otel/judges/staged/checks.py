@@ -16,14 +16,15 @@ Each check carries a reason a person can act on ("says failed; E9 has status=suc
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gsar_otel.core.text import stem
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import Spec, agree, comparable
 from gsar_otel.judges.staged.claims import _PREDICTION, KEY_SYNONYMS, ClaimSlots, Value
 from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.roots import root
 
 Status = Literal["MATCH", "CONFLICT", "ABSENT"]
 
@@ -31,7 +32,7 @@ def _words(text: str) -> list[str]:
     return text.split()
 
 
-UNIT_WORDS: Final = frozenset(stem(w) for w in
+UNIT_WORDS: Final = frozenset(root(w) for w in
                               _words(
     "ms s sec secs pct percent gb mb kb bytes us ns per"))
 PROSE_CONFLICT_COVERAGE: Final = 0.6
@@ -39,6 +40,9 @@ PROSE_CONFLICT_COVERAGE: Final = 0.6
 POLARITY_COVERAGE: Final = 0.8
 """Share of a claim's words a fact must hold before its opposite polarity contradicts it."""
 CAUSE_COVERAGE: Final = 0.5
+SPECULATION_COVERAGE: Final = 0.8
+"""A hedged claim ("probably a memory leak") is grounded only when the evidence states nearly
+all of it: a guess the evidence does not make is the judge's to flag."""
 DEFAULT_COVERAGE: Final = 0.5
 """The coverage backstop when no threshold is configured (see ``OfflineSettings``)."""
 
@@ -91,7 +95,7 @@ def _shown(field: Field) -> str:
     return f"{field.key}={field.value}"
 
 
-def check_value(value: Value, slots: ClaimSlots, alignment: Alignment,
+def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
                 index: FactIndex) -> Check:
     """A typed value: matched in a focus fact (by its key where the claim names one)."""
     focus = [index.facts[p] for p in alignment.focus]
@@ -106,8 +110,10 @@ def check_value(value: Value, slots: ClaimSlots, alignment: Alignment,
                                if agree(value.spec, sp) == "conflict"), keyed[0])
         return Check("value", "CONFLICT", f"says {text}; {fact.ref} has {_shown(field)}",
                      fact.ref, fact.position)
-    holders = set(alignment.value_facts.get(slots.values.index(value), ()))
-    for fact in focus:
+    holders = set(alignment.value_facts.get(place, ()))
+    first = set(alignment.support[:1])
+    # the fact that states the rest of the claim first: a time is the CPU row's, not the alert's
+    for fact in sorted(focus, key=lambda f: f.position not in first):
         if fact.position in holders:
             return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
                          fact.position)
@@ -144,7 +150,9 @@ def _shape(spec: Spec) -> str:
 
 def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> list[Check]:
     """Each categorical value against the focus facts' categories on its axis."""
-    checks = []
+    checks: list[Check] = []
+    if slots.absent:
+        return checks  # "no alerts fired": the absence check decides, not "fired"
     focus = [index.facts[p] for p in alignment.focus]
     for axis, pole in slots.categories:
         same = next((f for f in focus if (axis, pole) in f.categories), None)
@@ -171,8 +179,20 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex) 
     return checks
 
 
+LEVEL_STEMS: Final = frozenset(root(w) for w in _words(
+    "error errors warning warnings failure failures exception exceptions fault faults problem "
+    "problems issue issues crash crashes"))
+"""What a log line at a problem level is, whatever else it says: "no errors" against an ERROR
+line is contradicted even when the line itself says "no route to host"."""
+
+
 def check_absence(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> list[Check]:
-    """"No X" / "X-free" / "zero X" against facts that state X."""
+    """"No X" / "X-free" / "zero X" against tool facts that state X.
+
+    A field keyed X with a value above zero, a problem-level log line when X is a kind of
+    problem, or any tool fact naming X plainly (an alert row is an alert) contradicts it; a
+    field keyed X holding zero supports it. Prose is not read for absences: its negations are
+    too often another clause's."""
     checks = []
     for absent in slots.absent:
         if slots.subjects:  # any fact about any of them: the host's log, not only its alert
@@ -181,29 +201,49 @@ def check_absence(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> 
             pool = [index.facts[p] for p in sorted(
                 set(index.by_stem.get(absent, ())) | set(alignment.support))]
         wanted = _expanded(frozenset({absent})) | {absent}
-        conflict: Check | None = None
+        found: Check | None = None
         for fact in pool:
+            if fact.kind == "prose":
+                continue
             for field in fact.fields:
-                if field.key_stems & wanted and any(
-                        _positive(spec) for spec in field.anchors):
-                    conflict = Check("absence", "CONFLICT", f"says no {absent}; {fact.ref} has "
-                                     f"{_shown(field)}", fact.ref, fact.position)
+                if field.key_stems & wanted and field.value.lower() not in _EMPTY:
+                    # a count of X says how many; any other value (an id, a name) is one X
+                    numeric = [a for a in field.anchors if _number(a) is not None]
+                    status: Status = "MATCH" if numeric and all(
+                        _number(a) == 0 for a in numeric) else "CONFLICT"
+                    found = Check("absence", status, f"says no {absent}; {fact.ref} has "
+                                  f"{_shown(field)}", fact.ref, fact.position)
                     break
-            if conflict is None and fact.problem_level and (absent in fact.stems or any(
-                    w.startswith(absent[:4]) for w in fact.tokens if len(absent) >= 4)):
-                conflict = Check("absence", "CONFLICT", f"says no {absent}; {fact.ref} logs "
-                                 f"{fact.text[:80]!r}", fact.ref, fact.position)
-            if conflict is not None:
+            if found is None and _ZERO_FOUND.search(fact.text):
+                found = Check("absence", "MATCH", f"{fact.ref} found none", fact.ref,
+                              fact.position)
+            if found is None and fact.problem_level and absent in LEVEL_STEMS:
+                found = Check("absence", "CONFLICT", f"says no {absent}; {fact.ref} logs "
+                              f"{fact.text[:80]!r}", fact.ref, fact.position)
+            if found is None and absent in fact.stems and not fact.facts.negated and not any(
+                    field.key_stems & wanted for field in fact.fields):
+                found = Check("absence", "CONFLICT", f"says no {absent}; {fact.ref} states "
+                              f"{fact.text[:80]!r}", fact.ref, fact.position)
+            if found is not None:
                 break
-        checks.append(conflict or Check("absence", "MATCH", f"no {absent} in the evidence"))
+        checks.append(found or Check("absence", "MATCH", f"no {absent} in the evidence"))
     return checks
 
 
-def _positive(spec: Spec) -> bool:
+def _number(spec: Spec) -> float | None:
+    if spec.kind not in ("NUMBER", "PERCENT"):
+        return None
     try:
-        return float(str(spec.value)) > 0
+        return float(str(spec.value))
     except ValueError:
-        return False
+        return None
+
+
+_EMPTY: Final = frozenset({"", "none", "null", "false", "no", "n/a", "-", "[]", "{}"})
+_ZERO_FOUND: Final = re.compile(
+    r"(?:\b(?:0|zero|no)\s(?:results?|matches|hits|rows|entries|records|events|lines|items)\b"
+    r"|\bnone found\b|\b(?:count|total|hits|matches)=0\b)", re.IGNORECASE)
+"""A tool result that found nothing: it supports "there were no X" for the X it searched."""
 
 
 def check_polarity(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:
@@ -234,6 +274,9 @@ def check_modality(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
                 and alignment.coverage >= CAUSE_COVERAGE:
             return Check("modality", "MATCH", "the cause is stated")
         return Check("modality", "ABSENT", "cause: no evidence item states this cause")
+    if slots.modality == "speculation" and alignment.coverage < SPECULATION_COVERAGE:
+        shown = ", ".join(alignment.missing[:4])
+        return Check("modality", "ABSENT", f"a guess: the evidence does not state {shown}")
     return None
 
 
@@ -247,7 +290,8 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     modality = check_modality(slots, alignment, index)
     if modality is not None:
         checks.append(modality)
-    checks.extend(check_value(v, slots, alignment, index) for v in slots.values)
+    checks.extend(check_value(place, v, slots, alignment, index)
+                  for place, v in enumerate(slots.values))
     checks.extend(check_categories(slots, alignment, index))
     checks.extend(check_absence(slots, alignment, index))
     polarity = check_polarity(slots, alignment, index)

@@ -16,13 +16,15 @@ Predicate words (reached, climbed, logged ...) may be paraphrased; values may no
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gsar_otel.core.text import STOPWORDS, stem, words
+from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.categories import Category, categories_of, category_of, negate
-from gsar_otel.judges.staged.lexicon import NEGATIONS, NUMBER_WORDS
+from gsar_otel.judges.staged.lexicon import NEGATIONS, NUMBER_WORDS, SPECULATIVE
+from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
 Modality = Literal["observation", "prediction", "cause", "speculation"]
@@ -35,8 +37,8 @@ SUBJECT_KINDS: Final = frozenset({"HOST", "IDENTIFIER"})
 VALUE_KINDS: Final = frozenset({"NUMBER", "PERCENT", "CLOCK", "TIMESTAMP", "DATE", "DURATION",
                                 "VERSION", "PORT", "HTTP_STATUS", "HTTP_CLASS", "IPV4", "IPV6"})
 """An address is a value of its host ("edge-lb-34 has IP 10.1.7.147"), checked like a number."""
-_NAME_TOKEN: Final = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)+|[a-z]+\d[a-z\d]*|\d+[a-z][a-z\d]*")
-_CAMEL: Final = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b")
+
+_CAMEL: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][a-z0-9]{1,40}){1,8}\b")
 _TECH_PARTS: Final = frozenset(
     _words(
     "api svc service worker db prod staging stage dev web cache server node pod queue "
@@ -52,7 +54,7 @@ _ABSENCE: Final = re.compile(
     r"\b(?:no|zero|without|never any|not any|none of the)\s+"
     r"([a-z][a-z0-9_\-]*(?:\s+[a-z][a-z0-9_\-]*)?)"
     r"|\b([a-z][a-z0-9]*)-free\b", re.IGNORECASE)
-PREDICATES: Final = frozenset(stem(w) for w in _words(
+PREDICATES: Final = frozenset(root(w) for w in _words(
     "reach reached reaches hit hits climb climbed peak peaked stay stayed remain "
     "remained show showed shows report reported reports log logged record recorded "
     "observe observed see saw seen return returned run ran measure measured register "
@@ -60,16 +62,20 @@ PREDICATES: Final = frozenset(stem(w) for w in _words(
     "indicated list listed mention mentioned state stated say said get got top topped "
     "touch touched went go goes come came become became around approximately roughly "
     "about nearly almost exactly just over under below above least most value level "
-    "total currently"))
+    "total currently times"))
 """Predicate and hedge words a claim may paraphrase freely: never required of the evidence."""
-NEGATION_STEMS: Final = frozenset(stem(w) for w in NEGATIONS)
+NEGATION_STEMS: Final = frozenset(root(w) for w in NEGATIONS) | frozenset(str.split(
+    "isn wasn weren aren didn doesn don hasn haven hadn won wouldn couldn shouldn ain"))
+"""Negations, also as the tokenizer leaves a contraction ("wasn't" -> "wasn")."""
+HEDGE_STEMS: Final = frozenset(root(w) for w in SPECULATIVE)
 KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
-    stem(k): frozenset(stem(w) for w in v.split()) for k, v in {
+    root(k): frozenset(root(w) for w in v.split()) for k, v in {
         "http": "status code", "status": "http code", "code": "status http",
         "error": "err errors", "errors": "error err", "latency": "lat p99 p95 p50 duration",
         "connection": "conn connections", "conn": "connection connections",
         "count": "cnt num total", "memory": "mem", "mem": "memory", "cpu": "processor",
-        "rate": "pct percent ratio", "percent": "pct rate ratio", "request": "req requests",
+        "rate": "pct percent ratio rps qps", "percent": "pct rate ratio",
+        "request": "req requests rps qps",
         "restart": "restarts", "disk": "storage", "requests": "req rps qps",
         "throughput": "rps qps", "age": "duration", "ip": "address addr",
         "address": "ip addr", "version": "ver image tag", "severity": "level",
@@ -80,6 +86,11 @@ MONTHS: Final = frozenset(
     "january february march april may june july august september october november "
     "december monday tuesday wednesday thursday friday saturday sunday"))
 """Capitalised words that are dates, checked as dates, not as names."""
+_TOKEN: Final = re.compile(r"[^\W_][\w.\-/%]{0,200}")
+UNIT_KEYS: Final[dict[str, tuple[str, ...]]] = {
+    "req/s": ("rps", "qps"), "rps": ("rps",), "qps": ("qps",), "%": ("pct", "percent"),
+    "gb": ("gb",), "mb": ("mb",), "kb": ("kb",)}
+"""Key words a value's unit names: "4500 RPS" is the value of ``rps``."""
 _KEY_WINDOW: Final = 3
 """Content words before a value (and one after it) that may name what it measures."""
 
@@ -114,45 +125,61 @@ class ClaimSlots:
 
     @property
     def conclusion(self) -> bool:
-        """States a cause, a prediction or a conclusion (the claim's ``conclusion`` flag)."""
-        return self.modality in ("prediction", "cause") or self.facts.conclusion
+        """States a cause, a prediction, a guess or a conclusion (``Claim.conclusion``)."""
+        return self.modality != "observation" or self.facts.conclusion
 
 
-def _subjects(text: str, facts: TextFacts, covered: list[tuple[int, int]]) -> list[str]:
+def _names_a_thing(token: str) -> bool:
+    """``maria.lopez``, ``pay_svc``, ``x86host``, ``checkout-api``: a name, not a word."""
+    dotted = token.replace("_", ".").split(".")
+    if len(dotted) > 1:
+        return all(len(p) > 1 and p.isalnum() for p in dotted) and not token.replace(
+            ".", "").isdigit()
+    if token.isalnum() and not token.isdigit() and not token.isalpha():
+        return token[0].isdigit() or any(c.isdigit() for c in token)
+    parts = token.split("-")
+    return len(parts) > 1 and all(parts) and any(p in _TECH_PARTS for p in parts)
+
+
+def _inside(text: str, spans: list[tuple[int, int]]) -> bytearray:
+    """A mark per character of ``text`` that some span covers (one pass, no scan per token)."""
+    marks = bytearray(len(text) + 1)
+    for start, end in spans:
+        marks[start:end] = b"\x01" * (end - start)
+    return marks
+
+
+def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
     found: dict[str, None] = {}
     for spec in facts.anchors:
         if spec.kind in SUBJECT_KINDS:
             found.setdefault(spec.text.lower().strip(".,;:"), None)
     for match in re.finditer(r"\S+", text):
         token = match.group().strip(".,;:()[]\"'`!?").lower()
-        if not token or any(s <= match.start() < e for s, e in covered):
-            continue
-        parts = token.split("-")
-        dotted = token.replace("_", ".").split(".")
-        named = (_NAME_TOKEN.fullmatch(token) is not None and min(map(len, dotted)) > 1) or (
-            len(parts) > 1 and all(parts) and any(p in _TECH_PARTS for p in parts))
-        if named and not token.replace(".", "").isdigit():
+        if token and not covered[match.start()] and _names_a_thing(token):
             found.setdefault(token, None)
     for match in _CAMEL.finditer(text):
         found.setdefault(match.group().lower(), None)
     return list(found)
 
 
-def _key_stems(tokens: list[tuple[int, int, str]], spec: Spec) -> frozenset[str]:
+def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list[int],
+               spec: Spec) -> frozenset[str]:
     """Content stems just before the value (up to three, stopping at another value or a verb
-    of reporting) and the one content word right after it ("133 errors")."""
-    before = [t for t in tokens if t[1] <= spec.start]
-    after = [t for t in tokens if t[0] >= spec.end]
-    stems: list[str] = []
+    of reporting) and the one content word right after it ("133 errors"), and the key words
+    its unit names (``req/s`` is ``rps``)."""
+    before = tokens[max(0, bisect_right(ends, spec.start) - 8):bisect_right(ends, spec.start)]
+    after = tokens[bisect_left(starts, spec.end):][:1]
+    stems: list[str] = list(UNIT_KEYS.get(str(getattr(spec.raw, "unit", "") or "").lower(), ()))
     for _, _, word in reversed(before):
-        if len(stems) >= _KEY_WINDOW or word[:1].isdigit():
+        if len(stems) >= _KEY_WINDOW + 2 or word[:1].isdigit():
             break
-        if word not in STOPWORDS and word not in NUMBER_WORDS and stem(word) not in PREDICATES:
-            stems.append(stem(word))
+        if word not in STOPWORDS and word not in NUMBER_WORDS and root(word) not in PREDICATES:
+            stems.append(root(word))
     if after:
         word = after[0][2]
-        if word not in STOPWORDS and not word[:1].isdigit() and stem(word) not in PREDICATES:
-            stems.append(stem(word))
+        if word not in STOPWORDS and not word[:1].isdigit() and root(word) not in PREDICATES:
+            stems.append(root(word))
     return frozenset(stems)
 
 
@@ -160,10 +187,13 @@ def slots_of(text: str) -> ClaimSlots:
     """The slots of one claim; linear in its length."""
     facts = facts_of(text)
     values: list[Spec] = [s for s in facts.anchors if s.kind in VALUE_KINDS]
-    covered = [(s.start, s.end) for s in facts.anchors if s.kind not in SUBJECT_KINDS]
+    covered = _inside(text, [(s.start, s.end) for s in facts.anchors
+                             if s.kind not in SUBJECT_KINDS])
     subjects = _subjects(text, facts, covered)
     tokens = [(m.start(), m.end(), m.group().lower().rstrip("."))
-              for m in re.finditer(r"[^\W_](?:[\w.\-/%]*[^\W_%])?%?", text)]
+              for m in _TOKEN.finditer(text)]
+    starts = [t[0] for t in tokens]
+    ends = [t[1] for t in tokens]
     lowered = [t[2] for t in tokens]
     stated = categories_of(lowered)
     negated = facts.negated
@@ -172,7 +202,7 @@ def slots_of(text: str) -> ClaimSlots:
         phrase = match.group(1) or match.group(2)
         head = [w for w in words(phrase) if w not in STOPWORDS]
         if head:
-            absent.append(stem(head[0]))
+            absent.append(root(head[0]))
     categories: list[Category] = []
     for category in stated:
         flipped = negate(category) if negated and not absent else None
@@ -187,16 +217,17 @@ def slots_of(text: str) -> ClaimSlots:
     elif facts.speculative:
         modality = "speculation"
     named = {s for s in subjects} | {n for n in facts.names}
-    skip = ({stem(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
-            | {stem(w) for w in lowered if category_of(w) is not None})
-    inside = [(s.start, s.end) for s in facts.anchors]
+    skip = ({root(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
+            | HEDGE_STEMS
+            | {root(w) for w in lowered if category_of(w) is not None})
+    inside = _inside(text, [(s.start, s.end) for s in facts.anchors])
     stems = frozenset(
-        NUMBER_WORDS.get(w, stem(w)) for start, _, w in tokens
-        if w not in STOPWORDS and len(w) > 1 and not any(a <= start < b for a, b in inside)
-        and stem(w) not in skip and not w[:1].isdigit() and not w.endswith("-free"))
+        NUMBER_WORDS.get(w, root(w)) for start, _, w in tokens
+        if w not in STOPWORDS and len(w) > 1 and not inside[start]
+        and root(w) not in skip and not w[:1].isdigit() and not w.endswith("-free"))
     return ClaimSlots(
         text=text, facts=facts, subjects=tuple(subjects),
         names=tuple(n for n in sorted(facts.names) if n not in subjects and n not in MONTHS),
-        values=tuple(Value(spec, _key_stems(tokens, spec)) for spec in values),
+        values=tuple(Value(spec, _key_stems(tokens, ends, starts, spec)) for spec in values),
         categories=tuple(categories), negated=negated, absent=tuple(absent),
         modality=modality, stems=stems)

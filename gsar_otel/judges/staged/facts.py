@@ -25,10 +25,11 @@ from typing import Final, Literal
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import EvidenceType
-from gsar_otel.core.text import stem, words
+from gsar_otel.core.text import words
 from gsar_otel.judges.staged.anchoring import Spec, extract
 from gsar_otel.judges.staged.categories import Category, categories_of
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
+from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import sentence_spans
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
@@ -87,7 +88,7 @@ class Fact:
 
 def key_stems(key: str) -> frozenset[str]:
     """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat."""
-    return frozenset(stem(part) for part in _KEY_SPLIT.split(key.lower()) if part)
+    return frozenset(root(part) for part in _KEY_SPLIT.split(key.lower()) if part)
 
 
 def source_type(item_type: EvidenceType, kind: FactKind, structured: bool) -> EvidenceType:
@@ -107,8 +108,13 @@ def _field(key: str, value: str) -> Field:
     value = value.strip().strip('"')
     # read as ``key=value`` so a value takes its key's unit (``p99_ms=1374`` is 1.374 s)
     anchors = tuple(s for s in extract(f"{key}={value}") if s.start > len(key))
+    # the value's own words ("status=failed"), and a key that names the event it times or
+    # counts ("fired_at=14:02", "ready=6/6")
+    named = tuple(c for c in categories_of(_KEY_SPLIT.split(key.lower()))
+                  if c[0] != "direction")
     return Field(key, key_stems(key), value, anchors,
-                 categories_of(w.lower() for w in words(value)))
+                 tuple(dict.fromkeys((*categories_of(w.lower() for w in words(value)),
+                                      *named))))
 
 
 def _render(value: object) -> str:
@@ -146,7 +152,10 @@ class _Reader:
             if spec.kind in ("HOST", "IPV4", "IPV6", "IDENTIFIER"):
                 subjects.add(spec.text.lower())
         lowered = [w.lower() for w in words(text)]
-        if not fields or kind == "prose":
+        # "the cache" is said of ``cache-1``, "payments" of ``payments-api``: a name's word parts
+        stems.update(root(part) for token in lowered if "-" in token or "_" in token
+                     for part in _KEY_SPLIT.split(token) if len(part) > 2 and part.isalpha())
+        if kind != "row":  # a log line or alert says its outcome in words too
             categories.update(dict.fromkeys(categories_of(lowered)))
         problem = kind in ("log", "signal") and any(
             w in _LEVELS for w in (t.lower() for t in text.split()[:6]))
@@ -184,10 +193,12 @@ class _Reader:
             if line[0] in "[{" and depth < MAX_DEPTH and self.read_json(line, depth):
                 continue
             fields = tuple(_field(k, v) for k, v in _PAIR.findall(line))
-            if len(fields) >= 2:
-                self.add("signal" if signal else "row", line, fields)
+            if len(fields) >= 2 and not signal:
+                self.add("row", line, fields)
             elif signal or _LOG_HINT.search(line):
                 self.add("signal" if signal else "log", line, fields)
+            elif fields:
+                self.add("row", line, fields)
             else:
                 for begin, end in sentence_spans(line):
                     self.add("prose", line[begin:end], ())

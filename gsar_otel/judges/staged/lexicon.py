@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from gsar_otel.core.text import stem
+from gsar_otel.judges.staged.roots import root
 
 
 def _set(text: str) -> frozenset[str]:
@@ -89,7 +89,7 @@ VERBS: Final = _set(
     "received includes include included contains contained holds")
 """Common verbs and auxiliaries: a clause needs one to stand as its own claim."""
 
-IDENTITY_KEYS: Final = frozenset(stem(k) for k in _set(
+IDENTITY_KEYS: Final = frozenset(root(k) for k in _set(
     "host hostname node pod instance service server cluster region zone name id db database "
     "table container job app application endpoint device user account team component"))
 """Row keys that name a row's subject (``host=edge-lb-3``): a value of another subject is not

@@ -8,7 +8,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from gsar_otel.core.text import STOPWORDS, stem, words
+from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec, extract
 from gsar_otel.judges.staged.lexicon import (
     ANAPHORIC,
@@ -24,6 +24,7 @@ from gsar_otel.judges.staged.lexicon import (
     QUANT_ONLY,
     SPECULATIVE,
 )
+from gsar_otel.judges.staged.roots import root
 
 _KEEP_SHORT = frozenset("0123456789")
 _CONTRACTED = re.compile(r"\w(?:n['’]t|N['’]T)\b")
@@ -96,7 +97,7 @@ def facts_of(text: str) -> TextFacts:
         if bare in NUMBER_WORDS:
             sequence.append(NUMBER_WORDS[bare])
         elif bare not in STOPWORDS and (len(bare) > 1 or bare in _KEEP_SHORT):
-            sequence.append(stem(bare))
+            sequence.append(root(bare))
     for word in sequence:
         stems.setdefault(word, None)
     # the tokenizer splits "wasn't" at the apostrophe: read the contraction from the text

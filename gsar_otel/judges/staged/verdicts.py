@@ -12,12 +12,20 @@ them (complementary, citing their evidence).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from gsar_otel.core.model import Bucket, EvidenceType
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.checks import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
+from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import ClaimSpan
+
+SUMMARY_STEMS: Final = frozenset(root(w) for w in str.split(
+    "observation observations evidence data signal signals real genuine consistent confirm "
+    "confirms same pattern spike event events incident finding findings result results picture "
+    "story together both all"))
+"""Words a summing-up sentence uses without stating anything new."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +69,7 @@ def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
         return ClaimVerdict(text, span, "ungrounded", kind, (), conclusion,
                             absent.kind, absent.reason, alignment.coverage, tuple(checks), slots)
     cited = [c.position for c in checks if c.status == "MATCH" and c.position is not None]
-    positions = list(dict.fromkeys([*cited, *alignment.support]))
+    positions = list(dict.fromkeys([*cited, *alignment.support[:1]]))
     refs = tuple(dict.fromkeys(index.facts[p].ref for p in positions))
     holder = index.facts[positions[0]] if positions else None
     kind = EvidenceType.NEG_EVIDENCE if slots.absent else (
@@ -76,12 +84,15 @@ def synthesis_pass(verdicts: list[ClaimVerdict]) -> list[ClaimVerdict]:
     grounded claims, is a synthesis of them: complementary, citing their evidence."""
     result: list[ClaimVerdict] = []
     grounded_refs: dict[str, None] = {}
+    said: set[str] = set()
     for verdict in verdicts:
         slots = verdict.slots
         facts = slots.facts
+        # It may name nothing new: "the spike is real" sums up, "a noisy neighbour" diagnoses.
+        new_words = slots.stems - said - SUMMARY_STEMS
         if (verdict.bucket == "ungrounded" and grounded_refs and facts.anaphoric
                 and slots.modality == "observation" and not slots.values
-                and not slots.subjects and not slots.categories
+                and not slots.subjects and not slots.categories and len(new_words) <= 1
                 and not any(c.status == "CONFLICT" for c in verdict.checks)):
             verdict = ClaimVerdict(
                 verdict.text, verdict.span, "complementary", EvidenceType.SYNTHESIS,
@@ -90,5 +101,6 @@ def synthesis_pass(verdicts: list[ClaimVerdict]) -> list[ClaimVerdict]:
                 verdict.slots)
         if verdict.bucket == "grounded":
             grounded_refs.update(dict.fromkeys(verdict.evidence_refs))
+            said |= slots.stems | {root(s) for s in slots.subjects}
         result.append(verdict)
     return result
