@@ -351,8 +351,9 @@ def _key_unit(key: str | None) -> str:
     parts = _key_parts(key)
     last = parts[-1] if parts else ""
     if last in TIME_UNIT_WORDS:
-        # ``p99_latency_ms=1374`` is 1.374 s (its "sec" view), never 1374 of another time unit
-        return "time"
+        # ``p99_latency_ms=1374`` is 1374 ms (and 1.374 s by its "sec" view), never 1374 of
+        # another time unit
+        return unit_dimension(canonical_unit(last))
     if not is_spaced_unit(last) or last in PERCENT_WORDS:
         return UNITLESS
     return unit_dimension(canonical_unit(last))

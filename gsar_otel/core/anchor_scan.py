@@ -103,8 +103,8 @@ class _Scanner:
         candidate = self.words[index - 1]
         if not _KEY.fullmatch(candidate):
             return None
-        if core == ":" and classify(candidate, 0):
-            return None  # "db-prod-1: 97%" names a host, not a key
+        if core == ":" and "_" not in candidate and classify(candidate, 0):
+            return None  # "db-prod-1: 97%" names a host; "p99_latency_ms: 7085" is a key
         return candidate.lower()
 
     def _next_key(self, index: int) -> bool:

@@ -33,11 +33,11 @@ _AXES: Final[dict[str, dict[str, str]]] = {
         "critical": "critical crit fatal emergency",
     },
     "alert_state": {
-        "firing": "firing fired triggered",
+        "firing": "firing fired triggered active",
         "resolved": "resolved cleared",
     },
     "availability": {
-        "up": "up online available reachable",
+        "up": "up online available reachable uptime",
         "down": "down offline unavailable unreachable",
     },
     "health": {
@@ -64,7 +64,12 @@ _TWO_WORD: Final[dict[tuple[str, str], Category]] = {
     ("rolled", "back"): ("outcome", "rolled_back"),
     ("roll", "back"): ("outcome", "rolled_back"),
     ("not", "ready"): ("readiness", "not_ready"),
-    ("went", "down"): ("availability", "down"),
+    ("went", "up"): ("direction", "increased"),
+    ("go", "up"): ("direction", "increased"),
+    ("goes", "up"): ("direction", "increased"),
+    ("went", "down"): ("direction", "decreased"),
+    ("go", "down"): ("direction", "decreased"),
+    ("goes", "down"): ("direction", "decreased"),
     ("came", "up"): ("availability", "up"),
     ("back", "up"): ("availability", "up"),
 }
@@ -116,14 +121,14 @@ def categories_of(tokens: Iterable[str]) -> tuple[Category, ...]:
     seen: dict[Category, None] = {}
     sequence = list(tokens)
     previous = ""
-    for position, token in enumerate(sequence):
+    for token in sequence:
         pair = _TWO_WORD.get((previous, token))
         if pair is not None:
             seen.setdefault(pair, None)
         elif token not in ("back", "ready") or previous not in ("rolled", "roll", "not"):
             found = category_of(token)
             if found is not None and (token not in AMBIGUOUS or previous in _BEING
-                                      or len(sequence) == 1 or position == 0):
+                                      or len(sequence) == 1):
                 seen.setdefault(found, None)
         previous = token
     return tuple(seen)

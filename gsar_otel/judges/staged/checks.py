@@ -40,6 +40,8 @@ PROSE_CONFLICT_COVERAGE: Final = 0.6
 POLARITY_COVERAGE: Final = 0.8
 """Share of a claim's words a fact must hold before its opposite polarity contradicts it."""
 CAUSE_COVERAGE: Final = 0.5
+SHORT_PROSE: Final = 20
+"""A prose sentence this short, of one clause, states its polarity plainly."""
 SPECULATION_COVERAGE: Final = 0.8
 """A hedged claim ("probably a memory leak") is grounded only when the evidence states nearly
 all of it: a guess the evidence does not make is the judge's to flag."""
@@ -253,8 +255,9 @@ def check_polarity(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
     if not slots.stems:
         return None
     lead = index.facts[alignment.support[0]]
-    if lead.kind == "prose":
-        return None  # in prose the negation is often another clause's: never decisive
+    if lead.kind == "prose" and (lead.facts.word_count > SHORT_PROSE or "," in lead.text
+                                 or ";" in lead.text):
+        return None  # in a long sentence the negation is often another clause's
     if slots.negated != lead.facts.negated:
         said = "not" if slots.negated else "it did"
         return Check("polarity", "CONFLICT", f"says {said}; {lead.ref} states "
@@ -273,10 +276,36 @@ def check_modality(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
         if any(f.facts.causal or any("cause" in fl.key for fl in f.fields) for f in support) \
                 and alignment.coverage >= CAUSE_COVERAGE:
             return Check("modality", "MATCH", "the cause is stated")
+        # one tool line holding the event and its condition is the system's own account
+        # ("Evicted ... The node was low on resource: memory", "handshake failed: cert expired")
+        lead = index.facts[alignment.support[0]] if alignment.support else None
+        if lead is not None and lead.kind != "prose" and len(alignment.support) == 1 \
+                and alignment.coverage >= POLARITY_COVERAGE:
+            return Check("modality", "MATCH", f"{lead.ref} states the event with its reason",
+                         lead.ref, lead.position)
         return Check("modality", "ABSENT", "cause: no evidence item states this cause")
     if slots.modality == "speculation" and alignment.coverage < SPECULATION_COVERAGE:
         shown = ", ".join(alignment.missing[:4])
         return Check("modality", "ABSENT", f"a guess: the evidence does not state {shown}")
+    return None
+
+
+def check_quantifier(slots: ClaimSlots, alignment: Alignment,
+                     index: FactIndex) -> Check | None:
+    """"All X were V" against the facts about its subject: one of them with another value
+    under the key that holds V elsewhere contradicts it."""
+    if not slots.facts.quant_both or not slots.subjects:
+        return None
+    about = [index.facts[p] for p in alignment.about]
+    said = set(slots.facts.stems)
+    keys = {f.key for fact in about for f in fact.fields
+            if {root(w) for w in f.value.lower().split()} & said}
+    for fact in about:
+        for field in fact.fields:
+            if field.key in keys and not {root(w) for w in field.value.lower().split()} \
+                    & said:
+                return Check("quantifier", "CONFLICT", f"says all; {fact.ref} has "
+                             f"{_shown(field)}", fact.ref, fact.position)
     return None
 
 
@@ -294,9 +323,10 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                   for place, v in enumerate(slots.values))
     checks.extend(check_categories(slots, alignment, index))
     checks.extend(check_absence(slots, alignment, index))
-    polarity = check_polarity(slots, alignment, index)
-    if polarity is not None:
-        checks.append(polarity)
+    for extra in (check_polarity(slots, alignment, index),
+                  check_quantifier(slots, alignment, index)):
+        if extra is not None:
+            checks.append(extra)
     if alignment.coverage < coverage:
         shown = ", ".join(alignment.missing[:4])
         checks.append(Check("coverage", "ABSENT", f"the evidence lacks {shown} "

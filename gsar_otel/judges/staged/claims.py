@@ -23,7 +23,7 @@ from typing import Final, Literal
 from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.categories import Category, categories_of, category_of, negate
-from gsar_otel.judges.staged.lexicon import NEGATIONS, NUMBER_WORDS, SPECULATIVE
+from gsar_otel.judges.staged.lexicon import INDICATIVE, NEGATIONS, NUMBER_WORDS, SPECULATIVE
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
@@ -62,12 +62,13 @@ PREDICATES: Final = frozenset(root(w) for w in _words(
     "indicated list listed mention mentioned state stated say said get got top topped "
     "touch touched went go goes come came become became around approximately roughly "
     "about nearly almost exactly just over under below above least most value level "
-    "total currently times"))
+    "total currently times stand stood sits"))
 """Predicate and hedge words a claim may paraphrase freely: never required of the evidence."""
 NEGATION_STEMS: Final = frozenset(root(w) for w in NEGATIONS) | frozenset(str.split(
     "isn wasn weren aren didn doesn don hasn haven hadn won wouldn couldn shouldn ain"))
 """Negations, also as the tokenizer leaves a contraction ("wasn't" -> "wasn")."""
 HEDGE_STEMS: Final = frozenset(root(w) for w in SPECULATIVE)
+INDICATIVE_STEMS: Final = frozenset(root(w) for w in INDICATIVE)
 KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
     root(k): frozenset(root(w) for w in v.split()) for k, v in {
         "http": "status code", "status": "http code", "code": "status http",
@@ -79,6 +80,7 @@ KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
         "restart": "restarts", "disk": "storage", "requests": "req rps qps",
         "throughput": "rps qps", "age": "duration", "ip": "address addr",
         "address": "ip addr", "version": "ver image tag", "severity": "level",
+        "usage": "used use util utilization", "use": "used usage util",
     }.items()}
 """Key words a claim may use for a key: "HTTP 200" names ``status=200``."""
 MONTHS: Final = frozenset(
@@ -86,6 +88,10 @@ MONTHS: Final = frozenset(
     "january february march april may june july august september october november "
     "december monday tuesday wednesday thursday friday saturday sunday"))
 """Capitalised words that are dates, checked as dates, not as names."""
+_AGENT: Final = re.compile(
+    r"\b(?:was|were|been|being|is|are|got)\s(?:[a-z]{1,30}ly\s)?[a-z]{2,30}(?:ed|en|wn)\sby\s"
+    r"([A-Za-z][\w.\-]{0,80})")
+"""The agent of a passive ("was approved by maria.lopez"): a name the evidence must hold."""
 _TOKEN: Final = re.compile(r"[^\W_][\w.\-/%]{0,200}")
 UNIT_KEYS: Final[dict[str, tuple[str, ...]]] = {
     "req/s": ("rps", "qps"), "rps": ("rps",), "qps": ("qps",), "%": ("pct", "percent"),
@@ -154,12 +160,16 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
     for spec in facts.anchors:
         if spec.kind in SUBJECT_KINDS:
             found.setdefault(spec.text.lower().strip(".,;:"), None)
-    for match in re.finditer(r"\S+", text):
-        token = match.group().strip(".,;:()[]\"'`!?").lower()
+    for match in _TOKEN.finditer(text):  # tokens as the evidence's words are read
+        token = match.group().rstrip(".-/").lower()
         if token and not covered[match.start()] and _names_a_thing(token):
             found.setdefault(token, None)
     for match in _CAMEL.finditer(text):
         found.setdefault(match.group().lower(), None)
+    for match in _AGENT.finditer(text):  # "closed by netops": who did it is named, checked
+        agent = match.group(1).lower().rstrip(".")
+        if agent not in STOPWORDS and not agent[:1].isdigit():
+            found.setdefault(agent, None)
     return list(found)
 
 
@@ -169,16 +179,17 @@ def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list
     of reporting) and the one content word right after it ("133 errors"), and the key words
     its unit names (``req/s`` is ``rps``)."""
     before = tokens[max(0, bisect_right(ends, spec.start) - 8):bisect_right(ends, spec.start)]
-    after = tokens[bisect_left(starts, spec.end):][:1]
+    after = tokens[bisect_left(starts, spec.end):][:2]
     stems: list[str] = list(UNIT_KEYS.get(str(getattr(spec.raw, "unit", "") or "").lower(), ()))
     for _, _, word in reversed(before):
         if len(stems) >= _KEY_WINDOW + 2 or word[:1].isdigit():
             break
         if word not in STOPWORDS and word not in NUMBER_WORDS and root(word) not in PREDICATES:
             stems.append(root(word))
-    if after:
-        word = after[0][2]
-        if word not in STOPWORDS and not word[:1].isdigit() and root(word) not in PREDICATES:
+    for _, _, word in after:  # "133 errors", "500 open connections"
+        if word[:1].isdigit() or root(word) in PREDICATES:
+            break
+        if word not in STOPWORDS:
             stems.append(root(word))
     return frozenset(stems)
 
@@ -195,7 +206,7 @@ def slots_of(text: str) -> ClaimSlots:
     starts = [t[0] for t in tokens]
     ends = [t[1] for t in tokens]
     lowered = [t[2] for t in tokens]
-    stated = categories_of(lowered)
+    stated = categories_of(part for token in lowered for part in token.split("-"))
     negated = facts.negated
     absent: list[str] = []
     for match in _ABSENCE.finditer(text):
@@ -218,7 +229,7 @@ def slots_of(text: str) -> ClaimSlots:
         modality = "speculation"
     named = {s for s in subjects} | {n for n in facts.names}
     skip = ({root(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
-            | HEDGE_STEMS
+            | HEDGE_STEMS | INDICATIVE_STEMS
             | {root(w) for w in lowered if category_of(w) is not None})
     inside = _inside(text, [(s.start, s.end) for s in facts.anchors])
     stems = frozenset(

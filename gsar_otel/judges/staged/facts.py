@@ -62,6 +62,9 @@ class Field:
     value: str
     anchors: tuple[Spec, ...]
     categories: tuple[Category, ...]
+    """What the value says ("status=failed")."""
+    key_categories: tuple[Category, ...] = ()
+    """What the key names ("fired_at", "ready"): read only where no value says its axis."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +116,7 @@ def _field(key: str, value: str) -> Field:
     named = tuple(c for c in categories_of(_KEY_SPLIT.split(key.lower()))
                   if c[0] != "direction")
     return Field(key, key_stems(key), value, anchors,
-                 tuple(dict.fromkeys((*categories_of(w.lower() for w in words(value)),
-                                      *named))))
+                 categories_of(w.lower() for w in words(value)), named)
 
 
 def _render(value: object) -> str:
@@ -148,6 +150,10 @@ class _Reader:
             if item.key_stems & IDENTITY_KEYS and item.value:
                 subjects.add(item.value.lower())
             categories.update(dict.fromkeys(item.categories))
+        stated_axes = {axis for axis, _ in categories}
+        for item in fields:
+            categories.update(dict.fromkeys(c for c in item.key_categories
+                                            if c[0] not in stated_axes))
         for spec in facts.anchors:
             if spec.kind in ("HOST", "IPV4", "IPV6", "IDENTIFIER"):
                 subjects.add(spec.text.lower())
@@ -186,7 +192,10 @@ class _Reader:
             if (len(line) < 400 and (match := _KEY_LINE.match(line)) is not None
                     and not match.group(1)[:1].isdigit() and len(match.group(1).split()) <= 5
                     and _PAIR.search(line) is None and not _LOG_HINT.search(line[:20])):
-                block.append(_field(match.group(1), line[match.end():]))
+                field = _field(match.group(1), line[match.end():])
+                if any(f.key == field.key for f in block):  # "host:" again: the next record
+                    self.flush(block, lines)
+                block.append(field)
                 lines.append(line)
                 continue
             self.flush(block, lines)

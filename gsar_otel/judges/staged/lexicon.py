@@ -37,7 +37,8 @@ SPECULATIVE: Final = _set("likely probably possibly perhaps presumably apparentl
 ANAPHORIC: Final = _set("this these that those it they both together")
 """Openers of a conclusion that refers back to the answer's own claims."""
 INDICATIVE: Final = _set("indicate indicates indicated suggest suggests suggested show shows "
-                         "confirm confirms confirmed mean means imply implies point points")
+                         "confirm confirms confirmed mean means imply implies point points "
+                         "concern concerns involve involve relate relates describe describes")
 """Verbs of a conclusion drawn from observations ("these observations indicate ...")."""
 
 QUANT_BOTH: Final = _set("both all every each entire whole")

@@ -89,7 +89,7 @@ def synthesis_pass(verdicts: list[ClaimVerdict]) -> list[ClaimVerdict]:
         slots = verdict.slots
         facts = slots.facts
         # It may name nothing new: "the spike is real" sums up, "a noisy neighbour" diagnoses.
-        new_words = slots.stems - said - SUMMARY_STEMS
+        new_words = {w for w in slots.stems - said - SUMMARY_STEMS if not w.isdigit()}
         if (verdict.bucket == "ungrounded" and grounded_refs and facts.anaphoric
                 and slots.modality == "observation" and not slots.values
                 and not slots.subjects and not slots.categories and len(new_words) <= 1
