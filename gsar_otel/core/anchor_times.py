@@ -42,6 +42,12 @@ def _clock_keys(seconds: Decimal, level: int, offer: bool) -> list[str]:
             *(f"eq|{lvl}|{_cut(seconds, lvl)}" for lvl in range(level))]
 
 
+def _time_of_day(seconds: Decimal) -> Decimal:
+    """Seconds since midnight, wrapped into one day: a Decimal remainder keeps the dividend's
+    sign (04:41 JST is 19:41 UTC of the day before, not -04:19)."""
+    return (seconds % _DAY + _DAY) % _DAY
+
+
 class _Moment(NamedTuple):
     day: str | None
     seconds: Decimal
@@ -59,7 +65,7 @@ def _moments(anchor: Anchor) -> list[_Moment]:
         offset = zone_offset(anchor.unit) if anchor.unit else None
         found = [_Moment(None, local, level)]
         if offset:
-            found.append(_Moment(None, (local - offset * 60) % _DAY, level))
+            found.append(_Moment(None, _time_of_day(local - offset * 60), level))
         return found
     value = str(anchor.value)
     day, _, clock = value.partition("T")
@@ -72,7 +78,8 @@ def _moments(anchor: Anchor) -> list[_Moment]:
     offset = zone_offset(anchor.unit) if anchor.unit and clock.endswith("Z") else None
     if offset:
         moment = datetime.fromisoformat(day) + timedelta(seconds=float(seconds), minutes=offset)
-        found.append(_Moment(moment.strftime("%Y-%m-%d"), (seconds + offset * 60) % _DAY, level))
+        found.append(_Moment(moment.strftime("%Y-%m-%d"), _time_of_day(seconds + offset * 60),
+                              level))
     return found
 
 

@@ -88,7 +88,7 @@ METRICS: Final[dict[str, Metric]] = {
                               "The p99 latency on {host} reached {q}.")),
     "status": Metric(lambda r: r.choice(("200", "200", "500", "502", "503", "429")), "",
                      ("The health check on {host} returned HTTP {q}.",),
-                     ("Health checks on {host} answered with status {q}.",), round=False),
+                     ("Host {host} answered with status {q}.",), round=False),
     "rps": Metric(lambda r: str(r.randint(20, 5000)), " req/s", ("Throughput on {host} was {q}.",),
                   ("Throughput on {host} reached {q}.",)),
     "gc_pause_ms": Metric(lambda r: str(r.randint(60, 4000)), " ms",

@@ -80,16 +80,19 @@ def _keyed_fields(value: Value, facts: list[Fact]) -> list[tuple[Fact, Field, Sp
     # ``error_pct``, "40%" is not ``errors``.
     claim_unit = value.spec.kind in ("PERCENT", "DURATION") or bool(
         getattr(value.spec.raw, "unit", None))
-    scored: list[tuple[tuple[int, float, bool], Fact, Field, Spec]] = []
+    # The claim's own words count before their synonyms: "p99 latency" is ``p99_latency_ms``,
+    # not ``p50_latency_ms``.
+    scored: list[tuple[tuple[int, int, float, bool], Fact, Field, Spec]] = []
     for fact in facts:
         for field in fact.fields:
             own = field.key_stems - UNIT_WORDS
             overlap = len(own & wanted)
             if overlap:
                 unit_agrees = bool(field.key_stems & UNIT_WORDS) == claim_unit
-                scored.extend(((overlap, overlap / len(own), unit_agrees), fact, field, spec)
+                rank = (len(own & value.key_stems), overlap, overlap / len(own), unit_agrees)
+                scored.extend((rank, fact, field, spec)
                               for spec in field.anchors if comparable(value.spec, spec))
-    best = max((s[0] for s in scored), default=(0, 0.0, False))
+    best = max((s[0] for s in scored), default=(0, 0, 0.0, False))
     return [(f, fl, sp) for n, f, fl, sp in scored if n == best]
 
 

@@ -54,6 +54,13 @@ _ABSENCE: Final = re.compile(
     r"\b(?:no|zero|without|never any|not any|none of the)\s+"
     r"([a-z][a-z0-9_\-]*(?:\s+[a-z][a-z0-9_\-]*)?)"
     r"|\b([a-z][a-z0-9]*)-free\b", re.IGNORECASE)
+_EXISTS: Final = re.compile(
+    r"\b(?:there\s(?:was|were|are|is|have\sbeen|has\sbeen)|(?:was|were|been|is|are)\s"
+    r"(?:logged|found|recorded|seen|reported|fired|raised|detected|observed|returned|triggered|"
+    r"emitted|thrown|shown|listed|open|opened|present|pending|running)|occurred|happened|"
+    r"appeared|fired|showed\sup)\b", re.IGNORECASE)
+"""How a claim says that something exists: "no X was logged" is an absence claim, "no node had
+enough CPU" is not; "zero X", "without X" and "X-free" always are."""
 PREDICATES: Final = frozenset(root(w) for w in _words(
     "reach reached reaches hit hits climb climbed peak peaked stay stayed remain "
     "remained show showed shows report reported reports log logged record recorded "
@@ -72,7 +79,7 @@ INDICATIVE_STEMS: Final = frozenset(root(w) for w in INDICATIVE)
 KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
     root(k): frozenset(root(w) for w in v.split()) for k, v in {
         "http": "status code", "status": "http code", "code": "status http",
-        "error": "err errors", "errors": "error err", "latency": "lat p99 p95 p50 duration",
+        "error": "err errors", "errors": "error err", "latency": "lat duration",
         "connection": "conn connections", "conn": "connection connections",
         "count": "cnt num total", "memory": "mem", "mem": "memory", "cpu": "processor",
         "rate": "pct percent ratio rps qps", "percent": "pct rate ratio",
@@ -88,6 +95,7 @@ MONTHS: Final = frozenset(
     "january february march april may june july august september october november "
     "december monday tuesday wednesday thursday friday saturday sunday"))
 """Capitalised words that are dates, checked as dates, not as names."""
+_MARKUP: Final = re.compile(r"\[[A-Z_]{2,30}\]")
 _AGENT: Final = re.compile(
     r"\b(?:was|were|been|being|is|are|got)\s(?:[a-z]{1,30}ly\s)?[a-z]{2,30}(?:ed|en|wn)\sby\s"
     r"([A-Za-z][\w.\-]{0,80})")
@@ -209,7 +217,11 @@ def slots_of(text: str) -> ClaimSlots:
     stated = categories_of(part for token in lowered for part in token.split("-"))
     negated = facts.negated
     absent: list[str] = []
+    existential = _EXISTS.search(text) is not None
     for match in _ABSENCE.finditer(text):
+        if match.group(1) and not existential and match.group(0).split()[0].lower() in (
+                "no", "never", "not", "none"):
+            continue  # "no node had enough CPU" says what the nodes lacked, not that none were
         phrase = match.group(1) or match.group(2)
         head = [w for w in words(phrase) if w not in STOPWORDS]
         if head:
@@ -231,7 +243,9 @@ def slots_of(text: str) -> ClaimSlots:
     skip = ({root(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
             | HEDGE_STEMS | INDICATIVE_STEMS
             | {root(w) for w in lowered if category_of(w) is not None})
-    inside = _inside(text, [(s.start, s.end) for s in facts.anchors])
+    # anchors are checked as values; "[CONTINUE]"-style markup is no word of the claim
+    inside = _inside(text, [(s.start, s.end) for s in facts.anchors]
+                     + [m.span() for m in _MARKUP.finditer(text)])
     stems = frozenset(
         NUMBER_WORDS.get(w, root(w)) for start, _, w in tokens
         if w not in STOPWORDS and len(w) > 1 and not inside[start]

@@ -4,9 +4,10 @@ segment -> facts (:mod:`.facts`) -> claim slots (:mod:`.claims`) -> alignment
 (:mod:`.alignment`) -> invariants (:mod:`.checks`) -> verdicts (:mod:`.verdicts`) -> one
 JudgeOutput. Deterministic, no key, no network, linear in the answer and the evidence.
 
-Its one fitted number is the coverage backstop (:attr:`OfflineSettings.coverage`), chosen by
-leave-one-domain-out on the development sets (``benchmarks/lodo.py``); it can only hold a claim
-back, never ground one that an invariant refused.
+It fits nothing. Its one tunable, the coverage backstop (:attr:`OfflineSettings.coverage`), is
+a rule: a claim whose content words are mostly absent from its support (under half) is not
+grounded. It can only hold a claim back, never ground one that an invariant refused.
+``benchmarks/lodo.py`` measures it leave-one-domain-out beside a value fitted that way.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ JUDGE_VERSION = "offline-1"
 """Names this judge's rules in bench and calibration reports (changes with any rule)."""
 GROUNDED_SCORE = 0.8
 """The judge's own ``is_grounded`` cut-off on its ``grounding_score`` (audit only)."""
-FITTED_COVERAGE = 0.5
-"""The coverage backstop chosen by leave-one-domain-out (see ``benchmarks/README.md``)."""
+COVERAGE_BACKSTOP = 0.5
+"""Under half of a claim's content words in its support: not grounded (a rule, not fitted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class OfflineSettings:
     """The offline judge's one tunable: the share of a claim's content words its support must
     hold (the coverage backstop)."""
 
-    coverage: float = FITTED_COVERAGE
+    coverage: float = COVERAGE_BACKSTOP
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.coverage <= 1.0:

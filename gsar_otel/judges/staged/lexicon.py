@@ -22,10 +22,13 @@ NEGATION_NEEDS_TO: Final = _set("fail failed fails failing")
 """Words that negate only with a following "to" ("failed to start")."""
 
 CAUSAL_WORDS: Final = _set("because cause caused causes causing due led leads leading result "
-                           "resulted results resulting triggered owing attributed attributable "
+                           "resulted resulting triggered owing attributed attributable "
                            "blamed responsible")
 """Single words that state a cause ("due" and "led" count only with their "to")."""
 CAUSAL_NEEDS_TO: Final = _set("due led leads leading owing attributed attributable")
+CAUSAL_NEEDS_IN: Final = _set("result resulted resulting")
+"""Causal only before "in" or "from" ("resulted in"); "results" is read as the noun ("the
+results in Table 3" state no cause)."""
 """Causal words that need a following "to" ("due to", "led to")."""
 CONCLUSION_PHRASES: Final = ("which means", "this means", "that means", "therefore", "thus",
                              "hence", "so the", "root cause", "consequently", "as a result",

@@ -12,6 +12,7 @@ from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec, extract
 from gsar_otel.judges.staged.lexicon import (
     ANAPHORIC,
+    CAUSAL_NEEDS_IN,
     CAUSAL_NEEDS_TO,
     CAUSAL_WORDS,
     COMPARATIVE,
@@ -68,7 +69,7 @@ def _names(text: str) -> frozenset[str]:
             head = words(bare)[:1]
             if head and head[0] not in STOPWORDS:
                 found.add(head[0])
-        first = token.endswith((".", "!", "?", ":"))
+        first = token.endswith((".", "!", "?", ":", "]", ")"))
     return frozenset(found)
 
 
@@ -83,7 +84,9 @@ def facts_of(text: str) -> TextFacts:
         bare = token.replace("’", "'")
         if bare in NEGATIONS or bare.endswith("n't"):
             negated = True
-        if bare in CAUSAL_WORDS and bare not in CAUSAL_NEEDS_TO:
+        if previous in CAUSAL_NEEDS_IN and bare in ("in", "from"):
+            causal = True
+        if bare in CAUSAL_WORDS and bare not in CAUSAL_NEEDS_TO and bare not in CAUSAL_NEEDS_IN:
             causal = True
         if previous in CAUSAL_NEEDS_TO and bare == "to":
             causal = True
