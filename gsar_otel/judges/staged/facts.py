@@ -47,6 +47,8 @@ _WRAPPER_KEYS: Final = frozenset({"text", "result", "results", "content", "outpu
 """Keys whose string value is the tool's own text, not a field of a record."""
 MAX_JSON_CHARS: Final = 5_000_000
 """Larger JSON is read as text lines (``json.loads`` of it would hold the whole tree)."""
+MAX_LINE_SCAN: Final = 2000
+"""Rows up to this long are scanned once for all their fields' anchors (the scan is cached)."""
 MAX_DEPTH: Final = 12
 """Deeper JSON is cut: its leaves are read as text."""
 _LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "crit", "warn", "warning"})
@@ -107,10 +109,15 @@ def source_type(item_type: EvidenceType, kind: FactKind, structured: bool) -> Ev
     return EvidenceType.TOOL_MATCH
 
 
-def _field(key: str, value: str) -> Field:
+def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
+    """One field; its anchors are the line's anchors of this key when the line was read
+    already (one scan of a row, not one per field), else the value read as ``key=value``."""
     value = value.strip().strip('"')
-    # read as ``key=value`` so a value takes its key's unit (``p99_ms=1374`` is 1.374 s)
-    anchors = tuple(s for s in extract(f"{key}={value}") if s.start > len(key))
+    lowered = key.lower()
+    anchors = tuple(s for s in line if s.key == lowered)
+    if not anchors:
+        # read as ``key=value`` so a value takes its key's unit (``p99_ms=1374`` is 1.374 s)
+        anchors = tuple(s for s in extract(f"{key}={value}") if s.start > len(key))
     # the value's own words ("status=failed"), and a key that names the event it times or
     # counts ("fired_at=14:02", "ready=6/6")
     named = tuple(c for c in categories_of(_KEY_SPLIT.split(key.lower()))
@@ -201,7 +208,9 @@ class _Reader:
             self.flush(block, lines)
             if line[0] in "[{" and depth < MAX_DEPTH and self.read_json(line, depth):
                 continue
-            fields = tuple(_field(k, v) for k, v in _PAIR.findall(line))
+            pairs = _PAIR.findall(line)
+            known = extract(line) if pairs and len(line) <= MAX_LINE_SCAN else ()
+            fields = tuple(_field(k, v, known) for k, v in pairs)
             if len(fields) >= 2 and not signal:
                 self.add("row", line, fields)
             elif signal or _LOG_HINT.search(line):
