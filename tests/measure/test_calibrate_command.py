@@ -289,7 +289,7 @@ def test_an_unknown_judge_lists_the_available_ones(
     path = tmp_path / "graded.jsonl"
     path.write_text(json.dumps({"synthesis": "x", "evidence": "y", "label": "ok"}) + "\n")
     err = run_failing(capsys, str(path), "--judge", "oracle")
-    assert "unknown judge 'oracle'; available: lexical, anthropic" in err
+    assert "unknown judge 'oracle'; available: staged, anthropic, lexical" in err
 
 
 def test_answers_are_judged_with_the_staged_judge_by_default(

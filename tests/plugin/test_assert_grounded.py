@@ -104,15 +104,15 @@ def test_bad_arguments_fail_with_the_allowed_values(gsar_pytester: pytest.Pytest
     result.stdout.fnmatch_lines_random([
         "*decision must be one of proceed, regenerate, replan, abstain, got 'maybe'*",
         "*min_score must be a number between 0 and 1, got 2*",
-        "*unknown judge 'oracle'; available: lexical, anthropic, staged, scripted*",
+        "*unknown judge 'oracle'; available: staged, anthropic, lexical, scripted*",
     ])
 
 
 def test_an_explicit_judge_object_is_used_as_given(gsar_pytester: pytest.Pytester) -> None:
     gsar_pytester.makepyfile(f"""
-        from gsar_otel import LexicalJudge
+        from gsar_otel import StagedJudge
 
-        class Strict(LexicalJudge):
+        class Strict(StagedJudge):
             name = "strict"
             deterministic = True
 

@@ -28,11 +28,11 @@ def test_pytest_gsar_result_sees_every_judgement_before_the_test_fails(
 
 def test_the_make_judge_hook_is_called_once_per_session(gsar_pytester: pytest.Pytester) -> None:
     gsar_pytester.makeconftest("""
-        from gsar_otel import LexicalJudge
+        from gsar_otel import StagedJudge
 
         calls = []
 
-        class Counted(LexicalJudge):
+        class Counted(StagedJudge):
             deterministic = True
 
         def pytest_gsar_make_judge(config):

@@ -221,7 +221,7 @@ def test_the_report_opens_with_the_run_metadata(gsar_pytester: pytest.Pytester) 
     (gsar_pytester.path / "strict.json").write_text(json.dumps(
         {"thresholds": {"proceed": 0.9, "regenerate": 0.7}, "contradiction_penalty": 0.25}))
     write_cases(gsar_pytester, "gsar_cases.jsonl", [
-        case("one", GOOD), case("two", GOOD), case("three", GOOD, judge="lexical")])
+        case("one", GOOD), case("two", GOOD), case("three", GOOD, judge="staged")])
     before = datetime.now(UTC).replace(microsecond=0)
     gsar_pytester.runpytest_inprocess(
         "--gsar-judge=scripted", "--gsar-report=report.html", "--gsar-config=strict.json",
@@ -235,7 +235,7 @@ def test_the_report_opens_with_the_run_metadata(gsar_pytester: pytest.Pytester) 
     assert moment.utcoffset() == timedelta(0) and before <= moment <= datetime.now(UTC)
     # Every judge of the run, the case's own one too, with its share of the judgements.
     assert [v for label, v in rows if label == "judge"] == [
-        "scripted (2 judgements)", "lexical (1 judgement)"]
+        "scripted (2 judgements)", "staged (1 judgement)"]
     assert values["thresholds"] == ("proceed 0.90 · regenerate 0.70 · rho 0.25 · "
                                     "conclusion policy cap · contradiction policy cap")
     assert values["settings file"].endswith("strict.json")

@@ -15,9 +15,9 @@ def test_answer(assert_grounded):
 """
 
 CUSTOM_JUDGE_CONFTEST = """
-from gsar_otel import LexicalJudge
+from gsar_otel import StagedJudge
 
-class TeamJudge(LexicalJudge):
+class TeamJudge(StagedJudge):
     name = "team"
     deterministic = True
 
@@ -35,8 +35,8 @@ def judge_used(pytester: pytest.Pytester, *args: str) -> str:
 
 def test_the_command_line_names_the_judge(gsar_pytester: pytest.Pytester) -> None:
     gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
-    assert judge_used(gsar_pytester, "--gsar-judge=lexical") == "lexical"
-    assert judge_used(gsar_pytester, "--gsar-judge=LEXICAL") == "lexical"
+    assert judge_used(gsar_pytester, "--gsar-judge=scripted") == "scripted"
+    assert judge_used(gsar_pytester, "--gsar-judge=SCRIPTED") == "scripted"
 
 
 def test_the_hook_supplies_the_default_judge_and_options_override_it(
@@ -44,8 +44,8 @@ def test_the_hook_supplies_the_default_judge_and_options_override_it(
     gsar_pytester.makeconftest(CUSTOM_JUDGE_CONFTEST)
     gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
     assert judge_used(gsar_pytester) == "team"
-    write_ini(gsar_pytester, gsar_judge="lexical")
-    assert judge_used(gsar_pytester) == "lexical"
+    write_ini(gsar_pytester, gsar_judge="scripted")
+    assert judge_used(gsar_pytester) == "scripted"
 
 
 def test_without_any_setting_the_library_default_applies(
@@ -53,10 +53,10 @@ def test_without_any_setting_the_library_default_applies(
     gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
     assert judge_used(gsar_pytester) == "staged"  # no API key configured
     config = gsar_pytester.path / "gsar.json"
-    config.write_text(json.dumps({"judge": "lexical",
+    config.write_text(json.dumps({"judge": "scripted",
                                   "thresholds": {"proceed": 0.9, "regenerate": 0.7}}))
     monkeypatch.setenv("GSAR_CONFIG", str(config))
-    assert judge_used(gsar_pytester) == "lexical"
+    assert judge_used(gsar_pytester) == "scripted"
 
 
 def test_gsar_config_thresholds_reach_assert_grounded(
@@ -73,14 +73,14 @@ def test_gsar_config_thresholds_reach_assert_grounded(
                                      [{METRIC_ROW!r}])
             assert result.final_decision == "proceed"
     """)
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical").assert_outcomes(passed=1)
+    gsar_pytester.runpytest_inprocess("--gsar-judge=staged").assert_outcomes(passed=1)
 
 
 def test_invalid_gsar_settings_fail_the_judging_test_with_their_message(
         gsar_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GSAR_PROCEED", "2")
     gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=staged")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*GSAR_PROCEED*"])
 
@@ -89,8 +89,8 @@ def test_an_unknown_judge_is_a_usage_error_listing_the_available_ones(
         gsar_pytester: pytest.Pytester) -> None:
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=oracle")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--gsar-judge: unknown judge 'oracle'; available: lexical, "
-                                 "anthropic*"])
+    result.stderr.fnmatch_lines(["*--gsar-judge: unknown judge 'oracle'; available: staged, "
+                                 "anthropic, lexical*"])
     write_ini(gsar_pytester, gsar_judge="oracle")
     result = gsar_pytester.runpytest_inprocess()
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -50,9 +50,9 @@ def test_marker_judge_is_used_when_no_option_names_one(gsar_pytester: pytest.Pyt
     gsar_pytester.makepyfile(f"""
         import pytest
 
-        @pytest.mark.gsar(judge="lexical")
+        @pytest.mark.gsar(judge="scripted")
         def test_answer(assert_grounded):
-            assert assert_grounded({GOOD!r}, [{METRIC_ROW!r}]).judge_name == "lexical"
+            assert assert_grounded({GOOD!r}, [{METRIC_ROW!r}]).judge_name == "scripted"
     """)
     gsar_pytester.runpytest_inprocess().assert_outcomes(passed=1)
 

@@ -11,7 +11,7 @@ from gsar_otel.core.evaluator import run_sync
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.core.protocol import JudgeVerdict
-from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge
 from gsar_otel.judges.recorded.judge import RecordingJudge, is_deterministic, judge_identity
 from gsar_otel.judges.recorded.store import (
     RECORD_MODES,
@@ -38,7 +38,7 @@ class CountingJudge:
 
     def __init__(self) -> None:
         self.calls = 0
-        self._lexical = LexicalJudge()
+        self._lexical = StagedJudge()
 
     async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
         self.calls += 1
@@ -70,7 +70,7 @@ def test_keys_are_stable_and_change_with_judge_answer_and_evidence() -> None:
 
 def test_identity_comes_from_the_judge() -> None:
     assert judge_identity(CountingJudge()) == IDENTITY
-    assert judge_identity(LexicalJudge())["backend"] == "lexical"
+    assert judge_identity(StagedJudge())["backend"] == "staged"
 
     class WithIdentity:
         @property
@@ -80,8 +80,8 @@ def test_identity_comes_from_the_judge() -> None:
     assert judge_identity(WithIdentity()) == {"backend": "b", "model": "x", "prompt_version": ""}
 
 
-def test_only_the_lexical_judge_and_self_declared_ones_are_deterministic() -> None:
-    assert is_deterministic(LexicalJudge())
+def test_only_the_offline_judge_and_self_declared_ones_are_deterministic() -> None:
+    assert is_deterministic(StagedJudge())
     assert not is_deterministic(CountingJudge())
 
     class Declared(CountingJudge):
