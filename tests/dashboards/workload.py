@@ -5,7 +5,7 @@ Run from the repository root::
     GSAR_BACKGROUND_QUEUE_SIZE=4 python -m tests.dashboards.workload --port 9464
 
 It serves its metrics on 127.0.0.1:PORT through ``configure_telemetry(prometheus_port=...)`` and
-runs cycles of ``@grounded`` calls with the offline ``LexicalJudge``: answers that proceed,
+runs cycles of ``@grounded`` calls with the offline ``StagedJudge``: answers that proceed,
 regenerate and replan, claims of all four verdicts, a recovery loop that ends degraded, a judge
 that fails (so the call abstains and ``gsar.judge.errors`` counts the error type), a judge that
 reports token usage, and bursts of background calls that overflow the bounded queue
@@ -31,7 +31,7 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Claim, EvidenceType, JudgeOutput
 from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
 from gsar_otel.decorator.api import flush
-from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge
 from gsar_otel.otel.setup import configure_telemetry
 from tests.dashboards.sidecar_load import SidecarLoad
 
@@ -44,15 +44,16 @@ EVIDENCE: list[tuple[str, str, EvidenceType]] = [
 
 ANSWERS = {
     # every claim grounded: S = 1.0, proceed
-    "proceed": ("CPU on web-3 reached 97.2% at 14:02. Request rate on checkout dropped to "
+    "proceed": ("CPU on web-3 reached 97.2% at 14:02. Request rate on checkout was "
                 "12.4 RPS at 14:03. Deploy 4711 of checkout finished at 14:01. The HighLatency "
                 "alert fired for checkout at 14:02."),
-    # a framing line of no content of its own: a complementary claim; still proceeds
+    # a framing line, and a summing-up sentence of nothing new: a complementary claim; proceeds
     "summary": ("Here is a summary:\nCPU on web-3 reached 97.2% at 14:02. Request rate on "
-                "checkout dropped to 12.4 RPS at 14:03. Deploy 4711 of checkout finished at "
-                "14:01. The HighLatency alert fired for checkout at 14:02."),
+                "checkout was 12.4 RPS at 14:03. Deploy 4711 of checkout finished at "
+                "14:01. The HighLatency alert fired for checkout at 14:02. These observations "
+                "point to the same deploy."),
     # two grounded, one causal inference: S ~ 0.77, regenerate
-    "regenerate": ("CPU on web-3 reached 97.2% at 14:02. Request rate on checkout dropped to "
+    "regenerate": ("CPU on web-3 reached 97.2% at 14:02. Request rate on checkout was "
                    "12.4 RPS at 14:03. The outage was probably caused by the deploy."),
     # mostly speculation: S ~ 0.36, replan
     "replan": ("CPU on web-3 reached 97.2% at 14:02. The outage was caused by a config push. "
@@ -70,13 +71,13 @@ def gather_evidence() -> None:
 
 
 class MeteredJudge:
-    """The lexical judge, reporting token usage as a model-backed judge would."""
+    """The offline judge, reporting token usage as a model-backed judge would."""
 
     name = "metered-lexical"
     model = "lexical-v1"
 
     def __init__(self) -> None:
-        self._inner = LexicalJudge()
+        self._inner = StagedJudge()
 
     async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
         return await self._inner.judge(synthesis=synthesis, evidence=evidence)
@@ -99,7 +100,7 @@ class FramingJudge:
     name = "framing-lexical"
 
     def __init__(self) -> None:
-        self._inner = LexicalJudge()
+        self._inner = StagedJudge()
 
     async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
         output = await self._inner.judge(synthesis=synthesis, evidence=evidence)
@@ -134,7 +135,7 @@ class SlowJudge:
     name = "slow-lexical"
 
     def __init__(self, delay_s: float) -> None:
-        self._inner = LexicalJudge()
+        self._inner = StagedJudge()
         self._delay_s = delay_s
 
     async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
@@ -142,7 +143,7 @@ class SlowJudge:
         return await self._inner.judge(synthesis=synthesis, evidence=evidence)
 
 
-lexical = LexicalJudge()
+lexical = StagedJudge()
 metered = MeteredJudge()
 
 
