@@ -51,7 +51,7 @@ ANSWERS = {
     "summary": ("Here is a summary:\nCPU on web-3 reached 97.2% at 14:02. Request rate on "
                 "checkout was 12.4 RPS at 14:03. Deploy 4711 of checkout finished at "
                 "14:01. The HighLatency alert fired for checkout at 14:02. These observations "
-                "point to the same deploy."),
+                "show a real incident."),
     # two grounded, one causal inference: S ~ 0.77, regenerate
     "regenerate": ("CPU on web-3 reached 97.2% at 14:02. Request rate on checkout was "
                    "12.4 RPS at 14:03. The outage was probably caused by the deploy."),
