@@ -37,6 +37,18 @@ def test_the_command_line_names_the_judge(gsar_pytester: pytest.Pytester) -> Non
     gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
     assert judge_used(gsar_pytester, "--gsar-judge=scripted") == "scripted"
     assert judge_used(gsar_pytester, "--gsar-judge=SCRIPTED") == "scripted"
+    assert judge_used(gsar_pytester, "--gsar-judge=staged") == "staged"
+
+
+def test_the_lexical_name_is_a_deprecated_alias_of_the_staged_judge(
+        gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(test_agent=REPORTS_JUDGE)
+    result = gsar_pytester.runpytest_inprocess("-s", "--gsar-judge=lexical")
+    result.assert_outcomes(passed=1)
+    assert [line.split("JUDGE=")[1].strip(" .") for line in result.outlines
+            if "JUDGE=" in line] == ["staged"]
+    result.stdout.fnmatch_lines(["*DeprecationWarning: the 'lexical' judge is now the one "
+                                 "offline judge 'staged'*"])
 
 
 def test_the_hook_supplies_the_default_judge_and_options_override_it(
