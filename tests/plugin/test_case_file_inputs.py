@@ -150,7 +150,7 @@ def test_a_small_unchanged_case_file_is_not_read_again_per_case(
         gsar_pytester: pytest.Pytester) -> None:
     write_lines(gsar_pytester, [line("first"), line("second", HALF, expect="replan")])
     gsar_pytester.makeconftest(COUNT_READS)
-    result = gsar_pytester.runpytest_subprocess("--gsar-judge=lexical", "-s")
+    result = gsar_pytester.runpytest_subprocess("--gsar-judge=staged", "-s")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["READS 0"])
 
@@ -169,7 +169,7 @@ from pathlib import Path
 def pytest_collection_finish(session):
     Path({str(path)!r}).write_bytes({rewrite!r})
 """)
-    result = gsar_pytester.runpytest_subprocess("--gsar-judge=lexical", "-s")
+    result = gsar_pytester.runpytest_subprocess("--gsar-judge=staged", "-s")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*45%*", "READS 1"])
 

@@ -55,7 +55,7 @@ def test_evidence_may_be_text_or_objects_with_ids(gsar_pytester: pytest.Pytester
 
 
 def test_a_case_can_name_its_judge(gsar_pytester: pytest.Pytester) -> None:
-    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("named", GOOD, judge="lexical"),
+    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("named", GOOD, judge="staged"),
                                                     case("unknown", GOOD, judge="oracle")])
     result = gsar_pytester.runpytest_inprocess()
     result.assert_outcomes(passed=1, failed=1)

@@ -147,7 +147,7 @@ def test_a_failed_judge_call_is_not_recorded(
 
 def test_a_deterministic_judge_needs_no_cassette(gsar_pytester: pytest.Pytester) -> None:
     gsar_pytester.makepyfile(test_agent=TEST_FILE)
-    gsar_pytester.runpytest_inprocess("--gsar-judge=lexical", "--gsar-record-mode=all"
+    gsar_pytester.runpytest_inprocess("--gsar-judge=staged", "--gsar-record-mode=all"
                                       ).assert_outcomes(passed=1)
     assert not (gsar_pytester.path / "cassettes").exists()
 

@@ -69,9 +69,9 @@ def test_a_marked_once_test_does_not_add_to_its_existing_cassette(
 
 def test_an_invalid_marker_mode_errors_naming_the_test_and_the_modes(
         gsar_pytester: pytest.Pytester) -> None:
-    # The lexical judge never reads a record mode: the marker is checked anyway.
+    # The offline judge never reads a record mode: the marker is checked anyway.
     gsar_pytester.makepyfile(test_agent=marked("sometimes"))
-    result = gsar_pytester.runpytest_inprocess("--gsar-judge=lexical")
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=staged")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([
         "*test_agent.py::test_answer: @pytest.mark.gsar(record_mode=...): record mode must be "
@@ -83,7 +83,7 @@ def test_the_other_marker_options_still_work_beside_record_mode(
     gsar_pytester.makepyfile(test_agent=f"""
 import pytest
 
-@pytest.mark.gsar(record_mode="none", decision="replan", min_score=0.0, judge="lexical")
+@pytest.mark.gsar(record_mode="none", decision="replan", min_score=0.0, judge="staged")
 def test_answer(assert_grounded):
     assert_grounded("CPU on host db-prod-1 reached 45% at 14:02.", [{METRIC_ROW!r}])
 """)
