@@ -20,7 +20,8 @@ from tests.support.fake_anthropic import fake_anthropic  # noqa: F401 - fixture
 # pytester drops the modules an in-process run imported when it ends; importing what every inner
 # session needs here, once, keeps each inner run from importing (and rewriting) them again.
 for _module in ("hypothesis", "anthropic", "gsar_otel.otel.traced",
-                "gsar_otel.judges.lexical.judge", "gsar_otel.judges.anthropic.judge",
+                "gsar_otel.judges.staged.judge", "gsar_otel.judges.lexical.judge",
+                "gsar_otel.judges.anthropic.judge",
                 "gsar_otel.judges.recorded.judge", "gsar_otel.config",
                 "pytest_gsar.cases", "pytest_gsar.fixtures", "pytest_gsar.judging",
                 "pytest_gsar.report"):

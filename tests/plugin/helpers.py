@@ -11,7 +11,7 @@ import pytest
 
 METRIC_ROW = "[tool=query_metrics row=14:02:01] host=db-prod-1 cpu_pct=97.2"
 GOOD = "CPU on host db-prod-1 reached 97% at 14:02."
-"""Grounded in METRIC_ROW: S = 1.0, proceed (with the scripted judge and the lexical one)."""
+"""Grounded in METRIC_ROW: S = 1.0, proceed (with the scripted judge and the staged one)."""
 HALF = "CPU on host db-prod-1 reached 97% at 14:02. The outage was caused by a config push."
 """One grounded claim and one ungrounded causal claim: S = 0.625, replan."""
 CONTRADICTED = "CPU on host db-prod-1 reached 45% at 14:02."

@@ -1,7 +1,7 @@
 """A small deterministic judge for the plugin's tests, offered to gsar as ``--gsar-judge=scripted``.
 
 The plugin's tests assert exact scores, so they judge with rules simple enough to read here
-rather than with the LexicalJudge, whose heuristics may improve. Per sentence of the answer:
+rather than with the offline StagedJudge, whose heuristics may improve. Per sentence of the answer:
 
 - "caused", "because" or "probably": ungrounded ``inference``, citing nothing;
 - otherwise the evidence item sharing most words is cited; the claim is grounded when every

@@ -11,7 +11,6 @@ from gsar_otel.core.evaluator import run_sync
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.core.protocol import JudgeVerdict
-from gsar_otel.judges.staged.judge import StagedJudge
 from gsar_otel.judges.recorded.judge import RecordingJudge, is_deterministic, judge_identity
 from gsar_otel.judges.recorded.store import (
     RECORD_MODES,
@@ -22,6 +21,7 @@ from gsar_otel.judges.recorded.store import (
     redact_secrets,
     verdict_key,
 )
+from gsar_otel.judges.staged.judge import StagedJudge
 from pytest_gsar import options
 from tests.plugin.helpers import GOOD, HALF, METRIC_ROW
 
@@ -38,11 +38,11 @@ class CountingJudge:
 
     def __init__(self) -> None:
         self.calls = 0
-        self._lexical = StagedJudge()
+        self._offline = StagedJudge()
 
     async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
         self.calls += 1
-        return await self._lexical.judge(synthesis=synthesis, evidence=evidence)
+        return await self._offline.judge(synthesis=synthesis, evidence=evidence)
 
 
 def judge_once(judge: RecordingJudge, synthesis: str = GOOD) -> JudgeVerdict:
