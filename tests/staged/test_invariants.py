@@ -40,19 +40,33 @@ values_st = st.fixed_dictionaries({k: st.integers(100, 90000).map(lambda n: n / 
 than the claim's rounding."""
 
 
+PHRASINGS = (
+    "On {host}, {words} was {value}.",
+    "{words} on host {host} reached {value}.",
+    "Host {host} reported {words} of {value}.",
+)
+"""How an answer may state one row's value: the subject first, last, or named by its kind."""
+
+
 @settings(max_examples=40)
 @given(host=st.sampled_from(HOSTS), values=values_st, key=st.sampled_from(sorted(METRICS)),
-       factor=st.sampled_from([0.5, 0.7, 1.5, 3.0]))
-@example(host="cache-2", values={k: 133.0 for k in METRICS}, key="conn_count", factor=0.5)
-@example(host="db-prod-1", values={k: 97.2 for k in METRICS}, key="cpu_pct", factor=1.5)
+       factor=st.sampled_from([0.5, 0.7, 1.5, 3.0]), phrasing=st.sampled_from(range(3)))
+@example(host="cache-2", values={k: 133.0 for k in METRICS}, key="conn_count", factor=0.5,
+         phrasing=0)
+@example(host="db-prod-1", values={k: 97.2 for k in METRICS}, key="cpu_pct", factor=1.5,
+         phrasing=0)
+@example(host="db-prod-1", values={k: 97.2 for k in METRICS}, key="cpu_pct", factor=0.7,
+         phrasing=1)
+@example(host="db-prod-1", values={k: 97.2 for k in METRICS}, key="errors", factor=3.0,
+         phrasing=2)
 def test_a_restated_value_is_grounded_and_a_changed_one_is_contradicted(
-        host: str, values: dict[str, float], key: str, factor: float) -> None:
+        host: str, values: dict[str, float], key: str, factor: float, phrasing: int) -> None:
     words, shape = METRICS[key]
     evidence = [row(host, values)]
-    right = f"On {host}, {words} was {shape.format(values[key])}."
+    right = PHRASINGS[phrasing].format(host=host, words=words, value=shape.format(values[key]))
     # at least 7 away, and more: never within the claim's rounding of the true value
     changed = values[key] * factor + 7 if factor > 1 else values[key] * (1 + factor) + 7
-    wrong = f"On {host}, {words} was {shape.format(changed)}."
+    wrong = PHRASINGS[phrasing].format(host=host, words=words, value=shape.format(changed))
     assert buckets(right, evidence) == ["grounded"], right
     assert buckets(wrong, evidence) == ["contradicted"], (wrong, evidence)
 

@@ -23,7 +23,13 @@ from typing import Final, Literal
 from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.categories import Category, categories_of, category_of, negate
-from gsar_otel.judges.staged.lexicon import INDICATIVE, NEGATIONS, NUMBER_WORDS, SPECULATIVE
+from gsar_otel.judges.staged.lexicon import (
+    IDENTITY_KEYS,
+    INDICATIVE,
+    NEGATIONS,
+    NUMBER_WORDS,
+    SPECULATIVE,
+)
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.textual import TextFacts, facts_of
 
@@ -183,18 +189,22 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
 
 def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list[int],
                spec: Spec) -> frozenset[str]:
-    """Content stems just before the value (up to three, stopping at another value or a verb
-    of reporting) and the one content word right after it ("133 errors"), and the key words
-    its unit names (``req/s`` is ``rps``)."""
-    before = tokens[max(0, bisect_right(ends, spec.start) - 8):bisect_right(ends, spec.start)]
-    after = tokens[bisect_left(starts, spec.end):][:2]
+    """Up to three content words just before the value (names and the word naming what a name
+    is, "host", are passed over; another value or a verb of reporting ends the run), the content
+    words right after it ("133 errors", "500 open connections"), and the key words its unit
+    names (``req/s`` is ``rps``)."""
+    at = bisect_right(ends, spec.start)
     stems: list[str] = list(UNIT_KEYS.get(str(getattr(spec.raw, "unit", "") or "").lower(), ()))
-    for _, _, word in reversed(before):
-        if len(stems) >= _KEY_WINDOW + 2 or word[:1].isdigit():
+    taken = 0
+    for _, _, word in reversed(tokens[max(0, at - 12):at]):
+        if taken >= _KEY_WINDOW or word[:1].isdigit():
             break
+        if _names_a_thing(word) or root(word) in IDENTITY_KEYS:
+            continue
         if word not in STOPWORDS and word not in NUMBER_WORDS and root(word) not in PREDICATES:
             stems.append(root(word))
-    for _, _, word in after:  # "133 errors", "500 open connections"
+            taken += 1
+    for _, _, word in tokens[bisect_left(starts, spec.end):][:2]:
         if word[:1].isdigit() or root(word) in PREDICATES:
             break
         if word not in STOPWORDS:
