@@ -85,7 +85,8 @@ INDICATIVE_STEMS: Final = frozenset(root(w) for w in INDICATIVE)
 KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
     root(k): frozenset(root(w) for w in v.split()) for k, v in {
         "http": "status code", "status": "http code", "code": "status http",
-        "error": "err errors", "errors": "error err", "latency": "lat duration p50 p90 p95 p99 p999",
+        "error": "err errors", "errors": "error err",
+        "latency": "lat duration p50 p90 p95 p99 p999",
         "connection": "conn connections", "conn": "connection connections",
         "count": "cnt num total", "memory": "mem", "mem": "memory", "cpu": "processor",
         "rate": "pct percent ratio rps qps", "percent": "pct rate ratio",
