@@ -108,10 +108,10 @@ def forget_indexes() -> None:
     import pkgutil
 
     import gsar_otel.core
-    import gsar_otel.judges.lexical
+    import gsar_otel.judges.staged
 
     names = [f"{package.__name__}.{info.name}"
-             for package in (gsar_otel.core, gsar_otel.judges.lexical)
+             for package in (gsar_otel.core, gsar_otel.judges.staged)
              for info in pkgutil.iter_modules(package.__path__)]
     for name in names:
         module = importlib.import_module(name)
@@ -185,13 +185,11 @@ def count_case(judge: Judge, synthesis: str, evidence: EvidenceSet) -> dict[str,
     import pkgutil
 
     import gsar_otel.core
-    import gsar_otel.judges.lexical
     import gsar_otel.judges.staged
     from tests.support.cost import operations
 
     modules = [importlib.import_module(f"{package.__name__}.{info.name}")
-               for package in (gsar_otel.core, gsar_otel.judges.lexical,
-                               gsar_otel.judges.staged)
+               for package in (gsar_otel.core, gsar_otel.judges.staged)
                for info in pkgutil.iter_modules(package.__path__)]
     forget_indexes()
     holder: list[Any] = []

@@ -7,7 +7,7 @@ grade by hand::
 
     python benchmarks/graded_from_dataset.py ../shared/data/grounding/wice.jsonl \\
         --limit 200 --seed 0 > wice-graded.jsonl
-    gsar calibrate wice-graded.jsonl --judge lexical --fit-rho
+    gsar calibrate wice-graded.jsonl --judge staged --fit-rho
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ settings and no regenerate or replan function (one judge round). Per evidence si
 The targets: no false pass for any unfaithful kind, false alarms under 5%, every claim bucket
 at least 0.95.
 
-    .venv/bin/python benchmarks/incident_bench.py --judge staged --judge lexical --truth
+    .venv/bin/python benchmarks/incident_bench.py --judge staged --truth
     .venv/bin/python benchmarks/incident_bench.py --sizes 2000 --cases 2 --json --out bench.json
 """
 

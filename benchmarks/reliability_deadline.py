@@ -1,12 +1,12 @@
 """Fault table for deadlines: does ``deadline_s`` bound judging, and does judging leave an async
 host's event loop running?
 
-Rows (each run once; the heavy input takes LexicalJudge several seconds on a 2-CPU machine):
+Rows (each run once; the heavy input takes StagedJudge several seconds on a 2-CPU machine):
 
-- ``on-loop judge``: LexicalJudge's ``async judge`` awaited directly on the loop (what the
+- ``on-loop judge``: StagedJudge's ``async judge`` awaited directly on the loop (what the
   evaluator did before judging moved to the worker pool): time, and the longest stall a ticker
   task (10 ms period) saw;
-- ``evaluator deadline_s=1``: ``GSAREvaluator(LexicalJudge(), deadline_s=1).evaluate`` on the
+- ``evaluator deadline_s=1``: ``GSAREvaluator(StagedJudge(), deadline_s=1).evaluate`` on the
   same input, with the same ticker: time, decision, degraded reason, longest stall;
 - ``@grounded deadline_s=1`` (sync caller) and ``@grounded`` default deadline on a small input;
 - ``429 retry-after: 3600``: AnthropicJudge (``deadline_s=2``, SDK ``max_retries=2``) against a
@@ -41,7 +41,7 @@ from gsar_otel.core.deadline import pool_stats  # noqa: E402
 from gsar_otel.core.evaluator import GSAREvaluator  # noqa: E402
 from gsar_otel.core.evidence import EvidenceSet  # noqa: E402
 from gsar_otel.core.result import GSARResult  # noqa: E402
-from gsar_otel.judges.lexical.judge import LexicalJudge  # noqa: E402
+from gsar_otel.judges.staged.judge import StagedJudge  # noqa: E402
 
 
 def heavy_input() -> tuple[str, list[str]]:
@@ -102,7 +102,7 @@ def row(case: str, elapsed: float, outcome: str, stall: float | None = None,
 def run_rows() -> list[dict[str, Any]]:
     answer, rows = heavy_input()
     evidence = EvidenceSet.coerce(rows)
-    judge = LexicalJudge()
+    judge = StagedJudge()
     results: list[dict[str, Any]] = []
     label = f"{len(answer):,}-char answer, {len(rows)} rows"
 

@@ -1,13 +1,13 @@
 """Hostile inputs, one row each: what was given, its size, seconds, peak memory and the outcome.
 
 Library rows run ``GSAREvaluator`` with an offline judge (``--judge``: ``staged``, the default
-without a key, or ``lexical``; default limits) in this process, with
+without a key; default limits) in this process, with
 ``tracemalloc`` measuring the peak of Python allocations (which slows the run 2x-10x, most where
 the code allocates most, so the seconds are upper bounds). CLI rows run ``gsar judge`` / ``gsar
 bench`` in a child process and report its exit code and first stderr line. Run::
 
     python benchmarks/reliability_inputs.py            # the table
-    python benchmarks/reliability_inputs.py --judge lexical --no-cli
+    python benchmarks/reliability_inputs.py --judge staged --no-cli
     python benchmarks/reliability_inputs.py --json
 """
 
@@ -115,7 +115,7 @@ def cli_rows(workdir: Path) -> list[dict[str, Any]]:
     for name, argv, size in cases:
         started = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, timeout=300, check=False,
-                              env={**os.environ, "GSAR_JUDGE": "lexical"})
+                              env={**os.environ, "GSAR_JUDGE": "staged"})
         seconds = time.perf_counter() - started
         first = done.stderr.decode("utf-8", "replace").strip().splitlines()
         rows.append({"input": name, "chars": size, "seconds": seconds, "peak_mb": None,

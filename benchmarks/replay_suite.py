@@ -5,7 +5,7 @@ In a temporary directory this generates:
 
 - ``trivial/``: one test module with 1,000 trivial tests (``assert i >= 0``, parametrised);
 - ``lexical/gsar_cases.jsonl``: 1,000 recorded agent answers with their evidence, judged by the
-  offline LexicalJudge (deterministic, so the plugin needs no cassette for it);
+  offline StagedJudge (deterministic, so the plugin needs no cassette for it);
 - ``anthropic/gsar_cases.jsonl``: the same 1,000 answers judged by the Anthropic judge, whose
   verdicts are recorded once (``--gsar-record-mode=once``) against a local fake Messages API and
   then replayed from the cassettes (``--gsar-record-mode=none``) with no server and no key (each
@@ -160,7 +160,7 @@ def pytest_command(suite: str, record_mode: str = "none") -> list[str]:
     """The pytest invocation for a suite."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     if suite == "lexical":
-        command.append("--gsar-judge=lexical")
+        command.append("--gsar-judge=staged")
     elif suite == "anthropic replay":
         command += ["--gsar-judge=anthropic", f"--gsar-record-mode={record_mode}"]
     elif suite == "vcrpy replay":
