@@ -1,6 +1,6 @@
 """End to end: ``@grounded`` telemetry through real OTLP exporters into a real Arize Phoenix.
 
-Each test decorates an agent function with ``@grounded`` (inline, the offline LexicalJudge),
+Each test decorates an agent function with ``@grounded`` (inline, the offline StagedJudge),
 calls it under a caller span, exports the spans with the SDK's own OTLP exporter (http/protobuf
 or gRPC) into the Phoenix server the session started, and reads them back through Phoenix's REST
 API: the ``gsar.evaluate`` span with its ``gsar.*`` attributes and ``openinference.span.kind``,
@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from gsar_otel import config, plugins, semconv
 from gsar_otel.core.capture import record_evidence, tool_evidence
 from gsar_otel.decorator.api import grounded
-from gsar_otel.judges.lexical.judge import LexicalJudge
+from gsar_otel.judges.staged.judge import StagedJudge
 from gsar_otel.otel import instruments as telemetry
 from tests.support.phoenix import PROJECT_RESOURCE_ATTRIBUTE, PhoenixServer
 
@@ -98,7 +98,7 @@ def run_grounded_call(phoenix: PhoenixServer, protocol: str, project: str) -> li
     meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
     telemetry.set_providers(tracer_provider=provider, meter_provider=meter_provider)
     try:
-        answer = grounded(judge=LexicalJudge(), name=FUNCTION)(incident_answer)
+        answer = grounded(judge=StagedJudge(), name=FUNCTION)(incident_answer)
         with provider.get_tracer("tests.e2e").start_as_current_span("agent.turn"):
             returned = answer("A-9912")
         assert returned is ANSWER  # on_low="observe": the very same object comes back
@@ -148,7 +148,7 @@ def test_grounding_span_claim_events_and_judge_child_reach_phoenix_intact(
             assert attributes.get(key) == wire(value), key
     assert attributes[semconv.GSAR_FUNCTION] == FUNCTION
     assert attributes[semconv.GSAR_DECISION] == "replan"
-    assert attributes[semconv.GSAR_JUDGE_NAME] == "lexical"
+    assert attributes[semconv.GSAR_JUDGE_NAME] == "staged"
     assert attributes[semconv.GSAR_CLAIMS_TOTAL] == 4
     assert attributes[semconv.GSAR_CLAIMS_GROUNDED] == 2
     assert attributes[semconv.GSAR_CLAIMS_UNGROUNDED] == 1
