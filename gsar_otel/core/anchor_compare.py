@@ -335,14 +335,19 @@ def _magnitude_views(anchor: Anchor) -> tuple[View, ...]:
     elif anchor.kind is AnchorKind.DURATION:
         found.append(View("sec", _ONLY, value, True))
         if written is not None and anchor.unit is not None:
-            dims = frozenset({unit_dimension(canonical_unit(anchor.unit)), ANY})
+            dims = frozenset({_dimension(anchor.unit), ANY})
             found.append(View("num", dims, written[0], False))
     else:
-        unit = unit_dimension(anchor.unit) if anchor.unit else _key_unit(anchor.key)
+        unit = _dimension(anchor.unit) if anchor.unit else _key_unit(anchor.key)
         found.append(View("num", frozenset({unit, ANY}), value, True))
         if anchor.unit is None:
             found += _key_views(anchor.key, value)
     return tuple(found)
+
+
+def _dimension(unit: str) -> str:  # time units by their length: s, sec and seconds are one
+    seconds = SECONDS_PER_UNIT.get(unit)
+    return f"time:{seconds}" if seconds is not None else unit_dimension(canonical_unit(unit))
 
 
 def _key_unit(key: str | None) -> str:
@@ -351,9 +356,7 @@ def _key_unit(key: str | None) -> str:
     parts = _key_parts(key)
     last = parts[-1] if parts else ""
     if last in TIME_UNIT_WORDS:
-        # ``p99_latency_ms=1374`` is 1374 ms (and 1.374 s by its "sec" view), never 1374 of
-        # another time unit
-        return unit_dimension(canonical_unit(last))
+        return _dimension(last)  # p99_latency_ms=1374 is 1374 ms, never 1374 s
     if not is_spaced_unit(last) or last in PERCENT_WORDS:
         return UNITLESS
     return unit_dimension(canonical_unit(last))
@@ -393,5 +396,5 @@ def _magnitude_queries(anchor: Anchor) -> tuple[Query, ...]:
         if anchor.unit is not None:
             found.append(Query("num", _ONLY, _rounding(number, quantum, qualifier), False))
         return tuple(found)
-    dims = _ALL if anchor.unit is None else frozenset({unit_dimension(anchor.unit), UNITLESS})
+    dims = _ALL if anchor.unit is None else frozenset({_dimension(anchor.unit), UNITLESS})
     return (Query("num", dims, _rounding(number, quantum, qualifier), True),)

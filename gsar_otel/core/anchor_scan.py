@@ -241,9 +241,9 @@ class _Scanner:
         if (before == "port" or key == "port" or key.endswith(("_port", ".port"))) and (
                 0 < number < 65536):
             return piece._replace(kind=AnchorKind.PORT, value=str(number))
-        if 100 <= number <= 599 and (
+        if 100 <= number <= 599 and (  # "errors" as the next pair's key names nothing here
                 before in HTTP_BEFORE or before.startswith("http/")
-                or self.next_word(index) in HTTP_AFTER
+                or (self.next_word(index) in HTTP_AFTER and not self._next_key(index + 1))
                 or (key.split("_")[-1] in ("status", "code", "statuscode") and "exit" not in key)):
             return piece._replace(kind=AnchorKind.HTTP_STATUS, value=str(number))
         return piece

@@ -46,7 +46,9 @@ def extract(text: str) -> tuple[Spec, ...]:
     # Durations written in parts come joined (core.anchor_durations: "19 minutes 38 seconds").
     for a in extract_anchors(text):
         specs.append(Spec(a.kind.name, a.text, str(a.value), a.key, a.start, a.end, a))
-        parts = timestamp_parts(a) if a.kind.name == "TIMESTAMP" else None
+        # a zoned timestamp's own date and time are local; the whole compares in UTC
+        local = a.unit not in (None, "Z", "UTC", "GMT", "z", "utc")
+        parts = timestamp_parts(a) if a.kind.name == "TIMESTAMP" and not local else None
         for part in parts or ():
             # A timestamp's date and clock time, so "at 10:15 UTC" meets "10:15:32Z".
             specs.append(Spec(part.kind.name, part.text, str(part.value), part.key,

@@ -33,8 +33,11 @@ _AXES: Final[dict[str, dict[str, str]]] = {
         "critical": "critical crit fatal emergency",
     },
     "alert_state": {
-        "firing": "firing fired triggered active",
+        "firing": "firing active",
         "resolved": "resolved cleared",
+    },
+    "alert_event": {
+        "fired": "fired triggered fire",
     },
     "availability": {
         "up": "up online available reachable uptime",
@@ -97,9 +100,8 @@ reading ("the up link", "a drop of 3%" still count as direction: these are read 
 value, a key's value, or after a verb of being; see :func:`categories_of`)."""
 
 OPPOSITE: Final[dict[str, dict[str, str]]] = {
-    axis: ({a: b, b: a} if len(poles) == 2 else {})
+    axis: (dict(zip(poles, reversed(tuple(poles)), strict=True)) if len(poles) == 2 else {})
     for axis, poles in _AXES.items()
-    for a, b in [tuple(poles)[:2]]
 }
 """The other pole of a two-pole axis (``outcome`` has three poles: no opposite by negation)."""
 

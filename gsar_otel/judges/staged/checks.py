@@ -22,7 +22,17 @@ from typing import Final, Literal
 
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import Spec, agree, comparable
-from gsar_otel.judges.staged.claims import _PREDICTION, KEY_SYNONYMS, ClaimSlots, Value
+from gsar_otel.judges.staged.claims import (
+    _AGENT,
+    _CAMEL,
+    _PREDICTION,
+    KEY_SYNONYMS,
+    ClaimSlots,
+    Value,
+)
+from gsar_otel.judges.staged.claims import (
+    PREDICATES as PREDICATE_ROOTS,
+)
 from gsar_otel.judges.staged.facts import Fact, Field
 from gsar_otel.judges.staged.roots import root
 
@@ -32,6 +42,9 @@ def _words(text: str) -> list[str]:
     return text.split()
 
 
+TIME_KINDS: Final = frozenset({"CLOCK", "TIMESTAMP"})
+STATE_KEYS: Final = frozenset(root(w) for w in ("status", "state", "phase", "outcome", "result"))
+"""Keys whose value is what a record is in: "all orders were cancelled" against them."""
 UNIT_WORDS: Final = frozenset(root(w) for w in
                               _words(
     "ms s sec secs pct percent gb mb kb bytes us ns per"))
@@ -125,20 +138,37 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
     if holders and not slots.subjects:
         return Check("value", "MATCH", f"{text} matches {index.facts[min(holders)].ref}",
                      index.facts[min(holders)].ref, min(holders))
+    # the same digits under a key of another unit ("15600 minutes" for uptime_s=15600)
+    written = _digits(value.spec)
+    for fact in focus:
+        for field in fact.fields:
+            if any(_digits(a) == written and agree(value.spec, a) == "conflict"
+                   for a in field.anchors):
+                return Check("value", "CONFLICT", f"says {text}; {fact.ref} has "
+                             f"{_shown(field)}", fact.ref, fact.position)
     if alignment.support:
         lead = index.facts[alignment.support[0]]
-        if lead.kind == "prose" and alignment.coverage >= PROSE_CONFLICT_COVERAGE:
-            for spec in lead.facts.anchors:
-                if comparable(value.spec, spec) and agree(value.spec, spec) == "conflict" \
-                        and _shape(spec) == _shape(value.spec):
-                    return Check("value", "CONFLICT", f"says {text}; {lead.ref} says "
-                                 f"{spec.text}", lead.ref, lead.position)
+        clashing = lead.kind == "prose" and alignment.coverage >= PROSE_CONFLICT_COVERAGE
+        # the time of the tool line that states the claim: another time is a wrong time
+        clashing = clashing or (value.spec.kind in TIME_KINDS and lead.kind != "prose"
+                                and alignment.coverage >= PROSE_CONFLICT_COVERAGE
+                                and lead.position in alignment.focus)
+        for spec in lead.facts.anchors if clashing else ():
+            if comparable(value.spec, spec) and agree(value.spec, spec) == "conflict" \
+                    and _shape(spec) == _shape(value.spec):
+                return Check("value", "CONFLICT", f"says {text}; {lead.ref} says "
+                             f"{spec.text}", lead.ref, lead.position)
     if holders and slots.subjects:
         other = index.facts[min(holders)]
         return Check("value", "ABSENT", f"{text} is in {other.ref}, about "
                      f"{', '.join(sorted(other.subjects)) or 'something else'}, not about "
                      f"{', '.join(slots.subjects)}", other.ref)
     return Check("value", "ABSENT", f"{text} appears in no evidence item")
+
+
+def _digits(spec: Spec) -> str:
+    """The number as written, without unit or separators ("15600 minutes" -> "15600")."""
+    return "".join(ch for ch in spec.text.split()[0] if ch.isdigit() or ch == ".").rstrip(".")
 
 
 def _shape(spec: Spec) -> str:
@@ -301,8 +331,13 @@ def check_quantifier(slots: ClaimSlots, alignment: Alignment,
         return None
     about = [index.facts[p] for p in alignment.about]
     said = set(slots.facts.stems)
-    keys = {f.key for fact in about for f in fact.fields
-            if {root(w) for w in f.value.lower().split()} & said}
+    keys = {f.key for fact in about for f in fact.fields  # a value, not the subject itself
+            if f.value.lower() not in slots.subjects
+            and {root(w) for w in f.value.lower().split()} & said}
+    if not keys:  # V held by none of them, while their state is recorded: another state
+        unsaid = said - {s for fact in about for s in fact.stems} - PREDICATE_ROOTS
+        keys = {f.key for fact in about for f in fact.fields
+                if f.key_stems & STATE_KEYS} if unsaid else set()
     for fact in about:
         for field in fact.fields:
             if field.key in keys and not {root(w) for w in field.value.lower().split()} \
@@ -312,18 +347,56 @@ def check_quantifier(slots: ClaimSlots, alignment: Alignment,
     return None
 
 
+def _signature(token: str) -> str:
+    """A name's shape: ``lucas.martin`` and ``john.smith`` are ``a.a``, ``ALRT-20933`` and
+    ``ALRT-20932`` are ``alrt-9``: names of one kind, where one stands in for the other."""
+    shape = re.sub(r"[0-9]+", "9", re.sub(r"[a-z]+", "a", token.lower()))
+    head = token.lower().split("-")[0]
+    return shape if not any(ch.isdigit() for ch in token) else f"{head}|{shape}"
+
+
+def _replaced(subject: str, slots: ClaimSlots, about: list[Fact], alignment: Alignment,
+              index: FactIndex) -> tuple[Fact, str] | None:
+    """The name of the same kind that the facts about the claim's other subjects hold in its
+    place ("run by lucas.martin" where the deploy's ``actor`` is john.smith), or None. Plain
+    words have no kind to compare: only names with punctuation, digits or inner capitals."""
+    camel = {m.group().lower() for m in _CAMEL.finditer(slots.text)}
+    if any(m.group(1).lower().rstrip(".") == subject for m in _AGENT.finditer(slots.text)):
+        # "closed by netops" where the fact that states the rest says who closed it
+        for fact in about or [index.facts[p] for p in alignment.related[:1]]:
+            for match in _AGENT.finditer(fact.text):
+                if match.group(1).lower().rstrip(".") != subject:
+                    return fact, match.group(1).rstrip(".")
+    shape = _signature(subject)
+    if subject not in camel and shape == "a":
+        return None
+    for fact in about:
+        names = ({m.group() for m in _CAMEL.finditer(fact.text)} if subject in camel
+                 else fact.subjects | {f.value for f in fact.fields if f.value})
+        for name in sorted(names):
+            if (name.lower() != subject and name.lower() not in slots.subjects
+                    and (subject in camel or _signature(name) == shape)):
+                return fact, name
+    return None
+
+
 def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                 coverage: float = DEFAULT_COVERAGE) -> list[Check]:
     """Every invariant for one claim, in a fixed order."""
     checks: list[Check] = []
+    about = [index.facts[p] for p in alignment.about]
     for subject in (*slots.subjects, *slots.names):
         if subject not in alignment.found_subjects:
-            checks.append(Check("subject", "ABSENT", f"{subject} appears in no evidence item"))
+            other = _replaced(subject, slots, about, alignment, index)
+            checks.append(Check("subject", "CONFLICT", f"says {subject}; {other[0].ref} has "
+                                f"{other[1]}", other[0].ref, other[0].position) if other
+                          else Check("subject", "ABSENT", f"{subject} appears in no evidence item"))
     modality = check_modality(slots, alignment, index)
     if modality is not None:
         checks.append(modality)
-    checks.extend(check_value(place, v, slots, alignment, index)
-                  for place, v in enumerate(slots.values))
+    if slots.modality != "prediction":  # a predicted value is no measurement to compare
+        checks.extend(check_value(place, v, slots, alignment, index)
+                      for place, v in enumerate(slots.values))
     checks.extend(check_categories(slots, alignment, index))
     checks.extend(check_absence(slots, alignment, index))
     for extra in (check_polarity(slots, alignment, index),

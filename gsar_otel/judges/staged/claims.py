@@ -24,6 +24,7 @@ from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.categories import Category, categories_of, category_of, negate
 from gsar_otel.judges.staged.lexicon import (
+    CAUSAL_WORDS,
     IDENTITY_KEYS,
     INDICATIVE,
     NEGATIONS,
@@ -44,7 +45,7 @@ VALUE_KINDS: Final = frozenset({"NUMBER", "PERCENT", "CLOCK", "TIMESTAMP", "DATE
                                 "VERSION", "PORT", "HTTP_STATUS", "HTTP_CLASS", "IPV4", "IPV6"})
 """An address is a value of its host ("edge-lb-34 has IP 10.1.7.147"), checked like a number."""
 
-_CAMEL: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][a-z0-9]{1,40}){1,8}\b")
+_CAMEL: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][A-Za-z0-9]{1,40}){1,8}\b")
 _TECH_PARTS: Final = frozenset(
     _words(
     "api svc service worker db prod staging stage dev web cache server node pod queue "
@@ -82,6 +83,7 @@ NEGATION_STEMS: Final = frozenset(root(w) for w in NEGATIONS) | frozenset(str.sp
 """Negations, also as the tokenizer leaves a contraction ("wasn't" -> "wasn")."""
 HEDGE_STEMS: Final = frozenset(root(w) for w in SPECULATIVE)
 INDICATIVE_STEMS: Final = frozenset(root(w) for w in INDICATIVE)
+CAUSAL_STEMS: Final = frozenset(root(w) for w in CAUSAL_WORDS)
 KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
     root(k): frozenset(root(w) for w in v.split()) for k, v in {
         "http": "status code", "status": "http code", "code": "status http",
@@ -189,7 +191,7 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
 
 
 def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list[int],
-               spec: Spec) -> frozenset[str]:
+               spec: Spec, names: frozenset[str]) -> frozenset[str]:
     """Up to three content words just before the value (names and the word naming what a name
     is, "host", are passed over; another value or a verb of reporting ends the run), the content
     words right after it ("133 errors", "500 open connections"), and the key words its unit
@@ -200,7 +202,7 @@ def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list
     for _, _, word in reversed(tokens[max(0, at - 12):at]):
         if taken >= _KEY_WINDOW or word[:1].isdigit():
             break
-        if _names_a_thing(word) or root(word) in IDENTITY_KEYS:
+        if word in names or root(word) in IDENTITY_KEYS:
             continue
         if word not in STOPWORDS and word not in NUMBER_WORDS and root(word) not in PREDICATES:
             stems.append(root(word))
@@ -252,7 +254,7 @@ def slots_of(text: str) -> ClaimSlots:
         modality = "speculation"
     named = {s for s in subjects} | {n for n in facts.names}
     skip = ({root(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
-            | HEDGE_STEMS | INDICATIVE_STEMS
+            | HEDGE_STEMS | INDICATIVE_STEMS | CAUSAL_STEMS
             | {root(w) for w in lowered if category_of(w) is not None})
     # anchors are checked as values; "[CONTINUE]"-style markup is no word of the claim
     inside = _inside(text, [(s.start, s.end) for s in facts.anchors]
@@ -264,6 +266,7 @@ def slots_of(text: str) -> ClaimSlots:
     return ClaimSlots(
         text=text, facts=facts, subjects=tuple(subjects),
         names=tuple(n for n in sorted(facts.names) if n not in subjects and n not in MONTHS),
-        values=tuple(Value(spec, _key_stems(tokens, ends, starts, spec)) for spec in values),
+        values=tuple(Value(spec, _key_stems(tokens, ends, starts, spec, frozenset(subjects)))
+                     for spec in values),
         categories=tuple(categories), negated=negated, absent=tuple(absent),
         modality=modality, stems=stems)

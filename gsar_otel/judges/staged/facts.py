@@ -42,6 +42,8 @@ _LOG_HINT: Final = re.compile(
     r"\b(?:ERROR|ERR|WARN(?:ING)?|INFO|DEBUG|FATAL|CRITICAL|TRACE|Warning|Normal)\b|"
     r"\d{2}:\d{2}:\d{2}")
 _KEY_SPLIT: Final = re.compile(r"[_.\-/]")
+_CAMEL_NAME: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][a-z]{1,40}){1,8}\b")
+_CAMEL_PART: Final = re.compile(r"[A-Z][a-z]{2,40}")
 _WRAPPER_KEYS: Final = frozenset({"text", "result", "results", "content", "output", "outputs",
                                   "message", "body", "data", "value", "response", "stdout"})
 """Keys whose string value is the tool's own text, not a field of a record."""
@@ -123,7 +125,8 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
     named = tuple(c for c in categories_of(_KEY_SPLIT.split(key.lower()))
                   if c[0] != "direction")
     return Field(key, key_stems(key), value, anchors,
-                 categories_of(w.lower() for w in words(value)), named)
+                 categories_of(part for w in words(value) for part in _KEY_SPLIT.split(w.lower())),
+                 named)
 
 
 def _render(value: object) -> str:
@@ -168,6 +171,9 @@ class _Reader:
         # "the cache" is said of ``cache-1``, "payments" of ``payments-api``: a name's word parts
         stems.update(root(part) for token in lowered if "-" in token or "_" in token
                      for part in _KEY_SPLIT.split(token) if len(part) > 2 and part.isalpha())
+        # and of a CamelCase name: "FailedScheduling" says it failed scheduling
+        stems.update(root(part.lower()) for name in _CAMEL_NAME.findall(text)
+                     for part in _CAMEL_PART.findall(name))
         if kind != "row":  # a log line or alert says its outcome in words too
             categories.update(dict.fromkeys(categories_of(lowered)))
         problem = kind in ("log", "signal") and any(
@@ -196,6 +202,9 @@ class _Reader:
             if not line:
                 self.flush(block, lines)
                 continue
+            if line[0] in "[{" and depth < MAX_DEPTH and self.read_json(line, depth):
+                self.flush(block, lines)  # a JSON line ends a Key: value record
+                continue
             if (len(line) < 400 and (match := _KEY_LINE.match(line)) is not None
                     and not match.group(1)[:1].isdigit() and len(match.group(1).split()) <= 5
                     and _PAIR.search(line) is None and not _LOG_HINT.search(line[:20])):
@@ -206,8 +215,6 @@ class _Reader:
                 lines.append(line)
                 continue
             self.flush(block, lines)
-            if line[0] in "[{" and depth < MAX_DEPTH and self.read_json(line, depth):
-                continue
             pairs = _PAIR.findall(line)
             known = extract(line) if pairs and len(line) <= MAX_LINE_SCAN else ()
             fields = tuple(_field(k, v, known) for k, v in pairs)

@@ -15,7 +15,7 @@ def _set(text: str) -> frozenset[str]:
 NEGATIONS: Final = _set(
     "not no never none nothing nobody neither nor without cannot can't didn't doesn't don't "
     "isn't wasn't weren't aren't hasn't haven't hadn't won't wouldn't couldn't shouldn't n't "
-    "unable absent lacks lacked zero")
+    "unable absent lacks lacked zero insufficient inadequate lacking missing")
 """Words that negate the statement they stand in ("did not", "no errors", "failed to")."""
 
 NEGATION_NEEDS_TO: Final = _set("fail failed fails failing")
