@@ -22,9 +22,9 @@ Category = tuple[str, str]
 
 _AXES: Final[dict[str, dict[str, str]]] = {
     "outcome": {
-        "succeeded": "succeed succeeded succeeds success successful successfully completed "
+        "succeeded": "succeed succeeded succeeds successful successfully completed "
                      "complete ok",
-        "failed": "fail failed fails failing failure failures unsuccessful aborted",
+        "failed": "fail failed fails failing unsuccessful aborted",
         "rolled_back": "rollback rollbacks reverted revert",
     },
     "severity": {

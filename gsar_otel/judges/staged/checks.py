@@ -103,8 +103,12 @@ def _keyed_fields(value: Value, facts: list[Fact]) -> list[tuple[Fact, Field, Sp
             if overlap:
                 unit_agrees = bool(field.key_stems & UNIT_WORDS) == claim_unit
                 rank = (len(own & value.key_stems), overlap, overlap / len(own), unit_agrees)
-                scored.extend((rank, fact, field, spec)
-                              for spec in field.anchors if comparable(value.spec, spec))
+                scored.extend((rank, fact, field, spec) for spec in field.anchors
+                              if comparable(value.spec, spec))
+    # values the claim's can be compared with at all come first: "868 requests per second" is
+    # not ``http_5xx_rate=56.1%`` when a row holds both
+    related = [s for s in scored if agree(value.spec, s[3]) != "unrelated"]
+    scored = related or scored
     best = max((s[0] for s in scored), default=(0, 0, 0.0, False))
     return [(f, fl, sp) for n, f, fl, sp in scored if n == best]
 
@@ -135,6 +139,10 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
         if fact.position in holders:
             return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
                          fact.position)
+    held = sorted(holders & set(alignment.about))
+    if held:  # stated of one of the claim's subjects, if not of all of them
+        return Check("value", "MATCH", f"{text} matches {index.facts[held[0]].ref}",
+                     index.facts[held[0]].ref, held[0])
     if holders and not slots.subjects:
         return Check("value", "MATCH", f"{text} matches {index.facts[min(holders)].ref}",
                      index.facts[min(holders)].ref, min(holders))

@@ -97,6 +97,7 @@ KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
         "throughput": "rps qps", "age": "duration", "ip": "address addr",
         "address": "ip addr", "version": "ver image tag", "severity": "level",
         "usage": "used use util utilization", "use": "used usage util",
+        "expiry": "expires expire expiration expiring", "date": "at on day ts",
     }.items()}
 """Key words a claim may use for a key: "HTTP 200" names ``status=200``."""
 MONTHS: Final = frozenset(

@@ -176,6 +176,9 @@ class _Reader:
                      for part in _CAMEL_PART.findall(name))
         if kind != "row":  # a log line or alert says its outcome in words too
             categories.update(dict.fromkeys(categories_of(lowered)))
+        if any(axis == "alert_state" for axis, _ in categories) or (
+                kind != "prose" and "alert" in lowered[:3]):
+            categories.setdefault(("alert_event", "fired"), None)  # an alert on record fired
         problem = kind in ("log", "signal") and any(
             w in _LEVELS for w in (t.lower() for t in text.split()[:6]))
         self.facts.append(Fact(
