@@ -154,3 +154,24 @@ def test_unrelated_items_added_or_reordered_change_no_verdict(
     items = [*others[:position], row(host, values), *others[position:]]
     assert buckets(answer, items) == alone
     assert buckets(answer, list(reversed(items))) == alone
+
+
+PEOPLE = ("maria.lopez", "john.smith", "wei.chen", "amara.okafor", "lucas.martin")
+
+
+@settings(max_examples=30)
+@given(actor=st.sampled_from(PEOPLE), other=st.sampled_from(PEOPLE),
+       deploy=st.integers(1000, 9999), alert=st.integers(10000, 99998))
+@example(actor="maria.lopez", other="john.smith", deploy=5521, alert=20932)
+def test_a_name_in_another_name_s_place_is_contradicted(actor: str, other: str, deploy: int,
+                                                       alert: int) -> None:
+    record = (f'{{"deploy_id": "dep-{deploy}", "service": "checkout-api", "status": "succeeded", '
+              f'"actor": "{actor}"}}')
+    signal = f"ALERT ALRT-{alert} DiskSpaceWarning host=db-prod-2 severity=warning state=firing"
+    items = [record, signal]
+    assert buckets(f"Deploy dep-{deploy} was run by {actor}.", items) == ["grounded"]
+    assert buckets(f"Alert ALRT-{alert} fired on db-prod-2.", items) == ["grounded"]
+    if other != actor:
+        assert buckets(f"Deploy dep-{deploy} was run by {other}.", items) == ["contradicted"]
+    assert buckets(f"Alert ALRT-{alert + 1} fired on db-prod-2.", items) == ["contradicted"]
+    assert buckets("Alert DiskSpaceCritical fired on db-prod-2.", items) == ["contradicted"]
