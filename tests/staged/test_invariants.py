@@ -108,7 +108,7 @@ def test_the_opposite_status_is_contradicted(status: str, deploy: int, service: 
               f'"actor": "maria.lopez"}}')
     item = record
     if wrapped:
-        item = '{"result": "deploy_id=dep-%d service=%s status=%s"}' % (deploy, service, status)
+        item = f'{{"result": "deploy_id=dep-{deploy} service={service} status={status}"}}'
     assert buckets(f"Deploy dep-{deploy} of {service} {status}.", [item]) == ["grounded"]
     assert buckets(f"Deploy dep-{deploy} of {service} {STATUSES[status]}.", [item]) == [
         "contradicted"]
