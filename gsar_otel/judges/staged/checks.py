@@ -371,7 +371,8 @@ def _replaced(subject: str, slots: ClaimSlots, about: list[Fact], alignment: Ali
     camel = {m.group().lower() for m in _CAMEL.finditer(slots.text)}
     if any(m.group(1).lower().rstrip(".") == subject for m in _AGENT.finditer(slots.text)):
         # "closed by netops" where the fact that states the rest says who closed it
-        for fact in about or [index.facts[p] for p in alignment.related[:1]]:
+        holders = sorted({p for found in alignment.value_facts.values() for p in found})
+        for fact in about or [index.facts[p] for p in holders]:  # "Ticket 4837 ..."
             for match in _AGENT.finditer(fact.text):
                 if match.group(1).lower().rstrip(".") != subject:
                     return fact, match.group(1).rstrip(".")

@@ -178,10 +178,15 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
     for spec in facts.anchors:
         if spec.kind in SUBJECT_KINDS:
             found.setdefault(spec.text.lower().strip(".,;:"), None)
+    previous = ""
     for match in _TOKEN.finditer(text):  # tokens as the evidence's words are read
         token = match.group().rstrip(".-/").lower()
-        if token and not covered[match.start()] and _names_a_thing(token):
+        # a name, or a joined word after the word for what it names ("service ledger-writer")
+        named = _names_a_thing(token) or (root(previous) in IDENTITY_KEYS and any(
+            ch in token for ch in "-_."))
+        if token and not covered[match.start()] and named:
             found.setdefault(token, None)
+        previous = token
     for match in _CAMEL.finditer(text):
         found.setdefault(match.group().lower(), None)
     for match in _AGENT.finditer(text):  # "closed by netops": who did it is named, checked
