@@ -23,10 +23,8 @@ from typing import Final, Literal
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import Spec, agree, comparable
 from gsar_otel.judges.staged.claims import (
-    _AGENT,
-    _CAMEL,
-    _PREDICTION,
     KEY_SYNONYMS,
+    PREDICTION,
     ClaimSlots,
     Value,
 )
@@ -34,6 +32,7 @@ from gsar_otel.judges.staged.claims import (
     PREDICATES as PREDICATE_ROOTS,
 )
 from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
 
 Status = Literal["MATCH", "CONFLICT", "ABSENT"]
@@ -310,7 +309,7 @@ def check_modality(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
     """A prediction or a cause needs a fact that states it."""
     support = [index.facts[p] for p in (*alignment.support, *alignment.related)]
     if slots.modality == "prediction":
-        if any(_PREDICTION.search(f.text) for f in support) and alignment.coverage >= 0.5:
+        if any(PREDICTION.search(f.text) for f in support) and alignment.coverage >= 0.5:
             return Check("modality", "MATCH", "the prediction is stated")
         return Check("modality", "ABSENT", "prediction: nothing in the evidence states it")
     if slots.modality == "cause":
@@ -355,40 +354,6 @@ def check_quantifier(slots: ClaimSlots, alignment: Alignment,
     return None
 
 
-def _signature(token: str) -> str:
-    """A name's shape: ``lucas.martin`` and ``john.smith`` are ``a.a``, ``ALRT-20933`` and
-    ``ALRT-20932`` are ``alrt-9``: names of one kind, where one stands in for the other."""
-    shape = re.sub(r"[0-9]+", "9", re.sub(r"[a-z]+", "a", token.lower()))
-    head = token.lower().split("-")[0]
-    return shape if not any(ch.isdigit() for ch in token) else f"{head}|{shape}"
-
-
-def _replaced(subject: str, slots: ClaimSlots, about: list[Fact], alignment: Alignment,
-              index: FactIndex) -> tuple[Fact, str] | None:
-    """The name of the same kind that the facts about the claim's other subjects hold in its
-    place ("run by lucas.martin" where the deploy's ``actor`` is john.smith), or None. Plain
-    words have no kind to compare: only names with punctuation, digits or inner capitals."""
-    camel = {m.group().lower() for m in _CAMEL.finditer(slots.text)}
-    if any(m.group(1).lower().rstrip(".") == subject for m in _AGENT.finditer(slots.text)):
-        # "closed by netops" where the fact that states the rest says who closed it
-        holders = sorted({p for found in alignment.value_facts.values() for p in found})
-        for fact in about or [index.facts[p] for p in holders]:  # "Ticket 4837 ..."
-            for match in _AGENT.finditer(fact.text):
-                if match.group(1).lower().rstrip(".") != subject:
-                    return fact, match.group(1).rstrip(".")
-    shape = _signature(subject)
-    if subject not in camel and shape == "a":
-        return None
-    for fact in about:
-        names = ({m.group() for m in _CAMEL.finditer(fact.text)} if subject in camel
-                 else fact.subjects | {f.value for f in fact.fields if f.value})
-        for name in sorted(names):
-            if (name.lower() != subject and name.lower() not in slots.subjects
-                    and (subject in camel or _signature(name) == shape)):
-                return fact, name
-    return None
-
-
 def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                 coverage: float = DEFAULT_COVERAGE) -> list[Check]:
     """Every invariant for one claim, in a fixed order."""
@@ -396,7 +361,7 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     about = [index.facts[p] for p in alignment.about]
     for subject in (*slots.subjects, *slots.names):
         if subject not in alignment.found_subjects:
-            other = _replaced(subject, slots, about, alignment, index)
+            other = replaced(subject, slots, about, alignment, index)
             checks.append(Check("subject", "CONFLICT", f"says {subject}; {other[0].ref} has "
                                 f"{other[1]}", other[0].ref, other[0].position) if other
                           else Check("subject", "ABSENT", f"{subject} appears in no evidence item"))

@@ -45,7 +45,7 @@ VALUE_KINDS: Final = frozenset({"NUMBER", "PERCENT", "CLOCK", "TIMESTAMP", "DATE
                                 "VERSION", "PORT", "HTTP_STATUS", "HTTP_CLASS", "IPV4", "IPV6"})
 """An address is a value of its host ("edge-lb-34 has IP 10.1.7.147"), checked like a number."""
 
-_CAMEL: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][A-Za-z0-9]{1,40}){1,8}\b")
+CAMEL: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][A-Za-z0-9]{1,40}){1,8}\b")
 _TECH_PARTS: Final = frozenset(
     _words(
     "api svc service worker db prod staging stage dev web cache server node pod queue "
@@ -53,7 +53,7 @@ _TECH_PARTS: Final = frozenset(
     "postgres broker ingress scheduler controller router store auth"))
 """A hyphenated word without digits names a service when one of its parts is one of these
 (``checkout-api``, ``payment-worker``); other hyphenated words are ordinary words."""
-_PREDICTION: Final = re.compile(
+PREDICTION: Final = re.compile(
     r"\b(?:will|won't|going to|expected to|expect(?:s|ed)? (?:it|to)|projected to|forecast|"
     r"about to|on track to|is set to|predict(?:s|ed)?|would (?:run|exhaust|fill|fail|reach|"
     r"hit|exceed|crash|need))\b", re.IGNORECASE)
@@ -106,7 +106,7 @@ MONTHS: Final = frozenset(
     "december monday tuesday wednesday thursday friday saturday sunday"))
 """Capitalised words that are dates, checked as dates, not as names."""
 _MARKUP: Final = re.compile(r"\[[A-Z_]{2,30}\]")
-_AGENT: Final = re.compile(
+AGENT: Final = re.compile(
     r"\b(?:was|were|been|being|is|are|got)\s(?:[a-z]{1,30}ly\s)?[a-z]{2,30}(?:ed|en|wn)\sby\s"
     r"([A-Za-z][\w.\-]{0,80})")
 """The agent of a passive ("was approved by maria.lopez"): a name the evidence must hold."""
@@ -187,9 +187,9 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
         if token and not covered[match.start()] and named:
             found.setdefault(token, None)
         previous = token
-    for match in _CAMEL.finditer(text):
+    for match in CAMEL.finditer(text):
         found.setdefault(match.group().lower(), None)
-    for match in _AGENT.finditer(text):  # "closed by netops": who did it is named, checked
+    for match in AGENT.finditer(text):  # "closed by netops": who did it is named, checked
         agent = match.group(1).lower().rstrip(".")
         if agent not in STOPWORDS and not agent[:1].isdigit():
             found.setdefault(agent, None)
@@ -252,7 +252,7 @@ def slots_of(text: str) -> ClaimSlots:
     if negated and not absent:
         categories = [c for c in categories if negate(c) is not None or c not in stated]
     modality: Modality = "observation"
-    if _PREDICTION.search(text):
+    if PREDICTION.search(text):
         modality = "prediction"
     elif facts.causal:
         modality = "cause"
