@@ -18,7 +18,7 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Bucket, Claim, JudgeOutput
 from gsar_otel.core.scoring import gsar_score
 from gsar_otel.judges.staged.alignment import FactIndex, align, build_index
-from gsar_otel.judges.staged.checks import check_claim
+from gsar_otel.judges.staged.checks import COVERAGE_BACKSTOP, check_claim
 from gsar_otel.judges.staged.claims import slots_of
 from gsar_otel.judges.staged.segment import segment
 from gsar_otel.judges.staged.verdicts import ClaimVerdict, decide, synthesis_pass
@@ -27,8 +27,6 @@ JUDGE_VERSION = "offline-1"
 """Names this judge's rules in bench and calibration reports (changes with any rule)."""
 GROUNDED_SCORE = 0.8
 """The judge's own ``is_grounded`` cut-off on its ``grounding_score`` (audit only)."""
-COVERAGE_BACKSTOP = 0.5
-"""Under half of a claim's content words in its support: not grounded (a rule, not fitted)."""
 
 
 @dataclass(frozen=True, slots=True)
