@@ -1,4 +1,5 @@
-"""OTLP/HTTP on a small asyncio HTTP/1.1 server (standard library only).
+"""OTLP/HTTP on a small asyncio HTTP/1.1 server (stdlib streams, framed by ``h11``:
+:mod:`gsar_otel.sidecar.http_conn`).
 
 ``POST /v1/traces`` and ``/v1/logs`` take protobuf (``application/x-protobuf``) or JSON
 (``application/json``), optionally gzip-compressed; answers follow the OTLP specification:
@@ -7,6 +8,15 @@ the body limit (before reading it) or over the decompressed-size cap (while infl
 bomb costs at most the cap), 415 for another content type or encoding, 429 with ``Retry-After``
 under backpressure, 401 without the bearer token. Also ``GET /healthz``, ``GET /metrics`` and
 ``POST /v1/judge``.
+
+Work is refused before it is done, and every refusal is counted under ``rejected_*``: the token,
+content type, encoding and backpressure are checked on the head, before the body is read
+(``rejected_auth``, ...); malformed framing is 400 (``rejected_framing``); a head or body that
+arrives too slowly is 408 and closes the connection (``rejected_slow_head`` / ``_slow_body``);
+bodies take their bytes, received and then inflated (in steps, in a worker thread), from one
+byte budget (429 past it, ``rejected_over_budget``); ``/v1/judge`` has its own concurrency and
+queue (429 past them, ``rejected_judge_busy``). Past ``max_connections``, ``health_reserve``
+more connections are served only for ``/healthz``, ``/metrics`` and requests with the token.
 """
 
 from __future__ import annotations
@@ -14,14 +24,27 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from google.rpc import status_pb2  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
+from gsar_otel.sidecar.admission import (
+    ByteBudget,
+    JudgeGate,
+    Reservation,
+    decompressed_limit,
+    network_limits,
+)
+from gsar_otel.sidecar.http_conn import (
+    FRAMING,
+    Head,
+    HttpConnection,
+    HttpFailure,
+)
+from gsar_otel.sidecar.inflate import BodyTooLarge, OverBudget, inflate
 from gsar_otel.sidecar.spans import Decoded, MalformedRequest, decode_logs, decode_traces
 
 if TYPE_CHECKING:
@@ -31,18 +54,11 @@ logger = logging.getLogger(__name__)
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
-MAX_HEADER_BYTES = 16 * 1024
-MAX_HEADERS = 100
-IDLE_TIMEOUT_S = 60.0
 RETRY_AFTER_S = "1"
-LINGER_BYTES = 256 * 1024
-LINGER_S = 1.0
-"""After an answer that closes the connection early, what is still read and dropped, and for
-how long at most."""
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
-            405: "Method Not Allowed", 411: "Length Required", 413: "Content Too Large",
-            415: "Unsupported Media Type", 429: "Too Many Requests", 431: "Request Header "
-            "Fields Too Large", 500: "Internal Server Error", 503: "Service Unavailable"}
+RESERVE_HEAD_TIMEOUT_S = 2.0
+"""How long a connection in the reserve (past ``max_connections``) may take to send its head."""
+EXPORTS = {"/v1/traces": "traces", "/v1/logs": "logs"}
+JUDGE = "/v1/judge"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,37 +68,6 @@ class Response:
     content_type: str = "text/plain; charset=utf-8"
     headers: tuple[tuple[str, str], ...] = ()
     close: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    method: str
-    path: str
-    headers: dict[str, str] = field(default_factory=dict)
-    body: bytes = b""
-
-
-class BodyTooLarge(ValueError):
-    """The (decompressed) body passed its limit."""
-
-
-def inflate(body: bytes, limit: int) -> bytes:
-    """Gunzip ``body``, stopping as soon as the output would pass ``limit`` bytes.
-
-    Raises:
-        BodyTooLarge: the decompressed body is over ``limit``.
-        MalformedRequest: not gzip data.
-    """
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    try:
-        out = inflater.decompress(body, limit + 1)
-    except zlib.error as error:
-        raise MalformedRequest(f"not gzip data: {error}") from None
-    if len(out) > limit or inflater.unconsumed_tail:
-        raise BodyTooLarge(f"decompressed body over {limit} bytes")
-    if not inflater.eof:
-        raise MalformedRequest("truncated gzip data")
-    return out
 
 
 def _status(code: int, message: str, as_json: bool) -> tuple[bytes, str]:
@@ -116,51 +101,67 @@ def _export_response(signal: str, decoded: Decoded, as_json: bool) -> Response:
     return Response(200, response.SerializeToString(), PROTOBUF)
 
 
-async def route(app: Sidecar, request: Request) -> Response:
-    """Answer one request."""
-    path = request.path.split("?", 1)[0]
-    if path in ("/v1/traces", "/v1/logs", "/v1/judge"):
-        if request.method != "POST":
-            return error(405, f"{path} takes POST", headers=(("Allow", "POST"),))
-        if not app.authorized(request.headers.get("authorization")):
-            return error(401, "missing or wrong bearer token",
-                         headers=(("WWW-Authenticate", "Bearer"),))
-        if path == "/v1/judge":
-            return await _judge(app, request)
-        return await _export(app, request, "traces" if path == "/v1/traces" else "logs")
-    if path == "/healthz" and request.method == "GET":
-        return Response(200, json.dumps(app.health()).encode(), JSON)
-    if path == "/metrics" and request.method == "GET":
-        return Response(200, app.stats.prometheus_text().encode(),
-                        "text/plain; version=0.0.4; charset=utf-8")
-    return error(404, f"no route for {request.method} {path}")
-
-
-async def _export(app: Sidecar, request: Request, signal: str) -> Response:
-    content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+def _precheck(app: Sidecar, head: Head) -> Response | None:
+    """The answer a request gets on its head alone (before its body is read), or None."""
+    path = head.path.split("?", 1)[0]
+    if path not in EXPORTS and path != JUDGE:
+        return None
+    if head.method != "POST":
+        return error(405, f"{path} takes POST", headers=(("Allow", "POST"),))
+    if not app.authorized(head.headers.get("authorization")):
+        app.stats.spans("rejected_auth")
+        return error(401, "missing or wrong bearer token",
+                     headers=(("WWW-Authenticate", "Bearer"),))
+    if path == JUDGE:
+        return None
+    content_type = head.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if content_type not in (PROTOBUF, JSON):
         app.stats.spans("rejected_content_type")
         return error(415, f"content type must be {PROTOBUF} or {JSON}, got {content_type!r}")
     as_json = content_type == JSON
-    encoding = request.headers.get("content-encoding", "identity").strip().lower()
-    body = request.body
-    if encoding == "gzip":
-        try:
-            body = inflate(body, app.config.max_decompressed_bytes)
-        except BodyTooLarge as too_large:
-            app.stats.spans("rejected_too_large")
-            return error(413, str(too_large), as_json=as_json)
-        except MalformedRequest as bad:
-            app.stats.spans("rejected_malformed")
-            return error(400, str(bad), as_json=as_json)
-    elif encoding not in ("", "identity"):
+    encoding = head.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity", "gzip"):
         app.stats.spans("rejected_encoding")
         return error(415, f"content encoding must be gzip or identity, got {encoding!r}",
                      as_json=as_json)
+    if head.method == "POST" and "content-length" not in head.headers and "chunked" not in (
+            head.headers.get("transfer-encoding", "").lower()):
+        app.stats.spans("rejected_framing")
+        return error(411, "Content-Length required", as_json=as_json)
     if app.busy():
         app.stats.spans("rejected_busy")
-        return error(429, "the judging queue is full; retry later", as_json=as_json,
-                     headers=(("Retry-After", RETRY_AFTER_S),))
+        return _busy(as_json)
+    return None
+
+
+def _busy(as_json: bool) -> Response:
+    return error(429, "the judging queue is full; retry later", as_json=as_json,
+                 headers=(("Retry-After", RETRY_AFTER_S),))
+
+
+async def _export(app: Sidecar, head: Head, body: bytes, reservation: Reservation,
+                  signal: str) -> Response:
+    content_type = head.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    as_json = content_type == JSON
+    if head.headers.get("content-encoding", "").strip().lower() == "gzip":
+        try:
+            inflated = await asyncio.to_thread(inflate, body, decompressed_limit(app.config),
+                                               reservation)
+        except BodyTooLarge as too_large:
+            app.stats.spans("rejected_too_large")
+            return error(413, str(too_large), as_json=as_json)
+        except OverBudget as over:
+            app.stats.spans("rejected_over_budget")
+            return error(429, str(over), as_json=as_json,
+                         headers=(("Retry-After", RETRY_AFTER_S),))
+        except MalformedRequest as bad:
+            app.stats.spans("rejected_malformed")
+            return error(400, str(bad), as_json=as_json)
+        reservation.give(len(body))
+        body = inflated
+    if app.busy():
+        app.stats.spans("rejected_busy")
+        return _busy(as_json)
     decode = decode_traces if signal == "traces" else decode_logs
     try:
         decoded = await asyncio.to_thread(decode, body, json_encoded=as_json)
@@ -172,9 +173,9 @@ async def _export(app: Sidecar, request: Request, signal: str) -> Response:
     return _export_response(signal, decoded, as_json)
 
 
-async def _judge(app: Sidecar, request: Request) -> Response:
+async def _judge(app: Sidecar, body: bytes) -> Response:
     try:
-        payload = json.loads(request.body)
+        payload = json.loads(body)
         if not isinstance(payload, dict):
             raise ValueError("the body must be a JSON object")
         result = await app.judge_payload(payload)
@@ -183,18 +184,30 @@ async def _judge(app: Sidecar, request: Request) -> Response:
     return Response(200, json.dumps(result).encode(), JSON)
 
 
+async def _plain(app: Sidecar, head: Head) -> Response:
+    path = head.path.split("?", 1)[0]
+    if path == "/healthz" and head.method == "GET":
+        return Response(200, json.dumps(app.health()).encode(), JSON)
+    if path == "/metrics" and head.method == "GET":
+        return Response(200, app.stats.prometheus_text().encode(),
+                        "text/plain; version=0.0.4; charset=utf-8")
+    return error(404, f"no route for {head.method} {path}")
+
+
 class HttpReceiver:
-    """Serves :func:`route` over HTTP/1.1 with keep-alive."""
+    """Serves the routes over HTTP/1.1 with keep-alive."""
 
     def __init__(self, app: Sidecar, host: str, port: int) -> None:
         self.app, self.host, self.port = app, host, port
+        self.limits = network_limits(app.config)
+        self.budget = ByteBudget(self.limits.max_inflight_bytes)
+        self.judge_gate = JudgeGate(self.limits.judge_concurrency, self.limits.judge_queue)
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
 
     async def start(self) -> int:
         """Listen; returns the bound port (useful with port 0)."""
-        self._server = await asyncio.start_server(self._serve, self.host, self.port,
-                                                  limit=MAX_HEADER_BYTES)
+        self._server = await asyncio.start_server(self._serve, self.host, self.port)
         port: int = self._server.sockets[0].getsockname()[1]
         return port
 
@@ -206,144 +219,129 @@ class HttpReceiver:
             await asyncio.gather(*self._connections, return_exceptions=True)
             await self._server.wait_closed()
 
+    def _connection(self, reader: asyncio.StreamReader,
+                    writer: asyncio.StreamWriter) -> HttpConnection:
+        return HttpConnection(reader, writer, header_timeout_s=self.limits.header_timeout_s,
+                              min_body_rate=self.limits.min_body_rate)
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
-        if len(self._connections) >= self.app.config.max_connections:
-            self.app.stats.spans("rejected_connections")
-            try:
-                await self._write(writer, error(503, "too many connections", close=True,
-                                                headers=(("Retry-After", RETRY_AFTER_S),)))
-                await _linger(reader)
-            except (ConnectionError, TimeoutError):
-                pass
-            finally:
-                writer.close()
-            return
-        if task is not None:
-            self._connections.add(task)
+        ordinary = self.app.config.max_connections
         try:
-            while True:
-                try:
-                    request = await asyncio.wait_for(self._read(reader, writer), IDLE_TIMEOUT_S)
-                except _Answer as early:
-                    await self._write(writer, early.response)
-                    await _linger(reader)
-                    return
-                if request is None:
-                    return
-                try:
-                    response = await route(self.app, request)
-                except Exception:
-                    logger.exception("gsar sidecar: answering %s %s failed", request.method,
-                                     request.path)
-                    response = error(500, "internal error")
-                keep = request.headers.get("connection", "").lower() != "close"
-                await self._write(writer, response if keep else Response(
-                    response.status, response.body, response.content_type, response.headers,
-                    close=True))
-                if response.close or not keep:
-                    return
-        except (TimeoutError, ConnectionError, asyncio.IncompleteReadError):
+            conn = self._connection(reader, writer)
+            if len(self._connections) >= ordinary + self.limits.health_reserve:
+                self.app.stats.spans("rejected_connections")
+                await self._send(conn, error(503, "too many connections", close=True,
+                                             headers=(("Retry-After", RETRY_AFTER_S),)))
+                await conn.linger()
+                return
+            reserved = len(self._connections) >= ordinary
+            if task is not None:
+                self._connections.add(task)
+            await self._requests(conn, reserved)
+        except (TimeoutError, ConnectionError):
             return
         finally:
             if task is not None:
                 self._connections.discard(task)
             writer.close()
 
-    async def _read(self, reader: asyncio.StreamReader,
-                    writer: asyncio.StreamWriter) -> Request | None:
-        try:
-            line = await reader.readuntil(b"\r\n")
-        except asyncio.IncompleteReadError:
-            return None
-        except asyncio.LimitOverrunError:
-            raise _Answer(error(431, "request line too long", close=True)) from None
-        parts = line.decode("latin-1").split()
-        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-            raise _Answer(error(400, "malformed request line", close=True))
-        headers: dict[str, str] = {}
-        for _ in range(MAX_HEADERS + 1):
-            try:
-                raw = await reader.readuntil(b"\r\n")
-            except asyncio.LimitOverrunError:
-                raise _Answer(error(431, "header too long", close=True)) from None
-            if raw == b"\r\n":
-                break
-            name, sep, value = raw.decode("latin-1").partition(":")
-            if not sep:
-                raise _Answer(error(400, "malformed header", close=True))
-            headers[name.strip().lower()] = value.strip()
-        else:
-            raise _Answer(error(431, "too many headers", close=True))
-        body = await self._body(reader, writer, headers, parts[0])
-        return Request(parts[0].upper(), parts[1], headers, body)
-
-    async def _body(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                    headers: dict[str, str], method: str) -> bytes:
-        limit = self.app.config.max_body_bytes
-        chunked = "chunked" in headers.get("transfer-encoding", "").lower()
-        length_text = headers.get("content-length")
-        if not chunked and length_text is None:
-            if method.upper() == "POST":
-                raise _Answer(error(411, "Content-Length required", close=True))
-            return b""
-        if not chunked:
-            if not (length_text or "").isdigit():
-                raise _Answer(error(400, "bad Content-Length", close=True))
-            length = int(length_text or 0)
-            if length > limit:
-                self.app.stats.spans("rejected_too_large")
-                raise _Answer(error(413, f"body over {limit} bytes", close=True))
-        if headers.get("expect", "").lower() == "100-continue":
-            writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            await writer.drain()
-        if not chunked:
-            return await reader.readexactly(length)
-        return await self._chunks(reader, limit)
-
-    async def _chunks(self, reader: asyncio.StreamReader, limit: int) -> bytes:
-        body = bytearray()
+    async def _requests(self, conn: HttpConnection, reserved: bool) -> None:
+        """Serve requests on one connection until it closes (one only when ``reserved``)."""
+        head_timeout = (min(RESERVE_HEAD_TIMEOUT_S, self.limits.header_timeout_s) if reserved
+                        else None)
+        first = True
         while True:
-            size_line = (await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip()
             try:
-                size = int(size_line, 16)
-            except ValueError:
-                raise _Answer(error(400, "bad chunk size", close=True)) from None
-            if size == 0:
-                while await reader.readuntil(b"\r\n") != b"\r\n":
-                    pass
-                return bytes(body)
-            if len(body) + size > limit:
-                self.app.stats.spans("rejected_too_large")
-                raise _Answer(error(413, f"body over {limit} bytes", close=True))
-            body += await reader.readexactly(size)
-            await reader.readexactly(2)
+                head = await conn.request(first, head_timeout)
+            except HttpFailure as failure:
+                await self._fail(conn, failure)
+                return
+            if head is None:
+                return
+            first = False
+            if reserved and not self._may_use_reserve(head):
+                self.app.stats.spans("rejected_connections")
+                await self._send(conn, error(503, "too many connections", close=True,
+                                             headers=(("Retry-After", RETRY_AFTER_S),)))
+                await conn.linger()
+                return
+            keep = await self._one(conn, head)
+            if reserved or not keep or head.headers.get("connection", "").lower() == "close":
+                return
 
-    async def _write(self, writer: asyncio.StreamWriter, response: Response) -> None:
-        head = [f"HTTP/1.1 {response.status} {_REASONS.get(response.status, 'Status')}",
-                f"Content-Type: {response.content_type}",
-                f"Content-Length: {len(response.body)}"]
-        head.extend(f"{name}: {value}" for name, value in response.headers)
-        if response.close:
-            head.append("Connection: close")
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + response.body)
-        await writer.drain()
+    def _may_use_reserve(self, head: Head) -> bool:
+        """``GET /healthz`` and ``/metrics``, and requests with the token (when one is set)."""
+        path = head.path.split("?", 1)[0]
+        if head.method == "GET" and path in ("/healthz", "/metrics"):
+            return True
+        return bool(self.app.config.token) and self.app.authorized(
+            head.headers.get("authorization"))
 
+    async def _one(self, conn: HttpConnection, head: Head) -> bool:
+        """Answer one request; True when the connection may serve another."""
+        early = _precheck(self.app, head)
+        path = head.path.split("?", 1)[0]
+        admitted = False
+        if early is None and path == JUDGE:
+            admitted = self.judge_gate.admit()
+            if not admitted:
+                self.app.stats.spans("rejected_judge_busy")
+                early = error(429, "too many judge requests; retry later",
+                              headers=(("Retry-After", RETRY_AFTER_S),))
+        if early is not None:
+            if conn.declared_length(head) == 0:  # nothing to skip: the connection lives on
+                return await self._body_then(conn, head, early)
+            await self._send(conn, Response(early.status, early.body, early.content_type,
+                                            early.headers, close=True))
+            await conn.linger()
+            return False
+        try:
+            return await self._body_then(conn, head, None)
+        finally:
+            if admitted:
+                self.judge_gate.leave()
 
-async def _linger(reader: asyncio.StreamReader) -> None:
-    """Read and drop what the client still sends (a little, briefly) before closing, so that
-    closing with unread data does not reset the connection before it reads our answer."""
-    async def drain() -> None:
-        left = LINGER_BYTES
-        while left > 0 and (chunk := await reader.read(min(left, 16_384))):
-            left -= len(chunk)
+    async def _body_then(self, conn: HttpConnection, head: Head,
+                         answer: Response | None) -> bool:
+        """Read the body, then answer ``answer`` or what the route gives."""
+        reservation = self.budget.reservation()
+        try:
+            try:
+                body = await conn.body(self.app.config.max_body_bytes, reservation)
+            except HttpFailure as failure:
+                await self._fail(conn, failure)
+                return False
+            if answer is None:
+                try:
+                    answer = await self._route(head, body, reservation)
+                except Exception:
+                    logger.exception("gsar sidecar: answering %s %s failed", head.method,
+                                     head.path)
+                    answer = error(500, "internal error")
+        finally:
+            reservation.release()
+        return await self._send(conn, answer)
 
-    await asyncio.wait_for(drain(), LINGER_S)
+    async def _route(self, head: Head, body: bytes, reservation: Reservation) -> Response:
+        path = head.path.split("?", 1)[0]
+        if path in EXPORTS:
+            return await _export(self.app, head, body, reservation, EXPORTS[path])
+        if path == JUDGE:
+            async with self.judge_gate.running:
+                return await _judge(self.app, body)
+        return await _plain(self.app, head)
 
+    async def _fail(self, conn: HttpConnection, failure: HttpFailure) -> None:
+        """Count a failed request, log one line, answer it and close."""
+        self.app.stats.spans(f"rejected_{failure.reason}")
+        log = logger.warning if failure.reason == FRAMING else logger.info
+        log("gsar sidecar: %s (%d): %s", failure.reason, failure.status, failure.message)
+        headers = (("Retry-After", RETRY_AFTER_S),) if failure.status == 429 else ()
+        await self._send(conn, error(failure.status, failure.message, close=True,
+                                     headers=headers))
+        await conn.linger()
 
-class _Answer(Exception):
-    """Answer now with this response and close the connection."""
-
-    def __init__(self, response: Response) -> None:
-        super().__init__(response.status)
-        self.response = response
+    async def _send(self, conn: HttpConnection, response: Response) -> bool:
+        headers = [("Content-Type", response.content_type), *response.headers]
+        return await conn.answer(response.status, response.body, headers, response.close)

@@ -22,6 +22,7 @@ from opentelemetry import metrics, trace
 
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import get_telemetry
+from gsar_otel.sidecar.admission import NetworkLimits
 from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
 from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
 from gsar_otel.sidecar.extract import ExtractedRun, extract_run
@@ -77,6 +78,8 @@ class SidecarConfig:
     matches: tuple[tuple[str, str], ...] = ()
     """Judge only runs whose run span (else resource) has these attribute values (``--match``;
     all keys must hold, several values for one key: any)."""
+    network: NetworkLimits = field(default_factory=NetworkLimits)
+    """Timeouts, reserves, byte budgets and the ``/v1/judge`` gate of the receivers."""
 
     def __post_init__(self) -> None:
         for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes",
