@@ -52,7 +52,8 @@ MALFORMED = {
     "trailer line over 16 KB": (HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nX-T: "
                                 + LONG + b"\r\n\r\n"),
     "Content-Length: superscript two": HEAD + "Content-Length: ²\r\n\r\n{}".encode(),
-    "Transfer-Encoding: xchunked": HEAD + b"Transfer-Encoding: xchunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    "Transfer-Encoding: xchunked": (HEAD + b"Transfer-Encoding: xchunked\r\n\r\n"
+                                    b"2\r\n{}\r\n0\r\n\r\n"),
     "two differing Content-Length headers": (HEAD + b"Content-Length: 2\r\nContent-Length: 3\r\n"
                                              b"\r\n{} "),
     "a request line that is not HTTP": b"HELLO\r\n\r\n",
