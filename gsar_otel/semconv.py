@@ -122,6 +122,8 @@ DROP_REASON_STOPPED: Final = "stopped"
 DROP_REASON_ERROR: Final = "error"
 """The evaluation failed instead of producing a verdict (logged; a ``gsar.evaluate`` span, if one
 was started, carries ``error.type``)."""
+DROP_REASON_CANCELLED: Final = "cancelled"
+"""The evaluation's task was cancelled by something other than the worker's own stop (logged)."""
 DEGRADED_REASON_INVALID_SETTINGS: Final = "invalid_settings"
 """``gsar.degraded.reason`` on ``gsar.evaluations.degraded`` for each call of a
 ``@grounded(on_low="observe")`` function left unjudged because the settings are invalid (a

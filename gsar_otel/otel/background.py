@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from gsar_otel import semconv as sc
-from gsar_otel.otel.jobs import Runner
+from gsar_otel.otel.jobs import Runner, forget_pending, held_drops, settle_pending
 from gsar_otel.otel.worker import DEFAULT_CONCURRENCY, BackgroundWorker
 
 __all__ = [
@@ -152,6 +152,7 @@ def flush(timeout: float = 5.0) -> bool:
     worker = _worker
     if worker is not None:
         ok = worker.wait_idle(timeout)
+    settle_pending(wait=True)
     return _flush_providers(max(0.0, deadline - time.monotonic())) and ok
 
 
@@ -244,6 +245,9 @@ def _flush_at_exit() -> None:
                            "of %.1f s (%s); counted in %s (%s=%s)", dropped, budget,
                            sc.ENV_EXIT_FLUSH_S, sc.METRIC_BACKGROUND_DROPPED,
                            sc.GSAR_DROP_REASON, sc.DROP_REASON_EXIT_TIMEOUT)
+        if settle_pending(wait=True):
+            logger.warning("gsar: %d dropped background evaluation(s) could not be counted",
+                           held_drops())
         left = deadline - time.monotonic()
         if left > 0:
             _flush_providers(left)
@@ -304,6 +308,7 @@ def _after_fork_in_child() -> None:
     inherited, _worker = _worker, None
     _worker_lock = threading.Lock()
     _flusher = None  # its thread is the parent's
+    forget_pending()
     if inherited is not None:
         inherited.abandon()
 

@@ -117,22 +117,80 @@ class Inbox:
         self._asleep = False
 
 
+_pending: Counter[tuple[str, str]] = Counter()
+"""Drops that could not be counted yet (the instruments module was being imported), by
+(function, reason): added to the counter by the next count that can be made."""
+_pending_lock = threading.Lock()
+
+
+def _instruments_ready() -> Any:
+    """The instruments module when it is fully imported, else None (never waits on an import:
+    another thread, or after a fork the parent, may hold its lock)."""
+    module = sys.modules.get("gsar_otel.otel.instruments")
+    if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
+        return None
+    return module
+
+
 def count_dropped(jobs: Iterable[Job], reason: str) -> int:
-    """Add ``jobs`` to ``gsar.background.dropped`` by function and reason (never raises)."""
+    """Add ``jobs`` to ``gsar.background.dropped`` by function and reason (never raises).
+
+    While the instruments module is being imported (by another thread, at start-up) the counts
+    are held and added by the next call that finds it imported, or by :func:`settle_pending`.
+    """
     by_name = Counter(job.name for job in jobs)
     if not by_name:
         return 0
-    try:
-        module = sys.modules.get("gsar_otel.otel.instruments")
-        if getattr(getattr(module, "__spec__", None), "_initializing", False):
-            # Another thread (or, after a fork, the parent) is importing it: waiting could hang.
-            raise RuntimeError("gsar_otel.otel.instruments is being imported")
-        from gsar_otel.otel.instruments import get_telemetry
-
-        counter = get_telemetry().instruments.background_dropped
+    with _pending_lock:
         for name, count in by_name.items():
+            _pending[name, reason] += count
+    settle_pending()
+    return sum(by_name.values())
+
+
+def settle_pending(*, wait: bool = False) -> int:
+    """Add the held drop counts to ``gsar.background.dropped`` if the instruments can be had.
+
+    Args:
+        wait: import the instruments module if nobody has (at a flush or at exit); otherwise
+            counts wait while it is absent or being imported.
+
+    Returns:
+        The drops still held (0 when everything was counted).
+    """
+    with _pending_lock:
+        if not _pending:
+            return 0
+    module = _instruments_ready()
+    if module is None and wait and "gsar_otel.otel.instruments" not in sys.modules:
+        try:
+            import gsar_otel.otel.instruments as module
+        except Exception:
+            module = None
+    if module is None:
+        with _pending_lock:
+            return sum(_pending.values())
+    with _pending_lock:
+        held = dict(_pending)
+        _pending.clear()
+    try:
+        counter = module.get_telemetry().instruments.background_dropped
+        for (name, reason), count in held.items():
             counter.add(count, {sc.GSAR_FUNCTION: name, sc.GSAR_DROP_REASON: reason})
     except Exception:
-        logger.warning("gsar: counting %d dropped background evaluation(s) (%s) failed",
-                       sum(by_name.values()), reason, exc_info=True)
-    return sum(by_name.values())
+        logger.warning("gsar: counting %d dropped background evaluation(s) failed",
+                       sum(held.values()), exc_info=True)
+    return 0
+
+
+def forget_pending() -> None:
+    """In a forked child: the held counts are the parent's to add (and its lock may be held)."""
+    global _pending_lock
+    _pending_lock = threading.Lock()
+    _pending.clear()
+
+
+def held_drops() -> int:
+    """Drops waiting to be counted (see :func:`count_dropped`)."""
+    with _pending_lock:
+        return sum(_pending.values())
