@@ -250,7 +250,9 @@ class Sidecar:
     def ingest(self, decoded: Decoded) -> None:
         """Buffer decoded spans and logs; count rejects and evictions."""
         stats = self.stats
-        stats.spans("rejected", decoded.rejected)
+        for reason, count in decoded.reasons.items():
+            stats.spans(reason, count)
+        stats.note("values", "truncated", decoded.truncated)
         before = dict(self.assembler.counts)
         evicted = [*self.assembler.add_spans(decoded.spans),
                    *self.assembler.add_logs(decoded.logs)]

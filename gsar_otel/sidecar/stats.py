@@ -28,6 +28,7 @@ _RUNS_PREFIX = "runs_"
 _SPANS_SERIES = "gsar_sidecar_spans_total"
 _RUNS_SERIES = "gsar_sidecar_runs_total"
 _QUEUE_SERIES = "gsar_sidecar_queue_depth"
+_HELD_SERIES = "gsar_sidecar_held_bytes"
 _LAG_FAMILY = "gsar_sidecar_lag_seconds"
 _REASON = sc.GSAR_SIDECAR_REASON.replace(".", "_")
 _OUTCOME = sc.GSAR_SIDECAR_OUTCOME.replace(".", "_")
@@ -74,6 +75,7 @@ class SidecarStats:
     _lag_buckets: list[int] = field(default_factory=lambda: [0] * (len(LAG_BUCKETS) + 1))
     _lag_sum: float = 0.0
     queue_depth: int = 0
+    held_bytes: int = 0
     _instruments: SidecarInstruments | None = None
 
     def __post_init__(self) -> None:
@@ -101,8 +103,16 @@ class SidecarStats:
 
     def note(self, name: str, reason: str, n: int = 1) -> None:
         """Count something that is neither a received item nor a run (``late_flags``: flagged
-        or failed), kept for ``/healthz``."""
-        self._add(name, reason, n)
+        or failed; ``values``: truncated at intake; ``traces_evicted``: run or fragment;
+        ``extraction``: capped), kept for ``/healthz`` and served on ``/metrics`` as
+        ``gsar_sidecar_{name}_total{gsar_sidecar_reason=...}``."""
+        if n:
+            self._add(name, reason, n)
+
+    def held(self, held_bytes: int) -> None:
+        """The bytes the assembler holds now (``gsar_sidecar_held_bytes``)."""
+        with self._lock:
+            self.held_bytes = held_bytes
 
     def lag(self, seconds: float) -> None:
         """Record one run's lag (the last 10,000 kept for /healthz quantiles; every one in the
@@ -164,8 +174,17 @@ class SidecarStats:
                 for reason, value in reasons.items():
                     lines.append(f'{_RUNS_SERIES}{{{_OUTCOME}="{outcome}",'
                                  f'{_REASON}="{_escape(reason)}"}} {value}')
+        for name, reasons in snapshot.items():
+            if name in ("spans",) or name.startswith(_RUNS_PREFIX):
+                continue
+            series = f"gsar_sidecar_{_metric_name(name)}_total"
+            lines.append(f"# TYPE {series.removesuffix('_total')} counter")
+            for reason, value in reasons.items():
+                lines.append(f'{series}{{{_REASON}="{_escape(reason)}"}} {value}')
         lines.append(f"# TYPE {_QUEUE_SERIES} gauge")
         lines.append(f"{_QUEUE_SERIES} {depth}")
+        lines.append(f"# TYPE {_HELD_SERIES} gauge")
+        lines.append(f"{_HELD_SERIES} {self.held_bytes}")
         lines.append(f"# TYPE {_LAG_FAMILY} histogram")
         running = 0
         for bound, count in zip((*map(str, LAG_BUCKETS), "+Inf"), buckets, strict=True):
@@ -174,6 +193,10 @@ class SidecarStats:
         lines.append(f"{_LAG_FAMILY}_sum {lag_sum}")
         lines.append(f"{_LAG_FAMILY}_count {running}")
         return "\n".join(lines) + "\n"
+
+
+def _metric_name(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name).lower()
 
 
 def _escape(value: str) -> str:

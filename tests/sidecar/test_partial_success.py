@@ -1,0 +1,116 @@
+"""Issue 24 C11: one bad span in a batch is rejected alone (OTLP partial success), whatever the
+encoding: invalid UTF-8 in a protobuf string, a non-hex trace id in OTLP/JSON. The rest of the
+batch is accepted and judged; the answer says how many were rejected and why; each rejection is
+counted under its reason."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
+from gsar_otel.sidecar.spans import MalformedRequest, decode_logs, decode_traces
+from tests.sidecar.support import RunningSidecar, start_sidecar
+from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post, span
+
+RUNS = 50
+
+
+def trace_id(n: int) -> str:
+    return f"{n + 1:032x}"
+
+
+def fifty_runs_json(bad: dict[str, object]) -> bytes:
+    spans = [s for n in range(RUNS) for s in agent_spans(trace_id(n))]
+    return otlp_json(*spans[:RUNS], bad, *spans[RUNS:])
+
+
+def fifty_runs_protobuf() -> bytes:
+    """The same 50 runs as protobuf, with one extra span whose name is invalid UTF-8."""
+    from google.protobuf import json_format
+
+    from gsar_otel.sidecar.otlp_wire import _convert_ids
+
+    document = json.loads(fifty_runs_json(span("00000000000000aa", "", "BADNAME1", [],
+                                                trace_id=trace_id(999))))
+    request = ExportTraceServiceRequest()
+    json_format.ParseDict(_convert_ids(document), request)
+    body = request.SerializeToString()
+    assert body.count(b"BADNAME1") == 1
+    return body.replace(b"BADNAME1", b"BAD\xff\xfeME1")  # same length: framing intact
+
+
+def test_invalid_utf8_in_one_protobuf_span_rejects_that_span_only() -> None:
+    decoded = decode_traces(fifty_runs_protobuf(), json_encoded=False)
+    assert (len(decoded.spans), decoded.rejected) == (2 * RUNS, 1)
+    assert dict(decoded.reasons) == {"rejected_malformed_span": 1}
+    assert "invalid UTF-8" in decoded.error
+
+
+def test_a_non_hex_trace_id_in_json_rejects_that_span_only() -> None:
+    bad = span("00000000000000aa", "", "x", [], trace_id="zz" * 16)
+    decoded = decode_traces(fifty_runs_json(bad), json_encoded=True)
+    assert (len(decoded.spans), decoded.rejected) == (2 * RUNS, 1)
+    assert dict(decoded.reasons) == {"rejected": 1}
+    assert "malformed trace or span id" in decoded.error
+
+
+def test_a_log_record_with_invalid_utf8_is_rejected_alone() -> None:
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+    request = ExportLogsServiceRequest()
+    scope = request.resource_logs.add().scope_logs.add()
+    for n in range(3):
+        record = scope.log_records.add(event_name=f"EVENTNO{n}")
+        record.body.string_value = "row"
+    body = request.SerializeToString().replace(b"EVENTNO1", b"EVEN\xffNO1")
+    decoded = decode_logs(body, json_encoded=False)
+    assert [r.event_name for r in decoded.logs] == ["EVENTNO0", "EVENTNO2"]
+    assert decoded.rejected == 1
+
+
+def test_a_request_with_nothing_readable_is_still_malformed() -> None:
+    body = otlp_json(span("zz" * 8, "", "x", []))
+    with pytest.raises(MalformedRequest):
+        decode_traces(body, json_encoded=True)
+
+
+@pytest.fixture
+def sidecar() -> Iterator[RunningSidecar]:
+    running = start_sidecar(max_body_bytes=1024 * 1024, max_decompressed_bytes=4 * 1024 * 1024)
+    yield running
+    running.stop()
+
+
+def test_over_http_the_batch_is_judged_and_the_answer_is_partial_success_protobuf(
+        sidecar: RunningSidecar) -> None:
+    status, body = post(sidecar, fifty_runs_protobuf(), "application/x-protobuf")
+    assert status == 200
+    answer = ExportTraceServiceResponse()
+    answer.ParseFromString(body)
+    assert answer.partial_success.rejected_spans == 1
+    assert "invalid UTF-8" in answer.partial_success.error_message
+    sidecar.wait_for(lambda: len(sidecar.evaluations()) == RUNS, "50 evaluations")
+    stats = sidecar.sidecar.stats
+    assert stats.get("spans", "rejected_malformed_span") == 1
+    assert stats.get("spans", "accepted") == 2 * RUNS
+    assert stats.get("spans", "rejected_malformed") == 0
+
+
+def test_over_http_the_batch_is_judged_and_the_answer_is_partial_success_json(
+        sidecar: RunningSidecar) -> None:
+    bad = span("00000000000000aa", "", "x", [], trace_id="zz" * 16)
+    status, body = post(sidecar, fifty_runs_json(bad))
+    assert status == 200
+    partial = json.loads(body)["partialSuccess"]
+    assert partial["rejectedSpans"] == "1"
+    assert "malformed trace or span id" in partial["errorMessage"]
+    sidecar.wait_for(lambda: len(sidecar.evaluations()) == RUNS, "50 evaluations")
+    assert sidecar.sidecar.stats.get("spans", "rejected") == 1
+    assert "gsar_sidecar_spans_total{gsar_sidecar_reason=\"rejected\"} 1" in (
+        sidecar.sidecar.stats.prometheus_text())
