@@ -1,19 +1,29 @@
 """OTLP/gRPC: TraceService and LogsService on ``grpc.aio`` (the Collector's ``loadbalancing``
 exporter speaks gRPC only).
 
-Under backpressure (the judging queue full, or more than ``max_grpc_inflight`` calls in
-progress) the answer is ``RESOURCE_EXHAUSTED`` with a ``RetryInfo`` detail: the OTLP
-specification's throttling answer, which a client retries only because ``RetryInfo`` is there
-(without it the code means "never retry"). Each refusal is counted (``rejected_busy``,
-``rejected_grpc_inflight``). A missing bearer token is ``UNAUTHENTICATED``. The in-flight limit
-is ours (``InflightLimit``, the first interceptor, counting from the start of a call to the
-end of its task); gRPC's own limits stay behind it as the hard memory bound: twice as many calls,
-``max_grpc_inflight`` streams per connection, each message at most ``max_decompressed_bytes``
-(checked after decompression)."""
+Three interceptors run before any message is read, in this order:
+
+* :class:`TokenCheck`: a missing or wrong bearer token is ``UNAUTHENTICATED`` on the call's
+  metadata alone, counted ``rejected_auth``; such a call never takes an in-flight place.
+* :class:`InflightLimit`: more than ``max_grpc_inflight`` calls in progress is
+  ``RESOURCE_EXHAUSTED`` with a ``RetryInfo`` detail (the OTLP throttling answer a client retries),
+  counted ``rejected_grpc_inflight``; a place is held from the call's start to the end of its task.
+* :class:`MessageGuard` reads the one message itself, as raw bytes: within
+  ``grpc_receive_timeout_s`` of the call's start (else ``DEADLINE_EXCEEDED``, counted
+  ``rejected_slow_body``), and at most ``min(max_body_bytes, max_decompressed_bytes)`` bytes
+  (gRPC's ``max_receive_message_length``, which gRPC checks after decompression; a larger message
+  is ``RESOURCE_EXHAUSTED`` from gRPC, counted ``rejected_too_large``); it is parsed in a worker
+  thread.
+
+A full judging queue is ``RESOURCE_EXHAUSTED`` with ``RetryInfo`` too (``rejected_busy``). gRPC's
+own limits stay behind ours as the hard bound: twice ``max_grpc_inflight`` calls at once and
+streams per connection (past that gRPC refuses the stream itself, before the sidecar sees it).
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import grpc  # type: ignore[import-untyped]
@@ -22,6 +32,7 @@ from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-unty
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
+from gsar_otel.sidecar.admission import network_limits
 from gsar_otel.sidecar.spans import Decoded, logs_from_request, spans_from_request
 
 if TYPE_CHECKING:
@@ -51,10 +62,35 @@ async def _admit(app: Sidecar, context: Any) -> None:
         await _throttle(context, "the judging queue is full; retry later")
 
 
+def _refusal(behavior: Any) -> Any:
+    """A handler that answers without reading the call's message (a client-streaming handler
+    is called before any message arrives)."""
+    return grpc.stream_unary_rpc_method_handler(behavior)
+
+
+class TokenCheck(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """``UNAUTHENTICATED`` on the metadata alone (before the message is read), counted
+    ``rejected_auth``."""
+
+    def __init__(self, app: Sidecar) -> None:
+        self.app = app
+
+    async def intercept_service(self, continuation: Any, details: Any) -> Any:
+        metadata = dict(details.invocation_metadata or ())
+        if self.app.authorized(metadata.get("authorization")):
+            return await continuation(details)
+        self.app.stats.spans("rejected_auth")
+        return _refusal(self._refuse)
+
+    async def _refuse(self, requests: AsyncIterator[bytes], context: Any) -> None:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
+
+
 class InflightLimit(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """At most ``limit`` calls in progress; one more is refused with ``RESOURCE_EXHAUSTED`` and
-    ``RetryInfo``, and counted. A call counts from its interception (before its message is read)
-    until its task ends, however it ends (answered, aborted, cancelled, message too large)."""
+    ``RetryInfo`` (without reading its message), and counted. A call counts from its
+    interception until its task ends, however it ends (answered, aborted, cancelled, message
+    too large)."""
 
     def __init__(self, app: Sidecar, limit: int) -> None:
         self.app, self.limit, self.active = app, limit, 0
@@ -66,13 +102,48 @@ class InflightLimit(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         task = asyncio.current_task()
         if self.active >= self.limit or task is None:
             self.app.stats.spans("rejected_grpc_inflight")
-            return grpc.unary_unary_rpc_method_handler(self._refuse)
+            return _refusal(self._refuse)
         self.active += 1
         task.add_done_callback(self._release)
         return await continuation(details)
 
-    async def _refuse(self, request: bytes, context: Any) -> None:
+    async def _refuse(self, requests: AsyncIterator[bytes], context: Any) -> None:
         await _throttle(context, f"more than {self.limit} calls in progress; retry later")
+
+
+class MessageGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Reads a unary call's message as bytes within ``timeout_s`` of the call's start, counts
+    a message gRPC refused as too large, and parses the bytes in a worker thread."""
+
+    def __init__(self, app: Sidecar, timeout_s: float, limit: int) -> None:
+        self.app, self.timeout_s, self.limit = app, timeout_s, limit
+
+    async def intercept_service(self, continuation: Any, details: Any) -> Any:
+        deadline = asyncio.get_running_loop().time() + self.timeout_s
+        handler = await continuation(details)
+        if handler is None or handler.unary_unary is None:
+            return handler
+        inner, parse = handler.unary_unary, handler.request_deserializer
+        app, limit = self.app, self.limit
+
+        async def guarded(requests: AsyncIterator[bytes], context: Any) -> Any:
+            left = deadline - asyncio.get_running_loop().time()
+            try:
+                raw = await asyncio.wait_for(anext(requests), max(left, 0.001))
+            except TimeoutError:
+                app.stats.spans("rejected_slow_body")
+                await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                    "the message arrived too slowly")
+            except StopAsyncIteration:  # gRPC refused it (over the limit), or the client left
+                app.stats.spans("rejected_grpc_cancelled" if context.cancelled()
+                                else "rejected_too_large")
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"message over {limit} bytes")
+            request = await asyncio.to_thread(parse, raw) if parse is not None else raw
+            return await inner(request, context)
+
+        return grpc.stream_unary_rpc_method_handler(
+            guarded, request_deserializer=None, response_serializer=handler.response_serializer)
 
 
 class _Traces(trace_service_pb2_grpc.TraceServiceServicer):
@@ -120,12 +191,17 @@ class GrpcReceiver:
     async def start(self) -> int:
         """Listen; returns the bound port."""
         config = self.app.config
-        options = [("grpc.max_receive_message_length", config.max_decompressed_bytes),
-                   ("grpc.max_concurrent_streams", config.max_grpc_inflight)]
-        self.limit = InflightLimit(self.app, config.max_grpc_inflight)
-        server = grpc.aio.server(options=options,
-                                 interceptors=(self.limit, *self.app.grpc_interceptors),
-                                 maximum_concurrent_rpcs=2 * config.max_grpc_inflight)
+        limits = network_limits(config)
+        message_limit = min(config.max_body_bytes, config.max_decompressed_bytes)
+        inflight = config.max_grpc_inflight
+        options = [("grpc.max_receive_message_length", message_limit),
+                   ("grpc.max_concurrent_streams", 2 * inflight)]
+        self.limit = InflightLimit(self.app, inflight)
+        guard = MessageGuard(self.app, limits.grpc_receive_timeout_s, message_limit)
+        server = grpc.aio.server(
+            options=options,
+            interceptors=(TokenCheck(self.app), self.limit, *self.app.grpc_interceptors, guard),
+            maximum_concurrent_rpcs=2 * inflight)
         trace_service_pb2_grpc.add_TraceServiceServicer_to_server(  # type: ignore[no-untyped-call]
             _Traces(self.app), server)
         logs_service_pb2_grpc.add_LogsServiceServicer_to_server(  # type: ignore[no-untyped-call]
