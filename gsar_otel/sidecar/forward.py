@@ -1,7 +1,10 @@
 """In-line placement: pass every received export request on, unchanged, to an OTLP/HTTP endpoint.
 
-Requests queue (bounded) and are sent by one task over HTTP in a worker thread, so a slow or
-down endpoint never blocks the receiver; a full queue or a failed send is counted, not hidden.
+Requests queue (bounded in number and in bytes) and are sent by one task over HTTP in a worker
+thread, so a slow or down endpoint never blocks the receiver; a full queue or a failed send is
+counted, not hidden: per span (``forward_queue_full``, ``forward_queue_bytes``,
+``forward_failed``) and per request dropped (``forward_dropped`` by reason: ``queue_full``,
+``queue_bytes``, ``send_failed``, ``shutdown``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ LOGS_PATH = "/v1/logs"
 FORWARD_SENT = "forward_sent"
 FORWARD_FAILED = "forward_failed"
 FORWARD_QUEUE_FULL = "forward_queue_full"
+FORWARD_QUEUE_BYTES = "forward_queue_bytes"
+FORWARD_DROPPED = "forward_dropped"
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 
 def endpoints(url: str) -> tuple[str, str]:
@@ -41,26 +47,39 @@ class _Item:
 
 
 class Forwarder:
-    """Sends received requests to ``url``; counts go to ``stats`` under ``forward_*``."""
+    """Sends received requests to ``url``; counts go to ``stats`` under ``forward_*``. At most
+    ``queue_size`` requests and ``max_bytes`` of bodies wait at once."""
 
     def __init__(self, url: str, stats: SidecarStats, *, queue_size: int = 1000,
-                 timeout_s: float = 10.0) -> None:
+                 timeout_s: float = 10.0, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.traces_url, self.logs_url = endpoints(url)
         self.stats = stats
         self.timeout_s = timeout_s
+        self.max_bytes = max_bytes
+        self.queued_bytes = 0
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=queue_size)
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
 
+    def _drop(self, item: _Item, span_reason: str, reason: str) -> None:
+        self.stats.spans(span_reason, item.count)
+        self.stats.note(FORWARD_DROPPED, reason)
+
     def submit(self, signal: str, body: bytes, content_type: str, count: int) -> None:
         """Queue one request body (``signal`` is ``traces`` or ``logs``)."""
         url = self.traces_url if signal == "traces" else self.logs_url
+        item = _Item(url, body, content_type, count)
+        if self.queued_bytes + len(body) > self.max_bytes:
+            self._drop(item, FORWARD_QUEUE_BYTES, "queue_bytes")
+            return
         try:
-            self._queue.put_nowait(_Item(url, body, content_type, count))
+            self._queue.put_nowait(item)
         except asyncio.QueueFull:
-            self.stats.spans(FORWARD_QUEUE_FULL, count)
+            self._drop(item, FORWARD_QUEUE_FULL, "queue_full")
+            return
+        self.queued_bytes += len(body)
 
     async def _run(self) -> None:
         while True:
@@ -71,9 +90,11 @@ class Forwarder:
                 await asyncio.to_thread(self._send, item)
             except Exception as error:
                 logger.warning("gsar sidecar: forwarding to %s failed: %s", item.url, error)
-                self.stats.spans(FORWARD_FAILED, item.count)
+                self._drop(item, FORWARD_FAILED, "send_failed")
             else:
                 self.stats.spans(FORWARD_SENT, item.count)
+            finally:
+                self.queued_bytes -= len(item.body)
 
     def _send(self, item: _Item) -> None:
         request = urllib.request.Request(item.url, data=item.body, method="POST",
@@ -93,4 +114,5 @@ class Forwarder:
             while not self._queue.empty():
                 item = self._queue.get_nowait()
                 if item is not None:
-                    self.stats.spans(FORWARD_FAILED, item.count)
+                    self.queued_bytes -= len(item.body)
+                    self._drop(item, FORWARD_FAILED, "shutdown")

@@ -183,7 +183,8 @@ class Sidecar:
         self._queue = asyncio.Queue(maxsize=config.queue_size)
         self._judge_thread = JudgeThread()
         if config.forward:
-            self._forwarder = Forwarder(config.forward, self.stats)
+            self._forwarder = Forwarder(config.forward, self.stats,
+                                        max_bytes=config.network.forward_max_bytes)
             self._forwarder.start()
         loop = asyncio.get_running_loop()
         self._tasks.append(loop.create_task(self._tick()))

@@ -160,7 +160,9 @@ class SidecarStats:
         """The counts in the Prometheus text exposition format, under the series names and
         labels the OpenTelemetry Prometheus exporter gives the ``gsar.sidecar.*`` instruments
         (``gsar_sidecar_spans_total{gsar_sidecar_reason=...}``, ``gsar_sidecar_runs_total``
-        by outcome and reason, ``gsar_sidecar_queue_depth``, ``gsar_sidecar_lag_seconds``)."""
+        by outcome and reason, ``gsar_sidecar_queue_depth``, ``gsar_sidecar_lag_seconds``),
+        and each :meth:`note` count as ``gsar_sidecar_<name>_total`` by reason
+        (``forward_dropped``, ``verdicts_undelivered``, ``late_flags``, ...)."""
         snapshot = self.snapshot()
         with self._lock:
             buckets, lag_sum, depth = list(self._lag_buckets), self._lag_sum, self.queue_depth
