@@ -73,6 +73,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="gRPC calls in progress at once; more are refused "
                              "RESOURCE_EXHAUSTED with RetryInfo, counted "
                              f"({_default('max_grpc_inflight')})")
+    parser.add_argument("--header-timeout", type=float, default=None, metavar="SECONDS",
+                        help="a request's head must arrive within this (408 and closed, "
+                             f"counted); also the body's grace ({_default('header_timeout')})")
+    parser.add_argument("--min-body-rate", type=int, default=None, metavar="BYTES_PER_S",
+                        help="a body slower than this on average after the grace is cut off "
+                             f"(408, counted) ({_default('min_body_rate')})")
+    parser.add_argument("--health-reserve", type=int, default=None, metavar="CONNECTIONS",
+                        help="connections past the limit served only for /healthz, /metrics "
+                             f"and requests with the token ({_default('health_reserve')})")
+    parser.add_argument("--judge-concurrency", type=int, default=None,
+                        help=f"/v1/judge requests judged at once ({_default('judge_concurrency')})")
+    parser.add_argument("--judge-queue", type=int, default=None,
+                        help="/v1/judge requests waiting; more get 429, counted "
+                             f"({_default('judge_queue')})")
+    parser.add_argument("--max-inflight-bytes", type=int, default=None,
+                        help="request bytes (received, then inflated) held at once; a request "
+                             f"past it gets 429, counted ({_default('max_inflight_bytes')})")
+    parser.add_argument("--forward-max-bytes", type=int, default=None,
+                        help="request bodies waiting for --forward; more are dropped, counted "
+                             f"forward_dropped ({_default('forward_max_bytes')})")
+    parser.add_argument("--grpc-receive-timeout", type=float, default=None, metavar="SECONDS",
+                        help="a gRPC call's message must arrive within this of its start "
+                             f"(DEADLINE_EXCEEDED, counted) ({_default('grpc_receive_timeout')})")
+    parser.add_argument("--verdict-buffer", type=int, default=None, metavar="SPANS",
+                        help="grounding spans held for a retry while --forward is down "
+                             f"(verdicts_dropped past it) ({_default('verdict_buffer')})")
     parser.add_argument("--service-name", default="gsar-sidecar",
                         help="service.name of the sidecar's own telemetry")
 
@@ -87,6 +113,7 @@ def build_config(args: argparse.Namespace, settings: Any,
             variable or file key.
     """
     from gsar_otel.cli.common import BadInput
+    from gsar_otel.sidecar.admission import NetworkLimits
     from gsar_otel.sidecar.assembly import AssemblyLimits
     from gsar_otel.sidecar.filters import parse_match
     from gsar_otel.sidecar.server import SidecarConfig
@@ -107,7 +134,14 @@ def build_config(args: argparse.Namespace, settings: Any,
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
             forward=v["forward"], capture_content=settings.capture_content,
             services=tuple(args.service), agents=tuple(args.agent),
-            matches=tuple(parse_match(text) for text in args.match))
+            matches=tuple(parse_match(text) for text in args.match),
+            network=NetworkLimits(
+                header_timeout_s=v["header_timeout"], min_body_rate=v["min_body_rate"],
+                health_reserve=v["health_reserve"], judge_concurrency=v["judge_concurrency"],
+                judge_queue=v["judge_queue"], max_inflight_bytes=v["max_inflight_bytes"],
+                forward_max_bytes=v["forward_max_bytes"],
+                grpc_receive_timeout_s=v["grpc_receive_timeout"],
+                verdict_buffer=v["verdict_buffer"]))
     except ValueError as error:  # SettingsError is a ValueError
         raise BadInput(str(error)) from None
 
@@ -124,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise BadInput(str(error)) from None
     config = build_config(args, settings)
-    handle = _telemetry(args, config.forward)
+    handle = _telemetry(args, config)
     try:
         asyncio.run(_serve(config, handle, settings.evaluator_options()))
     finally:
@@ -132,16 +166,21 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _telemetry(args: argparse.Namespace, forward: str | None) -> Any:
+def _telemetry(args: argparse.Namespace, config: Any) -> Any:
+    """The sidecar's own telemetry; with ``--forward`` its grounding spans go there, through a
+    :class:`VerdictExporter` (counted, retried from a bounded buffer while it is down)."""
     from gsar_otel.otel.setup import configure_telemetry
 
+    forward = config.forward
     exporters: list[Any] = []
     if forward:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         from gsar_otel.sidecar.forward import endpoints
+        from gsar_otel.sidecar.verdicts import VerdictExporter
 
-        exporters.append(OTLPSpanExporter(endpoint=endpoints(forward)[0]))
+        exporters.append(VerdictExporter(OTLPSpanExporter(endpoint=endpoints(forward)[0]),
+                                         buffer=config.network.verdict_buffer))
     return configure_telemetry(service_name=args.service_name, console=False,
                                otlp=False if forward else None,
                                span_exporters=exporters, set_global=False)
@@ -166,6 +205,11 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
                           meter_provider=handle.meter_provider, options=options)
     except ValueError as error:
         raise BadInput(str(error)) from None
+    from gsar_otel.sidecar.verdicts import VerdictExporter
+
+    for exporter in getattr(handle, "span_exporters", ()):
+        if isinstance(exporter, VerdictExporter):
+            exporter.attach(sidecar.stats)
     try:
         await sidecar.start()
     except OSError as error:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from gsar_otel import semconv as sc
 from gsar_otel.config import GSARSettings, SettingsError, int_parser
+from gsar_otel.sidecar.admission import NetworkLimits
 
 
 def _seconds(minimum: float) -> Callable[[str, object], float]:
@@ -70,6 +71,7 @@ class Setting:
 
 
 _PORT = int_parser(0, 65535)
+_NET = NetworkLimits()
 SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("host", sc.ENV_SIDECAR_HOST, _text, "127.0.0.1"),
     Setting("http_port", sc.ENV_SIDECAR_HTTP_PORT, _PORT, 4318),
@@ -84,6 +86,20 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("concurrency", sc.ENV_SIDECAR_CONCURRENCY, int_parser(1), 4),
     Setting("max_body_bytes", sc.ENV_SIDECAR_MAX_BODY_BYTES, int_parser(1), 20 * 1024 * 1024),
     Setting("max_grpc_inflight", sc.ENV_SIDECAR_MAX_GRPC_INFLIGHT, int_parser(1), 64),
+    Setting("header_timeout", sc.ENV_SIDECAR_HEADER_TIMEOUT, _seconds(0.001),
+            _NET.header_timeout_s),
+    Setting("min_body_rate", sc.ENV_SIDECAR_MIN_BODY_RATE, int_parser(1), _NET.min_body_rate),
+    Setting("health_reserve", sc.ENV_SIDECAR_HEALTH_RESERVE, int_parser(0), _NET.health_reserve),
+    Setting("judge_concurrency", sc.ENV_SIDECAR_JUDGE_CONCURRENCY, int_parser(1),
+            _NET.judge_concurrency),
+    Setting("judge_queue", sc.ENV_SIDECAR_JUDGE_QUEUE, int_parser(0), _NET.judge_queue),
+    Setting("max_inflight_bytes", sc.ENV_SIDECAR_MAX_INFLIGHT_BYTES, int_parser(1),
+            _NET.max_inflight_bytes),
+    Setting("forward_max_bytes", sc.ENV_SIDECAR_FORWARD_MAX_BYTES, int_parser(1),
+            _NET.forward_max_bytes),
+    Setting("grpc_receive_timeout", sc.ENV_SIDECAR_GRPC_RECEIVE_TIMEOUT, _seconds(0.001),
+            _NET.grpc_receive_timeout_s),
+    Setting("verdict_buffer", sc.ENV_SIDECAR_VERDICT_BUFFER, int_parser(1), _NET.verdict_buffer),
 )
 """Every sidecar setting, in ``--help`` order."""
 BY_KEY: Final[Mapping[str, Setting]] = MappingProxyType({s.key: s for s in SETTINGS})
