@@ -22,9 +22,10 @@ class OverBudget(RuntimeError):
     """The byte budget for requests in flight cannot hold the inflated body now."""
 
 
-def inflate(body: bytes, limit: int, reservation: Reservation | None = None) -> bytes:
+def inflate(body: bytes, limit: int, reservation: Reservation | None = None) -> bytearray:
     """Gunzip ``body``, stopping as soon as the output would pass ``limit`` bytes; each step's
-    output is taken from ``reservation`` first.
+    output is taken from ``reservation`` first. The output is returned as it was built (not
+    copied), so the reservation is what it holds.
 
     Raises:
         BodyTooLarge: the decompressed body is over ``limit``.
@@ -49,4 +50,4 @@ def inflate(body: bytes, limit: int, reservation: Reservation | None = None) -> 
         raise MalformedRequest(f"not gzip data: {error}") from None
     if not inflater.eof:
         raise MalformedRequest("truncated gzip data")
-    return bytes(out)
+    return out

@@ -25,7 +25,7 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from google.rpc import status_pb2  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
@@ -158,10 +158,14 @@ async def _export(app: Sidecar, head: Head, body: bytes, reservation: Reservatio
             app.stats.spans("rejected_malformed")
             return error(400, str(bad), as_json=as_json)
         reservation.give(len(body))
-        body = inflated
+        body = cast(bytes, inflated)  # the bytearray it was built in, not copied: read alike
     if app.busy():
         app.stats.spans("rejected_busy")
         return _busy(as_json)
+    if not reservation.take(len(body)):  # decoding makes a copy of about the body's size
+        app.stats.spans("rejected_over_budget")
+        return error(429, "too many request bytes in flight; retry later", as_json=as_json,
+                     headers=(("Retry-After", RETRY_AFTER_S),))
     decode = decode_traces if signal == "traces" else decode_logs
     try:
         decoded = await asyncio.to_thread(decode, body, json_encoded=as_json)
