@@ -15,8 +15,10 @@ content type, encoding and backpressure are checked on the head, before the body
 arrives too slowly is 408 and closes the connection (``rejected_slow_head`` / ``_slow_body``);
 bodies take their bytes, received and then inflated (in steps, in a worker thread), from one
 byte budget (429 past it, ``rejected_over_budget``); ``/v1/judge`` has its own concurrency and
-queue (429 past them, ``rejected_judge_busy``). Past ``max_connections``, ``health_reserve``
-more connections are served only for ``/healthz``, ``/metrics`` and requests with the token.
+queue (429 past them, ``rejected_judge_busy``). At ``max_connections`` a new connection closes
+the one that has waited longest for a request's head (``rejected_evicted``), so slow or idle
+clients cannot lock others out; when none waits, ``health_reserve`` more connections are served
+only for ``/healthz``, ``/metrics`` and requests with the token.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ JSON = "application/json"
 RETRY_AFTER_S = "1"
 RESERVE_HEAD_TIMEOUT_S = 2.0
 """How long a connection in the reserve (past ``max_connections``) may take to send its head."""
+EVICT_AFTER_S = 0.25
+"""At the connection limit, a new connection closes the one that has waited longest for a
+request's head, once it has waited this long (a client sends its head at once)."""
 EXPORTS = {"/v1/traces": "traces", "/v1/logs": "logs"}
 JUDGE = "/v1/judge"
 
@@ -208,6 +213,8 @@ class HttpReceiver:
         self.judge_gate = JudgeGate(self.limits.judge_concurrency, self.limits.judge_queue)
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._waiting: dict[asyncio.Task[None], float] = {}
+        """Connections waiting for a request's head, by when they began to wait."""
 
     async def start(self) -> int:
         """Listen; returns the bound port (useful with port 0)."""
@@ -233,6 +240,8 @@ class HttpReceiver:
         ordinary = self.app.config.max_connections
         try:
             conn = self._connection(reader, writer)
+            if len(self._connections) >= ordinary and self._evict():
+                self.app.stats.spans("rejected_evicted")
             if len(self._connections) >= ordinary + self.limits.health_reserve:
                 self.app.stats.spans("rejected_connections")
                 await self._send(conn, error(503, "too many connections", close=True,
@@ -248,6 +257,7 @@ class HttpReceiver:
         finally:
             if task is not None:
                 self._connections.discard(task)
+                self._waiting.pop(task, None)
             writer.close()
 
     async def _requests(self, conn: HttpConnection, reserved: bool) -> None:
@@ -255,12 +265,18 @@ class HttpReceiver:
         head_timeout = (min(RESERVE_HEAD_TIMEOUT_S, self.limits.header_timeout_s) if reserved
                         else None)
         first = True
+        task = asyncio.current_task()
         while True:
+            if task is not None:
+                self._waiting[task] = asyncio.get_running_loop().time()
             try:
                 head = await conn.request(first, head_timeout)
             except HttpFailure as failure:
                 await self._fail(conn, failure)
                 return
+            finally:
+                if task is not None:
+                    self._waiting.pop(task, None)
             if head is None:
                 return
             first = False
@@ -273,6 +289,20 @@ class HttpReceiver:
             keep = await self._one(conn, head)
             if reserved or not keep or head.headers.get("connection", "").lower() == "close":
                 return
+
+    def _evict(self) -> bool:
+        """Make room for a new connection: close the one that has waited longest for a
+        request's head (a slow or idle client), if it has waited ``EVICT_AFTER_S`` at least.
+        True when one was closed."""
+        if not self._waiting:
+            return False
+        task, since = min(self._waiting.items(), key=lambda item: item[1])
+        if asyncio.get_running_loop().time() - since < EVICT_AFTER_S:
+            return False
+        del self._waiting[task]
+        self._connections.discard(task)
+        task.cancel()
+        return True
 
     def _may_use_reserve(self, head: Head) -> bool:
         """``GET /healthz`` and ``/metrics``, and requests with the token (when one is set)."""

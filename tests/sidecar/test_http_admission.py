@@ -12,7 +12,7 @@ import threading
 import time
 
 from gsar_otel.sidecar.admission import NetworkLimits
-from tests.sidecar.support import CPU_ROW, GROUNDED, GatedJudge, start_sidecar
+from tests.sidecar.support import CPU_ROW, GROUNDED, GatedJudge, RunningSidecar, start_sidecar
 from tests.sidecar.test_http_framing import exchange, status_of
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post
 
@@ -55,24 +55,56 @@ def test_a_slow_head_and_a_slow_body_are_cut_off_and_counted() -> None:
         running.stop()
 
 
-def test_past_the_connection_limit_healthz_and_token_holders_are_still_served() -> None:
-    running = start_sidecar(token=TOKEN, max_connections=2,
-                            network=NetworkLimits(health_reserve=2))
+def _busy_connections(running: RunningSidecar, n: int) -> list[socket.socket]:
+    """``n`` connections each in the middle of a request body (not waiting for a head)."""
+    socks = [socket.create_connection(("127.0.0.1", running.sidecar.http_port))
+             for _ in range(n)]
+    for sock in socks:
+        sock.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: s\r\nContent-Type: application/json\r\n"
+                     b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
+                     b"Content-Length: 1000\r\n\r\n{")
+    return socks
+
+
+def test_slow_heads_at_the_connection_limit_make_room_for_new_clients() -> None:
+    running = start_sidecar(token=TOKEN, max_connections=4,
+                            network=NetworkLimits(health_reserve=0))
     port = running.sidecar.http_port
-    slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+    slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
     try:
         for sock in slow:
             sock.sendall(b"POST /v1/traces HTTP/1.1\r\n")  # slowloris: a head never finished
         running.wait_for(lambda: running.call(
-            lambda: len(running.sidecar._receivers[0]._connections)) == 2, "two slow clients")
+            lambda: len(running.sidecar._receivers[0]._connections)) == 4, "four slow clients")
+        time.sleep(0.3)  # past EVICT_AFTER_S
+        for _ in range(3):
+            health = exchange(running, b"GET /healthz HTTP/1.1\r\nHost: s\r\n\r\n")
+            assert status_of(health) == 200
+        assert post(running, otlp_json(*agent_spans()), headers=AUTH)[0] == 200
+        assert running.sidecar.stats.get("spans", "rejected_evicted") >= 1  # the first made room
+        assert running.sidecar.stats.get("spans", "rejected_connections") == 0
+    finally:
+        for sock in slow:
+            sock.close()
+        running.stop()
+
+
+def test_past_the_connection_limit_healthz_and_token_holders_are_still_served() -> None:
+    running = start_sidecar(token=TOKEN, max_connections=2,
+                            network=NetworkLimits(health_reserve=2))
+    busy = _busy_connections(running, 2)
+    try:
+        running.wait_for(lambda: running.call(
+            lambda: len(running.sidecar._receivers[0]._connections)) == 2, "two busy clients")
         health = exchange(running, b"GET /healthz HTTP/1.1\r\nHost: s\r\n\r\n")
         assert status_of(health) == 200 and b'"status": "ok"' in health
         assert post(running, otlp_json(*agent_spans()), headers=AUTH)[0] == 200
         assert post(running, otlp_json(*agent_spans()))[0] == 503
         assert running.sidecar.stats.get("spans", "rejected_connections") == 1
+        assert running.sidecar.stats.get("spans", "rejected_evicted") == 0
         assert running.sidecar.stats.get("spans", "accepted") == 2
     finally:
-        for sock in slow:
+        for sock in busy:
             sock.close()
         running.stop()
 

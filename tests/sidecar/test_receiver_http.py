@@ -185,8 +185,13 @@ def test_a_trace_that_never_ends_is_judged_at_the_hard_cap_and_flagged() -> None
 def test_connections_past_the_limit_get_503_and_the_rest_are_served() -> None:
     import socket
 
-    running = start_sidecar(max_connections=2)
+    from gsar_otel.sidecar.admission import NetworkLimits
+
+    running = start_sidecar(max_connections=2, network=NetworkLimits(health_reserve=0))
     idle = [socket.create_connection(("127.0.0.1", running.sidecar.http_port)) for _ in range(2)]
+    for sock in idle:  # each in the middle of a body: busy, not waiting for a head
+        sock.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: s\r\nContent-Type: application/json"
+                     b"\r\nContent-Length: 1000\r\n\r\n{")
     try:
         running.wait_for(lambda: running.call(
             lambda: len(running.sidecar._receivers[0]._connections)) == 2, "two idle clients")
