@@ -46,6 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-spans-per-trace", type=int, default=None,
                         help="spans held per trace; more are dropped, counted "
                              f"({_default('max_spans_per_trace')})")
+    parser.add_argument("--max-held-bytes", type=int, default=None,
+                        help="bytes of spans and runs held (estimated after decoding); past "
+                             "it traces with no run span are evicted first, then the oldest, "
+                             f"counted ({_default('max_held_bytes')})")
     parser.add_argument("--queue-size", type=int, default=None,
                         help="runs waiting to be judged before backpressure "
                              f"({_default('queue_size')})")
@@ -124,7 +128,8 @@ def build_config(args: argparse.Namespace, settings: Any,
         v = sidecar_settings(settings, env, flags)
         limits = AssemblyLimits(decision_wait_s=v["decision_wait"],
                                 max_age_s=v["max_trace_age"], max_traces=v["max_traces"],
-                                max_spans_per_trace=v["max_spans_per_trace"])
+                                max_spans_per_trace=v["max_spans_per_trace"],
+                                max_held_bytes=v["max_held_bytes"])
         return SidecarConfig(
             host=v["host"], http_port=v["http_port"], grpc_port=v["grpc_port"],
             token=v["token"], limits=limits,

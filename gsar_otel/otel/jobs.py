@@ -37,6 +37,39 @@ class Job:
     name: str
 
 
+class EscapedBaseException(Exception):
+    """A job's ``SystemExit`` or ``KeyboardInterrupt`` (raised by a judge or an extractor on
+    the worker's thread), caught so the worker's loop lives on; the job is counted ``error``."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.error = error
+
+
+async def guarded(job: Job) -> None:
+    """Run ``job``; a ``SystemExit``/``KeyboardInterrupt`` from it would stop the loop thread
+    (asyncio re-raises both out of ``run_forever``), so it becomes an ordinary failure."""
+    try:
+        await job.runner(job.payload)
+    except (SystemExit, KeyboardInterrupt) as error:
+        raise EscapedBaseException(error) from error
+
+
+def report_ended(job: Job, error: BaseException | None, *, loud: bool = True) -> None:
+    """Log a job that ended without a verdict: failed with ``error`` (WARNING when ``loud``,
+    else DEBUG), or cancelled (``error`` None) by something other than the worker's stop."""
+    if error is None:
+        logger.warning("gsar: the background evaluation of %s was cancelled; counted in %s "
+                       "(%s=%s)", job.name, sc.METRIC_BACKGROUND_DROPPED, sc.GSAR_DROP_REASON,
+                       sc.DROP_REASON_CANCELLED)
+        return
+    name = type(error.error if isinstance(error, EscapedBaseException) else error).__name__
+    (logger.warning if loud else logger.debug)(
+        "gsar: the background evaluation of %s failed (%s); counted in %s (%s=%s)", job.name,
+        name, sc.METRIC_BACKGROUND_DROPPED, sc.GSAR_DROP_REASON, sc.DROP_REASON_ERROR,
+        exc_info=error)
+
+
 class Barrier:
     """Passes through the queue; set once every job before it has ended."""
 

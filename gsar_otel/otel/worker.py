@@ -34,7 +34,8 @@ from gsar_otel.otel.jobs import (
     Job,
     Runner,
     count_dropped,
-    settle_pending,
+    guarded,
+    report_ended,
 )
 
 if TYPE_CHECKING:
@@ -54,30 +55,6 @@ WARM_MODULES: Final = (
 )
 """Imported by the loop thread before it starts its first job; a fork waits for this (see
 :mod:`gsar_otel.otel.background`), so a child never inherits one of them half-imported."""
-
-
-class EscapedBaseException(Exception):
-    """A job's ``SystemExit`` or ``KeyboardInterrupt`` (raised by a judge or an extractor on
-    the worker's thread), caught so the worker's loop lives on; the job is counted ``error``."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(f"{type(error).__name__}: {error}")
-        self.error = error
-
-
-async def _guarded(job: Job) -> None:
-    """Run ``job``; a ``SystemExit``/``KeyboardInterrupt`` from it would stop the loop thread
-    (asyncio re-raises both out of ``run_forever``), so it becomes an ordinary failure."""
-    try:
-        await job.runner(job.payload)
-    except (SystemExit, KeyboardInterrupt) as error:
-        raise EscapedBaseException(error) from error
-
-
-def _name_of(error: BaseException) -> str:
-    if isinstance(error, EscapedBaseException):
-        return type(error.error).__name__
-    return type(error).__name__
 
 
 class BackgroundWorker:
@@ -255,7 +232,7 @@ class BackgroundWorker:
                 self._drop([job], self._stop_reason)
             return
         try:
-            task = asyncio.get_running_loop().create_task(_guarded(job), context=job.context)
+            task = asyncio.get_running_loop().create_task(guarded(job), context=job.context)
         except Exception:  # a bad job must not stop the worker
             self._slots.release()
             logger.warning("gsar: could not start a background evaluation of %s", job.name,
@@ -270,24 +247,18 @@ class BackgroundWorker:
         job = self._tasks.pop(task, None)
         self._slots.release()
         if task.cancelled():
-            # stop() settles and counts the jobs it cancels first; any other cancellation
-            # (a runner cancelling itself, a stray task.cancel()) is counted here.
+            # stop() settles and counts the jobs it cancels first; any other cancellation (a
+            # runner cancelling itself, a stray task.cancel()) is counted here.
             if job is not None and self._settle(job):
-                logger.warning("gsar: the background evaluation of %s was cancelled; counted "
-                               "in %s (%s=%s)", job.name, sc.METRIC_BACKGROUND_DROPPED,
-                               sc.GSAR_DROP_REASON, sc.DROP_REASON_CANCELLED)
+                report_ended(job, None)
                 self._drop([job], sc.DROP_REASON_CANCELLED)
             return
         error = task.exception()
         if job is None or not self._settle(job) or error is None:
-            settle_pending()
             return
         with self._lock:
             first, self._warned_error = not self._warned_error, True
-        log = logger.warning if first else logger.debug
-        log("gsar: the background evaluation of %s failed (%s); counted in %s (%s=%s)",
-            job.name, _name_of(error), sc.METRIC_BACKGROUND_DROPPED, sc.GSAR_DROP_REASON,
-            sc.DROP_REASON_ERROR, exc_info=error)
+        report_ended(job, error, loud=first)
         self._drop([job], sc.DROP_REASON_ERROR)
 
     def _put_now(self, item: object) -> None:

@@ -1,15 +1,24 @@
 """Per-trace buffers that turn a stream of spans into finished agent runs.
 
-A run is ready once its run span (the topmost agent-run span of any convention, else the trace
-root) and every span above it have arrived, and a settle window (``decision_wait_s``) has passed
-since; a quiet period alone never makes a run ready, because a child can arrive before its root.
-A sub-agent's span whose parent has not arrived is not yet the run: its parent may be an agent
-too (or the HTTP request that holds the run), so the run waits for it. A trace with no
-settled run span is released at the hard cap (``max_age_s`` from its first span), flagged
-incomplete. Memory is bounded: past ``max_traces`` the oldest trace is evicted and past
-``max_spans_per_trace`` further spans are dropped, each counted with a reason. Spans of a trace
-already released are counted as late and gathered for a flag in the trace (``late.py``).
-Nothing here is thread-safe: one event loop owns it.
+A trace's runs are its top-level agent-run spans of any convention (several in one trace are
+each judged on their own), else the trace root (:mod:`gsar_otel.sidecar.trace_buffer`). A trace
+is ready once every run span and every span above it have arrived, and a settle window
+(``decision_wait_s``) has passed since; a quiet period alone never makes a run ready, because a
+child can arrive before its root. A trace with no settled run is released at the hard cap
+(``max_age_s`` from its first span), flagged incomplete.
+
+Memory is bounded in bytes as well as in counts. Records hold plain values cut at intake
+(:mod:`gsar_otel.sidecar.spans`), each with an estimate of what it holds; past
+``max_held_bytes`` (what is buffered here plus what the caller reports as queued for judging,
+``outside_bytes``), or past ``max_traces``, a trace is evicted: traces with no run span
+(fragments) first, oldest first, then the oldest trace with runs. Evicted runs
+(``evicted``) are counted apart from evicted fragments (``evicted_fragment``); past
+``max_spans_per_trace`` further spans are dropped, each counted with a reason.
+
+Spans of a trace already released are counted as late and gathered for a flag in the trace
+(``late.py``), except the spans of a new run: a span that starts after the judged runs ended
+opens a new buffer for the same trace id, and its run is judged on its own. Nothing here is
+thread-safe: one event loop owns it.
 """
 
 from __future__ import annotations
@@ -18,11 +27,12 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, run_kind
 from gsar_otel.sidecar.late import LateBatch, LateTracker
-from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
+from gsar_otel.sidecar.spans import RECORD_OVERHEAD, LogRecordData, SpanRecord
+from gsar_otel.sidecar.trace_buffer import TraceBuffer
 
 READY_SETTLED = "settled"
 """The run span arrived and the settle window passed."""
@@ -31,10 +41,13 @@ INCOMPLETE_PARENT_MISSING = "parent_missing"
 """The run span's parent (or a span above it) never arrived before the hard cap."""
 INCOMPLETE_NO_RUN_SPAN = "no_run_span"
 INCOMPLETE_SPANS_DROPPED = "spans_dropped"
+INCOMPLETE_VALUES_TRUNCATED = "values_truncated"
 INCOMPLETE_SHUTDOWN = "shutdown"
 
 DROP_EVICTED = "evicted"
-"""A trace pushed out by ``max_traces`` before it was ready."""
+"""A run whose trace was pushed out (``max_traces`` or ``max_held_bytes``) before it was ready."""
+DROP_EVICTED_FRAGMENT = "evicted_fragment"
+"""A trace with no run span pushed out (counted per trace, apart from runs)."""
 SPAN_ACCEPTED = "accepted"
 SPAN_LATE = "late"
 SPAN_OWN = "own"
@@ -47,6 +60,11 @@ LOG_ACCEPTED = "log_accepted"
 LOG_UNTRACED = "log_untraced"
 LOG_LATE = "log_late"
 LOG_OVER_TRACE_CAP = "log_over_trace_cap"
+ITEM_KEYS = frozenset({SPAN_ACCEPTED, SPAN_LATE, SPAN_OWN, SPAN_OVER_TRACE_CAP, SPAN_DUPLICATE,
+                       LOG_ACCEPTED, LOG_UNTRACED, LOG_LATE, LOG_OVER_TRACE_CAP})
+"""The keys of :attr:`TraceAssembler.counts` that count received spans and log records (each
+lands in exactly one); the others count traces."""
+DEFAULT_MAX_HELD_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +74,11 @@ class AssemblyLimits:
     Args:
         decision_wait_s: settle window after the run span arrives (the SDK batch delay is 5 s).
         max_age_s: hard cap from a trace's first span; released then, flagged incomplete.
-        max_traces: most traces buffered; the oldest is evicted (counted) past it.
+        max_traces: most traces buffered; one is evicted (counted) past it.
         max_spans_per_trace / max_logs_per_trace: more are dropped (counted) and the run is
             flagged incomplete.
         remember_released: trace ids remembered after release, to count late spans.
+        max_held_bytes: most bytes held (estimated, after decoding); traces are evicted past it.
     """
 
     decision_wait_s: float = 10.0
@@ -68,6 +87,7 @@ class AssemblyLimits:
     max_spans_per_trace: int = 5_000
     max_logs_per_trace: int = 5_000
     remember_released: int = 100_000
+    max_held_bytes: int = DEFAULT_MAX_HELD_BYTES
 
     def __post_init__(self) -> None:
         for name in ("decision_wait_s", "max_age_s"):
@@ -78,7 +98,7 @@ class AssemblyLimits:
             raise ValueError(f"max_age_s ({self.max_age_s}) must be >= decision_wait_s "
                              f"({self.decision_wait_s})")
         for name in ("max_traces", "max_spans_per_trace", "max_logs_per_trace",
-                     "remember_released"):
+                     "remember_released", "max_held_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
@@ -86,7 +106,7 @@ class AssemblyLimits:
 
 @dataclass(frozen=True, slots=True)
 class ReadyRun:
-    """A trace released for judging: its spans, logs, the run span and why it was released."""
+    """A run released for judging: its spans, logs, the run span and why it was released."""
 
     trace_id: str
     spans: tuple[SpanRecord, ...]
@@ -97,97 +117,38 @@ class ReadyRun:
     """``settled``, or the reason the run is incomplete (``hard_cap``, ``shutdown`` ...)."""
     spans_dropped: int = 0
     first_seen: float = 0.0
+    values_truncated: int = 0
+    """Attribute values of its spans cut or dropped at intake."""
+    runs_in_trace: int = 1
+    """Runs released from the same trace at the same time (each judged on its own)."""
+    size: int = 0
+    """Estimated bytes its spans and logs hold."""
 
     @property
     def incomplete(self) -> bool:
-        return self.reason != READY_SETTLED or self.spans_dropped > 0
+        return bool(self.incomplete_reason)
 
     @property
     def incomplete_reason(self) -> str:
         if self.reason != READY_SETTLED:
             return self.reason
-        return INCOMPLETE_SPANS_DROPPED if self.spans_dropped else ""
+        if self.spans_dropped:
+            return INCOMPLETE_SPANS_DROPPED
+        return INCOMPLETE_VALUES_TRUNCATED if self.values_truncated else ""
 
 
-@dataclass(slots=True)
-class _Trace:
-    first_seen: float
-    spans: dict[str, SpanRecord] = field(default_factory=dict)
-    logs: list[LogRecordData] = field(default_factory=list)
-    run_span: SpanRecord | None = None
-    convention: str = CONVENTION_ROOT
-    run_seen: float | None = None
-    settle_from: float | None = None
-    """When the run span and every span above it were present (the settle window's start)."""
-    missing: str = ""
-    """The span id above the run span the chain waits for (a cycle leaves it set for good)."""
-    spans_dropped: int = 0
-
-    def depth(self, span: SpanRecord) -> int:
-        """Ancestors of ``span`` present in the buffer (bounded: ids may form a cycle)."""
-        depth, parent, seen = 0, span.parent_span_id, {span.span_id}
-        while parent and parent in self.spans and parent not in seen:
-            seen.add(parent)
-            depth += 1
-            parent = self.spans[parent].parent_span_id
-        return depth
-
-    def consider(self, span: SpanRecord, now: float) -> None:
-        """Make ``span`` the run span when it outranks the current one; restart the window."""
-        kind = run_kind(span)
-        current = self.run_span
-        if kind is None:
-            if span.parent_span_id or (current is not None
-                                       and self.convention != CONVENTION_ROOT):
-                return
-            kind = CONVENTION_ROOT
-        elif (current is not None and self.convention != CONVENTION_ROOT
-              and not (self._is_ancestor(span, current) or _contains(span, current))):
-            return  # topmost wins: a candidate replaces the current one only above it
-        self.run_span, self.convention, self.run_seen = span, kind, now
-        self.settle_from, self.missing = None, ""
-        self._climb(span, now)
-
-    def arrived(self, span: SpanRecord, now: float) -> None:
-        """``span`` is in the buffer: if the run span's chain waited for it, climb on."""
-        if self.settle_from is None and self.missing and span.span_id == self.missing:
-            self._climb(span, now)
-
-    def _climb(self, span: SpanRecord, now: float) -> None:
-        """Walk up from ``span``: a root completes the chain, an absent parent is waited for."""
-        seen = {span.span_id}
-        node = span
-        while node.parent_span_id:
-            parent = node.parent_span_id
-            if parent in seen:  # a cycle never completes; the hard cap releases it
-                self.missing = parent
-                return
-            following = self.spans.get(parent)
-            if following is None:
-                self.missing = parent
-                return
-            seen.add(parent)
-            node = following
-        self.settle_from, self.missing = now, ""
-
-    def _is_ancestor(self, candidate: SpanRecord, span: SpanRecord) -> bool:
-        parent, seen = span.parent_span_id, {span.span_id}
-        while parent and parent not in seen:
-            if parent == candidate.span_id:
-                return True
-            seen.add(parent)
-            node = self.spans.get(parent)
-            if node is None:
-                return False
-            parent = node.parent_span_id
-        return False
-
-
-def _contains(outer: SpanRecord, inner: SpanRecord) -> bool:
-    """``outer`` spans ``inner`` in time (their link may not have arrived yet) and is not the
-    later-starting one."""
-    return (outer.start_ns < inner.start_ns and outer.end_ns >= inner.end_ns > 0
-            and outer.parent_span_id != inner.span_id)
+def held_size(item: SpanRecord | LogRecordData) -> int:
+    """The bytes ``item`` holds: its decoder's estimate, else a rough one from its values."""
+    if item.size:
+        return item.size
+    total = RECORD_OVERHEAD
+    for key, value in item.attributes.items():
+        total += 100 + len(key) + len(str(value))
+    if isinstance(item, SpanRecord):
+        total += len(item.name) + sum(100 + len(str(dict(e.attributes))) for e in item.events)
+    else:
+        total += len(str(item.body))
+    return total
 
 
 class TraceAssembler:
@@ -202,15 +163,24 @@ class TraceAssembler:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits or AssemblyLimits()
         self.clock = clock
-        self._traces: OrderedDict[str, _Trace] = OrderedDict()
-        self._released: OrderedDict[str, str] = OrderedDict()
-        """Released trace ids (the latest ``remember_released``) and their run span ids ("":
-        evicted, or no span to flag under)."""
+        self._traces: OrderedDict[str, TraceBuffer] = OrderedDict()
+        self._fragments: OrderedDict[str, None] = OrderedDict()
+        """Buffered traces with no run span yet, oldest first (evicted before any run)."""
+        self._released: OrderedDict[str, tuple[str, int]] = OrderedDict()
+        """Released trace ids (the latest ``remember_released``): the run span id to flag late
+        items under ("": evicted) and the latest end time of its runs."""
         self.late = LateTracker(wait_s=self.limits.decision_wait_s,
                                 max_batches=self.limits.max_traces,
-                                remember=self.limits.remember_released)
+                                remember=self.limits.remember_released,
+                                max_bytes=max(1, self.limits.max_held_bytes // 16))
         self.counts: dict[str, int] = {}
-        """Spans and logs by outcome, and ``evicted`` traces: every item lands in one bucket."""
+        """Spans and logs by outcome (:data:`ITEM_KEYS`), and traces evicted (``evicted``:
+        runs, ``evicted_fragment``: traces with no run span)."""
+        self.held_bytes = 0
+        """Estimated bytes buffered now."""
+        self.outside_bytes = 0
+        """Bytes of released runs still held by the caller (queued, being judged): set by the
+        caller, counted against ``max_held_bytes``."""
 
     def _count(self, key: str, n: int = 1) -> None:
         if n:
@@ -222,8 +192,8 @@ class TraceAssembler:
         return len(self._traces)
 
     def add_spans(self, spans: Iterable[SpanRecord]) -> list[ReadyRun]:
-        """Buffer spans; returns runs evicted to stay within ``max_traces`` (already counted,
-        for the caller to report; they are not judged)."""
+        """Buffer spans; returns runs evicted to stay within ``max_traces`` and
+        ``max_held_bytes`` (already counted, for the caller to report; they are not judged)."""
         now = self.clock()
         evicted: list[ReadyRun] = []
         limits = self.limits
@@ -231,16 +201,16 @@ class TraceAssembler:
             if is_own(span):
                 self._count(SPAN_OWN)
                 continue
-            if span.trace_id in self._released:
-                self._count(SPAN_LATE)
-                if run_span_id := self._released[span.trace_id]:
-                    self.late.add_span(span.trace_id, run_span_id, span, now)
-                continue
             entry = self._traces.get(span.trace_id)
+            if entry is None and span.trace_id in self._released:
+                if not self._starts_new_run(span):
+                    self._late_span(span, now)
+                    continue
+            elif entry is not None and span.end_ns and span.end_ns <= entry.not_before_ns:
+                self._late_span(span, now)  # a straggler of the run judged before this one
+                continue
             if entry is None:
-                if len(self._traces) >= limits.max_traces:
-                    evicted.append(self._evict_oldest())
-                entry = self._traces[span.trace_id] = _Trace(first_seen=now)
+                entry = self._open(span.trace_id, now, evicted)
             if span.span_id in entry.spans:
                 self._count(SPAN_DUPLICATE)
                 continue
@@ -250,9 +220,14 @@ class TraceAssembler:
                 self._count(SPAN_OVER_TRACE_CAP)
                 continue
             entry.spans[span.span_id] = span
+            entry.truncated += span.truncated
+            self._hold(entry, held_size(span))
             entry.consider(span, now)
             entry.arrived(span, now)
+            if entry.runs:
+                self._fragments.pop(span.trace_id, None)
             self._count(SPAN_ACCEPTED)
+            self._fit(evicted)
         return evicted
 
     def add_logs(self, logs: Iterable[LogRecordData]) -> list[ReadyRun]:
@@ -263,23 +238,57 @@ class TraceAssembler:
             if not record.trace_id:
                 self._count(LOG_UNTRACED)
                 continue
-            if record.trace_id in self._released:
-                self._count(LOG_LATE)
-                if run_span_id := self._released[record.trace_id]:
-                    self.late.add_log(record.trace_id, run_span_id, record, now)
-                continue
             entry = self._traces.get(record.trace_id)
+            if entry is None and record.trace_id in self._released:
+                self._count(LOG_LATE)
+                if run_span_id := self._released[record.trace_id][0]:
+                    self.late.add_log(record.trace_id, run_span_id, record, now,
+                                      held_size(record))
+                continue
             if entry is None:
-                if len(self._traces) >= self.limits.max_traces:
-                    evicted.append(self._evict_oldest())
-                entry = self._traces[record.trace_id] = _Trace(first_seen=now)
+                entry = self._open(record.trace_id, now, evicted)
             if len(entry.logs) >= self.limits.max_logs_per_trace:
                 entry.spans_dropped += 1
                 self._count(LOG_OVER_TRACE_CAP)
                 continue
             entry.logs.append(record)
+            entry.truncated += record.truncated
+            self._hold(entry, held_size(record))
             self._count(LOG_ACCEPTED)
+            self._fit(evicted)
         return evicted
+
+    def _starts_new_run(self, span: SpanRecord) -> bool:
+        """A span that started after the released runs ended belongs to a later run (its run
+        span may come after it, as children are exported first); one that started before is
+        late."""
+        run_span_id, ended = self._released[span.trace_id]
+        return span.span_id != run_span_id and bool(ended) and span.start_ns >= ended
+
+    def _late_span(self, span: SpanRecord, now: float) -> None:
+        self._count(SPAN_LATE)
+        released = self._released.get(span.trace_id)
+        if released is not None and released[0]:
+            self.late.add_span(span.trace_id, released[0], span, now, held_size(span))
+
+    def _open(self, trace_id: str, now: float, evicted: list[ReadyRun]) -> TraceBuffer:
+        while len(self._traces) >= self.limits.max_traces:
+            evicted.extend(self._evict_one())
+        entry = self._traces[trace_id] = TraceBuffer(first_seen=now)
+        released = self._released.get(trace_id)
+        if released is not None:
+            entry.not_before_ns = released[1]
+        self._fragments[trace_id] = None
+        return entry
+
+    def _hold(self, entry: TraceBuffer, size: int) -> None:
+        entry.held += size
+        self.held_bytes += size
+
+    def _fit(self, evicted: list[ReadyRun]) -> None:
+        """Evict until what is held fits ``max_held_bytes``."""
+        while self._traces and self.held_bytes + self.outside_bytes > self.limits.max_held_bytes:
+            evicted.extend(self._evict_one())
 
     def due(self) -> list[ReadyRun]:
         """Release every run that is ready now: settled, or past the hard cap."""
@@ -287,53 +296,77 @@ class TraceAssembler:
         limits = self.limits
         ready: list[str] = []
         for trace_id, entry in self._traces.items():
-            settled = (entry.settle_from is not None
-                       and now - entry.settle_from >= limits.decision_wait_s)
+            settle_from = entry.settle_from
+            settled = settle_from is not None and now - settle_from >= limits.decision_wait_s
             if settled or now - entry.first_seen >= limits.max_age_s:
                 ready.append(trace_id)
-        return [self._release(trace_id, now) for trace_id in ready]
+        return [run for trace_id in ready for run in self._release(trace_id, now)]
 
     def late_due(self, *, everything: bool = False) -> list[LateBatch]:
         """Late items to flag now: each trace's, once its window passed (all at shutdown)."""
         return self.late.due(self.clock(), everything=everything)
 
     def drain(self) -> list[ReadyRun]:
-        """Release every buffered trace (at shutdown); unsettled runs are flagged."""
+        """Release every buffered trace (at shutdown); unsettled runs are flagged. Oldest
+        first, each trace's runs in the order they started."""
         now = self.clock()
-        return [self._release(trace_id, now, shutdown=True) for trace_id in list(self._traces)]
+        return [run for trace_id in list(self._traces)
+                for run in self._release(trace_id, now, shutdown=True)]
 
-    def _release(self, trace_id: str, now: float, *, shutdown: bool = False) -> ReadyRun:
+    def _release(self, trace_id: str, now: float, *, shutdown: bool = False) -> list[ReadyRun]:
         entry = self._traces.pop(trace_id)
-        settled = (entry.settle_from is not None
-                   and now - entry.settle_from >= self.limits.decision_wait_s)
-        if settled:
-            reason = READY_SETTLED
-        elif shutdown:
-            reason = INCOMPLETE_SHUTDOWN
-        elif entry.run_span is None:
-            reason = INCOMPLETE_NO_RUN_SPAN
-        elif entry.settle_from is None:
-            reason = INCOMPLETE_PARENT_MISSING
+        self._fragments.pop(trace_id, None)
+        self.held_bytes -= entry.held
+        if not entry.spans and not entry.logs:
+            self._remember(trace_id, "", 0)
+            return []
+        runs: list[ReadyRun] = []
+        parts = entry.split() if entry.spans else [(None, (), tuple(entry.logs))]
+        for run_span, spans, logs in parts:
+            state = entry.runs.get(run_span.span_id) if run_span is not None else None
+            settled = (state is not None and state.settle_from is not None
+                       and now - state.settle_from >= self.limits.decision_wait_s)
+            if settled:
+                reason = READY_SETTLED
+            elif shutdown:
+                reason = INCOMPLETE_SHUTDOWN
+            elif state is None:
+                reason = INCOMPLETE_NO_RUN_SPAN
+            elif state.settle_from is None:
+                reason = INCOMPLETE_PARENT_MISSING
+            else:
+                reason = INCOMPLETE_HARD_CAP
+            size = sum(held_size(s) for s in spans) + sum(held_size(r) for r in logs)
+            runs.append(ReadyRun(
+                trace_id=trace_id, spans=spans, logs=logs, run_span=run_span,
+                convention=state.convention if state is not None else CONVENTION_ROOT,
+                reason=reason, spans_dropped=entry.spans_dropped, first_seen=entry.first_seen,
+                values_truncated=sum(s.truncated for s in spans),
+                runs_in_trace=len(parts), size=size))
+        runs.sort(key=lambda r: r.run_span.start_ns if r.run_span is not None else 0)
+        last = runs[-1].run_span
+        ended = max((r.run_span.end_ns for r in runs if r.run_span is not None), default=0)
+        self._remember(trace_id, last.span_id if last is not None else "", ended)
+        return runs
+
+    def _evict_one(self) -> list[ReadyRun]:
+        """Evict a fragment (oldest first), else the oldest trace; count it."""
+        if self._fragments:
+            trace_id = next(iter(self._fragments))
+            fragment = True
         else:
-            reason = INCOMPLETE_HARD_CAP
-        run_span = entry.run_span
-        if run_span is None and entry.spans:
-            # No root and no agent span: the shallowest span present stands in for the run.
-            run_span = min(entry.spans.values(), key=lambda s: (entry.depth(s), s.start_ns))
-        self._remember(trace_id, run_span.span_id if run_span is not None else "")
-        return ReadyRun(trace_id=trace_id, spans=tuple(entry.spans.values()),
-                        logs=tuple(entry.logs), run_span=run_span, convention=entry.convention,
-                        reason=reason, spans_dropped=entry.spans_dropped,
-                        first_seen=entry.first_seen)
+            trace_id = next(iter(self._traces))
+            fragment = not self._traces[trace_id].runs
+        runs = self._release(trace_id, self.clock())
+        self._released[trace_id] = ("", self._released[trace_id][1])  # late items only counted
+        if fragment:
+            self._count(DROP_EVICTED_FRAGMENT)
+            return []
+        self._count(DROP_EVICTED, len(runs))
+        return runs
 
-    def _evict_oldest(self) -> ReadyRun:
-        trace_id = next(iter(self._traces))
-        run = self._release(trace_id, self.clock())
-        self._released[trace_id] = ""  # never judged: its late items are only counted
-        self._count(DROP_EVICTED)
-        return run
-
-    def _remember(self, trace_id: str, run_span_id: str) -> None:
-        self._released[trace_id] = run_span_id
+    def _remember(self, trace_id: str, run_span_id: str, ended: int) -> None:
+        self._released.pop(trace_id, None)
+        self._released[trace_id] = (run_span_id, ended)
         while len(self._released) > self.limits.remember_released:
             self._released.popitem(last=False)

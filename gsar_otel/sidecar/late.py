@@ -7,8 +7,10 @@ same trace, a child of and linked to the run span, saying how many arrived and h
 results (evidence) they carried, so a reader of the verdict sees that it was made without them.
 
 Bounded: at most ``max_batches`` traces gather at once (past that the oldest is flagged
-early), ``MAX_ITEMS`` items are kept per batch for reading (the rest only counted), and a trace
-is flagged at most ``MAX_FLAGS_PER_TRACE`` times (later items are only counted ``late``).
+early), ``MAX_ITEMS`` items are kept per batch for reading and at most ``max_bytes`` in all
+(the rest only counted), and a trace is flagged at most ``MAX_FLAGS_PER_TRACE`` times (later
+items are only counted ``late``). A new run in a trace id already judged is not late: the
+assembler opens a new buffer for it.
 """
 
 from __future__ import annotations
@@ -33,13 +35,19 @@ class LateBatch:
     logs: list[LogRecordData] = field(default_factory=list)
     count: int = 0
     """Every late item of the window, including those not kept."""
+    held: int = 0
+    """Estimated bytes of the items kept."""
 
 
 class LateTracker:
     """Gathers late items per trace and hands out batches to flag (see the module docstring)."""
 
-    def __init__(self, *, wait_s: float, max_batches: int, remember: int) -> None:
+    def __init__(self, *, wait_s: float, max_batches: int, remember: int,
+                 max_bytes: int = 32 * 1024 * 1024) -> None:
         self.wait_s, self.max_batches, self.remember = wait_s, max_batches, remember
+        self.max_bytes = max_bytes
+        self.held_bytes = 0
+        """Estimated bytes of the items kept in open batches."""
         self._batches: OrderedDict[str, LateBatch] = OrderedDict()
         self._flags: OrderedDict[str, int] = OrderedDict()
         self._early: list[LateBatch] = []
@@ -60,21 +68,30 @@ class LateTracker:
         batch = self._batches[trace_id] = LateBatch(trace_id, run_span_id, now)
         return batch
 
-    def add_span(self, trace_id: str, run_span_id: str, span: SpanRecord, now: float) -> None:
-        """Note one late span (already counted ``late`` by the caller)."""
+    def _keeps(self, batch: LateBatch, size: int) -> bool:
+        if (len(batch.spans) + len(batch.logs) >= MAX_ITEMS
+                or self.held_bytes + size > self.max_bytes):
+            return False
+        batch.held += size
+        self.held_bytes += size
+        return True
+
+    def add_span(self, trace_id: str, run_span_id: str, span: SpanRecord, now: float,
+                 size: int = 0) -> None:
+        """Note one late span (already counted ``late`` by the caller) of ``size`` bytes."""
         batch = self._batch(trace_id, run_span_id, now)
         if batch is not None:
             batch.count += 1
-            if len(batch.spans) + len(batch.logs) < MAX_ITEMS:
+            if self._keeps(batch, size):
                 batch.spans.append(span)
 
     def add_log(self, trace_id: str, run_span_id: str, record: LogRecordData,
-                now: float) -> None:
+                now: float, size: int = 0) -> None:
         """Note one late log record (already counted ``log_late`` by the caller)."""
         batch = self._batch(trace_id, run_span_id, now)
         if batch is not None:
             batch.count += 1
-            if len(batch.spans) + len(batch.logs) < MAX_ITEMS:
+            if self._keeps(batch, size):
                 batch.logs.append(record)
 
     def due(self, now: float, *, everything: bool = False) -> list[LateBatch]:
@@ -86,6 +103,7 @@ class LateTracker:
 
     def _close(self, trace_id: str) -> LateBatch:
         batch = self._batches.pop(trace_id)
+        self.held_bytes -= batch.held
         self._flags[trace_id] = self._flags.pop(trace_id, 0) + 1
         while len(self._flags) > self.remember:
             self._flags.popitem(last=False)

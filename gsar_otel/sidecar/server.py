@@ -1,33 +1,49 @@
 """The sidecar process: receivers, the run assembler, a bounded judging queue and shutdown.
 
 One asyncio loop owns the receivers and the assembler; judging runs on a loop of its own in a
-second thread, so a slow or CPU-bound judge never blocks receiving. At most ``queue_size`` runs
-wait and ``concurrency`` are judged at once; a run that finds the queue full is dropped and
-counted. Sampling is deterministic on the trace id, so replicas and restarts agree. ``stop``
-closes the receivers, releases every buffered run and judges it (or counts it) before returning.
-"""
+second thread (extraction on a pool: :mod:`gsar_otel.sidecar.judging`), so a slow judge never
+blocks receiving. At most ``queue_size`` runs wait and ``concurrency`` are judged at once; a run
+that finds the queue full is dropped and counted. Sampling is deterministic on the trace id.
+``stop`` closes the receivers and judges every buffered run in arrival order within the grace
+period, counting what is left."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import math
-import threading
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from opentelemetry import metrics, trace
 
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import get_telemetry
 from gsar_otel.sidecar.admission import NetworkLimits
-from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.assembly import (
+    DROP_EVICTED_FRAGMENT,
+    ITEM_KEYS,
+    AssemblyLimits,
+    ReadyRun,
+    TraceAssembler,
+)
 from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
-from gsar_otel.sidecar.extract import ExtractedRun, extract_run
+from gsar_otel.sidecar.extract import ExtractedRun
 from gsar_otel.sidecar.filters import RunFilter, sampled
 from gsar_otel.sidecar.forward import Forwarder
+from gsar_otel.sidecar.judging import (
+    DEFAULT_RUN_DEADLINE_S,
+    EscapedBaseException,
+    ExtractionDeadline,
+    Extractor,
+    JudgeThread,
+    judge_in_order,
+    judge_options,
+)
+from gsar_otel.sidecar.run_budget import DEFAULT_MAX_EXTRACT_BYTES, NOTE_EXTRACTION_CAPPED
 from gsar_otel.sidecar.spans import Decoded
 from gsar_otel.sidecar.stats import (
     OUTCOME_DROPPED,
@@ -38,7 +54,6 @@ from gsar_otel.sidecar.stats import (
 )
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 """The OTLP specification's suggested request limit (413 above it)."""
@@ -80,10 +95,14 @@ class SidecarConfig:
     all keys must hold, several values for one key: any)."""
     network: NetworkLimits = field(default_factory=NetworkLimits)
     """Timeouts, reserves, byte budgets and the ``/v1/judge`` gate of the receivers."""
+    run_deadline_s: float = DEFAULT_RUN_DEADLINE_S
+    """Extraction and judging of one run together; the judge gets what extraction left."""
+    max_extract_bytes: int = DEFAULT_MAX_EXTRACT_BYTES
+    """Most bytes of one run's values extraction reads (the rest cut, the run flagged)."""
 
     def __post_init__(self) -> None:
         for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes",
-                     "max_connections", "max_grpc_inflight"):
+                     "max_connections", "max_grpc_inflight", "max_extract_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
@@ -93,43 +112,10 @@ class SidecarConfig:
                 raise ValueError(f"{name} must be a port in [0, 65535], got {value!r}")
         if not (isinstance(self.sample_rate, int | float) and 0 <= self.sample_rate <= 1):
             raise ValueError(f"sample_rate must be in [0, 1], got {self.sample_rate!r}")
-        for name in ("tick_s", "shutdown_grace_s"):
+        for name in ("tick_s", "shutdown_grace_s", "run_deadline_s"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
-
-
-class JudgeThread:
-    """An event loop in a thread of its own, for judging."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="gsar-sidecar-judge",
-                                        daemon=True)
-        self._thread.start()
-
-    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the judge loop and await it from the caller's loop."""
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
-
-    def stop(self, timeout_s: float = 5.0) -> None:
-        """Cancel what is still judging (each evaluation ends its span as failed), then stop."""
-
-        async def cancel_all() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            if tasks:
-                await asyncio.wait(tasks, timeout=timeout_s)
-
-        try:
-            asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(timeout_s + 1)
-        except Exception:  # a judge stuck in blocking code: stop the loop anyway
-            logger.warning("gsar sidecar: a judge did not stop in %.0f s", timeout_s)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=10)
-        if not self._thread.is_alive():
-            self.loop.close()
 
 
 class Sidecar:
@@ -169,6 +155,9 @@ class Sidecar:
         self._queue: asyncio.Queue[ReadyRun] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._judge_thread: JudgeThread | None = None
+        self._extractor: Extractor | None = None
+        self._queued_bytes = 0
+        """Bytes of released runs waiting or being judged (held against max_held_bytes)."""
         self._forwarder: Forwarder | None = None
         self._receivers: list[Any] = []
         self.accepting = False
@@ -182,6 +171,7 @@ class Sidecar:
         config = self.config
         self._queue = asyncio.Queue(maxsize=config.queue_size)
         self._judge_thread = JudgeThread()
+        self._extractor = Extractor(config.concurrency, config.max_extract_bytes)
         if config.forward:
             self._forwarder = Forwarder(config.forward, self.stats,
                                         max_bytes=config.network.forward_max_bytes)
@@ -201,27 +191,29 @@ class Sidecar:
         self.accepting = True
 
     async def stop(self) -> None:
-        """Stop receiving; judge every buffered run (flagged when unsettled) within the grace
-        period; count whatever is left."""
+        """Stop receiving; judge buffered runs (flagged when unsettled) in arrival order for as
+        long as the grace period lasts (counted from this call); count whatever is left
+        (``shutdown_timeout``). Runs wait for room in the queue instead of being dropped."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.shutdown_grace_s
         self.accepting = False
         for receiver in self._receivers:
             await receiver.close()
         self._receivers.clear()
         for task in self._tasks[:1]:
             task.cancel()
-        for run in [*self.assembler.due(), *self.assembler.drain()]:
-            self._enqueue(run, shutdown=True)
+        released = [*self.assembler.due(), *self.assembler.drain()]
+        backlog = deque(sorted(filter(self._wanted, released), key=lambda run: run.first_seen))
         self._flag_late(everything=True)
-        queue = self._queue
-        if queue is not None:
-            try:
-                await asyncio.wait_for(queue.join(), self.config.shutdown_grace_s)
-            except TimeoutError:
-                while not queue.empty():
-                    queue.get_nowait()
-                    queue.task_done()
-                    self.stats.queue(-1)
-                    self.stats.run(OUTCOME_DROPPED, "shutdown_timeout")
+        if self._queue is not None:
+            left = await judge_in_order(self._queue, backlog, deadline - loop.time(),
+                                        self._queued, self._unqueued)
+            for _ in range(left):
+                self.stats.run(OUTCOME_DROPPED, "shutdown_timeout")
+            if left:
+                logger.warning("gsar sidecar: %d run(s) not judged within the shutdown grace of "
+                               "%.1f s; counted (shutdown_timeout)", left,
+                               self.config.shutdown_grace_s)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -230,6 +222,8 @@ class Sidecar:
             await self._forwarder.close()
         if self._judge_thread is not None:
             self._judge_thread.stop()
+        if self._extractor is not None:
+            self._extractor.close()
 
     # --- what the receivers call ------------------------------------------------------------------
 
@@ -258,10 +252,13 @@ class Sidecar:
         evicted = [*self.assembler.add_spans(decoded.spans),
                    *self.assembler.add_logs(decoded.logs)]
         for key, value in self.assembler.counts.items():
-            if key != "evicted":
+            if key in ITEM_KEYS:
                 stats.spans(key, value - before.get(key, 0))
+        fragments = self.assembler.counts.get(DROP_EVICTED_FRAGMENT, 0)
+        stats.note("traces_evicted", "fragment", fragments - before.get(DROP_EVICTED_FRAGMENT, 0))
         for _ in evicted:
             stats.run(OUTCOME_DROPPED, "evicted")
+        stats.held(self.assembler.held_bytes + self._queued_bytes)
 
     def forward(self, signal: str, body: bytes, content_type: str, count: int) -> None:
         """Pass a received request on unchanged (in-line placement)."""
@@ -293,7 +290,7 @@ class Sidecar:
 
     def health(self) -> dict[str, Any]:
         return {"status": "ok" if self.accepting else "stopping",
-                "traces_buffered": self.assembler.pending,
+                "traces_buffered": self.assembler.pending, "held_bytes": self.stats.held_bytes,
                 "queue_depth": self.stats.queue_depth, "lag_s": self.stats.lag_quantiles(),
                 "counts": self.stats.snapshot()}
 
@@ -323,12 +320,18 @@ class Sidecar:
             else:
                 self.stats.note("late_flags", "flagged")
 
-    def _enqueue(self, run: ReadyRun, *, shutdown: bool = False) -> None:
+    def _wanted(self, run: ReadyRun) -> bool:
+        """Whether ``run`` is to be judged (filters and sampling); counted when not."""
         if not self._filter.wanted(run):
             self.stats.run(OUTCOME_SKIPPED, "filtered")
-            return
+            return False
         if not sampled(run.trace_id, self.config.sample_rate):
             self.stats.run(OUTCOME_SKIPPED, "sampled_out")
+            return False
+        return True
+
+    def _enqueue(self, run: ReadyRun, *, shutdown: bool = False) -> None:
+        if not self._wanted(run):
             return
         assert self._queue is not None
         try:
@@ -336,7 +339,18 @@ class Sidecar:
         except asyncio.QueueFull:
             self.stats.run(OUTCOME_DROPPED, "shutdown_queue_full" if shutdown else "queue_full")
             return
+        self._queued(run)
+
+    def _queued(self, run: ReadyRun) -> None:
         self.stats.queue(1)
+        self._queued_bytes += run.size
+        self.assembler.outside_bytes = self._queued_bytes
+
+    def _unqueued(self, run: ReadyRun, *, dropped: bool = False) -> None:
+        if dropped:
+            self.stats.queue(-1)
+        self._queued_bytes -= run.size
+        self.assembler.outside_bytes = self._queued_bytes
 
     async def _work(self) -> None:
         assert self._queue is not None and self._judge_thread is not None
@@ -348,26 +362,36 @@ class Sidecar:
             except asyncio.CancelledError:
                 self.stats.run(OUTCOME_DROPPED, "shutdown_timeout")  # cut off at shutdown
                 raise
+            except ExtractionDeadline as error:
+                logger.warning("gsar sidecar: trace %s: %s", run.trace_id, error)
+                self.stats.run(OUTCOME_FAILED, "extraction_deadline")
             except Exception as error:  # one bad run never stops a worker
+                name = (error.name if isinstance(error, EscapedBaseException)
+                        else type(error).__name__)
                 logger.warning("gsar sidecar: judging trace %s failed: %s: %s", run.trace_id,
-                               type(error).__name__, error)
-                self.stats.run(OUTCOME_FAILED, type(error).__name__)
+                               name, error)
+                self.stats.run(OUTCOME_FAILED, name)
             finally:
+                self._unqueued(run)
                 self._queue.task_done()
 
     async def _process(self, run: ReadyRun) -> None:
-        assert self._judge_thread is not None
+        assert self._judge_thread is not None and self._extractor is not None
+        extractor, started = self._extractor, time.monotonic()
+        deadline_s = self.config.run_deadline_s
 
         async def work() -> tuple[ExtractedRun, bool]:
-            extracted = extract_run(run)
+            extracted = await extractor.extract(run, deadline_s)
             if extracted.answer is None:
                 return extracted, False
             await judge_and_emit(run, extracted, judge=self.judge, telemetry=self.telemetry,
-                                 options=self.options,
+                                 options=judge_options(self.options, started, deadline_s),
                                  capture_content=self.config.capture_content)
             return extracted, True
 
         extracted, judged = await self._judge_thread.run(work())
+        if NOTE_EXTRACTION_CAPPED in extracted.notes:
+            self.stats.note("extraction", "capped")
         if not judged:
             self.stats.run(OUTCOME_SKIPPED, "no_answer")
             return

@@ -82,6 +82,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("max_trace_age", sc.ENV_SIDECAR_MAX_TRACE_AGE, _seconds(0.0), 300.0),
     Setting("max_traces", sc.ENV_SIDECAR_MAX_TRACES, int_parser(1), 10_000),
     Setting("max_spans_per_trace", sc.ENV_SIDECAR_MAX_SPANS_PER_TRACE, int_parser(1), 5_000),
+    Setting("max_held_bytes", sc.ENV_SIDECAR_MAX_HELD_BYTES, int_parser(1), 512 * 1024 * 1024),
     Setting("queue_size", sc.ENV_SIDECAR_QUEUE_SIZE, int_parser(1), 1_000),
     Setting("concurrency", sc.ENV_SIDECAR_CONCURRENCY, int_parser(1), 4),
     Setting("max_body_bytes", sc.ENV_SIDECAR_MAX_BODY_BYTES, int_parser(1), 20 * 1024 * 1024),

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.sidecar.assembly import AssemblyLimits, TraceAssembler
+from gsar_otel.sidecar.assembly import ITEM_KEYS, AssemblyLimits, TraceAssembler
 from gsar_otel.sidecar.spans import SpanRecord
 
 T1 = "0af7651916cd43dd8448eb211c80319c"
@@ -107,15 +107,16 @@ def test_a_higher_agent_span_takes_over_and_restarts_the_window() -> None:
     assert run.run_span is not None and run.run_span.name == "top"
 
 
-def test_a_sibling_agent_span_does_not_take_over() -> None:
+def test_a_sibling_agent_span_does_not_take_over_it_is_a_run_of_its_own() -> None:
     buffer, clock = assembler()
     buffer.add_spans([make("0000000000000002", "0000000000000001", name="first", **AGENT)])
     buffer.add_spans([make("0000000000000003", "0000000000000001", name="second", start=25,
                            end=28, **AGENT)])
     buffer.add_spans([make("0000000000000001", name="GET /ask", start=0, end=30)])
     clock.now += 5
-    (run,) = buffer.due()
-    assert run.run_span is not None and run.run_span.name == "first"
+    first, second = buffer.due()
+    assert first.run_span is not None and first.run_span.name == "first"
+    assert second.run_span is not None and second.run_span.name == "second"
 
 
 def test_a_run_span_without_a_settled_window_is_released_at_the_hard_cap() -> None:
@@ -188,21 +189,25 @@ def test_every_span_lands_in_one_bucket_and_memory_stays_bounded(
                               max_age_s=10.0)
     released: list[str] = []
     evicted: list[str] = []
+    evicted_runs = 0
     for index, (own, parent, agent) in enumerate(spans):
         trace_id = f"{index % 3 + 1:032x}"
         extra = AGENT if agent else {}
-        evicted += [r.trace_id for r in buffer.add_spans([make(
-            f"{own:016x}", f"{parent:016x}" if parent else "", trace_id=trace_id, **extra)])]
+        runs = buffer.add_spans([make(
+            f"{own:016x}", f"{parent:016x}" if parent else "", trace_id=trace_id, **extra)])
+        evicted_runs += len(runs)
+        evicted += sorted({r.trace_id for r in runs})
         assert buffer.pending <= 2
         if index < len(steps):
             clock.now += steps[index]
-            released += [r.trace_id for r in buffer.due()]
-    released += [r.trace_id for r in buffer.drain()]
+            released += sorted({r.trace_id for r in buffer.due()})
+    released += sorted({r.trace_id for r in buffer.drain()})
     counts = buffer.counts
-    assert sum(v for k, v in counts.items() if k != "evicted") == len(spans)
-    assert counts.get("evicted", 0) == len(evicted)
+    assert sum(v for k, v in counts.items() if k in ITEM_KEYS) == len(spans)
+    assert counts.get("evicted", 0) == evicted_runs
     everything = released + evicted
     assert len(everything) == len(set(everything))  # each trace released once
+    assert buffer.held_bytes == 0
 
 
 # --- nested runs: the parent of a sub-agent arrives after the settle window ----------------------

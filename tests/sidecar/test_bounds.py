@@ -98,7 +98,9 @@ def test_ten_thousand_concurrent_traces_and_one_that_never_ends_stay_within_a_me
     assert counts["spans"] == {"accepted": 200 + TRACES * SPANS_PER_TRACE,
                                "over_trace_cap": 800, "late": 200}
     assert sum(counts["spans"].values()) == sent
-    assert counts["runs_dropped"] == {"evicted": TRACES - MAX_TRACES}
+    # Traces with no run span are fragments: evicted and counted apart from runs.
+    assert counts["traces_evicted"] == {"fragment": TRACES - MAX_TRACES}
+    assert "runs_dropped" not in counts
     # The endless trace at the hard cap, and the 1,000 held traces at shutdown: none has an
     # answer, each is counted.
     assert counts["runs_skipped"] == {"no_answer": 1 + MAX_TRACES}

@@ -166,7 +166,7 @@ def test_ten_thousand_concurrent_traces_stay_within_max_traces() -> None:
         assert post(running, request.SerializeToString(), "application/x-protobuf")[0] == 200
         stats = running.sidecar.stats
         assert stats.get("spans", "accepted") == 10_000
-        assert stats.get("runs_dropped", "evicted") == 9_000
+        assert stats.get("traces_evicted", "fragment") == 9_000  # no run span: fragments
         assert running.call(lambda: running.sidecar.assembler.pending) == 1_000
         with urllib.request.urlopen(f"{running.http}/healthz", timeout=10) as response:
             health = json.loads(response.read())

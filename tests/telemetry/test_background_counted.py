@@ -17,7 +17,7 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.otel import background, jobs
 from gsar_otel.otel.background import BackgroundWorker
-from tests.telemetry.helpers import ANSWER, Otel, ScriptedJudge, mixed_output
+from tests.telemetry.helpers import ANSWER, Otel, mixed_output
 from tests.telemetry.test_background_lifecycle import dropped_by_reason
 
 

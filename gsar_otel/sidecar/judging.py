@@ -1,0 +1,159 @@
+"""Judging one released run: extraction off the judging loop within the run's deadline, then the
+judge, on an event loop of its own in a second thread.
+
+Extraction reads at most ``max_extract_bytes`` of the run (:mod:`gsar_otel.sidecar.run_budget`)
+and runs on a small thread pool of its own, so a large run never blocks the judging loop (other
+runs go on being judged meanwhile); it must end within ``deadline_s``, and the judge gets what
+is left of it. A run past the deadline in extraction is counted (``failed``,
+``extraction_deadline``); its thread runs on to its end (a thread cannot be killed), at most one
+per pool thread. A ``SystemExit`` or ``KeyboardInterrupt`` raised by an extractor or a judge
+becomes an ordinary failure of that run (counted under its name), never the end of the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, TypeVar
+
+from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.extract import ExtractedRun, extract_run
+from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED, cap_run
+
+logger = logging.getLogger("gsar_otel.sidecar.server")
+T = TypeVar("T")
+
+DEFAULT_RUN_DEADLINE_S = 120.0
+"""Extraction and judging of one run together (as ``@grounded``'s default deadline)."""
+
+
+class EscapedBaseException(Exception):
+    """A ``SystemExit``/``KeyboardInterrupt`` from an extractor or judge, caught so the loop
+    lives on; the run is counted failed under the original exception's name."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.error = error
+        self.name = type(error).__name__
+
+
+class ExtractionDeadline(Exception):
+    """Extraction did not end within the run's deadline."""
+
+
+class JudgeThread:
+    """An event loop in a thread of its own, for judging."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="gsar-sidecar-judge",
+                                        daemon=True)
+        self._thread.start()
+
+    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the judge loop and await it from the caller's loop."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_guard(coro),
+                                                                          self.loop))
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Cancel what is still judging (each evaluation ends its span as failed), then stop."""
+
+        async def cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks, timeout=timeout_s)
+
+        try:
+            asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(timeout_s + 1)
+        except Exception:  # a judge stuck in blocking code: stop the loop anyway
+            logger.warning("gsar sidecar: a judge did not stop in %.0f s", timeout_s)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+async def _guard(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return await coro
+    except (SystemExit, KeyboardInterrupt) as error:
+        raise EscapedBaseException(error) from error
+
+
+def _extract(run: ReadyRun, max_bytes: int) -> ExtractedRun:
+    """Cap, then extract (on a pool thread); a ``BaseException`` comes back as an exception."""
+    try:
+        capped, cut = cap_run(run, max_bytes)
+        extracted = extract_run(capped)
+    except (SystemExit, KeyboardInterrupt) as error:
+        raise EscapedBaseException(error) from error
+    if not cut:
+        return extracted
+    return ExtractedRun(answer=extracted.answer, answer_span_id=extracted.answer_span_id,
+                        evidence=extracted.evidence, convention=extracted.convention,
+                        notes=(*extracted.notes, NOTE_EXTRACTION_CAPPED))
+
+
+class Extractor:
+    """Extraction on a thread pool of its own, bounded in bytes read and in time."""
+
+    def __init__(self, workers: int, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="gsar-sidecar-extract")
+
+    async def extract(self, run: ReadyRun, timeout_s: float) -> ExtractedRun:
+        """The run's answer and evidence; raises :class:`ExtractionDeadline` past
+        ``timeout_s``."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._pool, _extract, run, self.max_bytes)
+        try:
+            return await asyncio.wait_for(future, max(0.001, timeout_s))
+        except TimeoutError:
+            raise ExtractionDeadline(f"extraction took longer than {timeout_s:.1f} s") from None
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def judge_options(options: Mapping[str, Any], started: float, deadline_s: float
+                  ) -> dict[str, Any]:
+    """The evaluator's options with what is left of the run's deadline (an explicit smaller
+    ``deadline_s`` in ``options`` wins)."""
+    left = max(0.001, deadline_s - (time.monotonic() - started))
+    given = options.get("deadline_s")
+    return {**options, "deadline_s": min(given, left) if given else left}
+
+
+async def judge_in_order(queue: asyncio.Queue[ReadyRun], backlog: deque[ReadyRun],
+                         grace_s: float, queued: Callable[[ReadyRun], None],
+                         unqueued: Callable[..., None]) -> int:
+    """At shutdown: feed ``backlog`` into ``queue`` in order as room frees, and wait for the
+    queue to empty, for at most ``grace_s``. Returns the runs left unjudged (taken out of the
+    queue with ``unqueued(run, dropped=True)``, and the backlog's rest), for the caller to
+    count; runs being judged at the end are cancelled by the caller (and counted there)."""
+
+    async def feed() -> None:
+        while backlog:
+            await queue.put(backlog[0])
+            queued(backlog.popleft())
+        await queue.join()
+
+    try:
+        await asyncio.wait_for(feed(), max(0.0, grace_s))
+    except TimeoutError:
+        left = len(backlog)
+        backlog.clear()
+        while not queue.empty():
+            unqueued(queue.get_nowait(), dropped=True)
+            queue.task_done()
+            left += 1
+        return left
+    return 0

@@ -1,0 +1,169 @@
+"""Issue 24 C12 and C13: every top-level agent run of a trace is judged on its own (a workflow
+trace wrapping several agents), and a new run span after a verdict in the same trace id is a
+new run, judged, not a late span."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from gsar_otel.sidecar.assembly import AssemblyLimits, TraceAssembler
+from gsar_otel.sidecar.spans import SpanRecord
+from tests.sidecar.support import CPU_ROW, GROUNDED, RunningSidecar, start_sidecar
+from tests.sidecar.test_receiver_http import kv, otlp_json, post
+
+TRACE = "7a1b2c3d4e5f60718293a4b5c6d7e8f9"
+DISK_ROW = "host=db-prod-2 disk_pct=91 at=14:05:00"
+DISK_ANSWER = "Disk on db-prod-2 is at 91%."
+AGENT = {"gen_ai.operation.name": "invoke_agent"}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def record(span_id: int, parent: int = 0, *, start: int, end: int, name: str = "span",
+           **attributes: Any) -> SpanRecord:
+    return SpanRecord(trace_id=TRACE, span_id=f"{span_id:016x}",
+                      parent_span_id=f"{parent:016x}" if parent else "", name=name,
+                      start_ns=start, end_ns=end, attributes=attributes)
+
+
+def test_two_agents_under_one_request_are_two_runs_each_with_its_own_spans() -> None:
+    clock = Clock()
+    buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
+    buffer.add_spans([
+        record(3, 2, start=11, end=12, name="execute_tool a"),
+        record(2, 1, start=10, end=40, name="invoke_agent a", **AGENT),
+        record(5, 4, start=51, end=52, name="execute_tool b"),
+        record(4, 1, start=50, end=90, name="invoke_agent b", **AGENT),
+        record(1, start=0, end=100, name="POST /workflow"),
+    ])
+    clock.now += 5
+    first, second = buffer.due()
+    assert first.run_span is not None and first.run_span.name == "invoke_agent a"
+    assert second.run_span is not None and second.run_span.name == "invoke_agent b"
+    assert {s.name for s in first.spans} == {"POST /workflow", "invoke_agent a",
+                                             "execute_tool a"}
+    assert {s.name for s in second.spans} == {"POST /workflow", "invoke_agent b",
+                                              "execute_tool b"}
+    assert first.runs_in_trace == second.runs_in_trace == 2
+    assert first.reason == second.reason == "settled"
+
+
+def test_a_sub_agent_stays_part_of_its_run() -> None:
+    clock = Clock()
+    buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
+    buffer.add_spans([
+        record(3, 2, start=11, end=20, name="invoke_agent sub", **AGENT),
+        record(2, 1, start=10, end=40, name="invoke_agent top", **AGENT),
+        record(1, start=0, end=100, name="POST /ask"),
+    ])
+    clock.now += 5
+    (run,) = buffer.due()
+    assert run.run_span is not None and run.run_span.name == "invoke_agent top"
+
+
+def test_a_new_run_after_a_verdict_in_the_same_trace_is_a_new_run() -> None:
+    clock = Clock()
+    buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
+    buffer.add_spans([record(1, start=0, end=100, name="invoke_agent first", **AGENT)])
+    clock.now += 5
+    assert len(buffer.due()) == 1
+    # a straggler of the judged run is late; a new run span that starts after it is a run
+    buffer.add_spans([record(9, 1, start=10, end=20, name="chat")])
+    buffer.add_spans([record(11, 10, start=210, end=220, name="execute_tool"),
+                      record(10, start=200, end=300, name="invoke_agent second", **AGENT)])
+    assert buffer.counts["late"] == 1
+    clock.now += 5
+    (second,) = buffer.due()
+    assert second.run_span is not None and second.run_span.name == "invoke_agent second"
+    assert {s.name for s in second.spans} == {"invoke_agent second", "execute_tool"}
+    # and a third, after that one
+    buffer.add_spans([record(20, start=400, end=500, name="invoke_agent third", **AGENT)])
+    clock.now += 5
+    (third,) = buffer.due()
+    assert third.run_span is not None and third.run_span.name == "invoke_agent third"
+    assert buffer.counts["late"] == 1
+
+
+def test_a_straggler_arriving_while_the_new_run_gathers_is_late_not_part_of_it() -> None:
+    clock = Clock()
+    buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
+    buffer.add_spans([record(1, start=0, end=100, name="invoke_agent first", **AGENT)])
+    clock.now += 5
+    buffer.due()
+    buffer.add_spans([record(10, start=200, end=300, name="invoke_agent second", **AGENT),
+                      record(9, 1, start=10, end=20, name="execute_tool old")])
+    clock.now += 5
+    (second,) = buffer.due()
+    assert [s.name for s in second.spans] == ["invoke_agent second"]
+    assert buffer.counts["late"] == 1
+
+
+# --- end to end ----------------------------------------------------------------------------------
+
+
+def json_span(span_id: int, parent: int, name: str, start: int, end: int,
+              attributes: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"traceId": TRACE, "spanId": f"{span_id:016x}",
+            "parentSpanId": f"{parent:016x}" if parent else "", "name": name, "kind": 1,
+            "startTimeUnixNano": str(start), "endTimeUnixNano": str(end),
+            "attributes": attributes}
+
+
+def agent(span_id: int, parent: int, start: int, answer: str, row: str) -> list[dict[str, Any]]:
+    final = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": answer}],
+                         "finish_reason": "stop"}])
+    return [
+        json_span(span_id + 1, span_id, "execute_tool get_metrics", start + 1, start + 2, [
+            kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "get_metrics"),
+            kv("gen_ai.tool.call.result", row)]),
+        json_span(span_id, parent, "invoke_agent bot", start, start + 30, [
+            kv("gen_ai.operation.name", "invoke_agent"), kv("gen_ai.agent.name", "bot"),
+            kv("gen_ai.output.messages", final)]),
+    ]
+
+
+@pytest.fixture
+def sidecar() -> Iterator[RunningSidecar]:
+    running = start_sidecar(max_body_bytes=1024 * 1024, max_decompressed_bytes=4 * 1024 * 1024)
+    yield running
+    running.stop()
+
+
+def judged_runs(running: RunningSidecar) -> dict[int, str]:
+    """Run span id -> decision, from the evaluation spans (children of their run span)."""
+    out = {}
+    for evaluation in running.evaluations():
+        assert evaluation.parent is not None and evaluation.attributes is not None
+        out[evaluation.parent.span_id] = str(evaluation.attributes["gsar.decision"])
+    return out
+
+
+def test_a_workflow_trace_with_two_agents_gets_two_verdicts(sidecar: RunningSidecar) -> None:
+    spans = [*agent(0x10, 1, 10, GROUNDED, CPU_ROW), *agent(0x20, 1, 50, DISK_ANSWER, DISK_ROW),
+             json_span(1, 0, "POST /workflow", 0, 100, [])]
+    assert post(sidecar, otlp_json(*spans))[0] == 200
+    sidecar.wait_for(lambda: len(sidecar.evaluations()) == 2, "two evaluations")
+    assert set(judged_runs(sidecar)) == {0x10, 0x20}
+    assert sidecar.sidecar.stats.get("runs_judged") == 2
+
+
+def test_a_trace_id_reused_after_a_verdict_is_judged_again(sidecar: RunningSidecar) -> None:
+    assert post(sidecar, otlp_json(*agent(0x10, 0, 10, GROUNDED, CPU_ROW)))[0] == 200
+    sidecar.wait_for(lambda: len(sidecar.evaluations()) == 1, "the first evaluation")
+    for n in range(1, 5):  # more runs than the late flags' cap of 3
+        assert post(sidecar, otlp_json(*agent(0x10 + 0x10 * n, 0, 100 * n, DISK_ANSWER,
+                                              DISK_ROW)))[0] == 200
+        sidecar.wait_for(lambda n=n: len(sidecar.evaluations()) == n + 1,  # type: ignore[misc]
+                         f"evaluation {n + 1}")
+    assert set(judged_runs(sidecar)) == {0x10, 0x20, 0x30, 0x40, 0x50}
+    assert sidecar.sidecar.stats.get("spans", "late") == 0
