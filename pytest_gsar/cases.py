@@ -7,8 +7,9 @@ Each non-blank line is one JSON object, one case, collected as the test item ``F
 
 Fields: ``id`` (required, unique in the file), ``synthesis`` (required: the agent's answer),
 ``evidence`` (required: a string, one item per line, or a list of strings and
-``{"id", "content", "type", "source"}`` objects), ``expect`` (the decision the answer must get),
-``min_score`` (lowest passing S), ``judge`` (a judge name for this case) and ``meta`` (free-form,
+``{"id", "content", "type", "source"}`` objects), ``expect`` (the decision the answer must get,
+default ``proceed``; ``any`` checks no decision), ``min_score`` (lowest passing S, checked as
+well as the decision), ``judge`` (a judge name for this case) and ``meta`` (free-form,
 ignored). A line that is not a valid case is a collection error naming the file and line;
 one error names every bad line of the file.
 
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
 
 REQUIRED_FIELDS: Final = ("id", "synthesis", "evidence")
 OPTIONAL_FIELDS: Final = ("expect", "min_score", "judge", "meta")
-DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
+DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain", "any")
+"""What ``expect`` may name: a decision, or ``any`` (no decision check, ``min_score`` alone)."""
 MAX_LINE_BYTES: Final = 16 * 2**20
 """Longest line of a case file: far past what a judge sees (evidence is cut to 400,000
 characters), short enough that one bad line cannot exhaust memory."""

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 MARKER: Final = "gsar"
 MARKER_OPTIONS: Final = ("decision", "judge", "min_score", "record_mode")
 DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
+ANY_DECISION: Final = "any"
+"""``decision="any"`` (``"expect": "any"`` in a case file) turns the decision check off: only
+``min_score`` (and that the judge did not abstain) is checked."""
+EXPECTATIONS: Final = (*DECISIONS, ANY_DECISION)
 _EPSILON: Final = 1e-9
 
 
@@ -60,8 +64,9 @@ def _check_decision(value: object, source: str) -> str | None:
     if value is None:
         return None
     text = str(value).strip().lower()
-    if text not in DECISIONS:
-        raise GroundingFailure(f"{source} must be one of {', '.join(DECISIONS)}, got {value!r}")
+    if text not in EXPECTATIONS:
+        raise GroundingFailure(f"{source} must be one of {', '.join(EXPECTATIONS)}, "
+                               f"got {value!r}")
     return text
 
 
@@ -193,9 +198,10 @@ def judge_in_test(
 ) -> GSARResult:
     """Judge ``synthesis`` against ``evidence`` for ``item`` and fail it when it falls short.
 
-    Passing rule: with ``decision`` the final decision must equal it; with ``min_score`` S must
-    reach it (and the judge must not abstain unless ``decision="abstain"``); with neither the
-    decision must be ``proceed``. With a baseline, S may not fall more than the tolerance below
+    Passing rule: the final decision must equal ``decision`` (default ``proceed``), and with
+    ``min_score`` S must also reach it: a threshold adds to the decision check, so an answer
+    that a policy caps at regenerate does not pass on its S. ``decision="any"`` turns the
+    decision check off by name (then the judge must still not abstain). With a baseline, S may not fall more than the tolerance below
     the stored S and the decision may not get worse.
 
     ``defer_save`` leaves new recordings for the plugin to write after the item (a case file
@@ -274,19 +280,24 @@ def judge_in_test(
 
 def expectation_problems(result: GSARResult, *, min_score: float | None,
                          decision: str | None) -> list[str]:
-    """Why ``result`` misses the test's expectations; empty when it meets them."""
+    """Why ``result`` misses the test's expectations; empty when it meets them.
+
+    The decision must be ``decision`` (default ``proceed``; ``"any"`` checks none) and S must
+    reach ``min_score`` when one is given: both checks apply together."""
     actual = str(result.final_decision)
+    expected = "proceed" if decision is None else decision
     problems = []
-    if decision is not None and actual != decision:
-        problems.append(f"decision is {actual}, expected {decision}")
-    if min_score is not None:
-        if result.final_score < min_score - _EPSILON:
-            problems.append(f"S = {result.final_score:.2f} is below min_score {min_score:.2f}")
-        if decision is None and actual == "abstain":
-            reason = result.final_judge_output.abstain_reason or "no reason given"
-            problems.append(f"the judge abstained ({reason})")
-    if decision is None and min_score is None and actual != "proceed":
-        problems.append(f"decision is {actual}, expected proceed")
+    if expected != ANY_DECISION and actual != expected:
+        problem = f"decision is {actual}, expected {expected}"
+        if min_score is not None and decision is None:
+            problem += " (min_score adds to the decision check; decision='any' turns it off)"
+        problems.append(problem)
+    if min_score is not None and result.final_score < min_score - _EPSILON:
+        problems.append(f"S = {result.final_score:.2f} is below min_score {min_score:.2f}")
+    if actual == "abstain" and expected != "abstain" and (
+            min_score is not None or expected == ANY_DECISION):
+        reason = result.final_judge_output.abstain_reason or "no reason given"
+        problems.append(f"the judge abstained ({reason})")
     return problems
 
 

@@ -29,7 +29,8 @@ INI_HELP: Final = {
                          "test file)",
     "gsar_baseline": "score baseline file to compare every judgement against",
     "gsar_tolerance": f"largest allowed drop of S below the baseline (default {DEFAULT_TOLERANCE})",
-    "gsar_min_score": "lowest passing S when a test sets none (default: decision must be proceed)",
+    "gsar_min_score": "lowest passing S when a test sets none, checked as well as the decision "
+                      "(proceed unless the test says decision='any')",
     "gsar_report": "write a self-contained HTML grounding report to this path",
     "gsar_config": "gsar settings file (thresholds, contradiction_penalty, weight_map...; "
                    "default: the GSAR_CONFIG environment variable)",

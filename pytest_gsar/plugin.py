@@ -65,7 +65,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="largest allowed drop of S below the baseline, 0..1 (default 0.05; "
                          "ini: gsar_tolerance)")
     group.addoption("--gsar-min-score", dest="gsar_min_score", metavar="S",
-                    help="lowest passing S where a test sets none, 0..1 (ini: gsar_min_score)")
+                    help="lowest passing S where a test sets none, 0..1, checked as well as the "
+                         "decision (ini: gsar_min_score)")
     group.addoption("--gsar-report", dest="gsar_report", metavar="PATH",
                     help="write a self-contained HTML grounding report (ini: gsar_report)")
     group.addoption("--gsar-config", dest="gsar_config", metavar="PATH",

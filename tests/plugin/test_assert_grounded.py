@@ -54,10 +54,10 @@ def test_min_score_and_decision_arguments_set_the_passing_rule(
         gsar_pytester: pytest.Pytester) -> None:
     gsar_pytester.makepyfile(f"""
         def test_low_bar(assert_grounded):
-            assert_grounded({HALF!r}, [{METRIC_ROW!r}], min_score=0.6)
+            assert_grounded({HALF!r}, [{METRIC_ROW!r}], min_score=0.6, decision="any")
 
         def test_high_bar(assert_grounded):
-            assert_grounded({HALF!r}, [{METRIC_ROW!r}], min_score=0.7)
+            assert_grounded({HALF!r}, [{METRIC_ROW!r}], min_score=0.7, decision="any")
 
         def test_expected_decision(assert_grounded):
             assert_grounded({HALF!r}, [{METRIC_ROW!r}], decision="replan")
@@ -102,7 +102,7 @@ def test_bad_arguments_fail_with_the_allowed_values(gsar_pytester: pytest.Pytest
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines_random([
-        "*decision must be one of proceed, regenerate, replan, abstain, got 'maybe'*",
+        "*decision must be one of proceed, regenerate, replan, abstain, any, got 'maybe'*",
         "*min_score must be a number between 0 and 1, got 2*",
         "*unknown judge 'oracle'; available: staged, anthropic, lexical, scripted*",
     ])

@@ -32,8 +32,8 @@ def test_other_jsonl_files_are_not_collected(gsar_pytester: pytest.Pytester) -> 
 def test_a_case_that_misses_its_expectation_fails_with_its_line_and_claims(
         gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [
-        case("cpu", GOOD), case("outage", HALF), case("low-bar", HALF, min_score=0.6),
-        case("too-high", HALF, min_score=0.7)])
+        case("cpu", GOOD), case("outage", HALF), case("low-bar", HALF, min_score=0.6, expect="any"),
+        case("too-high", HALF, min_score=0.7, expect="any")])
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines([
@@ -85,7 +85,7 @@ def test_blank_lines_are_skipped_and_line_numbers_stay_true(gsar_pytester: pytes
     ('{"id": "a", "synthesis": "x", "evidence": 7}', "field 'evidence': evidence must be a "
                                                      "string, an Evidence, a dict"),
     ('{"id": "a", "synthesis": "x", "evidence": "e", "expect": "ok"}',
-     "field 'expect' must be one of proceed, regenerate, replan, abstain, got 'ok'"),
+     "field 'expect' must be one of proceed, regenerate, replan, abstain, any, got 'ok'"),
     ('{"id": "a", "synthesis": "x", "evidence": "e", "min_score": 1.5}',
      "field 'min_score' must be a number between 0 and 1, got 1.5"),
     ('{"id": "a", "synthesis": "x", "evidence": "e", "judge": 1}',

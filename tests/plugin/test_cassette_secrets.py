@@ -37,7 +37,7 @@ def test_a_secret_inside_the_answer_or_evidence_is_masked_before_writing(
     gsar_pytester.makepyfile(test_agent=f"""
         def test_answer(assert_grounded):
             assert_grounded({GOOD!r}, [{METRIC_ROW!r}, "config dump: api_key={leaked}"],
-                            min_score=0)
+                            min_score=0, decision="any")
     """)
     with FakeMessagesServer() as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)

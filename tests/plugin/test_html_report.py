@@ -80,7 +80,7 @@ def test_the_report_shows_answers_with_claims_marked_by_bucket_and_evidence_by_i
 
 def test_all_text_is_escaped(gsar_pytester: pytest.Pytester) -> None:
     write_cases(gsar_pytester, "gsar_cases.jsonl", [
-        case("hostile", f"{GOOD} {HOSTILE}", [METRIC_ROW, HOSTILE], min_score=0)])
+        case("hostile", f"{GOOD} {HOSTILE}", [METRIC_ROW, HOSTILE], min_score=0, expect="any")])
     gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--gsar-report=report.html"
                                       ).assert_outcomes(passed=1)
     raw = (gsar_pytester.path / "report.html").read_text()
@@ -295,7 +295,7 @@ def test_the_commit_is_left_out_when_git_is_missing_slow_or_says_nonsense(
 def _filter_page(pytester: pytest.Pytester) -> Node:
     write_cases(pytester, "gsar_cases.jsonl", [
         case("good", GOOD), case("half", HALF),
-        case("mixed", f"{GOOD} {CONTRADICTING}", min_score=0)])
+        case("mixed", f"{GOOD} {CONTRADICTING}", min_score=0, expect="any")])
     pytester.runpytest_inprocess("--gsar-judge=scripted", "--gsar-report=report.html"
                                  ).assert_outcomes(passed=2, failed=1)
     return tree(pytester.path / "report.html")
@@ -444,7 +444,7 @@ def test_a_hostile_test_id_and_claim_are_escaped_and_masked_everywhere(
     hostile_id = f"db-prod-7 <script>alert(1)</script> {password}"
     claim = f"The <script>alert(2)</script> key {key_shape} reached 45% at 14:02."
     write_cases(gsar_pytester, "gsar_cases.jsonl", [
-        case(hostile_id, f"{GOOD} {claim}", min_score=0)])
+        case(hostile_id, f"{GOOD} {claim}", min_score=0, expect="any")])
     plugin = HostMasker()
     register(plugin, name="tests-host-masker")
     try:

@@ -9,7 +9,7 @@ from tests.plugin.helpers import HALF, METRIC_ROW
 
 TEST = f"""
 def test_answer(assert_grounded):
-    result = assert_grounded({HALF!r}, [{METRIC_ROW!r}], min_score=0)
+    result = assert_grounded({HALF!r}, [{METRIC_ROW!r}], min_score=0, decision="any")
     print("DECISION=" + result.final_decision.value)
 """
 

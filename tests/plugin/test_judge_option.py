@@ -10,7 +10,7 @@ from tests.plugin.helpers import GOOD, METRIC_ROW, write_ini
 
 REPORTS_JUDGE = f"""
 def test_answer(assert_grounded):
-    result = assert_grounded({GOOD!r}, [{METRIC_ROW!r}], min_score=0)
+    result = assert_grounded({GOOD!r}, [{METRIC_ROW!r}], min_score=0, decision="any")
     print("JUDGE=" + result.judge_name)
 """
 

@@ -18,7 +18,7 @@ def test_marker_min_score_and_decision_set_the_passing_rule(
     gsar_pytester.makepyfile(f"""
         import pytest
 
-        @pytest.mark.gsar(min_score=0.6)
+        @pytest.mark.gsar(min_score=0.6, decision="any")
         def test_low_bar(assert_grounded):
             assert_grounded({HALF!r}, [{METRIC_ROW!r}])
 
@@ -61,7 +61,7 @@ def test_a_class_marker_applies_to_its_tests(gsar_pytester: pytest.Pytester) -> 
     gsar_pytester.makepyfile(f"""
         import pytest
 
-        @pytest.mark.gsar(min_score=0.6, judge="scripted")
+        @pytest.mark.gsar(min_score=0.6, judge="scripted", decision="any")
         class TestAgent:
             def test_answer(self, assert_grounded):
                 assert_grounded({HALF!r}, [{METRIC_ROW!r}])

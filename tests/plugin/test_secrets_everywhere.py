@@ -98,7 +98,7 @@ EVIDENCE = {EVIDENCE!r}
 
 def test_answer_with_secrets(assert_grounded):
     logging.getLogger("agent").debug("judging an answer")
-    assert_grounded(ANSWER, EVIDENCE, min_score=0)
+    assert_grounded(ANSWER, EVIDENCE, min_score=0, decision="any")
 
 def test_failing_answer_with_secrets(assert_grounded):
     # Fails (an impossible decision), so the failure message reaches the JUnit XML.

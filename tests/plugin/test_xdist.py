@@ -14,7 +14,8 @@ HOSTS = [f"db-prod-{n}" for n in range(8)]
 CASES = [case(host, f"CPU on host {host} reached 97% at 14:02.",
               [f"[tool=query_metrics row=14:02:01] host={host} cpu_pct=97.2"]) for host in HOSTS]
 MISREAD = case("misread", "CPU on host db-prod-9 reached 45% at 14:02.",
-               ["[tool=query_metrics row=14:02:01] host=db-prod-9 cpu_pct=97.2"], min_score=0)
+               ["[tool=query_metrics row=14:02:01] host=db-prod-9 cpu_pct=97.2"], min_score=0,
+               expect="any")
 """The fake judge calls it grounded; the integrity guard does not (45% is not in the row)."""
 MODULE = """
 import pytest
