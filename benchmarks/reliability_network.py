@@ -11,7 +11,10 @@ Rows:
   POST with the token probed every 0.25 s;
 - ``gzip``: 80 concurrent 80 KB gzip bodies that each inflate to 80 MB (6.4 MB sent);
 - ``grpc``: at ``--max-body-bytes 1048576``, a 50 MB plain and a 79 MB gzip gRPC message;
-- ``judge``: 20 concurrent ``/v1/judge`` requests of 2,000 evidence items each;
+- ``grpc_unauthenticated``: 40 concurrent 19 MB gRPC messages with a wrong token, then a call
+  with the token;
+- ``judge``: 20 concurrent ``/v1/judge`` requests of 2,000 evidence items each, and one
+  ordinary agent run sent a second later (time until it is judged);
 - ``forward``: ``--forward`` to an endpoint that never answers, 200 requests of 1 MB.
 
 Run::
@@ -284,16 +287,86 @@ def row_grpc() -> dict[str, Any]:
         sidecar.stop()
 
 
+def row_grpc_unauthenticated() -> dict[str, Any]:
+    import grpc
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+    sidecar = Sidecar(grpc=True)
+    try:
+        before = sidecar.rss_mb()
+        request = trace_service_pb2.ExportTraceServiceRequest()
+        request.resource_spans.add().scope_spans.add().spans.add(
+            trace_id=b"\1" * 16, span_id=b"\1" * 8, name="x" * (19 * 2**20))
+        codes: list[str] = []
+        with grpc.insecure_channel(f"127.0.0.1:{sidecar.grpc_port}", options=[
+                ("grpc.max_send_message_length", 200 * 2**20)]) as channel:
+            stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+
+            def call(_: int) -> str:
+                try:
+                    stub.Export(request, timeout=60, metadata=(("authorization", "Bearer no"),))
+                    return "OK"
+                except grpc.RpcError as error:
+                    return str(error.code().name)
+
+            with concurrent.futures.ThreadPoolExecutor(40) as pool:
+                codes = list(pool.map(call, range(40)))
+            good = trace_service_pb2.ExportTraceServiceRequest()
+            good.resource_spans.add().scope_spans.add().spans.add(
+                trace_id=b"\2" * 16, span_id=b"\2" * 8, name="step")
+            stub.Export(good, timeout=30, metadata=(("authorization", f"Bearer {TOKEN}"),))
+        return {"codes": {c: codes.count(c) for c in set(codes)}, "token_call": "OK",
+                "rss_before_mb": round(before, 1), "peak_mb": round(sidecar.peak_mb(), 1),
+                "counted": sidecar.counts().get("spans{rejected_auth}")}
+    finally:
+        sidecar.stop()
+
+
+def agent_run() -> bytes:
+    """One OTLP/JSON agent run (GenAI conventions): a tool span and its agent span."""
+    def kv(key: str, value: str) -> dict[str, Any]:
+        return {"key": key, "value": {"stringValue": value}}
+
+    final = json.dumps([{"role": "assistant", "parts": [
+        {"type": "text", "content": "CPU on db-prod-1 reached 97.2% at 14:02."}]}])
+    trace, now = os.urandom(16).hex(), str(time.time_ns())
+    spans = [{"traceId": trace, "spanId": "eee19b7ec3c1b175", "parentSpanId": "eee19b7ec3c1b174",
+              "name": "execute_tool get_metrics", "startTimeUnixNano": now,
+              "endTimeUnixNano": now, "attributes": [
+                  kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "m"),
+                  kv("gen_ai.tool.call.result", "host=db-prod-1 cpu_pct=97.2 at=14:02:01")]},
+             {"traceId": trace, "spanId": "eee19b7ec3c1b174", "name": "invoke_agent bot",
+              "startTimeUnixNano": now, "endTimeUnixNano": now, "attributes": [
+                  kv("gen_ai.operation.name", "invoke_agent"), kv("gen_ai.agent.name", "bot"),
+                  kv("gen_ai.output.messages", final)]}]
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+
+
 def row_judge() -> dict[str, Any]:
-    sidecar = Sidecar()
+    sidecar = Sidecar("--decision-wait", "0.1")
     try:
         evidence = [f"host=db-{n} cpu_pct={n % 100}.5 at=14:{n % 60:02d}:01" for n in range(2_000)]
         body = json.dumps({"answer": "CPU on db-7 reached 7.5% at 14:07.",
                            "evidence": evidence}).encode()
-        with concurrent.futures.ThreadPoolExecutor(20) as pool:
-            result = during(sidecar, lambda: sorted(pool.map(
-                lambda _: sidecar.post(body, path="/v1/judge", timeout=300), range(20))))
-        return {**result, "result": {s: result["result"].count(s) for s in set(result["result"])},
+
+        def flood_and_one_run() -> tuple[list[int], float]:
+            with concurrent.futures.ThreadPoolExecutor(20) as pool:
+                answers = pool.map(lambda _: sidecar.post(body, path="/v1/judge", timeout=300),
+                                   range(20))
+                time.sleep(1)
+                started = time.perf_counter()
+                sidecar.post(agent_run())
+                while not any(k.startswith("runs{") for k in sidecar.counts()) and not re.search(
+                        r'gsar_sidecar_runs_total\{gsar_sidecar_outcome="judged"',
+                        sidecar.get("/metrics")[1].decode()):
+                    time.sleep(0.05)
+                run_s = time.perf_counter() - started
+                return sorted(answers), run_s
+
+        result = during(sidecar, flood_and_one_run)
+        answers, run_s = result.pop("result")
+        return {**result, "result": {s: answers.count(s) for s in set(answers)},
+                "run_judged_after_s": round(run_s, 2),
                 "counted": sidecar.counts().get("spans{rejected_judge_busy}")}
     finally:
         sidecar.stop()
@@ -318,7 +391,8 @@ def row_forward() -> dict[str, Any]:
 
 
 ROWS = {"framing": row_framing, "unauthenticated": row_unauthenticated,
-        "slowloris": row_slowloris, "gzip": row_gzip, "grpc": row_grpc, "judge": row_judge,
+        "slowloris": row_slowloris, "gzip": row_gzip, "grpc": row_grpc,
+        "grpc_unauthenticated": row_grpc_unauthenticated, "judge": row_judge,
         "forward": row_forward}
 
 
