@@ -201,8 +201,8 @@ def judge_in_test(
     Passing rule: the final decision must equal ``decision`` (default ``proceed``), and with
     ``min_score`` S must also reach it: a threshold adds to the decision check, so an answer
     that a policy caps at regenerate does not pass on its S. ``decision="any"`` turns the
-    decision check off by name (then the judge must still not abstain). With a baseline, S may not fall more than the tolerance below
-    the stored S and the decision may not get worse.
+    decision check off by name (then the judge must still not abstain). With a baseline, S may
+    not fall more than the tolerance below the stored S and the decision may not get worse.
 
     ``defer_save`` leaves new recordings for the plugin to write after the item (a case file
     writes its shared cassette once, after its last case).

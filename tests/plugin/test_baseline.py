@@ -73,7 +73,8 @@ def test_a_score_drop_beyond_the_tolerance_fails(gsar_pytester: pytest.Pytester)
 
 
 def test_a_worse_decision_fails_even_within_the_tolerance(gsar_pytester: pytest.Pytester) -> None:
-    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF, min_score=0.6, expect="any")])
+    write_cases(gsar_pytester, "gsar_cases.jsonl",
+                [case("half", HALF, min_score=0.6, expect="any")])
     write_baseline(gsar_pytester.path / "baseline.json",
                    {"gsar_cases.jsonl::half": (0.65, "regenerate")})
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",

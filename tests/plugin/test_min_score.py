@@ -38,7 +38,8 @@ def test_the_command_line_beats_ini_which_beats_the_marker(gsar_pytester: pytest
 
 
 def test_a_case_min_score_beats_the_options(gsar_pytester: pytest.Pytester) -> None:
-    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("half", HALF, min_score=0.6, expect="any")])
+    write_cases(gsar_pytester, "gsar_cases.jsonl",
+                [case("half", HALF, min_score=0.6, expect="any")])
     gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "--gsar-min-score=0.9"
                                       ).assert_outcomes(passed=1)
 
