@@ -1,5 +1,6 @@
 """``gsar bench --help`` and ``gsar calibrate --help`` document their file formats with example
-lines that the real parsers accept, and the README shows the same examples."""
+lines that the real parsers accept, and the documentation (docs/measuring.md) shows the same
+examples."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from gsar_otel.measure.datasets import ANSWER_LABELS, CLAIM_LABELS, parse_exampl
 from gsar_otel.measure.graded_input import parse_graded_line
 from gsar_otel.measure.grades import ALL_LABELS
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+MEASURING_PAGE = Path(__file__).resolve().parents[2] / "docs" / "measuring.md"
 
 
 def help_text(command: str, capsys: pytest.CaptureFixture[str]) -> str:
@@ -48,13 +49,13 @@ def test_calibrate_help_gives_the_format_every_label_and_examples_that_parse(
         parse_graded_line(line, number)
 
 
-def test_readme_measure_section_shows_the_help_examples(
+def test_the_measuring_page_shows_the_help_examples(
         capsys: pytest.CaptureFixture[str]) -> None:
     section = re.search(r"<!-- section:measure -->(.*)<!-- /section:measure -->",
-                        README.read_text(encoding="utf-8"), re.S)
+                        MEASURING_PAGE.read_text(encoding="utf-8"), re.S)
     assert section is not None
     blocks = re.findall(r"```json\n(.*?)```", section.group(1), re.S)
-    readme_lines = [line for block in blocks for line in block.splitlines()]
+    page_lines = [line for block in blocks for line in block.splitlines()]
     help_lines = (example_lines(help_text("bench", capsys))
                   + example_lines(help_text("calibrate", capsys)))
-    assert [json.loads(line) for line in readme_lines] == [json.loads(line) for line in help_lines]
+    assert [json.loads(line) for line in page_lines] == [json.loads(line) for line in help_lines]

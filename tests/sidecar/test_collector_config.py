@@ -1,10 +1,10 @@
 """The Collector configuration shipped for scale-out (docs/sidecar-collector.yaml, and the same
-YAML in the README's Sidecar section) has what the ``loadbalancing`` exporter's documentation
-asks for: ``routing_key: traceID`` (whole traces, spans and log records, reach one sidecar),
-an OTLP template under ``protocol.otlp`` without ``endpoint`` (the exporter fills it in per
-backend), exactly one resolver (``static``/``dns``/``k8s``/``aws_cloud_map``) pointing at the
-sidecars' gRPC port; and every pipeline names components that are defined. (No Collector
-binary is run here: the checks are on the structure the exporter's README documents.)"""
+YAML on docs/sidecar.md) has what the ``loadbalancing`` exporter's documentation asks for:
+``routing_key: traceID`` (whole traces, spans and log records, reach one sidecar), an OTLP
+template under ``protocol.otlp`` without ``endpoint`` (the exporter fills it in per backend),
+exactly one resolver (``static``/``dns``/``k8s``/``aws_cloud_map``) pointing at the sidecars'
+gRPC port; and every pipeline names components that are defined. (No Collector binary is run
+here: the checks are on the structure the exporter's README documents.)"""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ RESOLVERS = {"static", "dns", "k8s", "aws_cloud_map"}
 SIDECAR_GRPC_PORT = 4317
 
 
-def _readme_config() -> dict[str, Any]:
-    text = (ROOT / "README.md").read_text()
+def _page_config() -> dict[str, Any]:
+    text = (ROOT / "docs" / "sidecar.md").read_text()
     section = text.split("<!-- section:sidecar -->", 1)[1].split("<!-- /section:sidecar -->")[0]
     blocks = re.findall(r"```yaml\n(.*?)```", section, flags=re.DOTALL)
-    assert len(blocks) == 1, "the README's Sidecar section shows one Collector config"
+    assert len(blocks) == 1, "docs/sidecar.md shows one Collector config"
     loaded: dict[str, Any] = yaml.safe_load(blocks[0])
     return loaded
 
@@ -40,11 +40,11 @@ def _kind(component_id: str) -> str:
     return component_id.split("/", 1)[0]
 
 
-def test_the_readme_shows_the_shipped_config() -> None:
-    assert _readme_config() == _shipped()
+def test_the_sidecar_page_shows_the_shipped_config() -> None:
+    assert _page_config() == _shipped()
 
 
-@pytest.mark.parametrize("load", [_shipped, _readme_config], ids=["docs", "readme"])
+@pytest.mark.parametrize("load", [_shipped, _page_config], ids=["yaml", "page"])
 def test_the_loadbalancing_exporter_has_what_its_documentation_requires(load: Any) -> None:
     config = load()
     balancers = {k: v for k, v in config["exporters"].items() if _kind(k) == "loadbalancing"}
@@ -67,7 +67,7 @@ def test_the_loadbalancing_exporter_has_what_its_documentation_requires(load: An
         assert name in pipelines[signal]["exporters"], signal
 
 
-@pytest.mark.parametrize("load", [_shipped, _readme_config], ids=["docs", "readme"])
+@pytest.mark.parametrize("load", [_shipped, _page_config], ids=["yaml", "page"])
 def test_every_pipeline_names_defined_components(load: Any) -> None:
     config = load()
     for pipeline_id, pipeline in config["service"]["pipelines"].items():
