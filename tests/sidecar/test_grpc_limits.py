@@ -123,7 +123,8 @@ def test_max_body_bytes_applies_to_grpc_messages(compression: grpc.Compression |
             with pytest.raises(grpc.RpcError) as too_big:
                 stub.Export(one_span(4, "x" * (200 * 1024)), timeout=10, compression=compression)
             assert too_big.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            assert running.sidecar.stats.get("spans", "rejected_too_large") == 1
+            running.wait_for(lambda: running.sidecar.stats.get("spans", "rejected_too_large")
+                             == 1, "the refusal counted")
             stub.Export(one_span(5, "x" * (60 * 1024)), timeout=10, compression=compression)
         assert running.sidecar.stats.get("spans", "accepted") == 1
     finally:
