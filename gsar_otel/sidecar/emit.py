@@ -5,12 +5,19 @@ the run) and carries exactly one span link to it (OpenInference's rule for evalu
 the link, not parentage, names the target). It has the same attributes, ``gsar.claim`` events,
 ``gen_ai.evaluation.result`` event and ``gsar.*`` metrics as the decorator's, plus
 ``gsar.source=sidecar``, the convention the run was read under, and the incompleteness flags.
+
+A run that cannot be judged (no answer found) gets a ``gsar.sidecar.skipped`` span in the same
+place instead, with the reason and what to turn on; each reason is also logged once per process.
+The evaluation is filed under the agent's name (``gen_ai.agent.name``, OpenInference's
+``agent.name``, the Vercel AI SDK's function id), else the service's name.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from opentelemetry import trace
 from opentelemetry.context import Context
@@ -23,12 +30,39 @@ from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.otel.traced import TracedEvaluator
 from gsar_otel.sidecar import conventions as cv
 from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.extract import NOTE_NO_EVIDENCE, ExtractedRun, extract_run
+from gsar_otel.sidecar.extract import NOTE_NO_EVIDENCE, ExtractedRun, extract_run, source
 from gsar_otel.sidecar.late import LateBatch
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_FUNCTION = "agent"
 MAX_SOURCES = 2_000
 """Evidence sources listed on the span (the evidence set's own item limit)."""
+SKIPPED_NO_ANSWER: Final = "no_answer"
+HINTS: Final = {
+    SKIPPED_NO_ANSWER: (
+        "no final answer found in the run: record message content (e.g. "
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, OpenInference's default, "
+        "ADK's message capture) or the answer on the agent span"),
+    NOTE_NO_EVIDENCE: (
+        "no tool result found in the run: record tool results (gen_ai.tool.call.result on "
+        "execute_tool spans, or tool messages) so the answer can be grounded"),
+}
+NAME_KEYS: Final = (cv.GEN_AI_AGENT_NAME, cv.OI_AGENT_NAME, cv.VERCEL_FUNCTION_ID,
+                    cv.GEN_AI_WORKFLOW_NAME)
+_logged: set[str] = set()
+_logged_lock = threading.Lock()
+
+
+def log_once(reason: str, trace_id: str) -> bool:
+    """Log why a run was skipped or judged without evidence, once per reason per process."""
+    with _logged_lock:
+        if reason in _logged:
+            return False
+        _logged.add(reason)
+    logger.warning("gsar sidecar: trace %s: %s (%s; logged once per reason)", trace_id,
+                   reason, HINTS.get(reason, reason))
+    return True
 
 
 def span_context(trace_id: str, span_id: str) -> SpanContext:
@@ -45,20 +79,31 @@ def run_context(run: ReadyRun) -> tuple[Context, SpanContext]:
     return trace.set_span_in_context(NonRecordingSpan(target)), target
 
 
+def _text(value: Any) -> str:
+    return value.strip()[:128] if isinstance(value, str) else ""
+
+
 def function_name(run: ReadyRun) -> str:
     """What the evaluation is reported under (``gsar.function``, a metric attribute): the
-    agent's name, else the agent span's name; a plain root span's name (``GET /orders/42``)
-    is not used, so the metric stays low-cardinality."""
-    span = run.run_span
-    if span is None:
-        return DEFAULT_FUNCTION
-    for key in (cv.GEN_AI_AGENT_NAME, cv.GEN_AI_WORKFLOW_NAME, cv.TRACELOOP_ENTITY_NAME):
-        value = span.attributes.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()[:128]
-    if run.convention == cv.CONVENTION_ROOT or not span.name:
-        return DEFAULT_FUNCTION
-    return span.name[:128]
+    agent's name on the run span, else on any span of the run (first started first), else the
+    OpenLLMetry workflow's name, else the service's name; never a span name, so the metric
+    stays low-cardinality."""
+    spans = sorted(run.spans, key=lambda s: s.start_ns)
+    if run.run_span is not None:
+        spans.insert(0, run.run_span)
+    for span in spans:
+        for key in NAME_KEYS:
+            if name := _text(span.attributes.get(key)):
+                return name
+    for span in spans:
+        if span.attributes.get(cv.TRACELOOP_SPAN_KIND) in ("workflow", "agent") and (
+                name := _text(span.attributes.get(cv.TRACELOOP_ENTITY_NAME))):
+            return name
+    for span in spans:
+        name = _text(span.resource.get("service.name"))
+        if name and not name.startswith("unknown_service"):
+            return name
+    return DEFAULT_FUNCTION
 
 
 def incompleteness(run: ReadyRun, extracted: ExtractedRun) -> str:
@@ -80,8 +125,15 @@ def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]
         sc.GSAR_SIDECAR_RUN_INCOMPLETE: bool(reason),
         sc.GSAR_SIDECAR_EVIDENCE_SPANS: extracted.evidence_spans,
         sc.GSAR_SIDECAR_EVIDENCE_SOURCES: [
-            f"{item.tool_name}@{item.span_id}" for item in extracted.evidence[:MAX_SOURCES]],
+            source(item) for item in extracted.evidence[:MAX_SOURCES]],
+        sc.GSAR_SIDECAR_EVIDENCE_ECHOES: extracted.echoes,
+        sc.GSAR_SIDECAR_EVIDENCE_UNVERIFIED: extracted.unverified,
+        sc.GSAR_SIDECAR_EVIDENCE_RETRIES: extracted.retries,
     }
+    kept = len(extracted.evidence_set())
+    if kept < len(extracted.evidence):
+        attributes[sc.GSAR_SIDECAR_EVIDENCE_CUT_SOURCES] = [
+            source(item) for item in extracted.evidence[kept:kept + MAX_SOURCES]]
     if run.run_span is not None:
         attributes[sc.GSAR_SIDECAR_RUN_SPAN_NAME] = run.run_span.name
     if reason:
@@ -101,11 +153,16 @@ def evaluation_attributes(result: GSARResult) -> dict[str, Any]:
 
 async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge,
                          telemetry: Telemetry, options: Mapping[str, Any] | None = None,
-                         capture_content: bool | None = None) -> GSARResult:
+                         capture_content: bool | None = None) -> GSARResult | None:
     """Judge ``extracted.answer`` against its evidence inside a ``gsar.evaluate`` span placed
-    in the run's trace. Raises what the evaluator raises (the span is marked failed)."""
+    in the run's trace. Raises what the evaluator raises (the span is marked failed). A run
+    without an answer is not judged: a ``gsar.sidecar.skipped`` span is written instead and
+    None returned."""
     if extracted.answer is None:
-        raise ValueError("the run has no answer to judge")
+        flag_skipped(run, extracted, telemetry, SKIPPED_NO_ANSWER)
+        return None
+    if NOTE_NO_EVIDENCE in extracted.notes:
+        log_once(NOTE_NO_EVIDENCE, run.trace_id)
     context, target = run_context(run)
     evaluator = TracedEvaluator(judge, function=function_name(run), mode=sc.MODE_SIDECAR,
                                 capture_content=capture_content, telemetry=telemetry,
@@ -142,7 +199,29 @@ def flag_late(batch: LateBatch, telemetry: Telemetry) -> int:
             sc.GSAR_SIDECAR_LATE_ITEMS: batch.count,
             sc.GSAR_SIDECAR_LATE_EVIDENCE: len(evidence),
             sc.GSAR_SIDECAR_LATE_EVIDENCE_SOURCES: [
-                f"{item.tool_name}@{item.span_id}" for item in evidence[:MAX_SOURCES]],
+                source(item) for item in evidence[:MAX_SOURCES]],
         })
     span.end()
     return len(evidence)
+
+
+def flag_skipped(run: ReadyRun, extracted: ExtractedRun, telemetry: Telemetry,
+                 reason: str = SKIPPED_NO_ANSWER) -> None:
+    """Write one ``gsar.sidecar.skipped`` span for a run that is not judged into its trace
+    (child of and linked to the run span), and log the reason once per process."""
+    log_once(reason, run.trace_id)
+    context, target = run_context(run)
+    attributes: dict[str, Any] = {
+        sc.GSAR_SOURCE: sc.GSAR_SOURCE_SIDECAR,
+        sc.GSAR_FUNCTION: function_name(run),
+        sc.GSAR_SIDECAR_SKIPPED_REASON: reason,
+        sc.GSAR_SIDECAR_SKIPPED_HINT: HINTS.get(reason, reason),
+        sc.GSAR_SIDECAR_CONVENTION: extracted.convention,
+        sc.GSAR_SIDECAR_RUN_SPANS: len(run.spans),
+        sc.GSAR_EVIDENCE_COUNT: len(extracted.evidence),
+    }
+    if run.run_span is not None:
+        attributes[sc.GSAR_SIDECAR_RUN_SPAN_NAME] = run.run_span.name
+    span = telemetry.tracer.start_span(sc.SPAN_SIDECAR_SKIPPED, context=context,
+                                       links=[trace.Link(target)], attributes=attributes)
+    span.end()

@@ -7,6 +7,18 @@ id and by text (chat spans repeat the whole history), each item keeping the span
 it came from, so a claim's refs point back at the span that grounds it. The answer is the run
 span's own output, else the last agent span's, else the last inference without a tool call.
 
+Read by convention, not by framework:
+
+- A tool result whose text is an answer the run produced (a ``final_answer`` tool, a tool that
+  echoes the model's output) is never evidence: it would ground the answer's own claims
+  (counted ``echoes``).
+- A call id answered twice with different results (a retried call) keeps both, in order; the
+  later is marked as the retry's (``retry``, counted ``retries``).
+- A result read only from a message history (``role: tool`` input messages, which the client of
+  a chat API can write) is evidence when the trace shows the call it answers: a tool span with
+  its call id, or the model's own tool call (an output message) in the run. Otherwise it is
+  ``unverified``: left out by default (counted), kept and marked with ``include_unverified``.
+
 A plugin can take over with the ``gsar_sidecar_extract`` hook (first non-None answer wins).
 """
 
@@ -14,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gsar_otel.core.evidence import EvidenceSet
@@ -26,7 +38,8 @@ from gsar_otel.sidecar import (
     extract_openllmetry,
 )
 from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.extract_model import RANK_AGENT, Answer, Found
+from gsar_otel.sidecar.extract_model import RANK_AGENT, Answer, Call, Found, as_text
+from gsar_otel.sidecar.spans import json_text
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +56,12 @@ class ExtractedRun:
     evidence: tuple[Found, ...]
     convention: str
     notes: tuple[str, ...] = ()
+    echoes: int = 0
+    """Tool results left out because they are the run's own answer text."""
+    unverified: int = 0
+    """History-only results with no call in the trace (left out unless asked for)."""
+    retries: int = 0
+    """Later results for an already answered call id, kept and marked."""
 
     @property
     def evidence_spans(self) -> int:
@@ -52,9 +71,18 @@ class ExtractedRun:
         """Items ``E1``.. with source ``{tool_name}@{span_id}``; oversize input is cut (and
         the cut recorded) by :meth:`EvidenceSet.coerce`."""
         return EvidenceSet.coerce([
-            {"id": f"E{n}", "content": item.content,
-             "source": f"{item.tool_name}@{item.span_id}" if item.span_id else item.tool_name}
+            {"id": f"E{n}", "content": item.content, "source": source(item)}
             for n, item in enumerate(self.evidence, start=1)])
+
+
+def source(item: Found) -> str:
+    """``{tool_name}@{span_id}``, marked ``#retry`` / ``#unverified`` where it applies."""
+    text = f"{item.tool_name}@{item.span_id}" if item.span_id else item.tool_name
+    if item.retry:
+        text += "#retry"
+    if not item.verified:
+        text += "#unverified"
+    return text
 
 
 # --- merging -------------------------------------------------------------------------------------
@@ -64,23 +92,64 @@ def _normal(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def merge_evidence(found: Iterable[Found]) -> tuple[Found, ...]:
-    """Union of items, tool spans first, without repeats by call id or by text."""
+def _key(text: str) -> str:
+    """Comparison key of a result: JSON compared by value, text by words, case-folded."""
+    decoded = json_text(text.strip())
+    if not isinstance(decoded, str):
+        text = as_text(decoded)
+    return _normal(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """Evidence after merging, and what was left out or marked on the way."""
+
+    items: tuple[Found, ...]
+    echoes: int = 0
+    unverified: int = 0
+    retries: int = 0
+
+
+def merge(found: Iterable[Found], *, answers: Iterable[str] = (), calls: Iterable[Call] = (),
+          include_unverified: bool = False) -> Merged:
+    """Union of items, tool spans first, without repeats by call id or by text, without the
+    run's own answers, history-only results checked against the trace's calls."""
     items = sorted(found, key=lambda f: (f.order, f.start_ns))
-    seen_ids: set[str] = set()
+    answer_keys = {_key(a) for a in answers if a.strip()}
+    called = {c.call_id: c.start_ns for c in calls if c.call_id}
+    first_call = min((c.start_ns for c in calls), default=None)
+    tool_span_ids = {f.call_id for f in items if f.call_id and not f.from_history}
+    answered: set[str] = set()
     seen_texts: set[str] = set()
     kept: list[Found] = []
+    echoes = unverified = retries = 0
     for item in items:
-        text = _normal(item.content)
-        if not text:
+        text = _key(item.content)
+        if not text or text in seen_texts:
             continue
-        if (item.call_id and item.call_id in seen_ids) or text in seen_texts:
+        if text in answer_keys:
+            echoes += 1
             continue
+        retry = bool(item.call_id) and item.call_id in answered
         if item.call_id:
-            seen_ids.add(item.call_id)
+            answered.add(item.call_id)
         seen_texts.add(text)
-        kept.append(item)
-    return tuple(kept)
+        verified = not item.from_history or (
+            item.call_id in tool_span_ids or item.call_id in called if item.call_id
+            else first_call is not None and first_call <= item.start_ns)
+        if not verified:
+            unverified += 1
+            if not include_unverified:
+                continue
+        retries += retry
+        kept.append(replace(item, retry=retry, verified=verified) if retry or not verified
+                    else item)
+    return Merged(tuple(kept), echoes, unverified, retries)
+
+
+def merge_evidence(found: Iterable[Found]) -> tuple[Found, ...]:
+    """Union of items, tool spans first, without repeats by call id or by text."""
+    return merge(found, include_unverified=True).items
 
 
 def pick_answer(answers: Sequence[Answer], run_span_id: str) -> Answer | None:
@@ -95,24 +164,30 @@ def pick_answer(answers: Sequence[Answer], run_span_id: str) -> Answer | None:
     return max((a for a in usable if a.rank == best), key=lambda a: a.end_ns)
 
 
-def builtin_extract(run: ReadyRun) -> ExtractedRun:
+def builtin_extract(run: ReadyRun, *, include_unverified: bool = False) -> ExtractedRun:
     """Run every built-in extractor over the trace and merge their findings."""
     answers: list[Answer] = []
     found: list[Found] = []
+    calls: list[Call] = []
     for module in (extract_genai, extract_openinference, extract_openllmetry, extract_native):
         extraction = module.extract(run)
         answers.extend(extraction.answers)
         found.extend(extraction.evidence)
+        calls.extend(extraction.calls)
     run_span_id = run.run_span.span_id if run.run_span is not None else ""
     answer = pick_answer(answers, run_span_id)
-    evidence = merge_evidence(found)
+    merged = merge(found, answers=[a.text for a in answers], calls=calls,
+                   include_unverified=include_unverified)
+    evidence = merged.items
     notes = () if evidence else (NOTE_NO_EVIDENCE,)
     convention = run.convention
     if answer is not None and answer.span_id != run_span_id:
         convention = answer.convention if run.convention == "root" else run.convention
     return ExtractedRun(answer=answer.text if answer else None,
                         answer_span_id=answer.span_id if answer else "",
-                        evidence=evidence, convention=convention, notes=notes)
+                        evidence=evidence, convention=convention, notes=notes,
+                        echoes=merged.echoes, unverified=merged.unverified,
+                        retries=merged.retries)
 
 
 # --- the plugin hook -----------------------------------------------------------------------------
@@ -135,9 +210,10 @@ def _hook() -> Any:
     return manager.hook.gsar_sidecar_extract
 
 
-def extract_run(run: ReadyRun) -> ExtractedRun:
+def extract_run(run: ReadyRun, *, include_unverified: bool = False) -> ExtractedRun:
     """The answer and evidence of ``run``: a plugin's reading if one answers, else the built-in
-    one. A plugin that raises is skipped (noted as ``plugin_failed``)."""
+    one. A plugin that raises is skipped (noted as ``plugin_failed``). ``include_unverified``
+    keeps history-only tool results the trace shows no call for (marked)."""
     notes: tuple[str, ...] = ()
     try:
         hook = _hook()
@@ -148,9 +224,7 @@ def extract_run(run: ReadyRun) -> ExtractedRun:
         extracted, notes = None, (NOTE_PLUGIN_FAILED,)
     if isinstance(extracted, ExtractedRun):
         return extracted
-    built = builtin_extract(run)
+    built = builtin_extract(run, include_unverified=include_unverified)
     if notes:
-        return ExtractedRun(answer=built.answer, answer_span_id=built.answer_span_id,
-                            evidence=built.evidence, convention=built.convention,
-                            notes=(*built.notes, *notes))
+        return replace(built, notes=(*built.notes, *notes))
     return built

@@ -26,10 +26,12 @@ from gsar_otel.sidecar.extract_model import (
     RANK_INFERENCE,
     RANK_RUN_SPAN,
     Answer,
+    Call,
     Extraction,
     Found,
     as_text,
     gather,
+    result_text,
 )
 from gsar_otel.sidecar.spans import SpanRecord, json_text
 
@@ -122,7 +124,8 @@ def _tool_names(run: ReadyRun) -> dict[str, str]:
 
 
 def _responses(span: SpanRecord, history: list[dict[str, Any]],
-               names: Mapping[str, str]) -> Iterator[Found]:
+               names: Mapping[str, str], *, own: bool = False) -> Iterator[Found]:
+    """``tool_call_response`` parts; ``own``: the tool span's own output, not a history."""
     for message in history:
         for part in parts(message):
             fields = _RESPONSE_PARTS.get(str(part.get("type")))
@@ -130,9 +133,21 @@ def _responses(span: SpanRecord, history: list[dict[str, Any]],
                 continue
             value = next((part[f] for f in fields if f in part), None)
             call_id = str(part.get("id") or "")
-            yield Found(content=as_text(json_text(value)), span_id=span.span_id,
+            yield Found(content=result_text(value), span_id=span.span_id,
                         tool_name=names.get(call_id) or str(message.get("name") or "tool"),
-                        call_id=call_id, order=1, start_ns=span.start_ns)
+                        call_id=call_id, order=0 if own else 1, start_ns=span.start_ns,
+                        from_history=not own)
+
+
+def _calls(span: SpanRecord, output: list[dict[str, Any]]) -> Iterator[Call]:
+    """The tool calls the model asked for in its output messages."""
+    for message in output:
+        for call in message.get("tool_calls") or ():
+            if isinstance(call, dict) and call.get("id"):
+                yield Call(str(call["id"]), span.start_ns)
+        for part in parts(message):
+            if part.get("type") == "tool_call" and part.get("id"):
+                yield Call(str(part["id"]), span.start_ns)
 
 
 def _payloads(run: ReadyRun, span: SpanRecord) -> Iterator[tuple[str, Mapping[str, Any]]]:
@@ -152,50 +167,117 @@ def extract(run: ReadyRun) -> Extraction:
 
 
 def _span_items(run: ReadyRun, names: Mapping[str, str], span: SpanRecord,
-                is_run_span: bool) -> Iterator[Answer | Found]:
+                is_run_span: bool) -> Iterator[Answer | Found | Call]:
     attributes = span.attributes
     operation = attributes.get(cv.GEN_AI_OPERATION_NAME)
     is_agent = operation in (cv.OP_INVOKE_AGENT, cv.OP_INVOKE_WORKFLOW)
+    is_tool = operation == cv.OP_EXECUTE_TOOL
     rank = RANK_RUN_SPAN if is_run_span else (RANK_AGENT if is_agent else RANK_INFERENCE)
-    if operation == cv.OP_EXECUTE_TOOL and cv.GEN_AI_TOOL_CALL_RESULT in attributes:
-        name = attributes.get(cv.GEN_AI_TOOL_NAME) or span.name.removeprefix(
-            cv.OP_EXECUTE_TOOL).strip() or "tool"
-        yield Found(content=as_text(json_text(attributes[cv.GEN_AI_TOOL_CALL_RESULT])),
-                    span_id=span.span_id, tool_name=str(name),
-                    call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""),
+    tool_name = str(attributes.get(cv.GEN_AI_TOOL_NAME) or span.name.removeprefix(
+        cv.OP_EXECUTE_TOOL).strip() or "tool")
+    tool_call_id = str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or "")
+    if is_tool and cv.GEN_AI_TOOL_CALL_RESULT in attributes:
+        yield Found(content=result_text(attributes[cv.GEN_AI_TOOL_CALL_RESULT]),
+                    span_id=span.span_id, tool_name=tool_name, call_id=tool_call_id,
                     start_ns=span.start_ns)
     sources: list[Mapping[str, Any]] = [attributes]
     for name, payload in _payloads(run, span):
         if name == cv.EVENT_OPERATION_DETAILS:
             sources.append(payload)
-        elif name == cv.EVENT_TOOL_MESSAGE:
-            content = payload.get("content", payload.get("message"))
-            yield Found(content=block_text(content), span_id=span.span_id,
-                        tool_name=str(payload.get("name") or names.get(
-                            str(payload.get("id") or "")) or "tool"),
-                        call_id=str(payload.get("id") or ""), order=1, start_ns=span.start_ns)
+        elif is_tool:
+            # On an execute_tool span a tool message is the call's input (Strands writes the
+            # arguments there) and the choice is the tool's output.
+            if name == cv.EVENT_CHOICE and cv.GEN_AI_TOOL_CALL_RESULT not in attributes:
+                yield Found(content=result_text(payload.get("message", payload.get("content"))),
+                            span_id=span.span_id, tool_name=tool_name,
+                            call_id=str(payload.get("id") or tool_call_id),
+                            start_ns=span.start_ns)
         elif name == cv.EVENT_CHOICE:
+            yield from _choice_calls(span, payload)
             text = _choice_text(payload)
             if text:
                 yield Answer(text, span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI)
+        elif name.startswith("gen_ai.") and name.endswith(".message"):
+            yield from _message_results(span, names, name, payload)
     for source in sources:
-        yield from _responses(span, messages(source.get(cv.GEN_AI_INPUT_MESSAGES)), names)
+        yield from _responses(span, messages(source.get(cv.GEN_AI_INPUT_MESSAGES)), names,
+                              own=is_tool)
+        output = messages(source.get(cv.GEN_AI_OUTPUT_MESSAGES))
+        if is_tool:
+            yield from _responses(span, output, names, own=True)
+            continue
+        yield from _calls(span, output)
         if operation is None and source is attributes:
             continue
-        text = answer_text(messages(source.get(cv.GEN_AI_OUTPUT_MESSAGES)))
+        text = answer_text(output)
         if text:
             yield Answer(text, span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI)
 
 
+def _message_results(span: SpanRecord, names: Mapping[str, str], event: str,
+                     payload: Mapping[str, Any]) -> Iterator[Found]:
+    """Tool results in a deprecated per-message event or log record: the whole content of a
+    ``gen_ai.tool.message``, or the result blocks (Anthropic ``tool_result``, Bedrock
+    ``toolResult``) inside any message's content."""
+    content = json_text(payload.get("content", payload.get("message")))
+    blocks = content if isinstance(content, list) else []
+    results = [b for b in blocks if isinstance(b, dict)
+               and (b.get("type") == "tool_result" or "toolResult" in b)]
+    if not results:
+        if event != cv.EVENT_TOOL_MESSAGE:
+            return
+        call_id = str(payload.get("id") or payload.get("tool_call_id") or "")
+        yield Found(content=block_text(content), span_id=span.span_id,
+                    tool_name=str(payload.get("name") or names.get(call_id) or "tool"),
+                    call_id=call_id, order=1, start_ns=span.start_ns, from_history=True)
+        return
+    for block in results:
+        inner = block.get("toolResult", block)
+        call_id = str(inner.get("tool_use_id") or inner.get("toolUseId") or "")
+        yield Found(content=result_text(inner.get("content")), span_id=span.span_id,
+                    tool_name=names.get(call_id) or "tool", call_id=call_id, order=1,
+                    start_ns=span.start_ns, from_history=True)
+
+
+def _choice_message(payload: Mapping[str, Any]) -> Any:
+    return json_text(payload.get("message", payload.get("content")))
+
+
+def _choice_calls(span: SpanRecord, payload: Mapping[str, Any]) -> Iterator[Call]:
+    message = _choice_message(payload)
+    blocks: list[Any] = []
+    if isinstance(message, dict):
+        blocks = list(message.get("tool_calls") or ())
+        content = json_text(message.get("content"))
+        blocks += content if isinstance(content, list) else []
+    elif isinstance(message, list):
+        blocks = message
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        use: dict[str, Any] = block["toolUse"] if isinstance(block.get("toolUse"), dict) else block
+        call_id = use.get("toolUseId") or (use.get("id") if use.get("type") in (
+            "tool_use", "tool_call", "function") or "function" in use else None)
+        if call_id:
+            yield Call(str(call_id), span.start_ns)
+
+
+def _is_call_block(block: Any) -> bool:
+    return isinstance(block, dict) and (
+        "toolUse" in block or block.get("type") in ("tool_call", "tool_use"))
+
+
 def _choice_text(payload: Mapping[str, Any]) -> str | None:
-    message = json_text(payload.get("message", payload.get("content")))
+    message = _choice_message(payload)
     if isinstance(message, dict):
         if message.get("tool_calls"):
             return None
-        return plain_text(message.get("content")) or None
+        content = json_text(message.get("content"))
+        if isinstance(content, list) and any(_is_call_block(b) for b in content):
+            return None
+        return plain_text(content) or None
     if isinstance(message, list):
-        if any(isinstance(b, dict) and ("toolUse" in b or b.get("type") == "tool_call")
-               for b in message):
+        if any(_is_call_block(b) for b in message):
             return None
         return plain_text(message) or None
     if isinstance(message, str):

@@ -31,6 +31,21 @@ class Found:
     order: int = 0
     """Sort key: tool spans first (0), then message-borne results (1), retrieval (2)."""
     start_ns: int = 0
+    from_history: bool = False
+    """Read from a message history a client can write (``role: tool`` input messages): it is
+    evidence only when the trace shows the tool call it answers (see :mod:`extract`)."""
+    retry: bool = False
+    """A later, different result for a call id already answered (a retried call)."""
+    verified: bool = True
+    """False: a history result with no call in the trace, kept only on request."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A tool call the model itself asked for (an output message of an inference span)."""
+
+    call_id: str
+    start_ns: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +65,7 @@ class Extraction:
 
     answers: tuple[Answer, ...] = ()
     evidence: tuple[Found, ...] = ()
+    calls: tuple[Call, ...] = ()
 
 
 # --- helpers shared by the extractors ------------------------------------------------------------
@@ -84,20 +100,50 @@ def unwrap_json_text(value: Any) -> str:
     return as_text(value)
 
 
+def result_text(value: Any) -> str:
+    """A tool result as judge text, its common wrappers taken off: content blocks
+    (``[{"text": ...}]``, MCP's ``{"content": [{"type": "text", "text": ...}]}``), a one-field
+    object (``{"result": ...}``, ``{"output": ...}``), JSON-encoded text. Anything else (a
+    structured row) stays compact JSON."""
+    value = json_text(value)
+    for _ in range(4):
+        if isinstance(value, dict) and len(value) == 1:
+            (key, inner), = value.items()
+            if key in _WRAPPER_KEYS:
+                value = json_text(inner)
+                continue
+        if isinstance(value, dict) and isinstance(value.get("content"), list) and set(
+                value) <= {"content", "isError", "is_error", "structuredContent", "type"}:
+            value = value["content"]
+            continue
+        if isinstance(value, list) and value and all(
+                isinstance(b, dict) and isinstance(b.get("text"), str)
+                and set(b) <= {"text", "type"} for b in value):
+            return "\n".join(b["text"].strip() for b in value if b["text"].strip())
+        break
+    return as_text(value)
+
+
+_WRAPPER_KEYS = frozenset({"result", "output", "response", "content", "text"})
+
+
 def gather(run: ReadyRun,
-           items: Callable[[SpanRecord, bool], Iterable[Answer | Found]]) -> Extraction:
-    """Every span's findings in span order: ``items(span, is_run_span)`` yields answers and
-    evidence, which keep the order they were yielded in."""
+           items: Callable[[SpanRecord, bool], Iterable[Answer | Found | Call]]) -> Extraction:
+    """Every span's findings in span order: ``items(span, is_run_span)`` yields answers,
+    evidence and the model's tool calls, which keep the order they were yielded in."""
     run_id = run.run_span.span_id if run.run_span is not None else ""
     answers: list[Answer] = []
     found: list[Found] = []
+    calls: list[Call] = []
     for span in run.spans:
         for item in items(span, span.span_id == run_id):
             if isinstance(item, Answer):
                 answers.append(item)
+            elif isinstance(item, Call):
+                calls.append(item)
             else:
                 found.append(item)
-    return Extraction(answers=tuple(answers), evidence=tuple(found))
+    return Extraction(answers=tuple(answers), evidence=tuple(found), calls=tuple(calls))
 
 
 def agent_rank(is_run_span: bool) -> int:
@@ -113,10 +159,19 @@ def indexed_tool_results(span: SpanRecord, messages: Iterable[Mapping[str, Any]]
         if message.get(f"{prefix}role") != "tool":
             continue
         name = message.get(name_key) if name_key is not None else None
-        yield Found(content=as_text(json_text(message.get(f"{prefix}content"))),
+        yield Found(content=result_text(message.get(f"{prefix}content")),
                     span_id=span.span_id, tool_name=str(name or "tool"),
                     call_id=str(message.get(f"{prefix}tool_call_id") or ""), order=1,
-                    start_ns=span.start_ns)
+                    start_ns=span.start_ns, from_history=True)
+
+
+def indexed_calls(span: SpanRecord, attributes: Mapping[str, Any], prefix: str) -> Iterator[Call]:
+    """The ids of tool calls in flattened output messages (keys ``{prefix}.{i}...tool_calls.{j}
+    ...id``): the calls the model asked for."""
+    start = prefix + "."
+    for key, value in attributes.items():
+        if key.startswith(start) and ".tool_calls." in key and key.endswith(".id") and value:
+            yield Call(str(value), span.start_ns)
 
 
 def indexed_answer(messages: Sequence[Mapping[str, Any]], prefix: str = "") -> str | None:

@@ -2,7 +2,9 @@
 
 - Vercel AI SDK: ``ai.toolCall`` spans (``ai.toolCall.{name,id,result}``); the answer is
   ``ai.response.text`` of ``ai.generateText`` / ``ai.streamText``.
-- Google ADK: ``execute_tool`` spans with ``gcp.vertex.agent.tool_response``.
+- Google ADK: ``execute_tool`` spans with ``gcp.vertex.agent.tool_response`` (``{"result": ...}``
+  unwrapped); in its older span format the answer is only in the ``call_llm`` span's
+  ``gcp.vertex.agent.llm_response`` (``content.parts[].text``, none with a ``function_call``).
 - Pydantic AI: ``final_result`` on its ``invoke_agent`` span; ``tool_response`` on the
   ``running tool`` spans of its instrumentation version 2.
 """
@@ -10,16 +12,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from gsar_otel.sidecar import conventions as cv
 from gsar_otel.sidecar.assembly import ReadyRun
 from gsar_otel.sidecar.extract_model import (
+    RANK_INFERENCE,
     Answer,
+    Call,
     Extraction,
     Found,
     agent_rank,
     as_text,
     gather,
+    result_text,
     unwrap_json_text,
 )
 from gsar_otel.sidecar.spans import SpanRecord, json_text
@@ -30,11 +36,11 @@ def extract(run: ReadyRun) -> Extraction:
     return gather(run, _span_items)
 
 
-def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found]:
+def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found | Call]:
     attributes = span.attributes
     rank = agent_rank(is_run_span)
     if cv.VERCEL_TOOL_RESULT in attributes:
-        yield Found(content=as_text(json_text(attributes[cv.VERCEL_TOOL_RESULT])),
+        yield Found(content=result_text(attributes[cv.VERCEL_TOOL_RESULT]),
                     span_id=span.span_id,
                     tool_name=str(attributes.get(cv.VERCEL_TOOL_NAME) or "tool"),
                     call_id=str(attributes.get(cv.VERCEL_TOOL_ID) or ""),
@@ -42,7 +48,7 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found]
     native = next((k for k in (cv.ADK_TOOL_RESPONSE, cv.PYDANTIC_AI_TOOL_RESPONSE)
                    if k in attributes), None)
     if native is not None and cv.GEN_AI_TOOL_CALL_RESULT not in attributes:
-        yield Found(content=as_text(json_text(attributes[native])),
+        yield Found(content=result_text(attributes[native]),
                     span_id=span.span_id,
                     tool_name=str(attributes.get(cv.GEN_AI_TOOL_NAME) or "tool"),
                     call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""),
@@ -56,3 +62,29 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found]
             and cv.PYDANTIC_AI_FINAL_RESULT in attributes):
         yield Answer(unwrap_json_text(attributes[cv.PYDANTIC_AI_FINAL_RESULT]),
                      span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI)
+    if cv.ADK_LLM_RESPONSE in attributes:
+        yield from _adk_response(span, attributes[cv.ADK_LLM_RESPONSE])
+
+
+def _adk_response(span: SpanRecord, value: Any) -> Iterator[Answer | Call]:
+    """ADK's ``LlmResponse`` JSON: the model's calls, or its text as an inference answer."""
+    response = json_text(value)
+    content = response.get("content") if isinstance(response, dict) else None
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if not isinstance(parts, list):
+        return
+    texts: list[str] = []
+    called = False
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        call = part.get("function_call") or part.get("functionCall")
+        if isinstance(call, dict):
+            called = True
+            if call.get("id"):
+                yield Call(str(call["id"]), span.start_ns)
+        elif isinstance(part.get("text"), str) and not part.get("thought"):
+            texts.append(part["text"].strip())
+    text = "\n".join(t for t in texts if t)
+    if text and not called:
+        yield Answer(text, span.span_id, RANK_INFERENCE, span.end_ns, cv.CONVENTION_GENAI)

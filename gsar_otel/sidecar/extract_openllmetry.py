@@ -17,11 +17,13 @@ from gsar_otel.sidecar.assembly import ReadyRun
 from gsar_otel.sidecar.extract_model import (
     RANK_INFERENCE,
     Answer,
+    Call,
     Extraction,
     Found,
     agent_rank,
     gather,
     indexed_answer,
+    indexed_calls,
     indexed_tool_results,
     unwrap_json_text,
 )
@@ -33,7 +35,7 @@ def extract(run: ReadyRun) -> Extraction:
     return gather(run, _span_items)
 
 
-def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found]:
+def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found | Call]:
     attributes = span.attributes
     kind = attributes.get(cv.TRACELOOP_SPAN_KIND)
     name = str(attributes.get(cv.TRACELOOP_ENTITY_NAME) or span.name)
@@ -46,6 +48,7 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found]
             yield Answer(text, span.span_id, agent_rank(is_run_span), span.end_ns,
                          cv.CONVENTION_OPENLLMETRY)
     yield from indexed_tool_results(span, cv.indexed(attributes, cv.LEGACY_PROMPT))
+    yield from indexed_calls(span, attributes, cv.LEGACY_COMPLETION)
     content = indexed_answer(cv.indexed(attributes, cv.LEGACY_COMPLETION))
     if content is not None:
         yield Answer(content, span.span_id, RANK_INFERENCE, span.end_ns,

@@ -382,12 +382,12 @@ class Sidecar:
 
         async def work() -> tuple[ExtractedRun, bool]:
             extracted = await extractor.extract(run, deadline_s)
-            if extracted.answer is None:
-                return extracted, False
-            await judge_and_emit(run, extracted, judge=self.judge, telemetry=self.telemetry,
-                                 options=judge_options(self.options, started, deadline_s),
-                                 capture_content=self.config.capture_content)
-            return extracted, True
+            # No answer: not judged, a gsar.sidecar.skipped span is written into the trace.
+            result = await judge_and_emit(run, extracted, judge=self.judge,
+                                          telemetry=self.telemetry,
+                                          options=judge_options(self.options, started, deadline_s),
+                                          capture_content=self.config.capture_content)
+            return extracted, result is not None
 
         extracted, judged = await self._judge_thread.run(work())
         if NOTE_EXTRACTION_CAPPED in extracted.notes:

@@ -107,7 +107,13 @@ def test_older_event_form_on_spans_and_in_log_records() -> None:
         "role": "tool", "content": json.dumps([{"text": ROW_1}]), "id": "tooluse_1"})
     log = LogRecordData(trace_id=TRACE, span_id=f"{2:016x}", event_name="gen_ai.tool.message",
                         body={"content": ROW_2, "id": "call_9"})
+    # The model's own calls (Bedrock toolUse blocks, OpenAI tool_calls) make the results verified.
+    calls = (EventRecord("gen_ai.choice", 1, {"message": json.dumps(
+                 [{"toolUse": {"toolUseId": "tooluse_1", "name": "cpu", "input": {}}}])}),
+             EventRecord("gen_ai.choice", 1, {"message": json.dumps(
+                 {"content": None, "tool_calls": [{"id": "call_9", "type": "function"}]})}))
     extracted = extract_run(run(
+        span(3, 1, "chat", end=2, events=calls, **{"gen_ai.operation.name": "chat"}),
         span(2, 1, "chat", events=(tool_event,), **{"gen_ai.operation.name": "chat"}),
         span(1, 0, "invoke_agent", events=(choice,),
              **{"gen_ai.operation.name": "invoke_agent"}),
@@ -120,7 +126,10 @@ def test_operation_details_event_carries_the_messages() -> None:
     details = EventRecord("gen_ai.client.inference.operation.details", 3, {
         "gen_ai.input.messages": genai_messages(TOOL_CALL, TOOL_RESULTS),
         "gen_ai.output.messages": genai_messages(FINAL)})
+    asked = EventRecord("gen_ai.client.inference.operation.details", 1, {
+        "gen_ai.output.messages": genai_messages(TOOL_CALL)})
     extracted = extract_run(run(
+        span(3, 1, "chat", end=2, events=(asked,), **{"gen_ai.operation.name": "chat"}),
         span(2, 1, "chat", events=(details,), **{"gen_ai.operation.name": "chat"}),
         span(1, 0, "invoke_agent", **{"gen_ai.operation.name": "invoke_agent"})))
     assert extracted.answer == ANSWER and texts(extracted) == [ROW_1, ROW_2]
@@ -157,7 +166,9 @@ def test_openllmetry_entities_and_legacy_indexed_attributes() -> None:
                                   "traceloop.entity.name": "cpu",
                                   "traceloop.entity.input": '{"args": [], "kwargs": {}}',
                                   "traceloop.entity.output": json.dumps(ROW_1)}),
-        span(3, 1, "openai.chat", **{"gen_ai.prompt.0.role": "user",
+        span(4, 1, "openai.chat", end=3, **{"gen_ai.completion.0.tool_calls.0.id": "call_b",
+                                             "gen_ai.completion.0.tool_calls.0.name": "slow"}),
+        span(5, 1, "openai.chat", **{"gen_ai.prompt.0.role": "user",
                                      "gen_ai.prompt.0.content": "why slow?",
                                      "gen_ai.prompt.1.role": "tool",
                                      "gen_ai.prompt.1.content": ROW_2,
@@ -229,10 +240,14 @@ def test_merged_evidence_has_no_repeats_and_loses_no_distinct_text(items: list[F
     merged = merge_evidence(items)
     normal = [" ".join(i.content.split()).casefold() for i in merged]
     assert len(normal) == len(set(normal)) and "" not in normal
-    ids = [i.call_id for i in merged if i.call_id]
-    assert len(ids) == len(set(ids))
-    # Every distinct text is kept unless its call id was already covered by another item.
-    covered = {i.call_id for i in merged}
+    # A call id answered again with another text is kept, marked as the retry's: only the
+    # first item of each id is unmarked.
+    first: set[str] = set()
+    for kept in merged:
+        if kept.call_id:
+            assert kept.retry == (kept.call_id in first)
+            first.add(kept.call_id)
+    # No distinct text is lost.
     for item in items:
         text = " ".join(item.content.split()).casefold()
-        assert not text or text in normal or item.call_id in covered
+        assert not text or text in normal
