@@ -117,6 +117,10 @@ def _precheck(app: Sidecar, head: Head) -> Response | None:
         app.stats.spans("rejected_auth")
         return error(401, "missing or wrong bearer token",
                      headers=(("WWW-Authenticate", "Bearer"),))
+    limit = app.config.max_body_bytes
+    if int(head.headers.get("content-length") or 0) > limit:  # h11 has checked it is digits
+        app.stats.spans("rejected_too_large")
+        return error(413, f"body over {limit} bytes")
     if path == JUDGE:
         return None
     content_type = head.headers.get("content-type", "").split(";", 1)[0].strip().lower()

@@ -169,3 +169,15 @@ def test_gzip_bodies_are_admitted_against_the_byte_budget() -> None:
         assert receiver.budget.held == 0 and receiver.budget.peak <= 160 * 1024
     finally:
         running.stop()
+
+
+def test_a_declared_body_over_the_limit_is_413_before_it_is_read() -> None:
+    running = start_sidecar(max_body_bytes=64 * 1024)
+    try:
+        head = (b"POST /v1/traces HTTP/1.1\r\nHost: s\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 65537\r\n\r\n")
+        assert status_of(exchange(running, head, done=False, timeout_s=15)) == 413
+        assert running.sidecar.stats.get("spans", "rejected_too_large") == 1
+        assert running.sidecar._receivers[0].budget.peak == 0
+    finally:
+        running.stop()
