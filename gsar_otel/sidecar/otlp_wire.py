@@ -139,9 +139,24 @@ class _BadId(ValueError):
     pass
 
 
-def _convert_ids(node: Any, depth: int = 0) -> Any:
+def _cut(node: Any, limit: int, depth: int = 0) -> Any:
+    """Strings in an attribute value cut to ``limit + 1`` characters before protobuf's JSON
+    parser reads them (it scans each string whole, holding the interpreter lock); the intake
+    then sees them over the limit and cuts and counts them on their span."""
+    if isinstance(node, str):
+        return node[:limit + 1] if len(node) > limit + 1 else node
+    if depth > MAX_JSON_DEPTH:
+        return node
+    if isinstance(node, dict):
+        return {key: _cut(value, limit, depth + 1) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_cut(value, limit, depth + 1) for value in node]
+    return node
+
+
+def _convert_ids(node: Any, limit: int, depth: int = 0) -> Any:
     """Rewrite every hex id field (spans, links, log records) as base64, the form protobuf's
-    JSON mapping reads. Attribute values are left alone."""
+    JSON mapping reads. Attribute values are only cut (:func:`_cut`)."""
     if depth > MAX_JSON_DEPTH:
         raise _BadId("nested too deeply")
     if isinstance(node, dict):
@@ -155,12 +170,12 @@ def _convert_ids(node: Any, depth: int = 0) -> Any:
                 except (binascii.Error, ValueError):
                     raise _BadId(f"{key} is not hex: {value[:40]!r}") from None
             elif key in ("attributes", "body", "value"):
-                out[key] = value
+                out[key] = _cut(value, limit)
             else:
-                out[key] = _convert_ids(value, depth + 1)
+                out[key] = _convert_ids(value, limit, depth + 1)
         return out
     if isinstance(node, list):
-        return [_convert_ids(v, depth + 1) for v in node]
+        return [_convert_ids(v, limit, depth + 1) for v in node]
     return node
 
 
@@ -182,8 +197,10 @@ def _parse_dict(node: Any, message: Message) -> bool:
     return True
 
 
-def read_json(body: bytes, shape: Shape) -> tuple[Any, Counter[str]]:
-    """The request in the OTLP/JSON ``body`` and the items rejected by reason.
+def read_json(body: bytes, shape: Shape, max_value_bytes: int = 1 << 20
+              ) -> tuple[Any, Counter[str]]:
+    """The request in the OTLP/JSON ``body`` and the items rejected by reason (string values
+    longer than ``max_value_bytes`` are cut on the way, see :func:`_cut`).
 
     Raises:
         MalformedBody: not JSON, not an object, or its lists are not lists.
@@ -202,7 +219,8 @@ def read_json(body: bytes, shape: Shape) -> tuple[Any, Counter[str]]:
         if not isinstance(resource_node, dict):
             raise MalformedBody(f"each of {resource_keys[0]} must be an object")
         resource_group = getattr(request, shape.resource_field).add()
-        resource_ok = _parse_dict(resource_node.get("resource") or {}, resource_group.resource)
+        resource_ok = _parse_dict(_cut(resource_node.get("resource") or {}, max_value_bytes),
+                                  resource_group.resource)
         broken = broken or not resource_ok
         for scope_node in _list(resource_node, scope_keys):
             if not isinstance(scope_node, dict):
@@ -220,7 +238,7 @@ def read_json(body: bytes, shape: Shape) -> tuple[Any, Counter[str]]:
                     rejected[REJECT_MALFORMED] += 1
                     continue
                 try:
-                    converted = _convert_ids(node)
+                    converted = _convert_ids(node, max_value_bytes)
                 except _BadId:
                     rejected[REJECT_BAD_ID] += 1
                     continue

@@ -328,9 +328,12 @@ _LOGS = Shape(ExportLogsServiceRequest, "resource_logs", "scope_logs", "log_reco
                ("logRecords", "log_records")))
 
 
-def _read(body: bytes, shape: Shape, json_encoded: bool) -> tuple[Any, Counter[str]]:
+def _read(body: bytes, shape: Shape, json_encoded: bool, max_value_bytes: int
+          ) -> tuple[Any, Counter[str]]:
     try:
-        return (read_json if json_encoded else read_protobuf)(body, shape)
+        if json_encoded:
+            return read_json(body, shape, max_value_bytes)
+        return read_protobuf(body, shape)
     except MalformedBody as error:
         raise MalformedRequest(str(error)) from None
 
@@ -339,7 +342,7 @@ def decode_traces(body: bytes, *, json_encoded: bool, max_value_bytes: int = MAX
                   max_item_bytes: int = MAX_ITEM_BYTES) -> Decoded:
     """Decode an ``/v1/traces`` body; raises :class:`MalformedRequest` when no part of it is
     a request (a bad span alone is rejected in the result)."""
-    request, rejected = _read(body, _TRACES, json_encoded)
+    request, rejected = _read(body, _TRACES, json_encoded, max_value_bytes)
     return spans_from_request(request, intake=Intake(max_value_bytes, max_item_bytes),
                               rejected=rejected)
 
@@ -347,7 +350,7 @@ def decode_traces(body: bytes, *, json_encoded: bool, max_value_bytes: int = MAX
 def decode_logs(body: bytes, *, json_encoded: bool, max_value_bytes: int = MAX_VALUE_BYTES,
                 max_item_bytes: int = MAX_ITEM_BYTES) -> Decoded:
     """Decode an ``/v1/logs`` body; raises :class:`MalformedRequest` as :func:`decode_traces`."""
-    request, rejected = _read(body, _LOGS, json_encoded)
+    request, rejected = _read(body, _LOGS, json_encoded, max_value_bytes)
     return logs_from_request(request, intake=Intake(max_value_bytes, max_item_bytes),
                              rejected=rejected)
 

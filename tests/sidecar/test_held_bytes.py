@@ -58,6 +58,18 @@ def test_an_oversized_value_is_cut_at_intake_counted_and_the_record_sized() -> N
     assert MAX_VALUE_BYTES < span.size < 2 * MAX_VALUE_BYTES
 
 
+def test_in_json_too_an_oversized_value_is_cut_before_it_is_parsed_and_counted_on_its_span(
+        ) -> None:
+    body = otlp_json({"traceId": "1" * 32, "spanId": "2" * 16, "name": "huge", "attributes": [
+        {"key": "payload", "value": {"arrayValue": {"values": [
+            {"stringValue": "u" * (3 * MiB)}, {"stringValue": "small"}]}}}]})
+    decoded = decode_traces(body, json_encoded=True)
+    (span,) = decoded.spans
+    big, small = span.attributes["payload"]
+    assert (len(big), small) == (MAX_VALUE_BYTES, "small")
+    assert decoded.truncated == span.truncated == 1
+
+
 def test_past_the_item_budget_further_values_are_dropped_and_counted() -> None:
     request = trace_service_pb2.ExportTraceServiceRequest()
     span = request.resource_spans.add().scope_spans.add().spans.add(

@@ -39,7 +39,7 @@ def fifty_runs_protobuf() -> bytes:
     document = json.loads(fifty_runs_json(span("00000000000000aa", "", "BADNAME1", [],
                                                 trace_id=trace_id(999))))
     request = ExportTraceServiceRequest()
-    json_format.ParseDict(_convert_ids(document), request)
+    json_format.ParseDict(_convert_ids(document, 1 << 20), request)
     body = request.SerializeToString()
     assert body.count(b"BADNAME1") == 1
     return body.replace(b"BADNAME1", b"BAD\xff\xfeME1")  # same length: framing intact
