@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PHOENIX_VENV := .venv-phoenix
 DIST_VENV := .venv-dist
 
-.PHONY: demo test test-random lint setup setup-dev setup-servers docs dist-check
+.PHONY: demo test test-random lint setup setup-dev setup-servers framework-venvs docs dist-check
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ $(PHOENIX_VENV)/.installed:
 setup: $(VENV)/.installed
 setup-dev: $(VENV)/.installed-dev
 
+# The framework conformance suite's venvs (tests/conformance/requirements/*.txt), cached outside
+# the checkout in $$GSAR_FRAMEWORK_VENVS (default ~/.cache/gsar-otel/frameworks), one per file content.
+framework-venvs:
+	PYTHON=$(PYTHON) tests/conformance/venvs.sh
+
 setup-servers: $(PHOENIX_VENV)/.installed
 	@command -v prometheus >/dev/null 2>&1 || { \
 	  (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends prometheus) >/dev/null \
@@ -37,11 +42,11 @@ setup-servers: $(PHOENIX_VENV)/.installed
 demo: setup
 	$(VENV)/bin/gsar demo
 
-test: setup-dev setup-servers
+test: setup-dev setup-servers framework-venvs
 	GSAR_PHOENIX_PYTHON=$(abspath $(PHOENIX_VENV))/bin/python \
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test-random: setup-dev setup-servers
+test-random: setup-dev setup-servers framework-venvs
 	@seed="$(SEED)"; \
 	[ -n "$$seed" ] || seed=$$($(PY) -c 'import random; print(random.randrange(2**32))'); \
 	echo "hypothesis seed $$seed (run these examples again: make test-random SEED=$$seed)"; \

@@ -1,0 +1,98 @@
+"""Framework conformance: real agent frameworks with their real OpenTelemetry instrumentation
+and an offline model, the sidecar in between, a receiver behind ``--forward``.
+
+For each framework and each of three answers (correct; a wrong number; correct plus a cause no
+evidence states) the sidecar must find the run, judge exactly the answer text against exactly
+the tool's result (no final-answer text among the evidence), read it under the expected
+convention, name it after the agent, and let only the correct answer proceed. Each case's
+outcome is written to ``$GSAR_FRAMEWORK_VENVS/results/<case>.json`` for ``table.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pytest
+
+from gsar_otel import semconv as sc
+from tests.conformance.harness import (
+    ANSWERS,
+    CORRECT,
+    ROW,
+    Outcome,
+    installed_versions,
+    run_agent,
+    venvs_root,
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    framework: str
+    """As the table names it."""
+    venv: str
+    script: str
+    convention: str
+    function: str
+    packages: tuple[str, ...]
+    """Distributions whose versions the table shows."""
+    mode: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+    evidence: tuple[str, ...] = (ROW,)
+    notes: str = ""
+
+
+CASES = (
+    Case("pydantic-ai", "pydantic-ai (built-in instrumentation)", "pydantic-ai",
+         "pydantic_ai_agent.py", "genai", "incident-bot", ("pydantic-ai-slim",),
+         notes="FunctionModel; invoke_agent final_result, execute_tool gen_ai.tool.call.result"),
+)
+
+
+def _record(case: Case, outcome: Outcome | None, error: str = "") -> None:
+    results = venvs_root() / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    verdicts = [] if outcome is None else [
+        {"answer": v.answer, "decision": v.decision,
+         "convention": v.attribute(sc.GSAR_SIDECAR_CONVENTION),
+         "function": v.attribute(sc.GSAR_FUNCTION), "evidence": v.evidence,
+         "judged_answer": v.judged_answer} for v in (outcome.verdicts if outcome else [])]
+    (results / f"{case.id}.json").write_text(json.dumps({
+        "case": case.id, "framework": case.framework, "convention": case.convention,
+        "versions": installed_versions(case.venv, case.packages), "notes": case.notes,
+        "passed": not error, "error": error[-2000:], "verdicts": verdicts,
+        "seconds": round(outcome.seconds, 1) if outcome else None}, indent=1))
+
+
+def check(case: Case, outcome: Outcome) -> None:
+    assert len(outcome.verdicts) == len(ANSWERS)
+    assert outcome.forwarded > 0, "nothing reached the receiver behind --forward"
+    for verdict in outcome.verdicts:
+        what = f"{case.id}, answer {verdict.answer[:40]!r}"
+        assert verdict.skipped is None, (
+            f"{what}: skipped: {verdict.attribute(sc.GSAR_SIDECAR_SKIPPED_REASON)}")
+        assert verdict.span is not None, f"{what}: no verdict in the run's trace"
+        assert verdict.judged_answer == verdict.answer, (
+            f"{what}: the judge was given {outcome.judged}")
+        assert verdict.evidence == list(case.evidence), f"{what}: evidence {verdict.evidence}"
+        assert all(a not in item for a in ANSWERS for item in verdict.evidence or ())
+        assert verdict.attribute(sc.GSAR_SIDECAR_CONVENTION) == case.convention, what
+        assert verdict.attribute(sc.GSAR_FUNCTION) == case.function, what
+        if verdict.answer == CORRECT:
+            assert verdict.decision == "proceed", f"{what}: {verdict.decision}"
+        else:
+            assert verdict.decision != "proceed", f"{what}: {verdict.decision}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_the_sidecar_reads_the_framework_right(case: Case) -> None:
+    outcome: Outcome | None = None
+    try:
+        outcome = run_agent(case.venv, case.script, mode=case.mode, env=case.env)
+        check(case, outcome)
+    except (AssertionError, Exception) as error:
+        _record(case, outcome, f"{type(error).__name__}: {error}")
+        raise
+    _record(case, outcome)
