@@ -44,6 +44,8 @@ class VerdictExporter(SpanExporter):
         self.stats: SidecarStats | None = None
         self._pending_counts: list[tuple[str, str, int]] = []
         self._held: deque[ReadableSpan] = deque()
+        self._failing = False
+        """The last attempt failed (shutdown then does not wait for one more)."""
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -87,11 +89,13 @@ class VerdictExporter(SpanExporter):
 
     def _send(self, spans: list[ReadableSpan]) -> bool:
         try:
-            return self.inner.export(spans) is SpanExportResult.SUCCESS
+            delivered = self.inner.export(spans) is SpanExportResult.SUCCESS
         except Exception as error:  # an exporter that raises is a failed delivery
             logger.warning("gsar sidecar: exporting grounding spans failed: %s: %s",
                            type(error).__name__, error)
-            return False
+            delivered = False
+        self._failing = not delivered
+        return delivered
 
     def _hold(self, spans: Sequence[ReadableSpan]) -> None:
         with self._lock:
@@ -138,11 +142,13 @@ class VerdictExporter(SpanExporter):
         return not self.held and self.inner.force_flush(timeout_millis)
 
     def shutdown(self) -> None:
-        """Stop retrying, try the held spans once more, count what is still held."""
+        """Stop retrying, try the held spans once more (unless the last attempt failed, so a
+        down endpoint does not hold the exit), count what is still held."""
         self._stopping.set()
         self._wake.set()
         self._thread.join(timeout=5)
-        self.force_flush()
+        if not self._failing:
+            self.force_flush()
         with self._lock:
             left = len(self._held)
             self._held.clear()

@@ -5,6 +5,7 @@ back (the real OTLP/HTTP exporter against a local collector)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import socket
 import threading
@@ -43,7 +44,10 @@ class BlackHole:
             return
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept()
         self.listener.close()
+        self.thread.join(10)  # no connection accepted after this
         for conn in self.accepted:
             conn.close()
 
@@ -131,4 +135,21 @@ def test_undelivered_verdict_spans_are_counted_held_in_a_bounded_buffer_and_retr
         if server is not None:
             server.shutdown()
     assert stats.get("verdicts_dropped", "shutdown") == 0
+    assert exporter.held == 0
+
+
+def test_verdict_spans_still_held_at_shutdown_are_counted() -> None:
+    exporter = VerdictExporter(
+        OTLPSpanExporter(endpoint=f"http://127.0.0.1:{free_port()}/v1/traces", timeout=1),
+        buffer=10, first_delay_s=60)
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("sidecar")
+    for n in range(4):  # the endpoint is down (and counted before stats are attached)
+        tracer.start_span(f"gsar.evaluate {n}").end()
+    stats = SidecarStats()
+    exporter.attach(stats)
+    assert stats.get("verdicts_undelivered", "export_failed") == 4
+    provider.shutdown()
+    assert stats.get("verdicts_dropped", "shutdown") == 4
     assert exporter.held == 0
