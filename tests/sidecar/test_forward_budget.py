@@ -7,8 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import os
+import re
+import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.request
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -153,3 +160,38 @@ def test_verdict_spans_still_held_at_shutdown_are_counted() -> None:
     provider.shutdown()
     assert stats.get("verdicts_dropped", "shutdown") == 4
     assert exporter.held == 0
+
+
+def test_the_command_counts_grounding_spans_it_cannot_forward() -> None:
+    env = {**os.environ, "GSAR_JUDGE": "staged", "OTEL_BSP_SCHEDULE_DELAY": "100"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from gsar_otel.cli import main; sys.exit(main())",
+         "sidecar", "--http-port", "0", "--grpc-port", "0", "--decision-wait", "0.05",
+         "--forward", f"http://127.0.0.1:{free_port()}/v1/traces"],
+        stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stderr is not None
+        lines = [process.stderr.readline()]
+        while "OTLP/HTTP" not in lines[-1] and lines[-1] and len(lines) < 50:
+            lines.append(process.stderr.readline())
+        port = re.search(r"127\.0\.0\.1:(\d+)", lines[-1])
+        assert port, lines
+        base = f"http://127.0.0.1:{port.group(1)}"
+        request = urllib.request.Request(f"{base}/v1/traces", data=otlp_json(*agent_spans()),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 200
+        series = 'gsar_sidecar_verdicts_undelivered_total{gsar_sidecar_reason="export_failed"}'
+        end, text = time.monotonic() + 90, ""
+        while series not in text and time.monotonic() < end:
+            time.sleep(0.2)
+            with urllib.request.urlopen(f"{base}/metrics", timeout=30) as response:
+                text = response.read().decode()
+        assert series in text, text
+        assert 'gsar_sidecar_runs_total{gsar_sidecar_outcome="judged"' in text
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
