@@ -1,7 +1,7 @@
 """Hostile text ends in a result or a recorded safe default, never an exception, a hang or a
 silent loss: NUL bytes, lone surrogates, RTL and zero-width marks, huge digit runs, a
 50,000-word sentence, 10 MB of evidence and 5,000 items, judged by ``GSAREvaluator`` with the
-``LexicalJudge`` (the bounds are the README's "Limits" section)."""
+``LexicalJudge`` (the bounds are the "Limits" section of docs/scoring.md)."""
 
 from __future__ import annotations
 

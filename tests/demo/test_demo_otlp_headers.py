@@ -1,4 +1,4 @@
-"""The Honeycomb recipe of the README, against a local OTLP/HTTP receiver: ``gsar demo`` sends
+"""The Honeycomb recipe of docs/backends.md, against a local OTLP/HTTP receiver: ``gsar demo`` sends
 traces and metrics with the ``x-honeycomb-team`` (and, for metrics, ``x-honeycomb-dataset``)
 headers taken from the standard variables, and never prints the key."""
 

@@ -1,5 +1,6 @@
 """End to end: ``gsar demo`` (the installed command) exporting its trace into a real Phoenix,
-configured exactly as the README says (traces endpoint, protocol, project resource attribute)."""
+configured exactly as docs/backends.md says (traces endpoint, protocol, project resource
+attribute)."""
 
 from __future__ import annotations
 
