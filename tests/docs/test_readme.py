@@ -9,6 +9,7 @@ no MkDocs.)"""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -137,3 +138,11 @@ def test_the_site_rewrites_links_of_a_shown_file_for_its_page() -> None:
 def test_relative_links_finds_links_outside_code_only() -> None:
     text = "[a](x.md) `[b](y.md)`\n```\n[c](z.md)\n```\n[d](https://e) [f](#g) ![i](p.png)"
     assert relative_links(text) == ["x.md", "p.png"]
+
+
+@pytest.mark.parametrize("path", [README, *sorted(DOCS.rglob("*.md"))],
+                         ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_every_python_example_parses(path: Path) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+    for block in blocks:
+        ast.parse(block)
