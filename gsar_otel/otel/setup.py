@@ -91,7 +91,8 @@ def otlp_endpoint_set(signal: str) -> bool:
 
 def _import_error(what: str, extra: str, error: ImportError) -> ImportError:
     return ImportError(f"{what} needs a package that is not installed ({error.name or error}); "
-                       f"install it with: pip install 'gsar-otel[{extra}]'")
+                       f"install gsar-otel's '{extra}' extra: pip install '.[{extra}]' in its "
+                       f"checkout, or pip install 'dist/<wheel>.whl[{extra}]'")
 
 
 def _otlp_span_exporter(protocol: str) -> SpanExporter:

@@ -107,7 +107,7 @@ def test_metrics_are_served_to_prometheus_with_their_prometheus_names() -> None:
 def test_a_missing_prometheus_exporter_says_which_extra_to_install(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "opentelemetry.exporter.prometheus", None)
-    with pytest.raises(ImportError, match=r"pip install 'gsar-otel\[prometheus\]'"):
+    with pytest.raises(ImportError, match=r"'prometheus' extra: pip install '\.\[prometheus\]'"):
         configure_telemetry(set_global=False, console=False, prometheus_port=0)
     telemetry.set_providers()
 
