@@ -48,6 +48,17 @@ CASES = (
     Case("pydantic-ai", "pydantic-ai (built-in instrumentation)", "pydantic-ai",
          "pydantic_ai_agent.py", "genai", "incident-bot", ("pydantic-ai-slim",),
          notes="FunctionModel; invoke_agent final_result, execute_tool gen_ai.tool.call.result"),
+    Case("openai-agents", "openai-agents + OpenInference", "openai", "openai_agent.py",
+         "openinference", "incident-bot",
+         ("openai-agents", "openinference-instrumentation-openai-agents"), mode="agents",
+         notes="OpenAIChatCompletionsModel on a fake server; TOOL output.value, LLM output"),
+    Case("openai-v2", "openai + opentelemetry-instrumentation-openai-v2", "openai",
+         "openai_agent.py", "genai", "incident-service",
+         ("openai", "opentelemetry-instrumentation-openai-v2"), mode="openai-v2",
+         env={"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+              "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"},
+         notes="hand-written tool loop in an application span; role: tool input messages "
+               "after the model's own tool call"),
 )
 
 
