@@ -92,3 +92,13 @@ def test_many_malformed_requests_each_get_their_answer_and_count(
         answer = exchange(sidecar, list(MALFORMED.values())[n % len(MALFORMED)])
         assert status_of(answer) == 400
     assert sidecar.sidecar.stats.get("spans", "rejected_framing") == 40
+
+
+def test_expect_100_continue_gets_continue_then_the_answer(sidecar: RunningSidecar) -> None:
+    body = otlp_json(*agent_spans())
+    with socket.create_connection(("127.0.0.1", sidecar.sidecar.http_port), timeout=20) as sock:
+        sock.sendall(HEAD + b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
+        assert sock.recv(4096).startswith(b"HTTP/1.1 100 ")
+        sock.sendall(body)
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200 OK")
+    assert sidecar.sidecar.stats.get("spans", "accepted") == 2
