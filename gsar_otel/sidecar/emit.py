@@ -86,8 +86,9 @@ def _text(value: Any) -> str:
 def function_name(run: ReadyRun) -> str:
     """What the evaluation is reported under (``gsar.function``, a metric attribute): the
     agent's name on the run span, else on any span of the run (first started first), else the
-    OpenLLMetry workflow's name, else the service's name; never a span name, so the metric
-    stays low-cardinality."""
+    OpenLLMetry workflow's name, else an OpenInference run span's name (the agent or graph it
+    traces), else the service's name; never another span name (``GET /orders/42``), so the
+    metric stays low-cardinality."""
     spans = sorted(run.spans, key=lambda s: s.start_ns)
     if run.run_span is not None:
         spans.insert(0, run.run_span)
@@ -99,6 +100,11 @@ def function_name(run: ReadyRun) -> str:
         if span.attributes.get(cv.TRACELOOP_SPAN_KIND) in ("workflow", "agent") and (
                 name := _text(span.attributes.get(cv.TRACELOOP_ENTITY_NAME))):
             return name
+    # An OpenInference run span is named after its agent or graph (LangGraph's create_agent
+    # name), as the instrumentation names spans after the runnable.
+    if run.run_span is not None and run.convention == cv.CONVENTION_OPENINFERENCE and (
+            name := _text(run.run_span.name)):
+        return name
     for span in spans:
         name = _text(span.resource.get("service.name"))
         if name and not name.startswith("unknown_service"):

@@ -80,8 +80,8 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found 
 
 
 def _lc_message(value: Any) -> dict[str, Any] | None:
-    """A LangChain message as a plain dict: its serialized form (``{"lc": 1, "kwargs": ...}``)
-    unwrapped; None for anything that is not a message."""
+    """A LangChain message as a plain dict: its serialized forms (``{"lc": 1, "kwargs": ...}``,
+    ``{"type": ..., "data": ...}``) unwrapped; None for anything that is not a message."""
     if not isinstance(value, dict):
         return None
     kwargs = value.get("kwargs")
@@ -89,6 +89,9 @@ def _lc_message(value: Any) -> dict[str, Any] | None:
         ids = value.get("id")
         kind = ids[-1] if isinstance(ids, list) and ids else None
         return {"type": kwargs.get("type") or kind, **kwargs}
+    data = value.get("data")
+    if isinstance(data, dict) and isinstance(value.get("type"), str) and "content" in data:
+        return {**data, "type": data.get("type") or value["type"]}  # messages_to_dict form
     return value if "content" in value and ("type" in value or "role" in value) else None
 
 

@@ -59,6 +59,11 @@ CASES = (
               "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"},
          notes="hand-written tool loop in an application span; role: tool input messages "
                "after the model's own tool call"),
+    Case("langgraph", "LangGraph / LangChain create_agent + OpenInference", "langgraph",
+         "langgraph_agent.py", "openinference", "incident-bot",
+         ("langgraph", "langchain", "openinference-instrumentation-langchain"),
+         notes="GenericFakeChatModel; graph-state output answered by its last AI message, "
+               "ToolMessage matched by tool_call_id"),
 )
 
 

@@ -217,3 +217,27 @@ def test_the_evaluation_is_named_after_the_agent_not_the_span() -> None:
     assert _named(root={"gen_ai.agent.name": "outer"}, **{"gen_ai.agent.name": "inner"}) == (
         "outer")
     assert _named() == "incident-service"
+
+
+def test_a_graph_state_in_messages_to_dict_form() -> None:
+    """openinference-instrumentation-langchain 0.1.80 writes LangGraph state messages as
+    ``{"type": ..., "data": {...}}``; the root CHAIN span is named after the agent."""
+    def message(kind: str, **data: Any) -> dict[str, Any]:
+        return {"type": kind, "data": {"type": kind, "additional_kwargs": {}, **data}}
+    state = {"messages": [
+        message("human", content="Why is db-prod-1 slow?"),
+        message("ai", content="", name="incident-bot", tool_calls=[
+            {"args": {"host": "db-prod-1"}, "id": "call_1", "name": "get_metrics"}]),
+        message("tool", content=ROW_1, tool_call_id="call_1", name="get_metrics"),
+        message("ai", content=ANSWER, name="incident-bot", tool_calls=[])]}
+    shape = run(
+        span(2, 1, "get_metrics", **{"openinference.span.kind": "TOOL",
+                                     "tool.name": "get_metrics",
+                                     "output.value": json.dumps(state["messages"][2])}),
+        span(1, 0, "incident-bot", **{"openinference.span.kind": "CHAIN",
+                                      "output.value": json.dumps(state)}),
+        convention="openinference")
+    extracted = extract_run(shape)
+    assert extracted.answer == ANSWER
+    assert [(f.content, f.call_id) for f in extracted.evidence] == [(ROW_1, "call_1")]
+    assert function_name(shape) == "incident-bot"
