@@ -258,6 +258,9 @@ class HttpReceiver:
             await self._requests(conn, reserved)
         except (TimeoutError, ConnectionError):
             return
+        except Exception as failure:  # one connection never takes the server down
+            logger.warning("gsar sidecar: a connection failed: %s: %s", type(failure).__name__,
+                           failure)
         finally:
             if task is not None:
                 self._connections.discard(task)
