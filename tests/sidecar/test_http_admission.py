@@ -38,7 +38,7 @@ def test_a_wrong_token_is_401_before_the_body_is_read() -> None:
 def test_a_slow_head_and_a_slow_body_are_cut_off_and_counted() -> None:
     running = start_sidecar(network=NetworkLimits(header_timeout_s=0.3, min_body_rate=1_000))
     try:
-        started = time.monotonic()
+        # the client waits 20 s: an answer at all means the sidecar cut the connection off
         answer = exchange(running, b"POST /v1/traces HTTP/1.1\r\nHost: s\r\n", done=False)
         assert status_of(answer) == 408
         assert running.sidecar.stats.get("spans", "rejected_slow_head") == 1
@@ -49,7 +49,6 @@ def test_a_slow_head_and_a_slow_body_are_cut_off_and_counted() -> None:
                      b"Content-Length: 100000\r\n\r\n{")
         assert status_of(exchange(running, body_head, done=False)) == 408
         assert running.sidecar.stats.get("spans", "rejected_slow_body") == 1
-        assert time.monotonic() - started < 15, "each cut off well before the client gave up"
         assert post(running, otlp_json(*agent_spans()))[0] == 200
     finally:
         running.stop()
