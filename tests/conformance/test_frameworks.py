@@ -64,6 +64,14 @@ CASES = (
          ("langgraph", "langchain", "openinference-instrumentation-langchain"),
          notes="GenericFakeChatModel; graph-state output answered by its last AI message, "
                "ToolMessage matched by tool_call_id"),
+    Case("smolagents-toolcalling", "smolagents ToolCallingAgent + OpenInference", "smolagents",
+         "smolagents_agent.py", "openinference", "incident_bot.run",
+         ("smolagents", "openinference-instrumentation-smolagents"), mode="toolcalling",
+         notes="Model subclass; the final_answer TOOL span echoes the answer: not evidence"),
+    Case("smolagents-code", "smolagents CodeAgent + OpenInference", "smolagents",
+         "smolagents_agent.py", "openinference", "incident_bot.run",
+         ("smolagents", "openinference-instrumentation-smolagents"), mode="code",
+         notes="Model subclass writing code; final_answer(...) echoes the answer: not evidence"),
 )
 
 
