@@ -290,8 +290,9 @@ class TraceAssembler:
         while self._traces and self.held_bytes + self.outside_bytes > self.limits.max_held_bytes:
             evicted.extend(self._evict_one())
 
-    def due(self) -> list[ReadyRun]:
-        """Release every run that is ready now: settled, or past the hard cap."""
+    def due(self, limit: int | None = None) -> list[ReadyRun]:
+        """Release the runs that are ready now: settled, or past the hard cap (of at most
+        ``limit`` traces, oldest first; the rest at the next call)."""
         now = self.clock()
         limits = self.limits
         ready: list[str] = []
@@ -300,6 +301,8 @@ class TraceAssembler:
             settled = settle_from is not None and now - settle_from >= limits.decision_wait_s
             if settled or now - entry.first_seen >= limits.max_age_s:
                 ready.append(trace_id)
+                if limit is not None and len(ready) >= limit:
+                    break
         return [run for trace_id in ready for run in self._release(trace_id, now)]
 
     def late_due(self, *, everything: bool = False) -> list[LateBatch]:

@@ -18,12 +18,15 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import Any, TypeVar
 
+from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.sidecar.assembly import ReadyRun
 from gsar_otel.sidecar.extract import ExtractedRun, extract_run
+from gsar_otel.sidecar.late import LateBatch
 from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED, cap_run
+from gsar_otel.sidecar.stats import SidecarStats
 
 logger = logging.getLogger("gsar_otel.sidecar.server")
 T = TypeVar("T")
@@ -157,3 +160,20 @@ async def judge_in_order(queue: asyncio.Queue[ReadyRun], backlog: deque[ReadyRun
             left += 1
         return left
     return 0
+
+
+def flag_late_batches(batches: Iterable[LateBatch], telemetry: Telemetry,
+                      stats: SidecarStats) -> None:
+    """Flag each trace's late items in the trace (``gsar.sidecar.late_spans``), counting each
+    flag written or failed (``late_flags``); one trace's failure never stops the others."""
+    from gsar_otel.sidecar.emit import flag_late
+
+    for batch in batches:
+        try:
+            flag_late(batch, telemetry)
+        except Exception as error:
+            logger.warning("gsar sidecar: flagging late spans of %s failed: %s: %s",
+                           batch.trace_id, type(error).__name__, error)
+            stats.note("late_flags", f"failed_{type(error).__name__}")
+        else:
+            stats.note("late_flags", "flagged")

@@ -25,6 +25,7 @@ from gsar_otel.otel.instruments import get_telemetry
 from gsar_otel.sidecar.admission import NetworkLimits
 from gsar_otel.sidecar.assembly import (
     DROP_EVICTED_FRAGMENT,
+    INCOMPLETE_NO_RUN_SPAN,
     ITEM_KEYS,
     AssemblyLimits,
     ReadyRun,
@@ -40,6 +41,7 @@ from gsar_otel.sidecar.judging import (
     ExtractionDeadline,
     Extractor,
     JudgeThread,
+    flag_late_batches,
     judge_in_order,
     judge_options,
 )
@@ -55,6 +57,9 @@ from gsar_otel.sidecar.stats import (
 
 logger = logging.getLogger(__name__)
 
+RELEASE_PER_TICK = 1_000
+"""Traces released per tick at most (a wave reaching the hard cap together is spread over
+ticks, so the loop never stalls on it)."""
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 """The OTLP specification's suggested request limit (413 above it)."""
 
@@ -300,7 +305,7 @@ class Sidecar:
         while True:
             await asyncio.sleep(self.config.tick_s)
             try:
-                for run in self.assembler.due():
+                for run in self.assembler.due(limit=RELEASE_PER_TICK):
                     self._enqueue(run)
             except Exception:  # the ticker must survive anything one trace does
                 logger.exception("gsar sidecar: releasing runs failed")
@@ -308,17 +313,8 @@ class Sidecar:
 
     def _flag_late(self, *, everything: bool = False) -> None:
         """Flag each trace's late items in the trace (``gsar.sidecar.late_spans``)."""
-        from gsar_otel.sidecar.emit import flag_late
-
-        for batch in self.assembler.late_due(everything=everything):
-            try:
-                flag_late(batch, self.telemetry)
-            except Exception as error:  # one trace's flag never stops the ticker
-                logger.warning("gsar sidecar: flagging late spans of %s failed: %s: %s",
-                               batch.trace_id, type(error).__name__, error)
-                self.stats.note("late_flags", f"failed_{type(error).__name__}")
-            else:
-                self.stats.note("late_flags", "flagged")
+        flag_late_batches(self.assembler.late_due(everything=everything), self.telemetry,
+                          self.stats)
 
     def _wanted(self, run: ReadyRun) -> bool:
         """Whether ``run`` is to be judged (filters and sampling); counted when not."""
@@ -335,6 +331,10 @@ class Sidecar:
             return
         assert self._queue is not None
         try:
+            if run.reason == INCOMPLETE_NO_RUN_SPAN and 2 * self._queue.qsize() >= \
+                    self._queue.maxsize:  # a fragment may take half the queue, no more
+                self.stats.run(OUTCOME_DROPPED, "queue_half_full_no_run_span")
+                return
             self._queue.put_nowait(run)
         except asyncio.QueueFull:
             self.stats.run(OUTCOME_DROPPED, "shutdown_queue_full" if shutdown else "queue_full")

@@ -269,3 +269,36 @@ def test_system_exit_from_an_extractor_fails_that_run_only(
     finally:
         running.stop()
     assert running.sidecar.stats.get("runs_failed", error.__name__) == 1
+
+
+def test_runs_with_no_run_span_take_at_most_half_the_judging_queue() -> None:
+    running = start_sidecar(queue_size=10)
+    stats = running.sidecar.stats
+    junk = [ReadyRun(trace_id=f"{n + 1:032x}", spans=(fragment(n + 1, 10),), logs=(),
+                     run_span=fragment(n + 1, 10), convention="root", reason="no_run_span")
+            for n in range(30)]
+    (span,) = decode_traces(otlp_json(agent_spans()[1]), json_encoded=True).spans
+    real = ReadyRun(trace_id=span.trace_id, spans=(span,), logs=(), run_span=span,
+                    convention="genai", reason="settled")
+
+    def enqueue_all() -> int:  # at once on the loop: no worker takes a run meanwhile
+        for run in [*junk, real]:
+            running.sidecar._enqueue(run)
+        return running.sidecar._queue.qsize() if running.sidecar._queue else -1
+
+    try:
+        queued = running.call(enqueue_all)
+        running.wait_for(lambda: len(running.evaluations()) == 1, "the real run's evaluation")
+    finally:
+        running.stop()
+    assert queued == 6
+    assert stats.get("runs_dropped", "queue_half_full_no_run_span") == 25
+    assert stats.get("runs_dropped", "queue_full") == 0
+
+
+def test_a_wave_at_the_hard_cap_is_released_a_bounded_number_at_a_time() -> None:
+    clock = Clock()
+    buffer = TraceAssembler(AssemblyLimits(decision_wait_s=1, max_age_s=10), clock=clock)
+    buffer.add_spans([fragment(n, 10) for n in range(1, 26)])
+    clock.now += 10
+    assert [len(buffer.due(limit=10)) for _ in range(4)] == [10, 10, 5, 0]
