@@ -72,6 +72,20 @@ CASES = (
          "smolagents_agent.py", "openinference", "incident_bot.run",
          ("smolagents", "openinference-instrumentation-smolagents"), mode="code",
          notes="Model subclass writing code; final_answer(...) echoes the answer: not evidence"),
+    Case("strands-default", "Strands Agents (default conventions)", "strands",
+         "strands_agent.py", "genai", "incident-bot", ("strands-agents",), mode="default",
+         notes="OpenAIModel on a fake streaming server; execute_tool gen_ai.choice event is the "
+               "result, its gen_ai.tool.message the arguments"),
+    Case("strands-latest", "Strands Agents (gen_ai_latest_experimental)", "strands",
+         "strands_agent.py", "genai", "incident-bot", ("strands-agents",), mode="latest",
+         env={"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"},
+         notes="tool_call_response [{text}] blocks unwrapped"),
+    Case("strands-openinference", "Strands Agents + OpenInference processor", "strands",
+         "strands_agent.py", "genai", "incident-bot",
+         ("strands-agents", "openinference-instrumentation-strands-agents"),
+         mode="openinference",
+         notes="StrandsAgentsToOpenInferenceProcessor before export; it keeps the gen_ai.* "
+               "attributes, so the run is read as GenAI with OpenInference alongside"),
 )
 
 

@@ -69,15 +69,18 @@ class Telemetry:
             flush()
 
 
-def setup(endpoint: str, service: str, *, logs: bool = False,
-          global_provider: bool = True) -> Telemetry:
+def setup(endpoint: str, service: str, *, logs: bool = False, global_provider: bool = True,
+          processors: tuple[SpanProcessor, ...] = ()) -> Telemetry:
     """A tracer provider exporting in batches to the sidecar (and a logger provider when the
-    instrumentation writes log records), set as the global ones."""
+    instrumentation writes log records), set as the global ones; ``processors`` run on each
+    span before it is exported (a converter such as OpenInference's for Strands)."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
     provider = TracerProvider(resource=Resource.create({"service.name": service}))
     roots = _Roots()
     provider.add_span_processor(roots)
+    for processor in processors:
+        provider.add_span_processor(processor)
     provider.add_span_processor(BatchSpanProcessor(
         OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces")))
     if global_provider:
