@@ -245,13 +245,15 @@ def _choice_message(payload: Mapping[str, Any]) -> Any:
 
 def _choice_calls(span: SpanRecord, payload: Mapping[str, Any]) -> Iterator[Call]:
     message = _choice_message(payload)
-    blocks: list[Any] = []
+    # OpenLLMetry's log records put the calls beside the message, not in it.
+    outer = json_text(payload.get("tool_calls"))
+    blocks: list[Any] = list(outer) if isinstance(outer, list) else []
     if isinstance(message, dict):
-        blocks = list(message.get("tool_calls") or ())
+        blocks += list(message.get("tool_calls") or ())
         content = json_text(message.get("content"))
         blocks += content if isinstance(content, list) else []
     elif isinstance(message, list):
-        blocks = message
+        blocks += message
     for block in blocks:
         if not isinstance(block, dict):
             continue
@@ -268,6 +270,8 @@ def _is_call_block(block: Any) -> bool:
 
 
 def _choice_text(payload: Mapping[str, Any]) -> str | None:
+    if json_text(payload.get("tool_calls")):
+        return None
     message = _choice_message(payload)
     if isinstance(message, dict):
         if message.get("tool_calls"):

@@ -86,6 +86,18 @@ CASES = (
          mode="openinference",
          notes="StrandsAgentsToOpenInferenceProcessor before export; it keeps the gen_ai.* "
                "attributes, so the run is read as GenAI with OpenInference alongside"),
+    Case("openllmetry-anthropic", "anthropic + OpenLLMetry (attributes)", "anthropic",
+         "anthropic_agent.py", "genai", "incident-service",
+         ("anthropic", "opentelemetry-instrumentation-anthropic"), mode="attributes",
+         env={"TRACELOOP_TRACE_CONTENT": "true"},
+         notes="hand-written tool loop in an application span; gen_ai.input.messages "
+               "tool_call_response after the model's own tool_call"),
+    Case("openllmetry-anthropic-logs", "anthropic + OpenLLMetry (log records)", "anthropic",
+         "anthropic_agent.py", "root", "incident-service",
+         ("anthropic", "opentelemetry-instrumentation-anthropic"), mode="logs",
+         env={"TRACELOOP_TRACE_CONTENT": "true"},
+         notes="use_attributes=False: gen_ai.user.message tool_result blocks and gen_ai.choice "
+               "in log records tied to the application span (so read as the root run)"),
 )
 
 

@@ -117,26 +117,31 @@ def test_strands_tool_arguments_are_not_a_result() -> None:
 
 
 def test_anthropic_tool_results_in_log_records() -> None:
-    """OpenLLMetry's anthropic instrumentation with use_legacy_attributes=False: the messages are
-    log records; the tool result is a tool_result block of a gen_ai.user.message."""
-    def log(span_id: int, name: str, body: Any) -> LogRecordData:
-        return LogRecordData(trace_id=TRACE, span_id=f"{span_id:016x}", event_name=name,
-                             body=body)
+    """OpenLLMetry's anthropic instrumentation with use_attributes=False (0.62.4): the messages are
+    log records tied to the application's span; the calls sit beside the choice's message and
+    the tool result is a tool_result block of a gen_ai.user.message."""
+    def log(name: str, body: Any) -> LogRecordData:
+        return LogRecordData(trace_id=TRACE, span_id=f"{1:016x}", event_name=name, body=body)
     logs = (
-        log(2, "gen_ai.user.message", {"content": "Why is db-prod-1 slow?"}),
-        log(2, "gen_ai.choice", {"index": 0, "finish_reason": "tool_use", "message": {
-            "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_metrics",
-                         "input": {"host": "db-prod-1"}}]}}),
-        log(3, "gen_ai.user.message", {"content": [
+        log("gen_ai.user.message", {"content": "Why is db-prod-1 slow?"}),
+        log("gen_ai.choice", {"index": 0, "finish_reason": "tool_call",
+                              "message": {"content": None}, "tool_calls": [
+                                  {"id": "toolu_1", "type": "function", "function": {
+                                      "name": "get_metrics",
+                                      "arguments": {"host": "db-prod-1"}}}]}),
+        log("gen_ai.assistant.message", {"content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "get_metrics",
+             "input": {"host": "db-prod-1"}}]}),
+        log("gen_ai.user.message", {"content": [
             {"type": "tool_result", "tool_use_id": "toolu_1", "content": ROW_1}]}),
-        log(3, "gen_ai.choice", {"index": 0, "finish_reason": "end_turn",
-                                 "message": {"content": ANSWER}}))
+        log("gen_ai.choice", {"index": 0, "finish_reason": "stop",
+                              "message": {"content": ANSWER}}))
     extracted = extract_run(run(
-        span(2, 1, "anthropic.chat", end=10, **{"gen_ai.system": "Anthropic"}),
-        span(3, 1, "anthropic.chat", end=20, **{"gen_ai.system": "Anthropic"}),
+        span(2, 1, "anthropic.chat", end=10, **{"gen_ai.operation.name": "chat"}),
+        span(3, 1, "anthropic.chat", end=20, **{"gen_ai.operation.name": "chat"}),
         span(1, 0, "incident_agent.run"), convention="root", logs=logs))
     assert extracted.answer == ANSWER
-    assert texts(extracted) == [ROW_1]
+    assert texts(extracted) == [ROW_1] and extracted.unverified == 0
 
 
 def test_adk_older_span_format_answer_from_the_llm_response() -> None:
