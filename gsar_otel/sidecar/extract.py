@@ -16,7 +16,8 @@ Read by convention, not by framework:
   later is marked as the retry's (``retry``, counted ``retries``).
 - A result read only from a message history (``role: tool`` input messages, which the client of
   a chat API can write) is evidence when the trace shows the call it answers: a tool span with
-  its call id, or the model's own tool call (an output message) in the run. Otherwise it is
+  its call id, or the model's own tool call (an output message) in the run; by the tool's name
+  when the ids differ (Google ADK renames call ids in the history it sends). Otherwise it is
   ``unverified``: left out by default (counted), kept and marked with ``include_unverified``.
 
 A plugin can take over with the ``gsar_sidecar_extract`` hook (first non-None answer wins).
@@ -116,9 +117,12 @@ def merge(found: Iterable[Found], *, answers: Iterable[str] = (), calls: Iterabl
     run's own answers, history-only results checked against the trace's calls."""
     items = sorted(found, key=lambda f: (f.order, f.start_ns))
     answer_keys = {_key(a) for a in answers if a.strip()}
-    called = {c.call_id: c.start_ns for c in calls if c.call_id}
+    calls = list(calls)
+    called = {c.call_id for c in calls if c.call_id}
+    called_names = {c.name for c in calls if c.name}
     first_call = min((c.start_ns for c in calls), default=None)
     tool_span_ids = {f.call_id for f in items if f.call_id and not f.from_history}
+    tool_span_names = {f.tool_name for f in items if not f.from_history}
     answered: set[str] = set()
     seen_texts: set[str] = set()
     kept: list[Found] = []
@@ -135,8 +139,9 @@ def merge(found: Iterable[Found], *, answers: Iterable[str] = (), calls: Iterabl
             answered.add(item.call_id)
         seen_texts.add(text)
         verified = not item.from_history or (
-            item.call_id in tool_span_ids or item.call_id in called if item.call_id
-            else first_call is not None and first_call <= item.start_ns)
+            item.call_id in tool_span_ids or item.call_id in called
+            or item.tool_name in tool_span_names or item.tool_name in called_names
+            if item.call_id else first_call is not None and first_call <= item.start_ns)
         if not verified:
             unverified += 1
             if not include_unverified:

@@ -126,6 +126,9 @@ def _tool_names(run: ReadyRun) -> dict[str, str]:
 def _responses(span: SpanRecord, history: list[dict[str, Any]],
                names: Mapping[str, str], *, own: bool = False) -> Iterator[Found]:
     """``tool_call_response`` parts; ``own``: the tool span's own output, not a history."""
+    names = {**names, **{str(part["id"]): str(part["name"]) for message in history
+                         for part in parts(message) if part.get("type") == "tool_call"
+                         and part.get("id") and part.get("name")}}
     for message in history:
         for part in parts(message):
             fields = _RESPONSE_PARTS.get(str(part.get("type")))
@@ -143,11 +146,13 @@ def _calls(span: SpanRecord, output: list[dict[str, Any]]) -> Iterator[Call]:
     """The tool calls the model asked for in its output messages."""
     for message in output:
         for call in message.get("tool_calls") or ():
-            if isinstance(call, dict) and call.get("id"):
-                yield Call(str(call["id"]), span.start_ns)
+            if isinstance(call, dict) and (call.get("id") or call.get("function")):
+                function = call.get("function")
+                name = function.get("name") if isinstance(function, dict) else call.get("name")
+                yield Call(str(call.get("id") or ""), span.start_ns, str(name or ""))
         for part in parts(message):
-            if part.get("type") == "tool_call" and part.get("id"):
-                yield Call(str(part["id"]), span.start_ns)
+            if part.get("type") == "tool_call":
+                yield Call(str(part.get("id") or ""), span.start_ns, str(part.get("name") or ""))
 
 
 def _payloads(run: ReadyRun, span: SpanRecord) -> Iterator[tuple[str, Mapping[str, Any]]]:
@@ -248,7 +253,12 @@ def _choice_calls(span: SpanRecord, payload: Mapping[str, Any]) -> Iterator[Call
     # OpenLLMetry's log records put the calls beside the message, not in it.
     outer = json_text(payload.get("tool_calls"))
     blocks: list[Any] = list(outer) if isinstance(outer, list) else []
-    if isinstance(message, dict):
+    if isinstance(message, dict) and isinstance(message.get("parts"), list):
+        for part in message["parts"]:
+            call = part.get("function_call") if isinstance(part, dict) else None
+            if isinstance(call, dict):
+                yield Call(str(call.get("id") or ""), span.start_ns, str(call.get("name") or ""))
+    elif isinstance(message, dict):
         blocks += list(message.get("tool_calls") or ())
         content = json_text(message.get("content"))
         blocks += content if isinstance(content, list) else []
@@ -258,10 +268,26 @@ def _choice_calls(span: SpanRecord, payload: Mapping[str, Any]) -> Iterator[Call
         if not isinstance(block, dict):
             continue
         use: dict[str, Any] = block["toolUse"] if isinstance(block.get("toolUse"), dict) else block
-        call_id = use.get("toolUseId") or (use.get("id") if use.get("type") in (
-            "tool_use", "tool_call", "function") or "function" in use else None)
-        if call_id:
-            yield Call(str(call_id), span.start_ns)
+        if not ("toolUseId" in use or use.get("type") in ("tool_use", "tool_call", "function")
+                or "function" in use):
+            continue
+        function = use.get("function")
+        name = function.get("name") if isinstance(function, dict) else use.get("name")
+        yield Call(str(use.get("toolUseId") or use.get("id") or ""), span.start_ns,
+                   str(name or ""))
+
+
+def _content_text(content_parts: list[Any]) -> str | None:
+    """The text of a Gemini ``Content``'s parts; None when one of them calls a function."""
+    texts: list[str] = []
+    for part in content_parts:
+        if not isinstance(part, dict):
+            continue
+        if part.get("function_call") or part.get("functionCall"):
+            return None
+        if isinstance(part.get("text"), str) and not part.get("thought"):
+            texts.append(part["text"].strip())
+    return "\n".join(t for t in texts if t) or None
 
 
 def _is_call_block(block: Any) -> bool:
@@ -273,6 +299,8 @@ def _choice_text(payload: Mapping[str, Any]) -> str | None:
     if json_text(payload.get("tool_calls")):
         return None
     message = _choice_message(payload)
+    if isinstance(message, dict) and isinstance(message.get("parts"), list):
+        return _content_text(message["parts"])  # a Gemini Content (Google ADK)
     if isinstance(message, dict):
         if message.get("tool_calls"):
             return None

@@ -46,6 +46,8 @@ class Call:
 
     call_id: str
     start_ns: int = 0
+    name: str = ""
+    """The tool's name, when the call names it."""
 
 
 @dataclass(frozen=True, slots=True)

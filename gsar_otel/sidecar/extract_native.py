@@ -81,8 +81,7 @@ def _adk_response(span: SpanRecord, value: Any) -> Iterator[Answer | Call]:
         call = part.get("function_call") or part.get("functionCall")
         if isinstance(call, dict):
             called = True
-            if call.get("id"):
-                yield Call(str(call["id"]), span.start_ns)
+            yield Call(str(call.get("id") or ""), span.start_ns, str(call.get("name") or ""))
         elif isinstance(part.get("text"), str) and not part.get("thought"):
             texts.append(part["text"].strip())
     text = "\n".join(t for t in texts if t)

@@ -98,6 +98,17 @@ CASES = (
          env={"TRACELOOP_TRACE_CONTENT": "true"},
          notes="use_attributes=False: gen_ai.user.message tool_result blocks and gen_ai.choice "
                "in log records tied to the application span (so read as the root run)"),
+    Case("adk", "Google ADK (message capture on)", "adk", "adk_agent.py", "genai",
+         "incident_bot", ("google-adk",), mode="current",
+         env={"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"},
+         notes="BaseLlm subclass; operation.details log records; the history renames call "
+               "ids, so results are matched to the model's calls by tool name"),
+    Case("adk-v1", "Google ADK (older span format)", "adk", "adk_agent.py", "genai",
+         "incident_bot", ("google-adk",), mode="v1",
+         env={"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1",
+              "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"},
+         notes="gcp.vertex.agent.tool_response {result} and call_llm "
+               "gcp.vertex.agent.llm_response"),
 )
 
 

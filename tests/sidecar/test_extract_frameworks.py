@@ -246,3 +246,35 @@ def test_a_graph_state_in_messages_to_dict_form() -> None:
     assert extracted.answer == ANSWER
     assert [(f.content, f.call_id) for f in extracted.evidence] == [(ROW_1, "call_1")]
     assert function_name(shape) == "incident-bot"
+
+
+def test_adk_history_results_are_matched_to_the_model_calls_by_tool_name() -> None:
+    """Google ADK 2.13 (message capture on): the messages ride on operation-details log records,
+    and the history it sends renames the call ids (adk-... becomes get_metrics_0)."""
+    def details(span_id: int, **messages: Any) -> LogRecordData:
+        return LogRecordData(trace_id=TRACE, span_id=f"{span_id:016x}",
+                             event_name="gen_ai.client.inference.operation.details",
+                             attributes=messages)
+    call = {"type": "tool_call", "id": "adk-1f2e", "name": "get_metrics",
+            "arguments": {"host": "db-prod-1"}}
+    renamed = {**call, "id": "get_metrics_0"}
+    logs = (
+        details(2, **{"gen_ai.output.messages": [{"role": "assistant", "parts": [call]}]}),
+        details(4, **{"gen_ai.input.messages": [
+            {"role": "assistant", "parts": [renamed]},
+            {"role": "user", "parts": [{"type": "tool_call_response", "id": "get_metrics_0",
+                                        "response": {"result": ROW_1}}]}],
+            "gen_ai.output.messages": [{"role": "assistant", "parts": [
+                {"type": "text", "content": ANSWER}]}]}))
+    extracted = extract_run(run(
+        span(2, 1, "generate_content m", end=10, **{"gen_ai.operation.name": "generate_content"}),
+        span(3, 1, "execute_tool get_metrics", end=20, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_metrics",
+            "gen_ai.tool.call.id": "adk-1f2e"}),
+        span(4, 1, "generate_content m", end=30, **{"gen_ai.operation.name": "generate_content"}),
+        span(1, 0, "invoke_agent incident_bot", end=40, **{
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "incident_bot"}),
+        logs=logs))
+    assert extracted.answer == ANSWER
+    assert [(f.content, f.tool_name) for f in extracted.evidence] == [(ROW_1, "get_metrics")]
+    assert extracted.unverified == 0
