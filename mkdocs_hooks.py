@@ -1,11 +1,12 @@
 """MkDocs hook: pages of the site that show a file kept elsewhere in the repository.
 
 A line ``--8<-- "PATH"`` in a page under ``docs/`` is replaced by the text of ``PATH`` (relative
-to the repository root), so ``RELIABILITY.md`` and ``benchmarks/README.md`` are written once and
-shown both on the forge and on the site. Their relative links are rewritten for the page that
-shows them: a link to a file the site also shows (:data:`SHOWN_AS`, or a file under ``docs/``)
-points at that page; a link to any other file of the repository becomes its path in code, since
-the site does not serve it. A missing included file stops the build.
+to the repository root), so ``RELIABILITY.md``, ``benchmarks/README.md`` and
+``dashboards/README.md`` are written once and shown both on the forge and on the site. Their
+relative links are rewritten for the page that shows them: a link to a file the site also shows
+(:data:`SHOWN_AS`, or a file under ``docs/``) points at that page; a link to any other file of
+the repository becomes its path in code, since the site does not serve it. A missing included
+file stops the build.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ DOCS = "docs"
 SHOWN_AS: dict[str, str] = {
     "RELIABILITY.md": "reliability.md",
     "benchmarks/README.md": "benchmarks.md",
+    "dashboards/README.md": "dashboards.md",
     "README.md": "index.md",
 }
 """Repository files (outside ``docs/``) that a page of the site shows, by that page."""
