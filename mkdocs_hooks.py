@@ -1,12 +1,13 @@
 """MkDocs hook: pages of the site that show a file kept elsewhere in the repository.
 
-A line ``--8<-- "PATH"`` in a page under ``docs/`` is replaced by the text of ``PATH`` (relative
-to the repository root), so ``RELIABILITY.md``, ``benchmarks/README.md`` and
-``dashboards/README.md`` are written once and shown both on the forge and on the site. Their
+A page under ``docs/`` whose line is ``<!-- show --> [TITLE](PATH)`` (a link to the file,
+relative to the page, so the page still leads there when read on the forge) shows on the site the
+text of that file in the line's place. So ``RELIABILITY.md``, ``benchmarks/README.md``,
+``dashboards/README.md`` and the README are written once and shown in both places. Their
 relative links are rewritten for the page that shows them: a link to a file the site also shows
 (:data:`SHOWN_AS`, or a file under ``docs/``) points at that page; a link to any other file of
-the repository becomes its path in code, since the site does not serve it. A missing included
-file stops the build.
+the repository becomes its path in code, since the site does not serve it. A missing shown file
+stops the build.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ SHOWN_AS: dict[str, str] = {
 }
 """Repository files (outside ``docs/``) that a page of the site shows, by that page."""
 
-INCLUDE = re.compile(r'^--8<-- "([^"]+)"\s*$', re.MULTILINE)
+INCLUDE = re.compile(r"^<!-- show -->\s*\[[^\]]*\]\(([^)\s]+)\)\s*$", re.MULTILINE)
 LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
 
 
@@ -52,12 +53,18 @@ def _rewrite(text: str, source: str, page: str) -> str:
     return LINK.sub(one, text)
 
 
+def shown_path(target: str, page: str) -> str:
+    """The repository path of a ``<!-- show -->`` link's target, written relative to ``page``."""
+    return posixpath.normpath(posixpath.join(DOCS, posixpath.dirname(page), target))
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    """Expand ``--8<-- "PATH"`` lines with the file's text, its links made to work on the site."""
+    """Replace each ``<!-- show -->`` line by the file it links to, its links made to work on
+    the site."""
     page_path = str(page.file.src_uri)
 
     def include(match: re.Match[str]) -> str:
-        source = match.group(1)
+        source = shown_path(match.group(1), page_path)
         text = (ROOT / source).read_text(encoding="utf-8")
         return _rewrite(text, source, page_path)
 

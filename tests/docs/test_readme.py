@@ -56,9 +56,10 @@ def relative_links(text: str) -> list[str]:
 
 
 def shown_files() -> list[Path]:
-    """The README, every page, and every repository file a page shows (``--8<-- "PATH"``)."""
+    """The README, every page, and every repository file a page shows (``<!-- show -->``)."""
     pages = sorted(DOCS.rglob("*.md"))
-    included = {ROOT / match.group(1) for page in pages
+    included = {ROOT / mkdocs_hooks.shown_path(match.group(1), page.relative_to(DOCS).as_posix())
+                for page in pages
                 for match in mkdocs_hooks.INCLUDE.finditer(page.read_text(encoding="utf-8"))}
     return [README, *pages, *sorted(included)]
 
@@ -133,6 +134,15 @@ def test_the_site_rewrites_links_of_a_shown_file_for_its_page() -> None:
         "[table](benchmarks.md#3), code (`gsar_otel/semconv.py`), [web](https://x.org)")
     assert mkdocs_hooks._rewrite("[map](docs/ARCHITECTURE.md)", "README.md", "index.md") == (
         "[map](ARCHITECTURE.md)")
+
+
+def test_a_page_shows_the_file_its_show_line_links_to() -> None:
+    shown = [mkdocs_hooks.shown_path(match.group(1), "reliability.md") for match in
+             mkdocs_hooks.INCLUDE.finditer((DOCS / "reliability.md").read_text(encoding="utf-8"))]
+    assert shown == ["RELIABILITY.md"]
+    assert mkdocs_hooks.shown_path("../../x/y.md", "a/b.md") == "x/y.md"
+    assert {path.relative_to(ROOT).as_posix() for path in shown_files()} >= {
+        "RELIABILITY.md", "benchmarks/README.md", "dashboards/README.md"}
 
 
 def test_relative_links_finds_links_outside_code_only() -> None:
