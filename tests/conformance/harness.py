@@ -15,6 +15,7 @@ import hashlib
 import http.server
 import json
 import os
+import shutil
 import subprocess
 import threading
 from dataclasses import dataclass, field
@@ -46,26 +47,49 @@ def venvs_root() -> Path:
                 or Path.home() / ".cache" / "gsar-otel" / "frameworks")
 
 
+VERCEL = "vercel"
+"""The Node.js environment of ``vercel_agent/`` (npm packages instead of a venv)."""
+VERCEL_AGENT = HERE / "vercel_agent"
+
+
 def venv_dir(name: str) -> Path:
-    """Where the venv of ``requirements/<name>.txt`` lives (keyed by the file's content)."""
-    digest = hashlib.sha256((REQUIREMENTS / f"{name}.txt").read_bytes()).hexdigest()[:12]
+    """Where the venv of ``requirements/<name>.txt`` lives (keyed by the file's content); for
+    ``vercel``, the npm install of ``vercel_agent/package.json``."""
+    source = (VERCEL_AGENT / "package.json" if name == VERCEL
+              else REQUIREMENTS / f"{name}.txt")
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
     return venvs_root() / f"{name}-{digest}"
 
 
-def venv_python(name: str) -> Path:
-    """The venv's python; skips when it is not built, fails in CI (``CI=true``)."""
+def built(name: str) -> Path:
+    """The environment's directory; skips when it is not built, fails in CI (``CI=true``)."""
     where = venv_dir(name)
     if not (where / ".installed").exists():
-        message = (f"the {name} framework venv is not built at {where} "
+        message = (f"the {name} framework environment is not built at {where} "
                    f"(make framework-venvs, or tests/conformance/venvs.sh {name})")
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(message)
         pytest.skip(message)
-    return where / "bin" / "python"
+    return where
+
+
+def agent_command(venv: str, script: str) -> list[str]:
+    """How to start ``script`` in its environment (a Node.js agent runs from beside its
+    node_modules, so it is copied there)."""
+    where = built(venv)
+    if venv == VERCEL:
+        shutil.copy(VERCEL_AGENT / script, where / script)
+        return ["node", str(where / script)]
+    return [str(where / "bin" / "python"), str(AGENTS / script)]
 
 
 def installed_versions(name: str, packages: tuple[str, ...]) -> dict[str, str]:
-    """Versions of ``packages`` in the venv, from its ``pip freeze``."""
+    """Versions of ``packages`` in the venv, from its ``pip freeze`` (npm's package.json files
+    for the Node.js agent)."""
+    if name == VERCEL:
+        modules = venv_dir(name) / "node_modules"
+        return {p: json.loads((modules / p / "package.json").read_text()).get("version", "?")
+                if (modules / p / "package.json").exists() else "?" for p in packages}
     frozen: dict[str, str] = {}
     freeze = venv_dir(name) / "freeze.txt"
     for line in freeze.read_text().splitlines() if freeze.exists() else ():
@@ -141,7 +165,7 @@ def run_agent(venv: str, script: str, *, mode: str = "", env: dict[str, str] | N
     behind ``--forward``; one verdict per answer, in order."""
     import time
 
-    python = venv_python(venv)
+    command = agent_command(venv, script)
     _Receiver.paths = []
     receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
@@ -150,14 +174,14 @@ def run_agent(venv: str, script: str, *, mode: str = "", env: dict[str, str] | N
                             forward=f"http://127.0.0.1:{receiver.server_address[1]}/v1/traces")
     started = time.monotonic()
     try:
-        command = [str(python), str(AGENTS / script), "--endpoint", running.http,
+        command = [*command, "--endpoint", running.http,
                    *(["--mode", mode] if mode else []), *answers]
         child_env = {k: v for k, v in os.environ.items()
                      if not k.startswith(("OTEL_", "PYTHONPATH", "VIRTUAL_ENV"))}
         child_env.update({"PYTHONPATH": str(AGENTS), "PYTHONUNBUFFERED": "1",
                           "OTEL_SDK_DISABLED": "false", **(env or {})})
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s,
-                              cwd=AGENTS, env=child_env)
+                              cwd=Path(command[1]).parent, env=child_env)
         assert done.returncode == 0, f"{script} failed:\n{done.stderr[-4000:]}"
         runs = json.loads(done.stdout.strip().splitlines()[-1])["runs"]
         ids = [r["trace_id"] for r in runs]

@@ -109,6 +109,12 @@ CASES = (
               "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"},
          notes="gcp.vertex.agent.tool_response {result} and call_llm "
                "gcp.vertex.agent.llm_response"),
+    Case("vercel-ai-sdk", "Vercel AI SDK + @ai-sdk/otel (GenAI conventions)", "vercel",
+         "agent.mjs", "genai", "incident-bot", ("ai", "@ai-sdk/otel"), mode="genai",
+         notes="Node.js; generateText with MockLanguageModelV4; functionId names the agent"),
+    Case("vercel-ai-sdk-legacy", "Vercel AI SDK + @ai-sdk/otel (LegacyOpenTelemetry)", "vercel",
+         "agent.mjs", "vercel", "incident-bot", ("ai", "@ai-sdk/otel"), mode="legacy",
+         notes="ai.generateText ai.response.text, ai.toolCall ai.toolCall.result"),
 )
 
 
