@@ -163,3 +163,18 @@ def test_the_sidecar_reads_the_framework_right(case: Case) -> None:
         _record(case, outcome, f"{type(error).__name__}: {error}")
         raise
     _record(case, outcome)
+
+
+def test_a_run_without_message_content_leaves_an_explained_mark_in_its_trace() -> None:
+    """Google ADK 2.13 records no message content by default: no answer can be read, so each run
+    gets a gsar.sidecar.skipped span in its own trace saying why and what to turn on."""
+    outcome = run_agent("adk", "adk_agent.py", mode="current",
+                        env={"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "false"})
+    for verdict in outcome.verdicts:
+        assert verdict.span is None and verdict.skipped is not None
+        assert verdict.attribute(sc.GSAR_SIDECAR_SKIPPED_REASON) == "no_answer"
+        assert "message content" in str(verdict.attribute(sc.GSAR_SIDECAR_SKIPPED_HINT))
+        assert verdict.attribute(sc.GSAR_FUNCTION) == "incident_bot"
+        parent = verdict.skipped.parent
+        assert parent is not None and f"{verdict.skipped.context.trace_id:032x}" == (
+            verdict.trace_id)
