@@ -37,6 +37,8 @@ _EXPORTS: dict[str, str] = {
     "decide": "gsar_otel.core.scoring",
     "Evidence": "gsar_otel.core.evidence",
     "EvidenceSet": "gsar_otel.core.evidence",
+    "coerce_evidence": "gsar_otel.core.evidence",
+    "collect_evidence": "gsar_otel.core.capture",
     "record_evidence": "gsar_otel.core.capture",
     "tool_evidence": "gsar_otel.core.capture",
     "Adjustment": "gsar_otel.core.integrity",
@@ -95,6 +97,8 @@ __all__ = [
     "TelemetryHandle",
     "TracedEvaluator",
     "check_judge_output",
+    "coerce_evidence",
+    "collect_evidence",
     "configure_telemetry",
     "decide",
     "emit_result",
@@ -125,9 +129,9 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings, SettingsError, load_settings
-    from gsar_otel.core.capture import record_evidence, tool_evidence
+    from gsar_otel.core.capture import collect_evidence, record_evidence, tool_evidence
     from gsar_otel.core.evaluator import GSAREvaluator
-    from gsar_otel.core.evidence import Evidence, EvidenceSet
+    from gsar_otel.core.evidence import Evidence, EvidenceSet, coerce_evidence
     from gsar_otel.core.integrity import Adjustment, check_judge_output
     from gsar_otel.core.model import (
         DEFAULT_WEIGHT_MAP,

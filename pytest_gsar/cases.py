@@ -132,7 +132,7 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
     if not isinstance(synthesis, str) or not synthesis.strip():
         raise _field_error(path, line, f"field 'synthesis' must be a non-empty string, got "
                                        f"{_short(synthesis)}")
-    from gsar_otel.core.evidence import EvidenceSet
+    from gsar_otel.core.evidence import coerce_evidence
 
     evidence = data["evidence"]
     try:
@@ -140,7 +140,7 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
         # full check here (a big suite of plain cases collects faster).
         if not (isinstance(evidence, str) or (isinstance(evidence, list)
                                               and all(isinstance(e, str) for e in evidence))):
-            EvidenceSet.coerce(evidence)
+            coerce_evidence(evidence)
     except ValueError as error:
         raise _field_error(path, line, f"field 'evidence': {_first_line(error)}") from None
     expect = data.get("expect")

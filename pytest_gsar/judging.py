@@ -213,7 +213,7 @@ def judge_in_test(
     """
     __tracebackhide__ = True
     from gsar_otel.core.evaluator import GSAREvaluator
-    from gsar_otel.core.evidence import EvidenceSet
+    from gsar_otel.core.evidence import coerce_evidence
     from gsar_otel.judges.recorded.store import CassetteError
 
     state = session_of(item.config)
@@ -231,7 +231,7 @@ def judge_in_test(
         raise GroundingFailure(f"{origin}: synthesis must be a str, got "
                                f"{type(synthesis).__name__}")
     try:
-        evidence = EvidenceSet.coerce(evidence)
+        evidence = coerce_evidence(evidence)
     except ValueError as error:
         raise GroundingFailure(f"{origin}: {error}") from None
     evaluator, recording = build_evaluator(item, judge=judge, evaluator_options=evaluator_options,

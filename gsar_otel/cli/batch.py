@@ -80,7 +80,7 @@ def parse_row(data: bytes | None, number: int, where: str, limit: int) -> Row | 
     """One input line as a Row (an error row when it cannot be judged); None for a blank line."""
     from gsar_otel.cli.inputs import check_json_depth, has_surrogates
     from gsar_otel.cli.judge import parse_evidence
-    from gsar_otel.core.evidence import EvidenceSet
+    from gsar_otel.core.evidence import coerce_evidence
 
     place = f"{where}:{number}"
     fallback = str(number)
@@ -123,7 +123,7 @@ def parse_row(data: bytes | None, number: int, where: str, limit: int) -> Row | 
     if has_surrogates(json.dumps([synthesis, evidence], ensure_ascii=False)):
         return bad("a lone surrogate escape (such as \\ud800) is not UTF-8 text", row_id)
     try:
-        coerced = EvidenceSet.coerce(evidence)
+        coerced = coerce_evidence(evidence)
     except (TypeError, ValueError) as error:
         return bad(f"evidence: {error}", row_id)
     return Row(line=number, id=row_id, synthesis=synthesis, evidence=coerced)

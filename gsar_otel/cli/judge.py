@@ -150,7 +150,7 @@ def parse_evidence(text: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Judge once and print the verdict; 0 when it proceeds, 1 otherwise."""
     from gsar_otel.cli.common import EXIT_NOT_PROCEED, EXIT_OK, BadInput
-    from gsar_otel.core.evidence import EvidenceSet
+    from gsar_otel.core.evidence import coerce_evidence
     from gsar_otel.core.model import Decision
 
     if args.synthesis is None or args.evidence is None:
@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     evidence_text = read_argument(args.evidence, "--evidence", limit=limit)
     thresholds = parse_thresholds(args.proceed, args.regenerate, settings.thresholds_model())
     try:
-        evidence = EvidenceSet.coerce(parse_evidence(evidence_text))
+        evidence = coerce_evidence(parse_evidence(evidence_text))
     except ValueError as error:
         raise BadInput(f"--evidence: {error}") from None
     evaluator = make_evaluator(args, settings, thresholds)

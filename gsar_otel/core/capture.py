@@ -17,8 +17,8 @@ from typing import Any, ParamSpec, TypeVar, overload
 
 from gsar_otel.core.evidence import (
     Evidence,
-    _compact_json,
     _free_id,
+    evidence_text,
     infer_evidence_type,
     normalize_ref,
 )
@@ -54,7 +54,8 @@ def record_evidence(
 ) -> Evidence | None:
     """Add one evidence item to the current ``@grounded`` call; a no-op outside one.
 
-    Non-string content (a dict, a list, a number) is kept as compact JSON.
+    Non-string content (a dict, a list, a number) is kept as compact JSON
+    (:func:`~gsar_otel.core.evidence.evidence_text`, as ``evidence=`` keeps such a list item).
 
     Returns:
         The recorded Evidence, or None when no call is collecting.
@@ -62,7 +63,7 @@ def record_evidence(
     collected = _COLLECTOR.get()
     if collected is None:
         return None
-    text = content if isinstance(content, str) else _compact_json(content)
+    text = evidence_text(content)
     if collected or id is not None:
         taken = {normalize_ref(existing.id) for existing in collected}
         if id is not None and normalize_ref(id) in taken:

@@ -1,9 +1,14 @@
 """Evidence items with stable ids.
 
 An :class:`EvidenceSet` is what a judge sees: an ordered list of items, each with an id a claim can
-cite (``E1``, ``E2`` ... unless the caller gives ids). ``EvidenceSet.coerce`` turns the shapes
-agents actually have (a block of text, a list of strings, dicts, Evidence) into one. Oversized
-input is cut to configurable limits and every cut is recorded in ``EvidenceSet.truncations``.
+cite (``E1``, ``E2`` ... unless the caller gives ids). :func:`coerce_evidence` (the same as
+``EvidenceSet.coerce``) turns the shapes agents actually have (a block of text, a list of
+strings, dicts, Evidence, tool results such as lists of rows) into one; it is the one coercion
+every entry point uses: ``@grounded``'s ``evidence=``, ``assert_grounded`` and case files,
+``gsar judge`` and ``--batch``, ``gsar bench`` and ``gsar calibrate``. One item that is neither
+text, a dict nor an Evidence (a list, a number) is kept as compact JSON by :func:`evidence_text`,
+as ``record_evidence`` and ``@tool_evidence`` keep a tool's return value. Oversized input is cut
+to configurable limits and every cut is recorded in ``EvidenceSet.truncations``.
 
 Capturing evidence inside an agent call (``record_evidence``, ``@tool_evidence``) is
 :mod:`gsar_otel.core.capture`.
@@ -158,7 +163,8 @@ class EvidenceSet(_Frozen):
 
         A string becomes one item per non-empty line. Items without an id get ``E<n>`` by
         position; a dict with a ``content`` key maps onto Evidence's fields, any other dict is a
-        structured tool row and is kept as compact JSON. ``None`` is an empty set.
+        structured tool row and is kept as compact JSON, and so is any other item (a list of
+        rows, a number: :func:`evidence_text`). ``None`` is an empty set.
 
         Raises:
             ValueError: an unsupported input type, a bad item, duplicate ids, or a bad limit.
@@ -240,9 +246,25 @@ def _as_list(value: Any) -> list[Any]:
     )
 
 
+def coerce_evidence(value: Any, **limits: int) -> EvidenceSet:
+    """The one evidence coercion of every entry point: :meth:`EvidenceSet.coerce` (``limits``
+    are its ``max_item_chars``, ``max_total_chars`` and ``max_items``).
+
+    Raises:
+        ValueError: as :meth:`EvidenceSet.coerce`.
+    """
+    return EvidenceSet.coerce(value, **limits)
+
+
+def evidence_text(value: Any) -> str:
+    """One item's text: a string as it is, anything else (a tool's row, a list of rows, a
+    number) as compact JSON, the way ``record_evidence`` and ``@tool_evidence`` keep it."""
+    return value if isinstance(value, str) else _compact_json(value)
+
+
 def _bad_item(position: int, entry: Any) -> ValueError:
-    return ValueError(f"evidence item {position} must be a string, a dict or an Evidence, "
-                      f"got {type(entry).__name__}")
+    return ValueError(f"evidence item {position} must be a string, a dict, an Evidence or a "
+                      f"JSON value (a list, a number), got {type(entry).__name__}")
 
 
 def _explicit_id(entry: Any, position: int) -> str | None:
@@ -251,7 +273,7 @@ def _explicit_id(entry: Any, position: int) -> str | None:
         return entry.id
     if isinstance(entry, Mapping) and "content" in entry and entry.get("id"):
         return str(entry["id"])
-    if not isinstance(entry, str | Mapping):
+    if entry is None or isinstance(entry, bytes | bytearray):
         raise _bad_item(position, entry)
     return None
 
@@ -270,7 +292,9 @@ def _entry_chars(entry: Any, position: int) -> int:
         return len(entry.content)
     if isinstance(entry, Mapping):
         return len(_entry_text(entry))
-    raise _bad_item(position, entry)
+    if entry is None or isinstance(entry, bytes | bytearray):
+        raise _bad_item(position, entry)
+    return len(evidence_text(entry))
 
 
 def _as_evidence(entry: Any, position: int, default_id: str, limit: int) -> tuple[Evidence, int]:
@@ -297,7 +321,11 @@ def _as_evidence(entry: Any, position: int, default_id: str, limit: int) -> tupl
                 source=entry.get("source"),
             ), len(content)
         return Evidence(id=default_id, content=kept, type=infer_evidence_type(kept)), len(content)
-    raise _bad_item(position, entry)
+    if entry is None or isinstance(entry, bytes | bytearray):
+        raise _bad_item(position, entry)
+    text = evidence_text(entry)
+    return Evidence(id=default_id, content=text[:limit],
+                    type=infer_evidence_type(text[:limit])), len(text)
 
 
 def _compact_json(value: Any) -> str:

@@ -54,7 +54,7 @@ def best_fraction(coverages: Sequence[float], faithful: Sequence[bool],
 def fit_baseline(examples: Sequence[BenchExample]) -> tuple[float, float | None]:
     """Fit f on the dev examples among ``examples``; ``(f, dev balanced accuracy)``."""
     dev = [e for e in examples if e.split == "dev"]
-    return best_fraction([content_coverage(e.synthesis, e.evidence) for e in dev],
+    return best_fraction([content_coverage(e.synthesis, e.evidence_text) for e in dev],
                          [e.faithful for e in dev])
 
 

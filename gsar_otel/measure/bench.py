@@ -18,7 +18,6 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
-from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Decision, GSARThresholds
 from gsar_otel.core.protocol import Judge
 from gsar_otel.measure import stats
@@ -155,7 +154,7 @@ async def judge_examples(
     async def one(position: int, example: BenchExample) -> None:
         nonlocal done
         async with gate:
-            evidence = EvidenceSet.coerce(example.evidence)
+            evidence = example.evidence_set
             result = await evaluator.evaluate(report_synthesis=example.synthesis,
                                               evidence_corpus=evidence)
             # A judge that blocks the loop (a CPU-bound one) still lets progress be drawn.
@@ -173,7 +172,7 @@ async def judge_examples(
             input_tokens=usage.input_tokens if usage else None,
             output_tokens=usage.output_tokens if usage else None,
             judge_error=entry.judge_error,
-            baseline_coverage=content_coverage(example.synthesis, example.evidence),
+            baseline_coverage=content_coverage(example.synthesis, example.evidence_text),
             answer_words=answer_length(example.synthesis),
         )
         done += 1

@@ -1,6 +1,8 @@
 """Labelled grounding data for ``gsar bench``: the file format, reading it, and the splits.
 
-The data format (one JSON object per line) has ``id``, ``evidence``, ``synthesis``,
+The data format (one JSON object per line) has ``id``, ``evidence`` (what every entry point
+takes: a string of one item per line, or a list of strings, ``{id, content}`` objects or tool
+rows; see :func:`gsar_otel.core.evidence.coerce_evidence`), ``synthesis``,
 ``answer_label`` (``faithful`` | ``unfaithful``) and optionally ``claims`` (``text`` and
 ``label``: grounded | ungrounded | contradicted | complementary | unclear | partially_supported).
 
@@ -16,7 +18,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal
+
+from gsar_otel.core.evidence import EvidenceSet, coerce_evidence
 
 AnswerLabel = Literal["faithful", "unfaithful"]
 Split = Literal["dev", "heldout"]
@@ -45,12 +49,25 @@ class BenchExample:
     """One labelled answer with its evidence."""
 
     id: str
-    evidence: str
+    evidence: Any
+    """As written in the data: a string, or a list (see :func:`coerce_evidence`)."""
     synthesis: str
     answer_label: AnswerLabel
     claims: tuple[LabelledClaim, ...] = ()
     pair: str | None = None
     """Rows with the same pair share evidence and always land in the same split."""
+
+    @property
+    def evidence_set(self) -> EvidenceSet:
+        """The evidence as the judge sees it (checked when the example was read)."""
+        return coerce_evidence(self.evidence)
+
+    @property
+    def evidence_text(self) -> str:
+        """The evidence as one text (the items' contents, one a line), for the baselines."""
+        if isinstance(self.evidence, str):
+            return self.evidence
+        return "\n".join(item.content for item in self.evidence_set)
 
     @property
     def split_key(self) -> str:
@@ -102,9 +119,16 @@ def parse_example(line: str, *, where: str = "input") -> BenchExample:
         raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{where}: each line must be a JSON object")
-    for name in ("id", "evidence", "synthesis"):
+    for name in ("id", "synthesis"):
         if not isinstance(data.get(name), str):
             raise ValueError(f"{where}: field {name!r} must be a string")
+    if "evidence" not in data or data["evidence"] is None:
+        raise ValueError(f"{where}: field 'evidence' is missing: a string, or a list of strings "
+                         "or {id, content} objects")
+    try:
+        coerce_evidence(data["evidence"])
+    except ValueError as error:
+        raise ValueError(f"{where}: field 'evidence': {str(error).splitlines()[0]}") from None
     label = data.get("answer_label")
     if label not in ANSWER_LABELS:
         raise ValueError(f"{where}: field 'answer_label' must be one of {list(ANSWER_LABELS)}, "

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.evidence import coerce_evidence
 from gsar_otel.core.model import JudgeOutput, Partition
 from gsar_otel.core.protocol import Judge
 from gsar_otel.measure.grades import ALL_LABELS, GradedScore, normalize_label
@@ -76,7 +76,7 @@ def parse_graded_line(raw: str, number: int) -> GradedLine:
         raise ValueError("'synthesis' needs 'evidence': a string, a list of strings, or a list "
                          "of {id, content} objects")
     try:
-        evidence = EvidenceSet.coerce(data["evidence"])
+        evidence = coerce_evidence(data["evidence"])
     except (ValueError, TypeError) as error:
         raise ValueError(f"'evidence' is not usable: {_first_line(error)}") from None
     return GradedLine(number, label, answer_id, synthesis=synthesis, evidence=evidence)

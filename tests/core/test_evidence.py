@@ -110,8 +110,13 @@ def test_an_unsupported_evidence_type_is_rejected_listing_the_accepted_shapes(ba
 
 
 def test_a_bad_item_inside_a_list_is_rejected_naming_its_position():
-    with pytest.raises(ValueError, match="evidence item 2 must be a string, a dict or an Evidence"):
-        EvidenceSet.coerce(["ok", 7])
+    with pytest.raises(ValueError, match="evidence item 2 must be a string, a dict, an Evidence "
+                                         "or a JSON value"):
+        EvidenceSet.coerce(["ok", None])
+
+
+def test_a_number_or_list_item_is_kept_as_compact_json():
+    assert [i.content for i in EvidenceSet.coerce(["ok", 7, [1, "a"]])] == ["ok", "7", '[1, "a"]']
 
 
 def test_an_evidence_item_needs_a_non_empty_id():
