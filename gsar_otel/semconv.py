@@ -128,6 +128,10 @@ DEGRADED_REASON_INVALID_SETTINGS: Final = "invalid_settings"
 """``gsar.degraded.reason`` on ``gsar.evaluations.degraded`` for each call of a
 ``@grounded(on_low="observe")`` function left unjudged because the settings are invalid (a
 ``raise`` or ``recover`` gate raises instead)."""
+DEGRADED_REASON_NO_EVIDENCE: Final = "no_evidence"
+"""``gsar.degraded.reason`` of a ``@grounded`` call that gathered no evidence: it abstains
+without calling the judge (``gsar.decision=abstain`` on the span and in ``gsar.decisions``,
+counted in ``gsar.evaluations.degraded``)."""
 METRIC_JUDGE_TOKENS: Final = "gsar.judge.tokens"
 """Extension: judge tokens by ``gsar.token.type`` (input, output, cache_read, cache_creation)."""
 GSAR_TOKEN_TYPE: Final = "gsar.token.type"

@@ -21,7 +21,8 @@ DEFAULT_MAX_SYNTHESIS_CHARS = 100_000
 
 Action = Literal["initial", "regenerate", "replan"]
 DegradedReason = Literal[
-    "replan_budget", "max_rounds", "deadline", "no_recovery", "stalled", "regenerate_budget"
+    "replan_budget", "max_rounds", "deadline", "no_recovery", "stalled", "regenerate_budget",
+    "no_evidence",
 ]
 
 CAP_REASONS: Final = {

@@ -64,6 +64,31 @@ def failure_result(answer: object, reason: str, kind: str, judge: str = "") -> G
                       final_evidence=evidence, trajectory=(entry,), judge_name=judge)
 
 
+NO_EVIDENCE_REASON: Final = (
+    "no_evidence: the call recorded no evidence, so nothing was judged; give it evidence with "
+    "a @tool_evidence tool called inside the decorated function, an evidence= extractor, or "
+    "record_evidence()")
+"""The abstain reason of a call judged against no evidence (in ``GroundingError`` too)."""
+
+
+def no_evidence_result(answer: str, judge: str = "") -> GSARResult:
+    """The abstain of a call that gathered no evidence: ``degraded_reason="no_evidence"``, one
+    round that did not call the judge, no claims. Every claim would be ungrounded and S 0.00:
+    a verdict about the wiring, not the answer."""
+    from gsar_otel.core.evidence import EvidenceSet
+    from gsar_otel.core.model import Decision, safe_default_judge_output
+    from gsar_otel.core.result import GSAREvaluation, GSARResult
+
+    output = safe_default_judge_output(NO_EVIDENCE_REASON)
+    evidence = EvidenceSet()
+    entry = GSAREvaluation(iteration=0, score=0.0, decision=Decision.ABSTAIN, judge_output=output,
+                           report_synthesis=answer, evidence_corpus=evidence)
+    return GSARResult(final_report=answer, final_score=0.0, final_decision=Decision.ABSTAIN,
+                      final_partition=output.to_partition(), final_judge_output=output,
+                      final_evidence=evidence, trajectory=(entry,), judge_name=judge,
+                      degraded=True, degraded_reason="no_evidence")
+
+
 def count_skipped(function: str, reason: str) -> None:
     """Count one call left unjudged in ``gsar.evaluations.degraded`` with ``reason`` as its
     ``gsar.degraded.reason`` (never raises)."""

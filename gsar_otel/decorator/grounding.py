@@ -25,6 +25,7 @@ from gsar_otel.decorator.failing import (
     count_skipped,
     failure_kind,
     failure_result,
+    no_evidence_result,
 )
 from gsar_otel.decorator.options import (
     GroundedCall,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from gsar_otel.core.model import GSARThresholds
     from gsar_otel.core.protocol import Judge
     from gsar_otel.core.result import GSARResult
+    from gsar_otel.otel.recording import EvaluationRecorder
 
 __all__ = ["GroundedFunction"]
 
@@ -210,6 +212,9 @@ class GroundedFunction:
             recorder.set_judge(judge)
             synthesis = self._synthesis(result)
             evidence = self._evidence(result, args, kwargs, collected)
+            if not evidence and options.replan_fn is None:
+                # (A replan_fn may gather the evidence: the loop then judges and replans.)
+                return self._no_evidence(recorder, synthesis, judge)
             regenerate_fn, replan_fn = callbacks
             configured = {**settings.evaluator_options(), "thresholds": thresholds,
                           "contradiction_penalty": penalty}
@@ -230,6 +235,21 @@ class GroundedFunction:
             raise
         finally:
             recorder.end()
+
+    def _no_evidence(self, recorder: EvaluationRecorder, synthesis: str, judge: Judge
+                     ) -> GSARResult:
+        """A call that gathered no evidence abstains (``no_evidence``) without calling the
+        judge: recorded on the span and metrics like any result, and told to the plugins."""
+        from gsar_otel.core.protocol import judge_name
+        from gsar_otel.plugins import notify_result
+
+        outcome = no_evidence_result(synthesis, judge_name(judge))
+        recorder.finish(outcome)
+        try:
+            notify_result(outcome, self.function)
+        except Exception:  # plugins never break the host
+            logger.debug("gsar: result plugins failed", exc_info=True)
+        return outcome
 
     def _build_thresholds(self) -> GSARThresholds | None:
         """The ``thresholds=`` option as a GSARThresholds (None when not given), built once."""
@@ -260,13 +280,13 @@ class GroundedFunction:
 
     def _evidence(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                   collected: list[Evidence]) -> EvidenceSet:
-        from gsar_otel.core.evidence import EvidenceSet
+        from gsar_otel.core.evidence import coerce_evidence
 
         extra: EvidenceSet | None = None
         if self.options.evidence is not None:
             call = GroundedCall(args=args, kwargs=kwargs, result=result,
                                 collected=tuple(collected))
-            extra = EvidenceSet.coerce(call_extractor("evidence", self.options.evidence, call))
+            extra = coerce_evidence(call_extractor("evidence", self.options.evidence, call))
         return merge_evidence(collected, extra)
 
     async def _run_background(self, payload: tuple[Any, tuple[Any, ...], dict[str, Any],

@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 
 import gsar_otel
-from gsar_otel import grounded
+from gsar_otel import grounded, record_evidence
 from gsar_otel.otel import instruments as telemetry
 from tests.telemetry.helpers import ScriptedJudge
 
@@ -46,6 +46,7 @@ def child_work(path: str, calls: int, flush_at_end: bool) -> None:
 
     @grounded(judge=SlowJudge(), mode="background", name="child")
     def agent(n: int) -> str:
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return f"Answer {n}."
 
     for n in range(calls):

@@ -34,6 +34,7 @@ def test_the_call_returns_before_the_background_judge_finishes(otel: Otel) -> No
 
     @grounded(judge=judge, mode="background")
     def agent() -> str:
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return ANSWER
 
     assert agent() == ANSWER
@@ -49,6 +50,7 @@ def test_flush_gives_up_after_its_time_limit_and_says_so(otel: Otel) -> None:
 
     @grounded(judge=judge, mode="background")
     def agent() -> str:
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return ANSWER
 
     agent()
@@ -65,6 +67,7 @@ def test_a_full_queue_drops_the_evaluation_and_counts_it(
 
     @grounded(judge=judge, mode="background", name="busy_agent")
     def agent() -> str:
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return ANSWER
 
     results = [agent() for _ in range(30)]
@@ -130,7 +133,7 @@ def test_queued_evaluations_are_flushed_at_interpreter_exit(tmp_path: Path) -> N
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
         from opentelemetry.sdk.trace.export import SpanExportResult
-        from gsar_otel import grounded
+        from gsar_otel import grounded, record_evidence
         from gsar_otel.otel import instruments as telemetry
         from tests.telemetry.helpers import ScriptedJudge
 
@@ -151,6 +154,7 @@ def test_queued_evaluations_are_flushed_at_interpreter_exit(tmp_path: Path) -> N
 
         @grounded(judge=SlowJudge(), mode="background", name="late")
         def agent():
+            record_evidence("host=db-prod-1 cpu_pct=97.2")
             return "The answer."
 
         agent()

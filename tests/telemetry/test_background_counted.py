@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from gsar_otel import flush, grounded
+from gsar_otel import flush, grounded, record_evidence
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.otel import background, jobs
@@ -91,6 +91,7 @@ def test_a_judges_system_exit_does_not_stop_the_worker(
 
     @grounded(judge=judge, mode="background", name="exits")
     def agent() -> str:
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return ANSWER
 
     agent()

@@ -85,11 +85,12 @@ def test_a_fork_while_the_worker_imports_its_first_jobs_leaves_no_child_stuck() 
     result = run(REAP + SLOW_IMPORT + """
     import json
     sys.meta_path.insert(0, SlowImport("gsar_otel.otel.instruments", 1.0))
-    from gsar_otel import flush, grounded
+    from gsar_otel import flush, grounded, record_evidence
     from tests.telemetry.helpers import ScriptedJudge
 
     @grounded(judge=ScriptedJudge(), mode="background", name="parent")
     def agent():
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return "The answer."
 
     for _ in range(5):
@@ -111,11 +112,12 @@ def test_a_fork_while_the_worker_imports_its_first_jobs_leaves_no_child_stuck() 
 def test_a_childs_flush_keeps_its_timeout_when_a_host_thread_was_mid_import() -> None:
     result = run(REAP + SLOW_IMPORT + """
     import json
-    from gsar_otel import flush, grounded
+    from gsar_otel import flush, grounded, record_evidence
     from tests.telemetry.helpers import ScriptedJudge
 
     @grounded(judge=ScriptedJudge(), mode="background", name="child")
     def agent():
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return "The answer."
 
     # A host thread (nothing of ours waits for it) is inside the import of a module judging
@@ -144,7 +146,7 @@ def test_a_childs_flush_keeps_its_timeout_when_a_host_thread_was_mid_import() ->
 def test_a_forked_child_judges_its_own_calls_and_not_the_parents_queue() -> None:
     result = run(REAP + """
     import asyncio, json, threading
-    from gsar_otel import flush, grounded
+    from gsar_otel import flush, grounded, record_evidence
     from gsar_otel.otel.background import current_worker
     from tests.telemetry.helpers import ScriptedJudge
 
@@ -161,6 +163,7 @@ def test_a_forked_child_judges_its_own_calls_and_not_the_parents_queue() -> None
 
     @grounded(judge=judge, mode="background", name="server", k_max=0)
     def agent(n):
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return f"Answer {n}."
 
     for n in range(20):  # 8 held in the judge, 12 waiting in the parent's queue

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gsar_otel import flush, grounded
+from gsar_otel import flush, grounded, record_evidence
 from gsar_otel.judges.anthropic.judge import AnthropicJudge
 from gsar_otel.otel import background
 from gsar_otel.otel.background import BackgroundWorker
@@ -108,6 +108,7 @@ def test_every_call_is_judged_or_counted_as_dropped(
     try:
         @grounded(judge=judge, mode="background", name="many")
         def agent() -> str:
+            record_evidence("host=db-prod-1 cpu_pct=97.2")
             return ANSWER
 
         def work() -> None:
@@ -178,7 +179,7 @@ EXIT_SCRIPT = textwrap.dedent("""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
     from opentelemetry.sdk.trace.export import SpanExportResult
-    from gsar_otel import grounded
+    from gsar_otel import grounded, record_evidence
     from gsar_otel.otel import instruments as telemetry
     from tests.telemetry.helpers import ScriptedJudge
 
@@ -214,6 +215,7 @@ EXIT_SCRIPT = textwrap.dedent("""
 
     @grounded(judge=SlowJudge(), mode="background", name="late")
     def agent():
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return "The answer."
 
     SETUP
@@ -268,6 +270,7 @@ def test_the_sdk_clients_of_the_workers_loop_are_closed_when_it_stops(
 
     @grounded(judge=judge, mode="background", name="remote")
     def agent() -> str:
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return ANSWER
 
     for _ in range(3):

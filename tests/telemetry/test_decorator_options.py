@@ -65,10 +65,12 @@ def test_sample_rate_zero_never_judges_and_one_always_does(otel: Otel) -> None:
 
     @grounded(judge=never, sample_rate=0.0)
     def skipped() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     @grounded(judge=always, sample_rate=1.0)
     def judged() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     for _ in range(20):
@@ -84,6 +86,7 @@ def test_a_partial_sample_rate_judges_about_that_share_of_calls(otel: Otel) -> N
 
     @grounded(judge=judge, sample_rate=0.5)
     def agent() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     for _ in range(200):
@@ -98,6 +101,7 @@ def test_gsar_sample_rate_scales_the_decorators_rate(otel: Otel,
 
     @grounded(judge=judge)
     def agent() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     agent()
@@ -126,6 +130,7 @@ def test_an_invalid_setting_turns_grounding_off_with_a_warning_not_an_error(
 
     @grounded(judge=judge)
     def agent() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     assert agent() == ANSWER
@@ -331,6 +336,7 @@ def test_sync_calls_reuse_one_event_loop_per_thread(otel: Otel) -> None:
 
     @grounded(judge=judge)
     def agent() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     agent()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from gsar_otel import configure_telemetry, grounded, set_exit_flush_timeout
+from gsar_otel import configure_telemetry, grounded, record_evidence, set_exit_flush_timeout
 from tests.telemetry.helpers import ScriptedJudge
 
 
@@ -26,6 +26,7 @@ def test_shutdown_waits_for_pending_background_evaluations() -> None:
 
     @grounded(judge=SlowJudge(), mode="background", name="pending_at_shutdown")
     def agent() -> str:
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return "The answer."
 
     for _ in range(3):
@@ -46,6 +47,7 @@ def test_what_cannot_end_within_the_budget_is_a_warning(caplog: pytest.LogCaptur
 
     @grounded(judge=StuckJudge(), mode="background", name="stuck_at_shutdown")
     def agent() -> str:
+        record_evidence("host=db-prod-1 cpu_pct=97.2")
         return "The answer."
 
     set_exit_flush_timeout(0.05)

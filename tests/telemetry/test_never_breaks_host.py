@@ -284,6 +284,7 @@ def test_cancelling_an_async_call_while_it_is_judged_ends_the_spans_and_propagat
 
     @grounded(judge=judge)
     async def agent() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     async def main() -> None:

@@ -67,6 +67,7 @@ def test_raise_mode_returns_the_same_object_when_the_answer_proceeds(otel: Otel)
 def test_raise_mode_fails_closed_when_the_judge_itself_fails(otel: Otel) -> None:
     @grounded(judge=FailingJudge(), on_low="raise")
     def agent() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     with pytest.raises(GroundingError) as raised:
@@ -232,6 +233,7 @@ def test_a_judge_that_cannot_be_built_keeps_a_raise_mode_gate_closed(
 
     @grounded(judge="anthropic", on_low="raise")
     def agent() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     for _ in range(3):  # the same failure each call, not a growing chain of tracebacks

@@ -175,6 +175,7 @@ def test_the_judges_own_client_span_nests_under_the_judge_span(otel: Otel) -> No
 
     @grounded(judge=judge)
     async def answer() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     asyncio.run(answer())
@@ -204,6 +205,7 @@ def test_usage_tokens_are_recorded_on_the_judge_span(otel: Otel) -> None:
 
     @grounded(judge=ScriptedJudge(usage=usage))
     def answer() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     answer()
@@ -218,6 +220,7 @@ def test_usage_tokens_are_recorded_on_the_judge_span(otel: Otel) -> None:
 def test_a_failing_judge_round_is_an_error_span_with_its_error_type(otel: Otel) -> None:
     @grounded(judge=FailingJudge())
     def answer() -> str:
+        record_evidence(CPU_ROW)
         return ANSWER
 
     assert answer() == ANSWER
