@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
@@ -302,3 +303,18 @@ def test_a_wave_at_the_hard_cap_is_released_a_bounded_number_at_a_time() -> None
     buffer.add_spans([fragment(n, 10) for n in range(1, 26)])
     clock.now += 10
     assert [len(buffer.due(limit=10)) for _ in range(4)] == [10, 10, 5, 0]
+
+
+def test_max_held_bytes_is_a_flag_a_variable_and_a_file_key(tmp_path: Any) -> None:
+    from gsar_otel import semconv as sc
+    from gsar_otel.cli.common import BadInput
+    from tests.sidecar.test_settings import _config, _file
+
+    assert _config().limits.max_held_bytes == 512 * MiB
+    file = _file(tmp_path, "[sidecar]\nmax_held_bytes = 1000\n")
+    assert _config(file=file).limits.max_held_bytes == 1000
+    env = {sc.ENV_SIDECAR_MAX_HELD_BYTES: "2000"}
+    assert _config(env=env, file=file).limits.max_held_bytes == 2000
+    assert _config("--max-held-bytes", "3000", env=env).limits.max_held_bytes == 3000
+    with pytest.raises(BadInput, match="GSAR_SIDECAR_MAX_HELD_BYTES"):
+        _config(env={sc.ENV_SIDECAR_MAX_HELD_BYTES: "0"})
