@@ -11,32 +11,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from opentelemetry import metrics, trace
 
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import get_telemetry
-from gsar_otel.sidecar.admission import NetworkLimits
 from gsar_otel.sidecar.assembly import (
     DROP_EVICTED_FRAGMENT,
     INCOMPLETE_NO_RUN_SPAN,
     ITEM_KEYS,
-    AssemblyLimits,
     ReadyRun,
     TraceAssembler,
 )
+from gsar_otel.sidecar.config import DEFAULT_MAX_BODY_BYTES, SidecarConfig
 from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
 from gsar_otel.sidecar.extract import ExtractedRun
 from gsar_otel.sidecar.filters import RunFilter, sampled
 from gsar_otel.sidecar.forward import Forwarder
 from gsar_otel.sidecar.judging import (
-    DEFAULT_RUN_DEADLINE_S,
     EscapedBaseException,
     ExtractionDeadline,
     Extractor,
@@ -45,7 +41,7 @@ from gsar_otel.sidecar.judging import (
     judge_in_order,
     judge_options,
 )
-from gsar_otel.sidecar.run_budget import DEFAULT_MAX_EXTRACT_BYTES, NOTE_EXTRACTION_CAPPED
+from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
 from gsar_otel.sidecar.spans import Decoded
 from gsar_otel.sidecar.stats import (
     OUTCOME_DROPPED,
@@ -55,74 +51,13 @@ from gsar_otel.sidecar.stats import (
     SidecarStats,
 )
 
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "RELEASE_PER_TICK", "Sidecar", "SidecarConfig"]
+
 logger = logging.getLogger(__name__)
 
 RELEASE_PER_TICK = 1_000
 """Traces released per tick at most (a wave reaching the hard cap together is spread over
 ticks, so the loop never stalls on it)."""
-DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
-"""The OTLP specification's suggested request limit (413 above it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SidecarConfig:
-    """Everything ``gsar sidecar`` takes (see ``gsar sidecar --help``)."""
-
-    host: str = "127.0.0.1"
-    http_port: int = 4318
-    grpc_port: int = 4317
-    """0 turns the gRPC receiver off."""
-    token: str | None = None
-    limits: AssemblyLimits = field(default_factory=AssemblyLimits)
-    judge: str | None = None
-    judge_model: str | None = None
-    queue_size: int = 1_000
-    concurrency: int = 4
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    max_decompressed_bytes: int = 4 * DEFAULT_MAX_BODY_BYTES
-    sample_rate: float = 1.0
-    tick_s: float = 0.1
-    shutdown_grace_s: float = 30.0
-    forward: str | None = None
-    capture_content: bool | None = None
-    max_connections: int = 512
-    """Open HTTP connections served at once; more are answered 503 and closed."""
-    max_grpc_inflight: int = 64
-    """gRPC calls in progress at once (and streams per connection); gRPC refuses more with
-    ``RESOURCE_EXHAUSTED``, so at most this many messages of up to ``max_decompressed_bytes``
-    are held."""
-    services: tuple[str, ...] = ()
-    """Judge only runs of these ``service.name`` values (empty: every service)."""
-    agents: tuple[str, ...] = ()
-    """Judge only runs of these agents (``gen_ai.agent.name``, else the run span's name)."""
-    matches: tuple[tuple[str, str], ...] = ()
-    """Judge only runs whose run span (else resource) has these attribute values (``--match``;
-    all keys must hold, several values for one key: any)."""
-    network: NetworkLimits = field(default_factory=NetworkLimits)
-    """Timeouts, reserves, byte budgets and the ``/v1/judge`` gate of the receivers."""
-    run_deadline_s: float = DEFAULT_RUN_DEADLINE_S
-    """Extraction and judging of one run together; the judge gets what extraction left."""
-    max_extract_bytes: int = DEFAULT_MAX_EXTRACT_BYTES
-    """Most bytes of one run's values extraction reads (the rest cut, the run flagged)."""
-
-    def __post_init__(self) -> None:
-        for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes",
-                     "max_connections", "max_grpc_inflight", "max_extract_bytes"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        for name in ("http_port", "grpc_port"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
-                raise ValueError(f"{name} must be a port in [0, 65535], got {value!r}")
-        if not (isinstance(self.sample_rate, int | float) and 0 <= self.sample_rate <= 1):
-            raise ValueError(f"sample_rate must be in [0, 1], got {self.sample_rate!r}")
-        for name in ("tick_s", "shutdown_grace_s", "run_deadline_s"):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
-
-
 class Sidecar:
     """Receive, assemble, judge, emit. ``await start()``, then ``await stop()``.
 
