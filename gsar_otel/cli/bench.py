@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from gsar_otel.cli.progress import Progress
 
 if TYPE_CHECKING:
     from gsar_otel.measure.bench import BenchReport, Outcome
+    from gsar_otel.measure.datasets import BenchExample
 
 ROW_FIELDS = ("data", "judge", "id", "split", "label", "S", "decision", "predicted", "correct",
               "ms", "judge_error")
@@ -128,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
         chosen = datasets.select(examples, args.split, args.limit)
         if not chosen:
             raise BadInput(f"{path} has no examples in split {args.split!r}")
+        warn_one_class(path, chosen)
         for judge in judges:
             progress = Progress(sys.stderr, len(chosen), label=f"{judge_name(judge)} on {path}")
             watch = bench.Stopwatch()
@@ -148,6 +151,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_comparison(reports))
     return 0
+
+
+def warn_one_class(path: str, chosen: Sequence[BenchExample]) -> None:
+    """Warn (stderr) when every chosen example has one label: balanced accuracy then measures
+    one class only and says nothing about telling faithful answers from unfaithful ones."""
+    labels = {example.answer_label for example in chosen}
+    if len(labels) == 1:
+        print(f"gsar bench: warning: all {len(chosen)} example(s) judged from {path} are "
+              f"{labels.pop()}: balanced accuracy needs both faithful and unfaithful answers "
+              "and is meaningless here", file=sys.stderr)
 
 
 def example_rows(data: str, judge: str, outcomes: list[Outcome]) -> list[dict[str, object]]:
