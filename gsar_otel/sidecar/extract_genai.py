@@ -8,9 +8,15 @@
   table's example), ``server_tool_call_response`` its own field.
 - ``invoke_agent`` / ``invoke_workflow`` output messages are the answer; else the last ``chat``
   whose output has no ``tool_call`` part.
-- Deprecated per-message events ``gen_ai.choice`` (``message{content, tool_calls}``) and
+- Deprecated per-message events ``gen_ai.choice`` (``message{content, tool_calls}``, or a
+  Gemini ``Content``; OpenLLMetry puts ``tool_calls`` beside the message) and
   ``gen_ai.tool.message`` (``content, id``), as span events (Strands) or as log records tied to
-  the span (Semantic Kernel, Google ADK).
+  the span (Semantic Kernel, Google ADK, OpenLLMetry). On an ``execute_tool`` span the choice is
+  the tool's result and the tool message the call's arguments (Strands), never a result.
+  Result blocks (Anthropic ``tool_result``, Bedrock ``toolResult``) inside any
+  ``gen_ai.*.message`` are results read from a history.
+- Every tool call the model asks for (output messages, choices) is reported, so that results
+  read from a history can be checked against the calls the trace shows (see :mod:`extract`).
 """
 
 from __future__ import annotations
