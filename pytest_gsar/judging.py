@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from pytest_gsar.errors import GroundingFailure
+from pytest_gsar.expectations import check_decision, check_min_score, expectation_problems
 from pytest_gsar.records import RECORDS_KEY, JudgementRecord
 from pytest_gsar.report import Redactor
 from pytest_gsar.state import GSARSession, session_of
@@ -25,12 +26,6 @@ if TYPE_CHECKING:
 
 MARKER: Final = "gsar"
 MARKER_OPTIONS: Final = ("decision", "judge", "min_score", "record_mode")
-DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
-ANY_DECISION: Final = "any"
-"""``decision="any"`` (``"expect": "any"`` in a case file) turns the decision check off: only
-``min_score`` (and that the judge did not abstain) is checked."""
-EXPECTATIONS: Final = (*DECISIONS, ANY_DECISION)
-_EPSILON: Final = 1e-9
 
 
 
@@ -50,24 +45,6 @@ def marker_options(item: pytest.Item) -> dict[str, Any]:
         raise GroundingFailure(f"@pytest.mark.gsar: unknown option(s) {', '.join(unknown)}; "
                                f"valid: {', '.join(MARKER_OPTIONS)}")
     return dict(marker.kwargs)
-
-
-def _check_min_score(value: object, source: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise GroundingFailure(f"{source} must be a number between 0 and 1, got {value!r}")
-    return float(value)
-
-
-def _check_decision(value: object, source: str) -> str | None:
-    if value is None:
-        return None
-    text = str(value).strip().lower()
-    if text not in EXPECTATIONS:
-        raise GroundingFailure(f"{source} must be one of {', '.join(EXPECTATIONS)}, "
-                               f"got {value!r}")
-    return text
 
 
 def resolve_judge(item: pytest.Item, explicit: object, marker: Mapping[str, Any]) -> Judge:
@@ -218,14 +195,14 @@ def judge_in_test(
 
     state = session_of(item.config)
     marker = marker_options(item)
-    min_score = _check_min_score(min_score, f"{origin} min_score")
+    min_score = check_min_score(min_score, f"{origin} min_score")
     if min_score is None:
         min_score = state.options.min_score
     if min_score is None:
-        min_score = _check_min_score(marker.get("min_score"), "@pytest.mark.gsar min_score")
-    decision = _check_decision(decision, f"{origin} decision")
+        min_score = check_min_score(marker.get("min_score"), "@pytest.mark.gsar min_score")
+    decision = check_decision(decision, f"{origin} decision")
     if decision is None:
-        decision = _check_decision(marker.get("decision"), "@pytest.mark.gsar decision")
+        decision = check_decision(marker.get("decision"), "@pytest.mark.gsar decision")
 
     if not isinstance(synthesis, str):
         raise GroundingFailure(f"{origin}: synthesis must be a str, got "
@@ -276,29 +253,6 @@ def judge_in_test(
     if record.problems:
         raise GroundingFailure(failure_message(result, record, redactor))
     return result
-
-
-def expectation_problems(result: GSARResult, *, min_score: float | None,
-                         decision: str | None) -> list[str]:
-    """Why ``result`` misses the test's expectations; empty when it meets them.
-
-    The decision must be ``decision`` (default ``proceed``; ``"any"`` checks none) and S must
-    reach ``min_score`` when one is given: both checks apply together."""
-    actual = str(result.final_decision)
-    expected = "proceed" if decision is None else decision
-    problems = []
-    if expected != ANY_DECISION and actual != expected:
-        problem = f"decision is {actual}, expected {expected}"
-        if min_score is not None and decision is None:
-            problem += " (min_score adds to the decision check; decision='any' turns it off)"
-        problems.append(problem)
-    if min_score is not None and result.final_score < min_score - _EPSILON:
-        problems.append(f"S = {result.final_score:.2f} is below min_score {min_score:.2f}")
-    if actual == "abstain" and expected != "abstain" and (
-            min_score is not None or expected == ANY_DECISION):
-        reason = result.final_judge_output.abstain_reason or "no reason given"
-        problems.append(f"the judge abstained ({reason})")
-    return problems
 
 
 def _next_key(item: pytest.Item, secrets: tuple[str, ...]) -> str:
