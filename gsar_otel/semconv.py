@@ -86,6 +86,18 @@ GSAR_CLAIM_TEXT: Final = "gsar.claim.text"
 GSAR_CLAIM_ADJUSTMENT: Final = "gsar.claim.adjustment"
 GSAR_CLAIM_CONCLUSION: Final = "gsar.claim.conclusion"
 """True on a claim that states a cause or a conclusion (set only then)."""
+GSAR_CLAIM_START: Final = "gsar.claim.start"
+"""Character offset in the judged answer where the claim starts (set when the claim is a
+passage of the answer; a paraphrasing judge's claim has none)."""
+GSAR_CLAIM_END: Final = "gsar.claim.end"
+"""Character offset just past the claim's end in the judged answer (with ``gsar.claim.start``)."""
+GSAR_CLAIM_HASH: Final = "gsar.claim.hash"
+"""First 16 hex digits of the SHA-256 of the claim's words (whitespace collapsed, case folded):
+the same claim has the same hash across runs, without its text."""
+GSAR_CLAIM_EVIDENCE_SOURCES: Final = "gsar.claim.evidence_sources"
+"""``<tool>@<evidence id>`` of each cited evidence item (string array; the tool is the item's
+``source``, ``unknown`` without one), as ``gsar.sidecar.evidence.sources`` gives
+``<tool>@<span id>``."""
 """Extension: the integrity guard's adjustment kinds for this claim (string array)."""
 
 # --- GenAI evaluation event (OpenTelemetry GenAI semantic conventions) -------------------------

@@ -18,6 +18,7 @@ from gsar_otel.core.model import DEFAULT_UNKNOWN_WEIGHT, Claim, EvidenceType, GS
 from gsar_otel.core.protocol import judge_model, judge_name
 from gsar_otel.core.result import Action, GSAREvaluation, GSARResult
 from gsar_otel.core.scoring import WeightMap, claim_weight, resolve_weight_map
+from gsar_otel.otel.claim_identity import identity_attributes
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
 
 logger = logging.getLogger(__name__)
@@ -185,8 +186,10 @@ class EvaluationRecorder:
         index = 0
         for verdict, claims in partition.buckets():
             for claim in claims:
-                span.add_event(sc.EVENT_CLAIM, self._claim_attributes(
-                    claim, index=index, verdict=verdict, adjustments=adjusted))
+                span.add_event(sc.EVENT_CLAIM, {
+                    **self._claim_attributes(claim, index=index, verdict=verdict,
+                                             adjustments=adjusted),
+                    **identity_attributes(claim, result.final_report, result.final_evidence)})
                 index += 1
 
         evaluation: dict[str, Any] = {
