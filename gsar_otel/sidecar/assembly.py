@@ -48,6 +48,9 @@ DROP_EVICTED = "evicted"
 """A run whose trace was pushed out (``max_traces`` or ``max_held_bytes``) before it was ready."""
 DROP_EVICTED_FRAGMENT = "evicted_fragment"
 """A trace with no run span pushed out (counted per trace, apart from runs)."""
+RUNS_OVER_CAP = "runs_over_cap"
+"""A top-level run candidate past ``MAX_RUNS_PER_TRACE`` in one trace, held as a plain span of
+the trace (counted; its answer is not judged on its own)."""
 SPAN_ACCEPTED = "accepted"
 SPAN_LATE = "late"
 SPAN_OWN = "own"
@@ -174,8 +177,8 @@ class TraceAssembler:
                                 remember=self.limits.remember_released,
                                 max_bytes=max(1, self.limits.max_held_bytes // 16))
         self.counts: dict[str, int] = {}
-        """Spans and logs by outcome (:data:`ITEM_KEYS`), and traces evicted (``evicted``:
-        runs, ``evicted_fragment``: traces with no run span)."""
+        """Spans and logs by outcome (:data:`ITEM_KEYS`), traces evicted (``evicted``: runs,
+        ``evicted_fragment``: traces with no run span) and ``runs_over_cap``."""
         self.held_bytes = 0
         """Estimated bytes buffered now."""
         self.outside_bytes = 0
@@ -220,9 +223,10 @@ class TraceAssembler:
                 self._count(SPAN_OVER_TRACE_CAP)
                 continue
             entry.spans[span.span_id] = span
-            entry.truncated += span.truncated
             self._hold(entry, held_size(span))
+            over_cap = entry.runs_over_cap
             entry.consider(span, now)
+            self._count(RUNS_OVER_CAP, entry.runs_over_cap - over_cap)
             entry.arrived(span, now)
             if entry.runs:
                 self._fragments.pop(span.trace_id, None)
@@ -252,7 +256,6 @@ class TraceAssembler:
                 self._count(LOG_OVER_TRACE_CAP)
                 continue
             entry.logs.append(record)
-            entry.truncated += record.truncated
             self._hold(entry, held_size(record))
             self._count(LOG_ACCEPTED)
             self._fit(evicted)
@@ -344,7 +347,8 @@ class TraceAssembler:
                 trace_id=trace_id, spans=spans, logs=logs, run_span=run_span,
                 convention=state.convention if state is not None else CONVENTION_ROOT,
                 reason=reason, spans_dropped=entry.spans_dropped, first_seen=entry.first_seen,
-                values_truncated=sum(s.truncated for s in spans),
+                values_truncated=(sum(s.truncated for s in spans)
+                                  + sum(r.truncated for r in logs)),
                 runs_in_trace=len(parts), size=size))
         runs.sort(key=lambda r: r.run_span.start_ns if r.run_span is not None else 0)
         last = runs[-1].run_span

@@ -24,6 +24,7 @@ from gsar_otel.sidecar.assembly import (
     DROP_EVICTED_FRAGMENT,
     INCOMPLETE_NO_RUN_SPAN,
     ITEM_KEYS,
+    RUNS_OVER_CAP,
     ReadyRun,
     TraceAssembler,
 )
@@ -194,8 +195,11 @@ class Sidecar:
         for key, value in self.assembler.counts.items():
             if key in ITEM_KEYS:
                 stats.spans(key, value - before.get(key, 0))
-        fragments = self.assembler.counts.get(DROP_EVICTED_FRAGMENT, 0)
-        stats.note("traces_evicted", "fragment", fragments - before.get(DROP_EVICTED_FRAGMENT, 0))
+        counts = self.assembler.counts
+        stats.note("traces_evicted", "fragment",
+                   counts.get(DROP_EVICTED_FRAGMENT, 0) - before.get(DROP_EVICTED_FRAGMENT, 0))
+        stats.note("runs_over_cap", "max_runs_per_trace",
+                   counts.get(RUNS_OVER_CAP, 0) - before.get(RUNS_OVER_CAP, 0))
         for _ in evicted:
             stats.run(OUTCOME_DROPPED, "evicted")
         stats.held(self.assembler.held_bytes + self._queued_bytes)

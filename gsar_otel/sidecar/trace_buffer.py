@@ -6,7 +6,8 @@ own, judged on its own. A run-kind span below another is part of that run (a sub
 the link between two candidates has not arrived yet, a candidate that spans the other in time is
 taken to be above it, until the chain says otherwise. With no run-kind span, the trace root is
 the run (``root`` convention). At most :data:`MAX_RUNS_PER_TRACE` runs are tracked per trace;
-further top-level candidates are held as plain spans (counted ``runs_over_cap``).
+further top-level candidates are held as plain spans of the trace (counted ``runs_over_cap``, on
+``/metrics`` as ``gsar_sidecar_runs_over_cap_total``).
 
 A run is complete once its span and every span above it are present; the trace is settled once
 every run is complete and the settle window has passed since the last of them completed.
@@ -49,7 +50,6 @@ class TraceBuffer:
     runs: dict[str, RunState] = field(default_factory=dict)
     spans_dropped: int = 0
     held: int = 0
-    truncated: int = 0
     runs_over_cap: int = 0
     not_before_ns: int = 0
     """Set when the trace id came back after a verdict: spans that ended before this (the end

@@ -167,3 +167,17 @@ def test_a_trace_id_reused_after_a_verdict_is_judged_again(sidecar: RunningSidec
                          f"evaluation {n + 1}")
     assert set(judged_runs(sidecar)) == {0x10, 0x20, 0x30, 0x40, 0x50}
     assert sidecar.sidecar.stats.get("spans", "late") == 0
+
+
+def test_past_the_cap_of_runs_per_trace_further_candidates_are_counted() -> None:
+    from gsar_otel.sidecar.trace_buffer import MAX_RUNS_PER_TRACE
+
+    clock = Clock()
+    buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
+    extra = 6
+    buffer.add_spans([record(100 + n, 1, start=10 * n + 1, end=10 * n + 5, name=f"agent {n}",
+                             **AGENT) for n in range(MAX_RUNS_PER_TRACE + extra)])
+    buffer.add_spans([record(1, start=0, end=10_000, name="POST /batch")])
+    clock.now += 5
+    assert len(buffer.due()) == MAX_RUNS_PER_TRACE
+    assert buffer.counts["runs_over_cap"] == extra
