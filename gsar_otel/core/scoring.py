@@ -12,10 +12,10 @@ Three extensions, each off the paper's path only when asked for or documented:
 - The conclusion policy (a decision-layer rule, S untouched): an ungrounded or contradicted claim
   that states a cause or a conclusion caps the decision at regenerate, however high S is;
   ``conclusion_policy="score"`` restores the paper's pure decision.
-- The contradiction policy (a decision-layer rule, S untouched): a contradicted claim of a
-  tool-backed type (``tool_match``, ``specific_data``, ``signal_match``) caps the decision at
-  regenerate, however high S is; ``contradiction_policy="score"`` restores the paper's pure
-  decision.
+- The contradiction policy (a decision-layer rule, S untouched): a contradicted or an
+  ungrounded claim of a tool-backed type (``tool_match``, ``specific_data``, ``signal_match``),
+  a misstated or a made-up tool observation, caps the decision at regenerate, however high S
+  is; ``contradiction_policy="score"`` restores the paper's pure decision.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ CONCLUSION_POLICIES: Final = POLICIES
 ``score``: the decision follows S alone, as in the paper."""
 ContradictionPolicy = Policy
 CONTRADICTION_POLICIES: Final = POLICIES
-"""``cap``: a contradicted tool-backed claim caps the decision at regenerate (default);
-``score``: the decision follows S alone, as in the paper."""
+"""``cap``: a contradicted or ungrounded tool-backed claim caps the decision at regenerate
+(default); ``score``: the decision follows S alone, as in the paper."""
 
 
 def resolve_weight_map(weight_map: WeightMapInput | None, *, base: WeightMap | None = None,
@@ -255,17 +255,21 @@ def apply_contradiction_policy(
 ) -> tuple[Decision, bool]:
     """The decision after the contradiction policy, and whether the cap fired.
 
-    Under ``cap`` a ``proceed`` becomes ``regenerate`` when a contradicted claim is of a
-    tool-backed type (TOOL_BACKED_TYPES): the answer misstates what a tool returned, and the
-    weight of its other claims must not carry that wrong fact out. A contradicted inference or
-    synthesis is left to S (rho weighs it), and complementary claims never cap. Other decisions
-    are unchanged (the cap never raises a decision), and ``score`` leaves every decision to S.
+    Under ``cap`` a ``proceed`` becomes ``regenerate`` when a contradicted or an ungrounded
+    claim is of a tool-backed type (TOOL_BACKED_TYPES): the answer misstates what a tool
+    returned, or states a tool observation (a host, a service, an id, a value) that no tool
+    returned, and the weight of its other claims must not carry that fact out (one made-up
+    service beside four true rows is S = 0.80, a proceed by S alone). An ungrounded or
+    contradicted inference or synthesis is left to S, and complementary claims never cap.
+    Other decisions are unchanged (the cap never raises a decision), and ``score`` leaves every
+    decision to S.
 
     Raises:
         ValueError: ``policy`` is not one of CONTRADICTION_POLICIES.
     """
     if check_contradiction_policy(policy) == "score" or decision is not Decision.PROCEED:
         return decision, False
-    if any(claim.type in TOOL_BACKED_TYPES for claim in partition.contradicted):
+    if any(claim.type in TOOL_BACKED_TYPES
+           for claim in (*partition.contradicted, *partition.ungrounded)):
         return Decision.REGENERATE, True
     return decision, False

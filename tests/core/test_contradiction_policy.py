@@ -1,6 +1,6 @@
 """The contradiction policy: a decision-layer rule on top of the paper's exact score. A contradicted
-claim of a tool-backed type caps the decision at regenerate under ``cap`` (the default);
-``score`` gives back the paper's decision."""
+or ungrounded claim of a tool-backed type (a misstated or a made-up tool observation) caps the
+decision at regenerate under ``cap`` (the default); ``score`` gives back the paper's decision."""
 
 from __future__ import annotations
 
@@ -128,6 +128,30 @@ def test_a_contradicted_claim_that_is_not_tool_backed_is_left_to_the_score(
     assert result.contradiction_capped is False
 
 
+MADE_UP = Claim("Errors also spread to media-resizer", "tool_match")
+"""A tool observation no evidence item holds (no service of that name in any item)."""
+
+
+def test_a_made_up_tool_fact_beside_four_grounded_ones_regenerates_by_default() -> None:
+    result = _evaluate(FACTS, [], (MADE_UP,))
+    assert result.final_score == pytest.approx(4.0 / 5.0)
+    assert result.final_decision is Decision.REGENERATE
+    assert result.capped_by == ("contradiction",)
+    pure = _evaluate(FACTS, [], (MADE_UP,), contradiction_policy="score")
+    assert pure.final_score == result.final_score
+    assert pure.final_decision is Decision.PROCEED
+    assert pure.capped_by == ()
+
+
+@pytest.mark.parametrize("kind", sorted(set(EvidenceType) - TOOL_BACKED_TYPES))
+def test_an_ungrounded_claim_that_is_not_tool_backed_is_left_to_the_score(
+        kind: EvidenceType) -> None:
+    guess = MADE_UP.model_copy(update={"type": kind})
+    decision, capped = apply_contradiction_policy(
+        Decision.PROCEED, Partition(grounded=[*FACTS, *FACTS], ungrounded=[guess]))
+    assert (decision, capped) == (Decision.PROCEED, False)
+
+
 def test_a_contradicted_claim_of_an_unknown_type_is_left_to_the_score() -> None:
     wrong = WRONG.model_copy(update={"type": "hunch"})
     decision, capped = apply_contradiction_policy(
@@ -233,8 +257,9 @@ def test_the_cap_never_raises_a_decision_and_score_changes_none(
         partition: Partition, decision: Decision) -> None:
     capped, fired = apply_contradiction_policy(decision, partition, "cap")
     assert RANK[capped] <= RANK[decision]
-    tool_backed_contradiction = any(c.type in TOOL_BACKED_TYPES for c in partition.contradicted)
-    assert fired is (decision is Decision.PROCEED and tool_backed_contradiction)
+    tool_backed_miss = any(c.type in TOOL_BACKED_TYPES
+                           for c in (*partition.contradicted, *partition.ungrounded))
+    assert fired is (decision is Decision.PROCEED and tool_backed_miss)
     assert capped is (Decision.REGENERATE if fired else decision)
     assert apply_contradiction_policy(decision, partition, "score") == (decision, False)
 

@@ -128,6 +128,13 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
             if agree(value.spec, spec) == "match":
                 return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
                              fact.position)
+        # the fact that states the rest of the claim holds the value itself: "4 members left"
+        # is the rebalance line's, not the group row's ``members=2``
+        stating = alignment.support[0] if alignment.support else None
+        if stating is not None and stating in alignment.value_facts.get(place, ()) \
+                and stating in alignment.focus and all(f.position != stating for f, _, _ in keyed):
+            return Check("value", "MATCH", f"{text} matches {index.facts[stating].ref}",
+                         index.facts[stating].ref, stating)
         fact, field, _ = next(((f, fl, sp) for f, fl, sp in keyed
                                if agree(value.spec, sp) == "conflict"), keyed[0])
         return Check("value", "CONFLICT", f"says {text}; {fact.ref} has {_shown(field)}",

@@ -111,6 +111,8 @@ AGENT: Final = re.compile(
     r"([A-Za-z][\w.\-]{0,80})")
 """The agent of a passive ("was approved by maria.lopez"): a name the evidence must hold."""
 _TOKEN: Final = re.compile(r"[^\W_][\w.\-/%]{0,200}")
+_CLAUSE_END: Final = re.compile(r"[,;:()!?\"]|\.\s")
+"""Punctuation between two tokens that ends a clause."""
 UNIT_KEYS: Final[dict[str, tuple[str, ...]]] = {
     "req/s": ("rps", "qps"), "rps": ("rps",), "qps": ("qps",), "%": ("pct", "percent"),
     "gb": ("gb",), "mb": ("mb",), "kb": ("kb",)}
@@ -165,6 +167,39 @@ def _names_a_thing(token: str) -> bool:
     return len(parts) > 1 and all(parts) and any(p in _TECH_PARTS for p in parts)
 
 
+_PARTICLES: Final = frozenset(_words(
+    "up down in out on off over under by to of at for back away around through with and or "
+    "the a an non re pre co self ex anti multi post sub semi mid pro well ill half all"))
+"""Parts that make a hyphenated word an English compound (``follow-up``, ``co-founder``,
+``well-known``, ``mother-in-law``), not a name."""
+_LINKING: Final = frozenset(_words(
+    "is are was were be been being become became becomes seem seems seemed remain remains "
+    "remained stay stays stayed look looks looked very more most less least fully highly so "
+    "too quite rather"))
+"""Words after which a hyphenated word is a predicate adjective ("the plan is long-term")."""
+_AUXILIARY: Final = frozenset(_words(
+    "was were is are has had have got gets reported logged returned failed crashed restarted "
+    "went saw showed started stopped"))
+"""Verbs that follow a service named as the subject of its clause."""
+_KEBAB: Final = re.compile(r"[a-z]{2,30}(?:-[a-z]{2,30}){1,3}")
+
+
+def _kebab_name(token: str, previous: str, following: str) -> bool:
+    """A lowercase hyphenated word used as a noun is a name (``media-resizer``, ``fraud-check``):
+    English hyphenated compounds stand before the noun they qualify ("a long-term plan") or
+    after a linking verb ("is long-term"); a name stands where a noun does, before the end of
+    a clause, a verb or a function word ("spread to media-resizer.", "geo-lookup was
+    restarted"), or before the word for what it names ("the tax-engine service").
+
+    ``following`` is the next word (lowercased), or "" at a clause end."""
+    if not _KEBAB.fullmatch(token) or _PARTICLES & set(token.split("-")):
+        return False
+    if previous in _LINKING:
+        return False
+    return (not following or following in STOPWORDS or root(following) in IDENTITY_KEYS
+            or following in _AUXILIARY)
+
+
 def _inside(text: str, spans: list[tuple[int, int]]) -> bytearray:
     """A mark per character of ``text`` that some span covers (one pass, no scan per token)."""
     marks = bytearray(len(text) + 1)
@@ -179,11 +214,18 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
         if spec.kind in SUBJECT_KINDS:
             found.setdefault(spec.text.lower().strip(".,;:"), None)
     previous = ""
-    for match in _TOKEN.finditer(text):  # tokens as the evidence's words are read
+    matches = list(_TOKEN.finditer(text))  # tokens as the evidence's words are read
+    for at, match in enumerate(matches):
         token = match.group().rstrip(".-/").lower()
         # a name, or a joined word after the word for what it names ("service ledger-writer")
         named = _names_a_thing(token) or (root(previous) in IDENTITY_KEYS and any(
             ch in token for ch in "-_."))
+        if not named and "-" in token and match.group().islower():
+            following = ""
+            if at + 1 < len(matches) and not _CLAUSE_END.search(
+                    text, match.end(), matches[at + 1].start()):
+                following = matches[at + 1].group().rstrip(".").lower()
+            named = _kebab_name(token, previous, following)
         if token and not covered[match.start()] and named:
             found.setdefault(token, None)
         previous = token
