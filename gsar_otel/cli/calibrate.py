@@ -32,15 +32,23 @@ from typing import TYPE_CHECKING, Any
 from gsar_otel.cli.common import BadInput
 from gsar_otel.config import GSARSettings, SettingsError, load_settings
 from gsar_otel.core.model import GSARThresholds
-from gsar_otel.measure.calibration import DEFAULT_FOLDS
+from gsar_otel.measure.calibration import (
+    DEFAULT_FALSE_PASS_COST,
+    DEFAULT_FOLDS,
+    DEFAULT_OBJECTIVE,
+    OBJECTIVES,
+    check_objective,
+)
 from gsar_otel.measure.calibration_report import DEFAULT_RESAMPLES, build_report, settings_document
 from gsar_otel.measure.grades import (
     BINARY_LABELS,
     DEFAULT_RHO,
+    MIN_EXAMPLES,
     THREE_WAY_LABELS,
     GradedScore,
     LabelScale,
     check_calibration_input,
+    check_calibration_labels,
     label_scale_of,
 )
 
@@ -66,10 +74,15 @@ Example (three lines):
   {"id": "g2", "label": "not_ok", "synthesis": "The deploy caused the outage.", "evidence": "deploy cfg-7781 at 10:01"}
   {"id": "g3", "label": "ok", "partition": {"grounded": [{"text": "db-1 CPU 97%", "type": "tool_match"}]}}
 
-Grade at least 10 answers (100-200 recommended), at least --folds of each grade. The
-thresholds in force (from GSAR_PROCEED / GSAR_REGENERATE / GSAR_CONFIG, else 0.80 / 0.65) are
-kept unless a candidate does strictly better. --output writes the fit as a GSAR_CONFIG file.
-"""  # noqa: E501 (example JSON lines are kept whole)
+Grade at least {minimum} answers (100-200 recommended), at least --folds of each grade; a
+smaller file is refused before anything is judged. The thresholds in force (from GSAR_PROCEED /
+GSAR_REGENERATE / GSAR_CONFIG, else 0.80 / 0.65) are kept unless a candidate does strictly
+better. The default objective, cost, makes a false pass (an answer not graded ok that the gate
+lets proceed) cost --false-pass-cost times a false stop; --objective f1 maximises the F1 of
+proceed instead, which can open the gate. A fit that lets more graded-bad answers through than
+the thresholds in force is reported with a warning and not written with --output unless
+--accept-more-false-passes. --output writes the fit as a GSAR_CONFIG file.
+""".replace("{minimum}", str(MIN_EXAMPLES))  # noqa: E501 (example JSON lines are kept whole)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,6 +97,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "anthropic when ANTHROPIC_API_KEY is set, else staged)")
     parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, metavar="K",
                         help="cross-validation folds (default %(default)s)")
+    parser.add_argument("--objective", choices=OBJECTIVES, default=DEFAULT_OBJECTIVE,
+                        help="cost: a false pass costs --false-pass-cost false stops "
+                             "(default); f1: the F1 of proceed (macro F1 for three-way "
+                             "grades), which can open the gate")
+    parser.add_argument("--false-pass-cost", type=float, default=DEFAULT_FALSE_PASS_COST,
+                        metavar="C", help="under --objective cost, what letting a bad answer "
+                                          "through costs against holding a good one back "
+                                          "(>= 1; default %(default)g)")
+    parser.add_argument("--accept-more-false-passes", action="store_true",
+                        help="write --output even when the fit lets more graded-bad answers "
+                             "proceed than the thresholds in force")
     parser.add_argument("--fit-rho", action="store_true",
                         help="also fit the contradiction penalty rho (0.0-1.0 in steps of 0.1)")
     parser.add_argument("--output", type=Path, metavar="SETTINGS.json",
@@ -107,8 +131,16 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(f"--resamples must be >= 1, got {args.resamples}")
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
         raise BadInput(NO_MATPLOTLIB)
+    try:
+        check_objective(args.objective, args.false_pass_cost)
+    except ValueError as error:
+        raise BadInput(f"--false-pass-cost: {error}") from None
     settings = _current_settings()
     lines = read_graded(args.graded)
+    try:  # before judging: the grades alone say whether the file can be calibrated
+        check_calibration_labels([line.label for line in lines], folds=args.folds)
+    except ValueError as error:
+        raise BadInput(f"{args.graded}: {error}") from None
     examples, judging = score_lines(lines, judge_name=args.judge or settings.judge,
                                     judge_model=settings.judge_model,
                                     weight_map=settings.weight_map, quiet=args.json)
@@ -120,11 +152,18 @@ def run(args: argparse.Namespace) -> int:
     report = build_report(examples, scale=scale, folds=args.folds, fit_rho=args.fit_rho,
                           seed=args.seed, resamples=args.resamples,
                           baseline=settings.thresholds_model(),
-                          baseline_rho=settings.contradiction_penalty)
+                          baseline_rho=settings.contradiction_penalty,
+                          objective=args.objective, false_pass_cost=args.false_pass_cost)
     report["defaults"]["source"] = _settings_source(settings)
     report["judging"] = judging
     fitted = report["fitted"]
     thresholds = GSARThresholds(**fitted["thresholds"])
+    if report["opens_gate"]:
+        print(f"gsar calibrate: warning: {opens_gate_note(report)}", file=sys.stderr)
+        if args.output is not None and not args.accept_more_false_passes:
+            raise BadInput(f"not writing {args.output}: {opens_gate_note(report)}; keep the "
+                           f"thresholds in force, grade more answers, or pass "
+                           f"--accept-more-false-passes")
     if args.output is not None:
         document = settings_document(thresholds, fitted["contradiction_penalty"])
         _write(args.output, json.dumps(document, indent=2) + "\n")
@@ -138,6 +177,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render(report))
     return 0
+
+
+def opens_gate_note(report: Mapping[str, Any]) -> str:
+    """Why a fit is unsafe: it lets more graded-bad answers through than the values in force."""
+    fitted, current = report["fitted"], report["defaults"]
+    return (f"the fitted thresholds (proceed {fitted['thresholds']['proceed']:.2f}) let "
+            f"{fitted['false_passes']} answer(s) not graded ok proceed, the thresholds in force "
+            f"(proceed {current['thresholds']['proceed']:.2f}) "
+            f"{current['false_passes']}")
 
 
 def _current_settings() -> GSARSettings:
@@ -270,7 +318,12 @@ def render(report: Mapping[str, Any]) -> str:
                f"{min(proceeds):>4.2f}-{max(proceeds):<3.2f}{'':>7}{'':>6}  "
                + _cells(report["cross_validated"]["metrics"], names))
     fitted = report["fitted"]
-    notes = []
+    notes = [f"false passes (answers not graded ok that proceed): "
+             f"{report['defaults']['false_passes']} at the thresholds in force, "
+             f"{fitted['false_passes']} fitted, "
+             f"{report['cross_validated']['false_passes']} cross-validated"]
+    if report["opens_gate"]:
+        notes.append(f"WARNING: {opens_gate_note(report)}")
     if not fitted["regenerate_fitted"]:
         notes.append("binary grades: tau_regenerate keeps the default band width below "
                      "tau_proceed (not fitted)")

@@ -16,10 +16,18 @@ How the fit works:
 - Grid search: tau_proceed and tau_regenerate over 0.00, 0.01, ..., 1.00 with regenerate <= proceed,
   and, when asked, rho over 0.0, 0.1, ..., 1.0. A threshold set predicts what :func:`decide` would
   (boundaries included within its tolerance); an abstained verdict always counts as ``replan``.
-- Objective: with ``ok | not_ok`` labels, the F1 of "proceed" (ok = proceed). Binary grades say
-  nothing about where regenerate ends and replan begins, so tau_regenerate keeps the default
-  band width below the fitted tau_proceed. With three-way labels, the macro-averaged F1 over the
-  three classes (it does not let the largest class dominate, as accuracy would).
+- Objective (``--objective``). ``cost``, the default: this is a safety gate, so a false pass
+  (an answer graded not_ok, regenerate or replan that the thresholds let proceed) costs
+  ``false_pass_cost`` (default 5) and a false stop (an answer graded ok / proceed held back)
+  costs 1; the search minimises the mean cost per answer. With three-way labels the macro F1
+  breaks ties, which places tau_regenerate. ``f1``: with ``ok | not_ok`` labels, the F1 of
+  "proceed" (ok = proceed); with three-way labels, the macro-averaged F1 over the three classes.
+  F1 of "proceed" rewards letting answers through and can open the gate (30 graded answers have
+  fitted proceed 0.25), which is why it is not the default. Binary grades say nothing about
+  where regenerate ends and replan begins, so tau_regenerate keeps the default band width below
+  the fitted tau_proceed.
+- :func:`false_passes` counts the false passes of any threshold set; ``gsar calibrate`` warns
+  when the fit has more of them than the thresholds in force, and then refuses to write it.
 - The thresholds in force stay in force unless a grid point does strictly better: a tie with
   them is not a reason to move (a set that cannot tell 0.80 from 0.50 apart says nothing about
   either). Otherwise, among equally good grid points the one nearest the median of all of them
@@ -42,7 +50,7 @@ import statistics
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from gsar_otel.core.model import GSARThresholds
 from gsar_otel.core.scoring import BOUNDARY_TOLERANCE, decide
@@ -65,6 +73,14 @@ RHO_GRID: Final = tuple(i / 10 for i in range(11))
 """Candidate contradiction penalties: 0.0 to 1.0 in steps of 0.1."""
 
 DEFAULT_FOLDS: Final = 5
+
+Objective = Literal["cost", "f1"]
+OBJECTIVES: Final = ("cost", "f1")
+DEFAULT_OBJECTIVE: Final = "cost"
+DEFAULT_FALSE_PASS_COST: Final = 5.0
+"""What a false pass costs against a false stop (1) under the ``cost`` objective."""
+_TIE_BREAK: Final = 1e-9
+"""Weight of the macro F1 under the ``cost`` objective: it only breaks ties of cost."""
 
 _EPSILON: Final = 1e-12
 """Objective values closer than this are ties."""
@@ -106,9 +122,28 @@ class CalibrationFit:
     rho_fitted: bool
 
 
-def objective_name(scale: LabelScale) -> str:
-    """What the search maximises for this label scale."""
+def objective_name(scale: LabelScale, objective: Objective = DEFAULT_OBJECTIVE,
+                   false_pass_cost: float = DEFAULT_FALSE_PASS_COST) -> str:
+    """What the search optimises for this label scale and objective."""
+    if objective == "cost":
+        return f"cost (false pass {false_pass_cost:g}, false stop 1)"
     return "f1_proceed" if scale == "binary" else "macro_f1"
+
+
+def check_objective(objective: str, false_pass_cost: float) -> None:
+    """Raises ValueError for an unknown objective or a false-pass cost below 1."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    if not false_pass_cost >= 1.0 or false_pass_cost == float("inf"):
+        raise ValueError(f"the false-pass cost must be a finite number >= 1 (a false pass costs "
+                         f"at least what a false stop does), got {false_pass_cost!r}")
+
+
+def false_passes(examples: Sequence[GradedScore], thresholds: GSARThresholds, rho: float
+                 ) -> int:
+    """Answers graded anything but ok / proceed that ``thresholds`` let proceed."""
+    return sum(1 for example in examples
+               if not example.ok and predict(example, thresholds, rho) == PROCEED)
 
 
 def fit_thresholds(
@@ -120,14 +155,17 @@ def fit_thresholds(
     fit_rho: bool = False,
     threshold_grid: Sequence[float] = THRESHOLD_GRID,
     rho_grid: Sequence[float] = RHO_GRID,
+    objective: Objective = DEFAULT_OBJECTIVE,
+    false_pass_cost: float = DEFAULT_FALSE_PASS_COST,
 ) -> CalibrationFit:
     """Grid-search tau_proceed, tau_regenerate (and rho) that best reproduce the grades.
 
     See the module docstring for the objective and the tie rule.
 
     Raises:
-        ValueError: no examples, or an empty grid.
+        ValueError: no examples, an empty grid, or a bad objective.
     """
+    check_objective(objective, false_pass_cost)
     if not examples:
         raise ValueError("cannot fit thresholds on no examples")
     grid = sorted(set(threshold_grid))
@@ -140,7 +178,8 @@ def fit_thresholds(
     best = -1.0
     optimal: list[tuple[float, float, float]] = []  # (rho, proceed, regenerate)
     for rho in rhos:
-        for value, proceed, regenerate in _search_one_rho(examples, scale, rho, grid):
+        for value, proceed, regenerate in _search_one_rho(examples, scale, rho, grid,
+                                                          objective, false_pass_cost):
             if value > best + _EPSILON:
                 best, optimal = value, []
             if value >= best - _EPSILON:
@@ -170,9 +209,11 @@ def _is_in_force(point: tuple[float, float, float], base: GSARThresholds,
 
 
 def _search_one_rho(
-    examples: Sequence[GradedScore], scale: LabelScale, rho: float, grid: Sequence[float]
+    examples: Sequence[GradedScore], scale: LabelScale, rho: float, grid: Sequence[float],
+    objective: Objective = DEFAULT_OBJECTIVE, false_pass_cost: float = DEFAULT_FALSE_PASS_COST,
 ) -> Iterable[tuple[float, float, float]]:
-    """Yield ``(objective, proceed, regenerate)`` for every grid point at one rho.
+    """Yield ``(objective, proceed, regenerate)`` for every grid point at one rho (the cost
+    objective as minus the mean cost, so that larger is better under either objective).
 
     Prefix counts over the answers sorted by S make each grid point O(1): the answers below a
     threshold are a prefix of the sorted order.
@@ -192,6 +233,10 @@ def _search_one_rho(
     n_judged = len(judged)
     abstained = [e.label for e in examples if e.abstained]
 
+    def cost(passed: int, passed_ok: int, actual_ok: int) -> float:
+        """Minus the mean cost of letting ``passed`` answers proceed, ``passed_ok`` of them ok."""
+        return -(false_pass_cost * (passed - passed_ok) + (actual_ok - passed_ok)) / len(examples)
+
     if scale == "binary":
         actual_ok = sum(1 for e in examples if e.ok)
         ok_judged = prefix[OK][n_judged]
@@ -199,7 +244,10 @@ def _search_one_rho(
             i = below[proceed]
             tp = ok_judged - prefix[OK][i]
             predicted_ok = n_judged - i
-            yield f1_from_counts(tp, predicted_ok - tp, actual_ok - tp), proceed, proceed
+            if objective == "cost":
+                yield cost(predicted_ok, tp, actual_ok), proceed, proceed
+            else:
+                yield f1_from_counts(tp, predicted_ok - tp, actual_ok - tp), proceed, proceed
         return
 
     actual = {name: sum(1 for e in examples if e.label == name) for name in THREE_WAY_LABELS}
@@ -210,6 +258,7 @@ def _search_one_rho(
         tp_proceed = proceed_judged - prefix[PROCEED][ip]
         f1_proceed = f1_from_counts(tp_proceed, (n_judged - ip) - tp_proceed,
                                     actual[PROCEED] - tp_proceed)
+        base = cost(n_judged - ip, tp_proceed, actual[PROCEED]) if objective == "cost" else None
         for regenerate in grid[: pi + 1]:
             ir = below[regenerate]
             tp_regen = prefix[REGENERATE][ip] - prefix[REGENERATE][ir]
@@ -219,7 +268,9 @@ def _search_one_rho(
                                       actual[REGENERATE] - tp_regen)
             f1_replan = f1_from_counts(tp_replan, predicted_replan - tp_replan,
                                        actual[REPLAN] - tp_replan)
-            yield (f1_proceed + f1_regen + f1_replan) / 3.0, proceed, regenerate
+            macro = (f1_proceed + f1_regen + f1_replan) / 3.0
+            value = macro if base is None else base + _TIE_BREAK * macro
+            yield value, proceed, regenerate
 
 
 def _central(points: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
@@ -272,6 +323,8 @@ def cross_validate(
     defaults: GSARThresholds | None = None,
     default_rho: float = DEFAULT_RHO,
     fit_rho: bool = False,
+    objective: Objective = DEFAULT_OBJECTIVE,
+    false_pass_cost: float = DEFAULT_FALSE_PASS_COST,
 ) -> CrossValidation:
     """Fit on K-1 folds, predict the held-out fold, for each of the K folds.
 
@@ -285,7 +338,8 @@ def cross_validate(
         held = set(held_out)
         training = [e for i, e in enumerate(examples) if i not in held]
         fit = fit_thresholds(training, scale=scale, defaults=defaults, default_rho=default_rho,
-                             fit_rho=fit_rho)
+                             fit_rho=fit_rho, objective=objective,
+                             false_pass_cost=false_pass_cost)
         fits.append(fit)
         for i in held_out:
             predictions[i] = predict(examples[i], fit.thresholds, fit.contradiction_penalty)

@@ -14,7 +14,11 @@ from typing import Any, Final
 
 from gsar_otel.core.model import GSARThresholds
 from gsar_otel.measure.calibration import (
+    DEFAULT_FALSE_PASS_COST,
+    DEFAULT_OBJECTIVE,
+    Objective,
     cross_validate,
+    false_passes,
     fit_thresholds,
     objective_name,
     predict_all,
@@ -92,12 +96,15 @@ def bootstrap_intervals(
 def build_report(
     examples: Sequence[GradedScore], *, scale: LabelScale, folds: int, fit_rho: bool,
     seed: int, resamples: int, baseline: GSARThresholds | None = None,
-    baseline_rho: float = DEFAULT_RHO,
+    baseline_rho: float = DEFAULT_RHO, objective: Objective = DEFAULT_OBJECTIVE,
+    false_pass_cost: float = DEFAULT_FALSE_PASS_COST,
 ) -> dict[str, Any]:
     """Fit, cross-validate and measure; the report as a JSON-ready dict.
 
     ``baseline`` and ``baseline_rho`` are the values in force (default: built in); they are
-    measured as "defaults", and rho stays at ``baseline_rho`` unless ``fit_rho``.
+    measured as "defaults", and rho stays at ``baseline_rho`` unless ``fit_rho``. Each point
+    carries its ``false_passes`` (answers not graded ok that it lets proceed); ``opens_gate``
+    is true when the fit has more of them than the values in force.
     """
     defaults = baseline or GSARThresholds()
     default_rho = baseline_rho
@@ -110,31 +117,40 @@ def build_report(
         return {name: interval.as_dict() for name, interval in intervals.items()}
 
     fit = fit_thresholds(examples, scale=scale, defaults=defaults, default_rho=default_rho,
-                         fit_rho=fit_rho)
+                         fit_rho=fit_rho, objective=objective, false_pass_cost=false_pass_cost)
     cv = cross_validate(examples, scale=scale, folds=folds, seed=seed, defaults=defaults,
-                        default_rho=default_rho, fit_rho=fit_rho)
+                        default_rho=default_rho, fit_rho=fit_rho, objective=objective,
+                        false_pass_cost=false_pass_cost)
+    passes_in_force = false_passes(examples, defaults, default_rho)
+    passes_fitted = false_passes(examples, fit.thresholds, fit.contradiction_penalty)
     classes = BINARY_LABELS if scale == "binary" else THREE_WAY_LABELS
     return {
         "examples": len(examples),
         "label_scale": scale,
         "labels": {name: truth.count(name) for name in classes},
-        "objective": objective_name(scale),
+        "objective": objective_name(scale, objective, false_pass_cost),
+        "opens_gate": passes_fitted > passes_in_force,
         "folds": folds,
         "seed": seed,
         "bootstrap": {"resamples": resamples, "confidence": DEFAULT_CONFIDENCE},
         "defaults": {
             **settings_document(defaults, default_rho),
+            "false_passes": passes_in_force,
             "metrics": metrics(predict_all(examples, defaults, default_rho)),
         },
         "fitted": {
             **settings_document(fit.thresholds, fit.contradiction_penalty),
             "objective": fit.objective,
+            "false_passes": passes_fitted,
             "regenerate_fitted": fit.regenerate_fitted,
             "rho_fitted": fit.rho_fitted,
             "metrics": metrics(predict_all(examples, fit.thresholds, fit.contradiction_penalty)),
         },
         "cross_validated": {
             "metrics": metrics(cv.predictions),
+            "false_passes": sum(1 for example, decision in zip(examples, cv.predictions,
+                                                               strict=True)
+                                if not example.ok and decision == PROCEED),
             "fold_fits": [settings_document(f.thresholds, f.contradiction_penalty)
                           for f in cv.fits],
         },

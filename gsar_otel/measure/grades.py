@@ -148,24 +148,37 @@ def label_scale(labels: Sequence[str]) -> LabelScale:
 
 
 def check_calibration_input(examples: Sequence[GradedScore], *, folds: int) -> LabelScale:
-    """Check that ``examples`` can be calibrated with ``folds``-fold cross-validation.
+    """Check that ``examples`` can be calibrated with ``folds``-fold cross-validation
+    (:func:`check_calibration_labels` on their grades).
 
     Returns:
         The label scale.
 
     Raises:
-        ValueError: too few examples, a single grade, a missing three-way class, fewer examples
-            of a grade than folds, or fewer than 2 folds.
+        ValueError: as :func:`check_calibration_labels`.
+    """
+    return check_calibration_labels([e.label for e in examples], folds=folds)
+
+
+def check_calibration_labels(labels: Sequence[str], *, folds: int) -> LabelScale:
+    """Check that answers graded ``labels`` can be calibrated with ``folds``-fold
+    cross-validation. Needs only the grades, so ``gsar calibrate`` runs it before judging.
+
+    Returns:
+        The label scale.
+
+    Raises:
+        ValueError: too few answers (fewer than :data:`MIN_EXAMPLES`), a single grade, a
+            missing three-way class, fewer answers of a grade than folds, or fewer than 2 folds.
     """
     if folds < 2:
         raise ValueError(f"--folds must be >= 2, got {folds}")
-    if len(examples) < MIN_EXAMPLES:
-        raise ValueError(f"too few graded answers: {len(examples)}; calibration needs at least "
+    if len(labels) < MIN_EXAMPLES:
+        raise ValueError(f"too few graded answers: {len(labels)}; calibration needs at least "
                          f"{MIN_EXAMPLES} (100-200 recommended)")
-    labels = [e.label for e in examples]
     scale = label_scale(labels)
     classes = BINARY_LABELS if scale == "binary" else THREE_WAY_LABELS
-    counts = {name: labels.count(name) for name in classes}
+    counts = {name: list(labels).count(name) for name in classes}
     present = [name for name, count in counts.items() if count]
     if len(present) < 2:
         raise ValueError(f"every answer is graded {present[0]!r}; calibration needs answers of "

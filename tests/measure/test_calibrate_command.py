@@ -53,7 +53,7 @@ def test_json_report_has_fitted_values_metrics_and_intervals(
     report = run_json(capsys, str(graded_file(proceed=0.72, regenerate=0.5)))
     assert report["examples"] == 120
     assert report["label_scale"] == "three_way"
-    assert report["objective"] == "macro_f1"
+    assert report["objective"] == "cost (false pass 5, false stop 1)"
     assert sum(report["labels"].values()) == 120
     assert report["defaults"]["thresholds"] == {"proceed": 0.8, "regenerate": 0.65}
     assert report["defaults"]["source"] == "built-in"
@@ -85,7 +85,8 @@ def test_same_seed_gives_the_same_report_and_another_seed_other_intervals(
 def test_binary_labels_fit_proceed_and_report_f1_of_proceed(
     capsys: pytest.CaptureFixture[str], graded_file: GradedFile
 ) -> None:
-    report = run_json(capsys, str(graded_file(binary=True, proceed=0.66)), "--folds", "3")
+    report = run_json(capsys, str(graded_file(binary=True, proceed=0.66)), "--folds", "3",
+                      "--objective", "f1")
     assert report["label_scale"] == "binary"
     assert report["objective"] == "f1_proceed"
     assert report["fitted"]["regenerate_fitted"] is False
@@ -287,8 +288,9 @@ def test_an_unknown_judge_lists_the_available_ones(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     path = tmp_path / "graded.jsonl"
-    path.write_text(json.dumps({"synthesis": "x", "evidence": "y", "label": "ok"}) + "\n")
-    err = run_failing(capsys, str(path), "--judge", "oracle")
+    path.write_text("".join(json.dumps({"synthesis": "x", "evidence": "y", "label": label}) + "\n"
+                            for label in ["ok", "not_ok"] * 5))
+    err = run_failing(capsys, str(path), "--judge", "oracle", "--folds", "2")
     assert "unknown judge 'oracle'; available: staged, anthropic, lexical" in err
 
 

@@ -24,7 +24,7 @@ def examples_from(rows: list[dict[str, object]]) -> list[GradedScore]:
 @pytest.mark.parametrize(("proceed", "regenerate"), [(0.72, 0.5), (0.85, 0.6), (0.6, 0.35)])
 def test_fit_recovers_known_three_way_thresholds(proceed: float, regenerate: float) -> None:
     examples = examples_from(graded_rows(200, proceed=proceed, regenerate=regenerate, seed=1))
-    fit = fit_thresholds(examples, scale="three_way")
+    fit = fit_thresholds(examples, scale="three_way", objective="f1")
     assert fit.thresholds.proceed == pytest.approx(proceed, abs=0.03)
     assert fit.thresholds.regenerate == pytest.approx(regenerate, abs=0.03)
     assert fit.objective == pytest.approx(1.0)
@@ -33,7 +33,7 @@ def test_fit_recovers_known_three_way_thresholds(proceed: float, regenerate: flo
 
 def test_fit_recovers_thresholds_despite_some_grader_disagreement() -> None:
     examples = examples_from(graded_rows(200, proceed=0.72, regenerate=0.5, noise=0.08, seed=2))
-    fit = fit_thresholds(examples, scale="three_way")
+    fit = fit_thresholds(examples, scale="three_way", objective="f1")
     assert fit.thresholds.proceed == pytest.approx(0.72, abs=0.05)
     assert fit.thresholds.regenerate == pytest.approx(0.5, abs=0.05)
     assert fit.objective < 1.0
