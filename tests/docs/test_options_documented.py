@@ -52,7 +52,9 @@ class _Recorder:
 
 @pytest.mark.parametrize(("command", "page_name"), [("sidecar", "sidecar-settings.md"),
                                                     ("judge", "cli.md"),
-                                                    ("demo", "demo.md")])
+                                                    ("demo", "demo.md"),
+                                                    ("bench", "measuring.md"),
+                                                    ("calibrate", "measuring.md")])
 def test_every_flag_of_a_command_is_on_its_page(command: str, page_name: str) -> None:
     text = page(page_name)
     missing = [flag for flag in subcommand_flags(command) if f"`{flag}" not in text]
