@@ -2,9 +2,12 @@
 
 The agent investigates alert A-9912 with three scripted tools (metric rows, log lines and the
 alert itself); each tool is decorated with ``@tool_evidence``, so whatever it returns becomes
-evidence of the answer it feeds. The first answer over-reaches: every fact in it is true, but it
-ends with "The outage was caused by the config push" when the evidence only shows a push thirty
-seconds before the alert. ``@grounded(on_low="recover")`` judges the answer, and when it does
+evidence of the answer it feeds. The first answer over-reaches: every fact in it is backed by a
+tool (the request rate "dropped" because its metrics row states the value one window earlier
+and the change), but it ends with "The outage was caused by the config push" when the evidence
+only shows a push thirty seconds before the alert. Its S (0.87) clears the default bar of 0.80;
+the demo's bar and the conclusion policy hold the unsupported root cause back.
+``@grounded(on_low="recover")`` judges the answer, and when it does
 not proceed, :func:`drop_unsupported_claims` (the ``regenerate_fn``) rewrites it from the same
 evidence, keeping only what the judge found grounded; :func:`widen_investigation` (the
 ``replan_fn``) gathers more evidence if rewriting is not enough.
@@ -44,7 +47,10 @@ with the default bar one ungrounded claim among four tool-backed ones still proc
 
 _METRICS: dict[tuple[str, str], dict[str, Any]] = {
     (HOST, "cpu_pct"): {"ts": "14:02:01", "host": HOST, "cpu_pct": 97.2},
-    (HOST, "rps"): {"ts": "14:02:01", "host": HOST, "rps": 12.4},
+    # The metrics API reports the rate with its value one window earlier and the change, so
+    # "the request rate dropped" has its two values (a trend from one sample is held back).
+    (HOST, "rps"): {"ts": "14:02:01", "host": HOST, "rps": 12.4, "rps_before": 4480.0,
+                    "rps_change": "decreased"},
 }
 _LOGS: dict[str, tuple[str, ...]] = {
     HOST: (

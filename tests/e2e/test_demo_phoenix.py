@@ -54,11 +54,11 @@ def test_gsar_demo_trace_arrives_in_phoenix_with_agent_tool_and_evaluator_spans(
     assert evaluate["parent_id"] == agent["context"]["span_id"]
     assert all(j["parent_id"] == evaluate["context"]["span_id"] for j in judges)
     assert evaluate["attributes"][semconv.GSAR_DECISION] == "proceed"
-    assert evaluate["attributes"][semconv.GSAR_REPLANS] == 1
+    assert evaluate["attributes"][semconv.GSAR_REGENERATIONS] == 1
     assert [(j["attributes"][semconv.GSAR_JUDGE_ACTION], j["attributes"]["gsar.judge.decision"])
-            for j in judges] == [("initial", "replan"), ("replan", "proceed")]
+            for j in judges] == [("initial", "regenerate"), ("regenerate", "proceed")]
     claims = [e["attributes"] for e in evaluate["events"] if e["name"] == semconv.EVENT_CLAIM]
-    assert [c[semconv.GSAR_CLAIM_VERDICT] for c in claims] == ["grounded"] * 3
-    # The round that held back the single-sample trend and the cause is searchable in Phoenix.
-    assert phoenix.filter_span_ids(project, "gsar.judge.decision == 'replan'") == [
+    assert [c[semconv.GSAR_CLAIM_VERDICT] for c in claims] == ["grounded"] * 4
+    # The round that held back the unsupported cause is searchable in Phoenix.
+    assert phoenix.filter_span_ids(project, "gsar.judge.decision == 'regenerate'") == [
         judges[0]["context"]["span_id"]]

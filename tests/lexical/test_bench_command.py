@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -28,19 +29,24 @@ def test_the_offline_judge_decides_the_bundled_incident_cases(
     assert code == 0
     assert [s["split"] for s in report["splits"]] == ["all", "dev", "heldout"]
     assert overall["examples"] == len(load_examples(CASES))
-    # incident-cpu-spike-grounded is labelled faithful, but its "Request rate dropped to 12 RPS"
-    # states a trend from the one rps sample, which the trend invariant holds ungrounded: that
-    # case, and only that one, is flagged against its label.
-    assert overall["confusion"] == {"tp": 9, "fn": 0, "fp": 1, "tn": 6}
-    assert overall["balanced_accuracy"] == pytest.approx((1 + 6 / 7) / 2)
+    # incident-cpu-spike-grounded says "Request rate dropped to 12 RPS": its rps row states the
+    # value before and the change, so the trend has its two values and the faithful label holds.
+    assert overall["confusion"] == {"tp": 9, "fn": 0, "fp": 0, "tn": 7}
+    assert overall["balanced_accuracy"] == pytest.approx(1.0)
 
 
-def test_the_one_faithful_label_the_offline_judge_overrules_is_the_single_sample_trend() -> None:
+def test_every_faithful_case_proceeds_and_a_single_sample_trend_would_not() -> None:
     examples = load_examples(CASES)
     outcomes = asyncio.run(judge_examples(examples, StagedJudge(), concurrency=4))
     faithful = {e.id for e in examples if e.faithful}
     held_back = [o.id for o in outcomes if o.id in faithful and o.decision is not Decision.PROCEED]
-    assert held_back == ["incident-cpu-spike-grounded"]
+    assert held_back == []
+    # The same answer against the rate's one sample states a trend no evidence holds.
+    [spike] = [e for e in examples if e.id == "incident-cpu-spike-grounded"]
+    one_sample = replace(spike, evidence=spike.evidence.replace(
+        " rps_before=4480.0 rps_change=decreased", ""))
+    [outcome] = asyncio.run(judge_examples([one_sample], StagedJudge()))
+    assert outcome.decision is not Decision.PROCEED
 
 
 def test_the_report_puts_the_baseline_beside_the_judge(
@@ -121,10 +127,10 @@ def test_a_malformed_line_is_named_by_its_number(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data.jsonl"
     first = CASES.read_text().splitlines()[0]
-    data.write_text(f"{first}\n\n{{\"id\": \"x\"}}\n")
+    data.write_text(f"{first}\n\n{{\"id\": \"x\", \"synthesis\": \"s\"}}\n")
     code = main(["bench", str(data), "--judge", "staged"])
     assert code == 2
-    assert f"{data}:3: field 'evidence' must be a string" in capsys.readouterr().err
+    assert f"{data}:3: field 'evidence' is missing" in capsys.readouterr().err
 
 
 def test_several_files_and_judges_print_one_comparison_table(

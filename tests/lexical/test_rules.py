@@ -222,9 +222,10 @@ def test_the_bundled_incident_example_passes_the_integrity_guard_unchanged() -> 
     evidence = EvidenceSet.coerce((folder / "evidence.txt").read_text())
     report = check_judge_output(judge(answer, evidence), synthesis=answer, evidence=evidence)
     assert report.adjustments == ()
-    # "request rate dropped to 12 RPS" restates one rps sample as a trend: ungrounded.
+    # Every fact is grounded ("dropped" has its row's value before and change); the unstated
+    # cause is not.
     assert [c.text for c in report.output.ungrounded_claims] == [
-        "request rate dropped to 12 RPS.", "The outage was caused by the config push."]
+        "The outage was caused by the config push."]
 
 
 def test_a_claim_gets_the_same_verdict_alone_and_inside_a_summary() -> None:
