@@ -2,16 +2,19 @@
 bag-of-words and length-only rules fitted the same way.
 
 For each development domain D (dev splits only): the bag-of-words fraction and the length rule
-are fitted on the other domains pooled and scored on D; the judge is scored on D with its
-coverage backstop either fitted on the other domains (the grid value whose *worst* domain
-balanced accuracy is highest; the default) or fixed (``--backstop 0.5``, the shipped rule).
+are fitted on the other domains pooled and scored on D; the judge is scored on D with its two
+tunables, the coverage backstop and the paraphrase budget, either fitted on the other domains
+(the grid pair whose *worst* domain balanced accuracy is highest; the default) or fixed
+(``--backstop 0.5 --budget 4``, the shipped rules; ``--budget none`` turns the budget off).
 Nothing here reads a held-out split.
 
     .venv/bin/python benchmarks/lodo.py ../shared/data/grounding/{wice,faithbench,scitab_kv,\
 infotabs_kv,halueval_summarization}.jsonl benchmarks/synthetic_incidents.jsonl [--backstop 0.5]
 
-Each claim is judged once with the backstop off; a backstop value re-buckets the claims whose
-coverage is under it (grounded -> ungrounded), exactly what the judge's coverage check does.
+Each claim is judged once with the backstop and the budget off; a backstop value re-buckets the
+claims whose coverage is under it (grounded -> ungrounded), exactly what the judge's coverage
+check does, and a budget then re-buckets the grounded claims adding the most unsupported words,
+exactly what :func:`gsar_otel.judges.staged.verdicts.budget_pass` does.
 """
 
 from __future__ import annotations
@@ -40,14 +43,17 @@ from gsar_otel.measure.stats import Confusion, bootstrap
 
 GRID = tuple(round(step / 20, 2) for step in range(0, 20))
 """Coverage backstops tried: 0.00, 0.05, ... 0.95."""
+BUDGETS: tuple[int | None, ...] = (None, 1, 2, 3, 4, 5, 6, 8, 10)
+"""Paraphrase budgets tried (None: no budget)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """One example's claims as (bucket, type, conclusion, coverage), judged with no backstop."""
+    """One example's claims as (bucket, type, conclusion, coverage, unsupported words), judged
+    with no backstop and no budget."""
 
     faithful: bool
-    claims: tuple[tuple[str, EvidenceType, bool, float], ...]
+    claims: tuple[tuple[str, EvidenceType, bool, float, int], ...]
     bow: float
     words: int
 
@@ -56,21 +62,32 @@ def judge_all(examples: Sequence[BenchExample]) -> list[Judged]:
     out = []
     for example in examples:
         evidence = EvidenceSet.coerce(example.evidence)
-        verdicts = judge_claims(example.synthesis, build_index(evidence), 0.0)
+        verdicts = judge_claims(example.synthesis, build_index(evidence), 0.0, None)
         out.append(Judged(example.faithful,
-                          tuple((v.bucket, v.type, v.conclusion, v.coverage) for v in verdicts),
+                          tuple((v.bucket, v.type, v.conclusion, v.coverage, len(v.missing))
+                                for v in verdicts),
                           content_coverage(example.synthesis, example.evidence),
                           answer_length(example.synthesis)))
     return out
 
 
-def proceeds(judged: Judged, backstop: float) -> bool:
-    """The default decision (both caps on) with the backstop at ``backstop``."""
+def proceeds(judged: Judged, backstop: float, budget: int | None = None) -> bool:
+    """The default decision (both caps on) with the backstop at ``backstop`` and the paraphrase
+    budget ``budget``."""
+    claims = [(bucket, kind, conclusion, missing) if bucket != "grounded" or coverage >= backstop
+              else ("ungrounded", EvidenceType.INFERENCE, conclusion, missing)
+              for bucket, kind, conclusion, coverage, missing in judged.claims]
+    if budget is not None:
+        grounded = [i for i, c in enumerate(claims) if c[0] == "grounded"]
+        total = sum(claims[i][3] for i in grounded)
+        for place in sorted(grounded, key=lambda i: (-claims[i][3], i)):
+            if total <= budget:
+                break
+            total -= claims[place][3]
+            claims[place] = ("ungrounded", EvidenceType.INFERENCE, claims[place][2], 0)
     buckets: dict[str, list[Claim]] = {"grounded": [], "ungrounded": [], "contradicted": [],
                                        "complementary": []}
-    for bucket, kind, conclusion, coverage in judged.claims:
-        if bucket == "grounded" and coverage < backstop:
-            bucket, kind = "ungrounded", EvidenceType.INFERENCE
+    for bucket, kind, conclusion, _ in claims:
         buckets[bucket].append(Claim(text="c", type=kind, conclusion=conclusion))
     partition = Partition(grounded=tuple(buckets["grounded"]),
                           ungrounded=tuple(buckets["ungrounded"]),
@@ -92,15 +109,19 @@ def interval(pairs: Sequence[tuple[bool, bool]]) -> tuple[float, float, float]:
     return found.value, found.low, found.high
 
 
-def fit_backstop(domains: dict[str, list[Judged]]) -> tuple[float, float]:
-    """The grid value with the best worst-domain balanced accuracy (ties: the smaller)."""
-    best, best_worst = GRID[0], -1.0
-    for value in GRID:
-        worst = min(balanced([(j.faithful, proceeds(j, value)) for j in judged])
-                    for judged in domains.values())
-        if worst > best_worst + 1e-12:
-            best, best_worst = value, worst
-    return best, best_worst
+def fit_rules(domains: dict[str, list[Judged]], backstops: Sequence[float],
+              budgets: Sequence[int | None]) -> tuple[float, int | None, float]:
+    """The (backstop, budget) pair with the best worst-domain balanced accuracy (ties: the first
+    in grid order), and that accuracy."""
+    best: tuple[float, int | None] = (backstops[0], budgets[0])
+    best_worst = -1.0
+    for backstop in backstops:
+        for budget in budgets:
+            worst = min(balanced([(j.faithful, proceeds(j, backstop, budget)) for j in judged])
+                        for judged in domains.values())
+            if worst > best_worst + 1e-12:
+                best, best_worst = (backstop, budget), worst
+    return best[0], best[1], best_worst
 
 
 def fit_length(judged: Sequence[Judged]) -> tuple[int, bool]:
@@ -114,6 +135,16 @@ def fit_length(judged: Sequence[Judged]) -> tuple[int, bool]:
     return best
 
 
+def _budget(text: str) -> int | None:
+    """``--budget``: a count of words, or ``none``."""
+    if text.lower() == "none":
+        return None
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"budget must be >= 0 or 'none', got {text!r}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", nargs="+", type=Path)
@@ -121,6 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--backstop", type=float, default=None,
                         help="score the judge with this fixed backstop instead of fitting it "
                              "on the other domains (the shipped judge's rule is 0.5)")
+    parser.add_argument("--budget", type=_budget, default=(),
+                        help="score the judge with this fixed paraphrase budget ('none': off) "
+                             "instead of fitting it on the other domains (the shipped rule: 4)")
     args = parser.parse_args(argv)
     domains: dict[str, list[Judged]] = {}
     for path in args.data:
@@ -133,31 +167,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     for left_out, judged in domains.items():
         others = {name: j for name, j in domains.items() if name != left_out}
         pooled = [j for js in others.values() for j in js]
-        backstop = fit_backstop(others)[0] if args.backstop is None else args.backstop
+        backstops = GRID if args.backstop is None else (args.backstop,)
+        budgets = BUDGETS if args.budget == () else (args.budget,)
+        backstop, budget, _ = fit_rules(others, backstops, budgets)
         fraction, _ = best_fraction([j.bow for j in pooled], [j.faithful for j in pooled])
         threshold, shorter = fit_length(pooled)
-        judge = interval([(j.faithful, proceeds(j, backstop)) for j in judged])
+        judge = interval([(j.faithful, proceeds(j, backstop, budget)) for j in judged])
         bow = interval([(j.faithful, j.bow >= fraction) for j in judged])
         length = interval([(j.faithful, (j.words <= threshold) if shorter
                             else (j.words >= threshold)) for j in judged])
-        rows.append({"domain": left_out, "n": len(judged), "backstop": backstop,
+        rows.append({"domain": left_out, "n": len(judged), "backstop": backstop, "budget": budget,
                      "judge": judge, "bow_fraction": fraction, "bow": bow,
                      "length_rule": [threshold, shorter], "length": length})
-    shipped, worst = fit_backstop(domains)
-    shown = "backstop fitted on the others" if args.backstop is None else "backstop (fixed)"
+    shipped, shipped_budget, worst = fit_rules(
+        domains, GRID if args.backstop is None else (args.backstop,),
+        BUDGETS if args.budget == () else (args.budget,))
+    shown = ("backstop, budget fitted on the others" if args.backstop is None
+             or args.budget == () else "backstop, budget (fixed)")
     print(f"| left out | n | {shown} | judge BA [95%] | "
           "bag-of-words f | bag-of-words BA [95%] | length BA [95%] | judge >= both |")
     print("|---|---:|---:|---|---:|---|---|---|")
     for row in rows:
         j, b, n = row["judge"], row["bow"], row["length"]
         ok = "yes" if j[0] >= b[0] and j[0] >= n[0] else "no"
-        print(f"| {row['domain']} | {row['n']} | {row['backstop']:.2f} | {j[0]:.3f} "
-              f"[{j[1]:.3f}-{j[2]:.3f}] | {row['bow_fraction']:.2f} | {b[0]:.3f} "
+        print(f"| {row['domain']} | {row['n']} | {row['backstop']:.2f}, {row['budget']} | "
+              f"{j[0]:.3f} [{j[1]:.3f}-{j[2]:.3f}] | {row['bow_fraction']:.2f} | {b[0]:.3f} "
               f"[{b[1]:.3f}-{b[2]:.3f}] | {n[0]:.3f} [{n[1]:.3f}-{n[2]:.3f}] | {ok} |")
-    print(f"\nShipped backstop (fitted on all domains, worst domain): {shipped:.2f} "
-          f"(worst-domain dev balanced accuracy {worst:.3f})")
+    print(f"\nFitted on all domains (worst domain): backstop {shipped:.2f}, budget "
+          f"{shipped_budget} (worst-domain dev balanced accuracy {worst:.3f})")
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "shipped": shipped}, indent=2))
+        args.json.write_text(json.dumps({"rows": rows, "shipped": shipped,
+                                         "shipped_budget": shipped_budget}, indent=2))
     return 0
 
 

@@ -185,6 +185,24 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
 
 
 _DEMONYM: Final = ("ians", "ian", "ans", "an", "ese", "ish", "n", "s", "i")
+MIN_FUZZY_NAME: Final = 5
+"""A prose name this long is found when the evidence holds it with one letter added, dropped,
+changed or swapped; shorter names must be found as written."""
+_LETTERS: Final = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _one_edit(name: str) -> Iterable[str]:
+    """Every spelling one edit away from ``name`` (linear in its length, 54 per letter)."""
+    for at in range(len(name) + 1):
+        head, tail = name[:at], name[at:]
+        if tail:
+            yield head + tail[1:]
+            if len(tail) > 1:
+                yield head + tail[1] + tail[0] + tail[2:]
+            for letter in _LETTERS:
+                yield head + letter + tail[1:]
+        for letter in _LETTERS:
+            yield head + letter + tail
 
 
 def _name_found(name: str, index: FactIndex) -> bool:
@@ -192,6 +210,8 @@ def _name_found(name: str, index: FactIndex) -> bool:
     "Australia", "Belgians" by "Belgium" is not found: "belgi" is too short a stem to trust)."""
     if name in index.by_token or root(name) in index.by_stem:
         return True
+    if len(name) >= MIN_FUZZY_NAME and any(v in index.by_token for v in _one_edit(name)):
+        return True  # "Gilan" for "Gillan", "Phiippines": a misspelling, not another name
     return any(name.endswith(end) and len(name) - len(end) >= 4
                and (name[:-len(end)] in index.by_token or name[:-len(end)] + "a" in index.by_token)
                for end in _DEMONYM)

@@ -200,6 +200,17 @@ def _kebab_name(token: str, previous: str, following: str) -> bool:
             or following in _AUXILIARY)
 
 
+_DEMONYM_ENDS: Final = ("ian", "ians", "ean", "eans", "ican", "icans", "ese", "ish", "ic")
+MIN_DEMONYM: Final = 6
+
+
+def _demonym(name: str) -> bool:
+    """"American", "Hungarian", "European", "Spanish", "Catholic": a capitalised adjective of a
+    people or a faith says what something is, which a table or a text may state in other words
+    ("U.S.", "Budapest"); it is checked as a content word, not as a name to be found."""
+    return len(name) >= MIN_DEMONYM and name.isalpha() and name.endswith(_DEMONYM_ENDS)
+
+
 def _inside(text: str, spans: list[tuple[int, int]]) -> bytearray:
     """A mark per character of ``text`` that some span covers (one pass, no scan per token)."""
     marks = bytearray(len(text) + 1)
@@ -233,7 +244,7 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
         found.setdefault(match.group().lower(), None)
     for match in AGENT.finditer(text):  # "closed by netops": who did it is named, checked
         agent = match.group(1).lower().rstrip(".")
-        if agent not in STOPWORDS and not agent[:1].isdigit():
+        if agent not in STOPWORDS and not agent[:1].isdigit() and agent not in NUMBER_WORDS:
             found.setdefault(agent, None)
     return list(found)
 
@@ -300,7 +311,9 @@ def slots_of(text: str) -> ClaimSlots:
         modality = "cause"
     elif facts.speculative:
         modality = "speculation"
-    named = {s for s in subjects} | {n for n in facts.names}
+    names = tuple(n for n in sorted(facts.names)
+                  if n not in subjects and n not in MONTHS and not _demonym(n))
+    named = {s for s in subjects} | set(names)
     skip = ({root(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
             | HEDGE_STEMS | INDICATIVE_STEMS | CAUSAL_STEMS
             | {root(w) for w in lowered if category_of(w) is not None})
@@ -313,7 +326,7 @@ def slots_of(text: str) -> ClaimSlots:
         and root(w) not in skip and not w[:1].isdigit() and not w.endswith("-free"))
     return ClaimSlots(
         text=text, facts=facts, subjects=tuple(subjects),
-        names=tuple(n for n in sorted(facts.names) if n not in subjects and n not in MONTHS),
+        names=names,
         values=tuple(Value(spec, _key_stems(tokens, ends, starts, spec, frozenset(subjects)))
                      for spec in values),
         categories=tuple(categories), negated=negated, absent=tuple(absent),

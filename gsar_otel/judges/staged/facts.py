@@ -51,6 +51,9 @@ MAX_JSON_CHARS: Final = 5_000_000
 """Larger JSON is read as text lines (``json.loads`` of it would hold the whole tree)."""
 MAX_LINE_SCAN: Final = 2000
 """Rows up to this long are scanned once for all their fields' anchors (the scan is cached)."""
+MAX_SIGNAL_CHARS: Final = 400
+"""Longest line of a signal item read as one alert or signal; a longer line with no fields is a
+document's prose."""
 MAX_DEPTH: Final = 12
 """Deeper JSON is cut: its leaves are read as text."""
 _LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "crit", "warn", "warning"})
@@ -221,9 +224,12 @@ class _Reader:
             pairs = _PAIR.findall(line)
             known = extract(line) if pairs and len(line) <= MAX_LINE_SCAN else ()
             fields = tuple(_field(k, v, known) for k, v in pairs)
+            # an item typed as a signal may still hold a document ("... Officer X is fired."):
+            # a long line of sentences with no fields is prose, read one sentence at a time
+            story = signal and not fields and len(line) > MAX_SIGNAL_CHARS
             if len(fields) >= 2 and not signal:
                 self.add("row", line, fields)
-            elif signal or _LOG_HINT.search(line):
+            elif (signal and not story) or _LOG_HINT.search(line):
                 self.add("signal" if signal else "log", line, fields)
             elif fields:
                 self.add("row", line, fields)

@@ -4,10 +4,12 @@ segment -> facts (:mod:`.facts`) -> claim slots (:mod:`.claims`) -> alignment
 (:mod:`.alignment`) -> invariants (:mod:`.checks`) -> verdicts (:mod:`.verdicts`) -> one
 JudgeOutput. Deterministic, no key, no network, linear in the answer and the evidence.
 
-It fits nothing. Its one tunable, the coverage backstop (:attr:`OfflineSettings.coverage`), is
-a rule: a claim whose content words are mostly absent from its support (under half) is not
-grounded. It can only hold a claim back, never ground one that an invariant refused.
-``benchmarks/lodo.py`` measures it leave-one-domain-out beside a value fitted that way.
+It fits nothing. Its two tunables are rules: the coverage backstop
+(:attr:`OfflineSettings.coverage`), a claim whose content words are mostly absent from its
+support is not grounded; and the paraphrase budget (:attr:`OfflineSettings.budget`), the
+answer's grounded claims may together hold only a few content words their support lacks. Both
+can only hold a claim back, never ground one that an invariant refused.
+``benchmarks/lodo.py`` measures them leave-one-domain-out beside values fitted that way.
 """
 
 from __future__ import annotations
@@ -21,7 +23,13 @@ from gsar_otel.judges.staged.alignment import FactIndex, align, build_index
 from gsar_otel.judges.staged.checks import COVERAGE_BACKSTOP, check_claim
 from gsar_otel.judges.staged.claims import slots_of
 from gsar_otel.judges.staged.segment import segment
-from gsar_otel.judges.staged.verdicts import ClaimVerdict, decide, synthesis_pass
+from gsar_otel.judges.staged.verdicts import (
+    PARAPHRASE_BUDGET,
+    ClaimVerdict,
+    budget_pass,
+    decide,
+    synthesis_pass,
+)
 
 JUDGE_VERSION = "offline-1"
 """Names this judge's rules in bench and calibration reports (changes with any rule)."""
@@ -31,14 +39,19 @@ GROUNDED_SCORE = 0.8
 
 @dataclass(frozen=True, slots=True)
 class OfflineSettings:
-    """The offline judge's one tunable: the share of a claim's content words its support must
-    hold (the coverage backstop)."""
+    """The offline judge's tunables: the share of a claim's content words its support must
+    hold (the coverage backstop), and how many content words its support lacks the answer's
+    grounded claims may hold together (the paraphrase budget; None: no budget)."""
 
     coverage: float = COVERAGE_BACKSTOP
+    budget: int | None = PARAPHRASE_BUDGET
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.coverage <= 1.0:
             raise ValueError(f"coverage must be within [0, 1], got {self.coverage!r}")
+        if self.budget is not None and (isinstance(self.budget, bool)
+                                        or not isinstance(self.budget, int) or self.budget < 0):
+            raise ValueError(f"budget must be an integer >= 0 or None, got {self.budget!r}")
 
 
 class StagedJudge:
@@ -68,11 +81,14 @@ class StagedJudge:
 
     def explain(self, *, synthesis: str, evidence: EvidenceSet) -> list[ClaimVerdict]:
         """Every claim with its bucket, type, evidence ids, checks and reason."""
-        return judge_claims(synthesis, build_index(evidence), self.settings.coverage)
+        return judge_claims(synthesis, build_index(evidence), self.settings.coverage,
+                            self.settings.budget)
 
 
-def judge_claims(synthesis: str, index: FactIndex, coverage: float) -> list[ClaimVerdict]:
-    """The verdict of every claim of ``synthesis`` against an indexed evidence set."""
+def judge_claims(synthesis: str, index: FactIndex, coverage: float,
+                 budget: int | None = None) -> list[ClaimVerdict]:
+    """The verdict of every claim of ``synthesis`` against an indexed evidence set, with the
+    coverage backstop at ``coverage`` and the paraphrase budget ``budget`` (None: none)."""
     verdicts = []
     for span in segment(synthesis):
         slots = slots_of(span.text)
@@ -80,7 +96,7 @@ def judge_claims(synthesis: str, index: FactIndex, coverage: float) -> list[Clai
         checks = check_claim(slots, alignment, index, coverage)
         text = synthesis[span.lead_start:span.end]
         verdicts.append(decide(span, text, slots, alignment, index, checks))
-    return synthesis_pass(verdicts)
+    return budget_pass(synthesis_pass(verdicts), budget)
 
 
 def assemble(verdicts: list[ClaimVerdict], evidence: EvidenceSet) -> JudgeOutput:

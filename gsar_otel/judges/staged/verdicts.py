@@ -4,9 +4,11 @@
 - else any ABSENT: ungrounded (``inference``), its reason the first absent check;
 - else grounded, typed by the fact holding its values (``neg_evidence`` for an absence claim).
 
-Then one answer-level pass: an anaphoric, non-speculative conclusion that states nothing of its
+Then two answer-level passes: an anaphoric, non-speculative conclusion that states nothing of its
 own ("These two observations point to the same host") after grounded claims is a synthesis of
-them (complementary, citing their evidence).
+them (complementary, citing their evidence); and the answer's paraphrase budget (see
+:func:`budget_pass`): its grounded claims may together use only a few content words that their
+support lacks.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ SUMMARY_STEMS: Final = frozenset(root(w) for w in str.split(
     "confirms same pattern spike event events incident finding findings result results picture "
     "story together both all"))
 """Words a summing-up sentence uses without stating anything new."""
+PARAPHRASE_BUDGET: Final = 4
+"""Content words their support lacks that an answer's grounded claims may hold together (a rule;
+``benchmarks/lodo.py`` measures it beside a value fitted leave-one-domain-out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +51,8 @@ class ClaimVerdict:
     coverage: float
     checks: tuple[Check, ...]
     slots: ClaimSlots
+    missing: tuple[str, ...] = ()
+    """The claim's content stems its support lacks."""
 
 
 def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
@@ -59,7 +66,8 @@ def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
         kind = fact.source if fact else EvidenceType.TOOL_MATCH
         return ClaimVerdict(text, span, "contradicted", kind,
                             (conflict.ref,) if conflict.ref else (), conclusion, conflict.kind,
-                            conflict.reason, alignment.coverage, tuple(checks), slots)
+                            conflict.reason, alignment.coverage, tuple(checks), slots,
+                            alignment.missing)
     if absent is not None:
         # A claim stating a tool fact (a subject or a typed value) that the evidence does not
         # hold is weighed as the tool fact it claims to be, not as a soft inference: one made-up
@@ -67,7 +75,8 @@ def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
         kind = (EvidenceType.TOOL_MATCH if absent.kind in ("subject", "value", "category")
                 and (slots.subjects or slots.values) else EvidenceType.INFERENCE)
         return ClaimVerdict(text, span, "ungrounded", kind, (), conclusion,
-                            absent.kind, absent.reason, alignment.coverage, tuple(checks), slots)
+                            absent.kind, absent.reason, alignment.coverage, tuple(checks), slots,
+                            alignment.missing)
     cited = [c.position for c in checks if c.status == "MATCH" and c.position is not None]
     positions = list(dict.fromkeys([*cited, *alignment.support[:1]]))
     refs = tuple(dict.fromkeys(index.facts[p].ref for p in positions))
@@ -76,7 +85,8 @@ def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
         holder.source if holder else EvidenceType.SYNTHESIS)
     where = ", ".join(refs) if refs else "the answer's own claims"
     return ClaimVerdict(text, span, "grounded", kind, refs, conclusion, "grounded",
-                        f"stated in {where}", alignment.coverage, tuple(checks), slots)
+                        f"stated in {where}", alignment.coverage, tuple(checks), slots,
+                        alignment.missing)
 
 
 def synthesis_pass(verdicts: list[ClaimVerdict]) -> list[ClaimVerdict]:
@@ -98,9 +108,40 @@ def synthesis_pass(verdicts: list[ClaimVerdict]) -> list[ClaimVerdict]:
                 verdict.text, verdict.span, "complementary", EvidenceType.SYNTHESIS,
                 tuple(grounded_refs), verdict.conclusion, "synthesis",
                 "a synthesis of the claims before it", verdict.coverage, verdict.checks,
-                verdict.slots)
+                verdict.slots, verdict.missing)
         if verdict.bucket == "grounded":
             grounded_refs.update(dict.fromkeys(verdict.evidence_refs))
             said |= slots.stems | {root(s) for s in slots.subjects}
         result.append(verdict)
+    return result
+
+
+def budget_pass(verdicts: list[ClaimVerdict], budget: int | None) -> list[ClaimVerdict]:
+    """The answer's paraphrase budget: its grounded claims may together hold at most ``budget``
+    content words that their support lacks (None: no budget).
+
+    One claim's coverage allows a paraphrase; an answer whose grounded claims each add a word or
+    two the evidence never states adds content, however well each claim covers on its own. Past
+    the budget, the grounded claims adding the most words (the earliest on a tie) become
+    ungrounded until the rest fit. Only the answer's own claims decide: adding or reordering
+    evidence items the claims do not align with changes nothing here.
+    """
+    if budget is None:
+        return verdicts
+    grounded = [i for i, v in enumerate(verdicts) if v.bucket == "grounded"]
+    total = sum(len(verdicts[i].missing) for i in grounded)
+    if total <= budget:
+        return verdicts
+    result = list(verdicts)
+    for place in sorted(grounded, key=lambda i: (-len(verdicts[i].missing), i)):
+        if total <= budget:
+            break
+        verdict = verdicts[place]
+        total -= len(verdict.missing)
+        shown = ", ".join(verdict.missing[:4])
+        result[place] = ClaimVerdict(
+            verdict.text, verdict.span, "ungrounded", EvidenceType.INFERENCE, (),
+            verdict.conclusion, "budget", f"the answer adds words no evidence item states; "
+            f"this claim adds {shown}", verdict.coverage, verdict.checks, verdict.slots,
+            verdict.missing)
     return result

@@ -1,0 +1,109 @@
+"""The offline judge's rules for prose and tables: the answer's paraphrase budget, names spelled
+one letter off, adjectives of a people, and documents inside items typed as signals."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gsar_otel.core.evidence import Evidence, EvidenceSet
+from gsar_otel.core.model import EvidenceType
+from gsar_otel.judges.staged import StagedJudge
+from gsar_otel.judges.staged.alignment import build_index
+from gsar_otel.judges.staged.claims import slots_of
+from gsar_otel.judges.staged.judge import OfflineSettings, judge_claims
+
+ROWS = [f"host=web-{n} cpu_pct={10 + n}.5 conn_count={100 + n}" for n in range(8)]
+"""Eight rows; claim n restates row n exactly."""
+EXTRA = ("quietly", "rebalanced", "shards", "nightly", "quorum", "vacuum", "replica", "drift")
+"""Content words no row holds."""
+
+
+def _claim(n: int, extra: int) -> str:
+    added = " ".join(EXTRA[:extra])
+    return f"On web-{n}, CPU was {10 + n}.5%{' ' + added if added else ''}."
+
+
+@settings(max_examples=60, deadline=None)
+@given(extras=st.lists(st.integers(0, 2), min_size=1, max_size=8),
+       budget=st.one_of(st.none(), st.integers(0, 8)))
+def test_the_budget_grounds_exactly_the_claims_that_fit_it(extras: list[int],
+                                                           budget: int | None) -> None:
+    answer = " ".join(_claim(n, extra) for n, extra in enumerate(extras))
+    index = build_index(EvidenceSet.coerce(ROWS))
+    verdicts = judge_claims(answer, index, 0.0, budget)
+    grounded = [v for v in verdicts if v.bucket == "grounded"]
+    held = sum(len(v.missing) for v in grounded)
+    # every claim is grounded without a budget; with one, the grounded ones fit it, and each
+    # held-back claim adds at least as many words as any grounded one
+    assert [v.bucket for v in judge_claims(answer, index, 0.0, None)] == ["grounded"] * len(
+        extras)
+    if budget is None or sum(extras) <= budget:
+        assert len(grounded) == len(extras)
+    else:
+        assert held <= budget
+        cut = [v for v in verdicts if v.rule == "budget"]
+        assert cut and all(v.bucket == "ungrounded" for v in cut)
+        assert min(len(v.missing) for v in cut) >= max((len(v.missing) for v in grounded),
+                                                       default=0)
+    # unrelated items, added or reordered, change nothing
+    more = build_index(EvidenceSet.coerce([*reversed(ROWS), "ALERT DiskFull on db-9 fired"]))
+    assert [v.bucket for v in judge_claims(answer, more, 0.0, budget)] == [
+        v.bucket for v in verdicts]
+
+
+def test_a_restated_answer_spends_no_budget() -> None:
+    answer = " ".join(_claim(n, 0) for n in range(8))
+    judge = StagedJudge(OfflineSettings(budget=0))
+    assert {v.bucket for v in judge.explain(synthesis=answer,
+                                            evidence=EvidenceSet.coerce(ROWS))} == {"grounded"}
+
+
+@pytest.mark.parametrize("budget", [-1, 1.5, True, "4"])
+def test_a_bad_budget_is_a_clear_error(budget: object) -> None:
+    with pytest.raises(ValueError, match="budget must be an integer >= 0 or None"):
+        OfflineSettings(budget=budget)  # type: ignore[arg-type]
+
+
+TABLE = ["title: Karen Gillan\nBorn: 28 November 1987, Inverness, Scotland\n"
+         "Occupation: Actress; director"]
+
+
+def test_a_name_one_letter_off_is_found_and_another_name_is_not() -> None:
+    judge = StagedJudge()
+    evidence = EvidenceSet.coerce(TABLE)
+    for spelled in ("Gilan", "Gillan", "Gillian"):
+        verdicts = judge.explain(synthesis=f"Karen {spelled} is an actress.", evidence=evidence)
+        assert [v.rule for v in verdicts] == ["grounded"], spelled
+    for other in ("Gallagher", "Gill"):
+        verdicts = judge.explain(synthesis=f"Karen {other} is an actress.", evidence=evidence)
+        assert [v.bucket for v in verdicts] == ["ungrounded"], other
+
+
+def test_an_adjective_of_a_people_is_a_word_not_a_name() -> None:
+    for word in ("American", "Hungarian", "European", "Spanish", "Catholic"):
+        slots = slots_of(f"She is a {word} singer.")
+        assert word.lower() not in slots.names
+        assert word.lower()[:4] in " ".join(slots.stems)
+    assert "gillan" in slots_of("She met Karen Gillan.").names
+
+
+ARTICLE = (
+    "The officer was fired on Wednesday after the video was released. " * 5
+    + "He had not been charged before the shooting, the city said, and the mayor did not "
+      "comment on the case when asked by reporters outside the court on Thursday morning."
+)
+
+
+def test_a_document_in_an_item_typed_as_a_signal_is_read_as_sentences() -> None:
+    item = Evidence(id="E1", content=ARTICLE, type=EvidenceType.SIGNAL_MATCH)
+    index = build_index(EvidenceSet(items=(item,)))
+    assert {f.kind for f in index.facts} == {"prose"}
+    assert len(index.facts) == 6
+    verdicts = StagedJudge().explain(synthesis="The officer was fired after the video.",
+                                     evidence=EvidenceSet(items=(item,)))
+    assert [v.bucket for v in verdicts] == ["grounded"]
+    short = Evidence(id="E2", content="ALERT DiskFull fired on db-9. Disk at 97%.",
+                     type=EvidenceType.SIGNAL_MATCH)
+    assert [f.kind for f in build_index(EvidenceSet(items=(short,))).facts] == ["signal"]
