@@ -100,3 +100,9 @@ def test_every_gsar_variable_is_documented() -> None:
                  and value.startswith("GSAR_")]
     assert variables
     assert [variable for variable in variables if variable not in text] == []
+
+
+def test_the_sidecar_settings_table_names_no_flag_the_sidecar_lacks() -> None:
+    rows = re.findall(r"^\| `(--[a-z-]+)", page("sidecar-settings.md"), re.M)
+    assert rows, "no flag rows on docs/sidecar-settings.md"
+    assert sorted(set(rows) - set(subcommand_flags("sidecar"))) == []
