@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.plugin.helpers import CONTRADICTED, GOOD, HALF, METRIC_ROW
+from tests.plugin.helpers import CONTRADICTED, GOOD, HALF, METRIC_ROW, case, write_cases
 
 
 def test_assert_grounded_passes_a_grounded_answer_and_returns_the_result(
@@ -201,3 +201,19 @@ def test_bad_answers_and_evidence_fail_with_a_clear_message(
         "*assert_grounded: synthesis must be a str, got dict*",
         "*assert_grounded: evidence must be a string, an Evidence, a dict*",
     ])
+
+
+def test_no_evidence_fails_naming_it_instead_of_judging(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        def test_none(assert_grounded):
+            assert_grounded({GOOD!r})
+
+        def test_empty_list(assert_grounded):
+            assert_grounded({GOOD!r}, [])
+    """)
+    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("blank", GOOD, [])])
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(["*assert_grounded: no_evidence: there is no evidence to judge "
+                                 "the answer against*"])
+    result.stdout.fnmatch_lines(["*case 'blank': no_evidence*"])
