@@ -4,12 +4,14 @@ bag-of-words and length-only rules fitted the same way.
 For each development domain D (dev splits only): the bag-of-words fraction and the length rule
 are fitted on the other domains pooled and scored on D; the judge is scored on D with its two
 tunables, the coverage backstop and the paraphrase budget, either fitted on the other domains
-(the grid pair whose *worst* domain balanced accuracy is highest; the default) or fixed
+(the grid pair whose *worst* domain is best: by its margin over the better of the two rules,
+the default, or ``--by accuracy`` by its balanced accuracy) or fixed
 (``--backstop 0.5 --budget 4``, the shipped rules; ``--budget none`` turns the budget off).
 Nothing here reads a held-out split.
 
     .venv/bin/python benchmarks/lodo.py ../shared/data/grounding/{wice,faithbench,scitab_kv,\
-infotabs_kv,halueval_summarization}.jsonl benchmarks/synthetic_incidents.jsonl [--backstop 0.5]
+infotabs_kv,halueval_summarization}.jsonl benchmarks/synthetic_incidents.jsonl \
+        [--backstop 0.5 --budget 4] [--by accuracy]
 
 Each claim is judged once with the backstop and the budget off; a backstop value re-buckets the
 claims whose coverage is under it (grounded -> ungrounded), exactly what the judge's coverage
@@ -41,8 +43,8 @@ from gsar_otel.measure.baselines import answer_length, best_fraction, content_co
 from gsar_otel.measure.datasets import BenchExample, load_examples
 from gsar_otel.measure.stats import Confusion, bootstrap
 
-GRID = tuple(round(step / 20, 2) for step in range(0, 20))
-"""Coverage backstops tried: 0.00, 0.05, ... 0.95."""
+GRID = tuple(round(step / 10, 1) for step in range(0, 10))
+"""Coverage backstops tried: 0.0, 0.1, ... 0.9."""
 BUDGETS: tuple[int | None, ...] = (None, 1, 2, 3, 4, 5, 6, 8, 10)
 """Paraphrase budgets tried (None: no budget)."""
 
@@ -110,18 +112,40 @@ def interval(pairs: Sequence[tuple[bool, bool]]) -> tuple[float, float, float]:
 
 
 def fit_rules(domains: dict[str, list[Judged]], backstops: Sequence[float],
-              budgets: Sequence[int | None]) -> tuple[float, int | None, float]:
-    """The (backstop, budget) pair with the best worst-domain balanced accuracy (ties: the first
-    in grid order), and that accuracy."""
+              budgets: Sequence[int | None], by: str = "margin") -> tuple[float, int | None, float]:
+    """The (backstop, budget) pair whose worst domain is best (ties: the first in grid order),
+    and that worst figure.
+
+    ``by="accuracy"``: a domain's figure is the judge's balanced accuracy on it. ``by="margin"``
+    (the default): the judge's balanced accuracy minus the better of the bag-of-words and length
+    rules on it, each fitted on the other domains given, as the table measures them; so the
+    rules are chosen for what the table asks (at least both rules on every domain), not for the
+    domain where every rule is at chance.
+    """
+    floors = {name: 0.0 for name in domains}
+    if by == "margin":
+        for name, judged in domains.items():
+            pooled = [j for other, js in domains.items() if other != name for j in js]
+            floors[name] = max(_baselines(pooled, judged))
     best: tuple[float, int | None] = (backstops[0], budgets[0])
-    best_worst = -1.0
+    best_worst = -2.0
     for backstop in backstops:
         for budget in budgets:
             worst = min(balanced([(j.faithful, proceeds(j, backstop, budget)) for j in judged])
-                        for judged in domains.values())
+                        - floors[name] for name, judged in domains.items())
             if worst > best_worst + 1e-12:
                 best, best_worst = (backstop, budget), worst
     return best[0], best[1], best_worst
+
+
+def _baselines(pooled: Sequence[Judged], judged: Sequence[Judged]) -> tuple[float, float]:
+    """Balanced accuracy on ``judged`` of the bag-of-words and length rules fitted on
+    ``pooled``."""
+    fraction, _ = best_fraction([j.bow for j in pooled], [j.faithful for j in pooled])
+    threshold, shorter = fit_length(pooled)
+    return (balanced([(j.faithful, j.bow >= fraction) for j in judged]),
+            balanced([(j.faithful, (j.words <= threshold) if shorter else (j.words >= threshold))
+                      for j in judged]))
 
 
 def fit_length(judged: Sequence[Judged]) -> tuple[int, bool]:
@@ -155,6 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget", type=_budget, default=(),
                         help="score the judge with this fixed paraphrase budget ('none': off) "
                              "instead of fitting it on the other domains (the shipped rule: 4)")
+    parser.add_argument("--by", choices=("margin", "accuracy"), default="margin",
+                        help="fit by the worst domain's margin over the better baseline "
+                             "(default) or by its balanced accuracy")
     args = parser.parse_args(argv)
     domains: dict[str, list[Judged]] = {}
     for path in args.data:
@@ -169,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pooled = [j for js in others.values() for j in js]
         backstops = GRID if args.backstop is None else (args.backstop,)
         budgets = BUDGETS if args.budget == () else (args.budget,)
-        backstop, budget, _ = fit_rules(others, backstops, budgets)
+        backstop, budget, _ = fit_rules(others, backstops, budgets, args.by)
         fraction, _ = best_fraction([j.bow for j in pooled], [j.faithful for j in pooled])
         threshold, shorter = fit_length(pooled)
         judge = interval([(j.faithful, proceeds(j, backstop, budget)) for j in judged])
@@ -181,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "length_rule": [threshold, shorter], "length": length})
     shipped, shipped_budget, worst = fit_rules(
         domains, GRID if args.backstop is None else (args.backstop,),
-        BUDGETS if args.budget == () else (args.budget,))
+        BUDGETS if args.budget == () else (args.budget,), args.by)
     shown = ("backstop, budget fitted on the others" if args.backstop is None
              or args.budget == () else "backstop, budget (fixed)")
     print(f"| left out | n | {shown} | judge BA [95%] | "
@@ -193,8 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"| {row['domain']} | {row['n']} | {row['backstop']:.2f}, {row['budget']} | "
               f"{j[0]:.3f} [{j[1]:.3f}-{j[2]:.3f}] | {row['bow_fraction']:.2f} | {b[0]:.3f} "
               f"[{b[1]:.3f}-{b[2]:.3f}] | {n[0]:.3f} [{n[1]:.3f}-{n[2]:.3f}] | {ok} |")
-    print(f"\nFitted on all domains (worst domain): backstop {shipped:.2f}, budget "
-          f"{shipped_budget} (worst-domain dev balanced accuracy {worst:.3f})")
+    print(f"\nFitted on all domains (worst domain, by {args.by}): backstop {shipped:.2f}, "
+          f"budget {shipped_budget} (worst-domain {args.by} {worst:.3f})")
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "shipped": shipped,
                                          "shipped_budget": shipped_budget}, indent=2))

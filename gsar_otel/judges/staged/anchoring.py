@@ -87,3 +87,30 @@ def agree(claim: Spec, evidence: Spec) -> Agreement:
     if result is CoreAgreement.MATCH:
         return "match"
     return "conflict" if result is CoreAgreement.CONFLICT else "unrelated"
+
+
+def digits(spec: Spec) -> str:
+    """The number as written, without unit or separators ("15600 minutes" -> "15600")."""
+    return "".join(ch for ch in spec.text.split()[0] if ch.isdigit() or ch == ".").rstrip(".")
+
+
+def shape(spec: Spec) -> str:
+    """Year-like numbers only conflict with year-like numbers."""
+    if spec.kind == "NUMBER":
+        try:
+            number = float(spec.value)
+        except ValueError:
+            return spec.kind
+        if number.is_integer() and 1000 <= number <= 2100 and "." not in spec.text:
+            return "year"
+    return spec.kind
+
+
+def number_of(spec: Spec) -> float | None:
+    """A number or percent as a float; None for any other anchor."""
+    if spec.kind not in ("NUMBER", "PERCENT"):
+        return None
+    try:
+        return float(str(spec.value))
+    except ValueError:
+        return None

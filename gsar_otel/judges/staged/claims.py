@@ -204,11 +204,18 @@ _DEMONYM_ENDS: Final = ("ian", "ians", "ean", "eans", "ican", "icans", "ese", "i
 MIN_DEMONYM: Final = 6
 
 
+COMPASS: Final = frozenset(_words(
+    "north south east west northern southern eastern western northeast northwest southeast "
+    "southwest northeastern northwestern southeastern southwestern"))
+
+
 def _demonym(name: str) -> bool:
     """"American", "Hungarian", "European", "Spanish", "Catholic": a capitalised adjective of a
     people or a faith says what something is, which a table or a text may state in other words
-    ("U.S.", "Budapest"); it is checked as a content word, not as a name to be found."""
-    return len(name) >= MIN_DEMONYM and name.isalpha() and name.endswith(_DEMONYM_ENDS)
+    ("U.S.", "Budapest"); so does a compass word ("the West Coast", "Northern"). Each is checked
+    as a content word, not as a name to be found."""
+    return name in COMPASS or (len(name) >= MIN_DEMONYM and name.isalpha()
+                               and name.endswith(_DEMONYM_ENDS))
 
 
 def _inside(text: str, spans: list[tuple[int, int]]) -> bytearray:

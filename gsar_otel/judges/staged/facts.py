@@ -52,8 +52,10 @@ MAX_JSON_CHARS: Final = 5_000_000
 MAX_LINE_SCAN: Final = 2000
 """Rows up to this long are scanned once for all their fields' anchors (the scan is cached)."""
 MAX_SIGNAL_CHARS: Final = 400
-"""Longest line of a signal item read as one alert or signal; a longer line with no fields is a
-document's prose."""
+"""Longest line read as one alert, signal or log line without a log head; a longer line with
+no fields is a document's prose."""
+LOG_HEAD: Final = 40
+"""Characters at the start of a line where a log line states its time or level."""
 MAX_DEPTH: Final = 12
 """Deeper JSON is cut: its leaves are read as text."""
 _LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "crit", "warn", "warning"})
@@ -179,6 +181,10 @@ class _Reader:
                      for part in _CAMEL_PART.findall(name))
         if kind != "row":  # a log line or alert says its outcome in words too
             categories.update(dict.fromkeys(categories_of(lowered)))
+            # and in its CamelCase reasons: ``NodeNotReady`` says the node is not ready
+            for name in _CAMEL_NAME.findall(text):
+                categories.update(dict.fromkeys(categories_of(
+                    part.lower() for part in _CAMEL_PART.findall(name))))
         if any(axis == "alert_state" for axis, _ in categories) or (
                 kind != "prose" and "alert" in lowered[:3]):
             categories.setdefault(("alert_event", "fired"), None)  # an alert on record fired
@@ -224,12 +230,14 @@ class _Reader:
             pairs = _PAIR.findall(line)
             known = extract(line) if pairs and len(line) <= MAX_LINE_SCAN else ()
             fields = tuple(_field(k, v, known) for k, v in pairs)
-            # an item typed as a signal may still hold a document ("... Officer X is fired."):
-            # a long line of sentences with no fields is prose, read one sentence at a time
-            story = signal and not fields and len(line) > MAX_SIGNAL_CHARS
+            # an item may hold a document ("... Officer X is fired at 10:02:11 ..."): a long
+            # line with no fields and no log head (a time or level in its first characters) is
+            # prose, read one sentence at a time, whatever the item's type
+            story = not fields and len(line) > MAX_SIGNAL_CHARS \
+                and not _LOG_HINT.search(line[:LOG_HEAD])
             if len(fields) >= 2 and not signal:
                 self.add("row", line, fields)
-            elif (signal and not story) or _LOG_HINT.search(line):
+            elif not story and (signal or _LOG_HINT.search(line)):
                 self.add("signal" if signal else "log", line, fields)
             elif fields:
                 self.add("row", line, fields)

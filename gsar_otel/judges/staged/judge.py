@@ -4,12 +4,13 @@ segment -> facts (:mod:`.facts`) -> claim slots (:mod:`.claims`) -> alignment
 (:mod:`.alignment`) -> invariants (:mod:`.checks`) -> verdicts (:mod:`.verdicts`) -> one
 JudgeOutput. Deterministic, no key, no network, linear in the answer and the evidence.
 
-It fits nothing. Its two tunables are rules: the coverage backstop
-(:attr:`OfflineSettings.coverage`), a claim whose content words are mostly absent from its
+It fits nothing at run time. Its two tunables are rules: the coverage backstop
+(:attr:`OfflineSettings.coverage`), a claim whose content words are nearly all absent from its
 support is not grounded; and the paraphrase budget (:attr:`OfflineSettings.budget`), the
 answer's grounded claims may together hold only a few content words their support lacks. Both
-can only hold a claim back, never ground one that an invariant refused.
-``benchmarks/lodo.py`` measures them leave-one-domain-out beside values fitted that way.
+can only hold a claim back, never ground one that an invariant refused. Their values were chosen
+by ``benchmarks/lodo.py`` on the development domains by the worst domain, which also measures
+them leave-one-domain-out.
 """
 
 from __future__ import annotations
