@@ -107,3 +107,25 @@ def test_a_document_in_an_item_typed_as_a_signal_is_read_as_sentences() -> None:
     short = Evidence(id="E2", content="ALERT DiskFull fired on db-9. Disk at 97%.",
                      type=EvidenceType.SIGNAL_MATCH)
     assert [f.kind for f in build_index(EvidenceSet(items=(short,))).facts] == ["signal"]
+
+
+def test_a_long_line_is_a_log_line_only_with_a_log_head() -> None:
+    story = ("Residents of the old town told the council at 10:02:11 of a Warning on the bridge. "
+             * 6)
+    logged = "2026-03-20T02:31:51Z WARN gw-1 nginx: " + "upstream timed out while reading. " * 12
+    kinds = {text: {f.kind for f in build_index(EvidenceSet.coerce([text])).facts}
+             for text in (story, logged)}
+    assert kinds == {story: {"prose"}, logged: {"log"}}
+
+
+def test_a_camel_case_event_reason_states_its_category_and_names_its_tail() -> None:
+    event = ("LAST SEEN  TYPE     REASON        OBJECT                           MESSAGE\n"
+             "2m         Warning  NodeNotReady  node/ip-10-1-3-248.ec2.internal  Node is not ready")
+    evidence = EvidenceSet.coerce([event.replace("Node is not ready", "Node status changed")])
+    judge = StagedJudge()
+    said = judge.explain(synthesis="Node ip-10-1-3-248.ec2.internal went NotReady.",
+                         evidence=evidence)
+    assert [v.bucket for v in said] == ["grounded"]
+    ready = judge.explain(synthesis="Node ip-10-1-3-248.ec2.internal was ready.",
+                          evidence=evidence)
+    assert [v.bucket for v in ready] == ["contradicted"]
