@@ -42,6 +42,7 @@ class SidecarInstruments:
     runs: metrics.Counter
     lag: metrics.Histogram
     queue_depth: metrics.UpDownCounter
+    held: metrics.UpDownCounter
 
 
 def sidecar_instruments(meter_provider: metrics.MeterProvider | None = None,
@@ -61,6 +62,9 @@ def sidecar_instruments(meter_provider: metrics.MeterProvider | None = None,
         queue_depth=meter.create_up_down_counter(sc.METRIC_SIDECAR_QUEUE_DEPTH,
                                                  unit=sc.UNIT_RUNS,
                                                  description="Runs waiting to be judged."),
+        held=meter.create_up_down_counter(sc.METRIC_SIDECAR_HELD, unit=sc.UNIT_BYTES,
+                                          description="Bytes held: buffered spans and runs "
+                                                      "queued for judging."),
     )
 
 
@@ -80,6 +84,8 @@ class SidecarStats:
 
     def __post_init__(self) -> None:
         self._instruments = sidecar_instruments(self.meter_provider)
+        # The page always serves the held-bytes gauge, so the exporter gets its point at once.
+        self._instruments.held.add(0)
 
     def _add(self, name: str, reason: str, n: int) -> None:
         with self._lock:
@@ -112,7 +118,9 @@ class SidecarStats:
     def held(self, held_bytes: int) -> None:
         """The bytes the assembler holds now (``gsar_sidecar_held_bytes``)."""
         with self._lock:
-            self.held_bytes = held_bytes
+            delta, self.held_bytes = held_bytes - self.held_bytes, held_bytes
+        if delta and self._instruments:
+            self._instruments.held.add(delta)
 
     def lag(self, seconds: float) -> None:
         """Record one run's lag (the last 10,000 kept for /healthz quantiles; every one in the
