@@ -56,7 +56,8 @@ GSAR_CONCLUSION_CAPPED: Final = "gsar.conclusion.capped"
 """True when S alone would proceed but an ungrounded or contradicted conclusion capped the
 decision at regenerate."""
 GSAR_CONTRADICTION_POLICY: Final = "gsar.contradiction.policy"
-"""``cap`` or ``score``: whether a contradicted tool-backed claim caps the decision."""
+"""``cap`` or ``score``: whether a contradicted or unsupported tool-backed claim caps the
+decision."""
 GSAR_CONTRADICTION_CAPPED: Final = "gsar.contradiction.capped"
 """True when S alone would proceed but a contradicted claim of a tool-backed type
 (``tool_match``, ``specific_data``, ``signal_match``) capped the decision at regenerate. Both

@@ -42,7 +42,8 @@ INI_HELP: Final = {
                           "(loopback too is blocked unless listed)",
     "gsar_recheck": "true: run the integrity guard again on every replayed verdict instead of "
                     "reusing the report recorded beside it (default false)",
-    "gsar_contradiction_policy": "cap: a contradicted tool-backed claim caps the decision at "
+    "gsar_contradiction_policy": "cap: a contradicted or unsupported "
+                                 "tool-backed claim caps the decision at "
                                  "regenerate; score: S alone decides (default: "
                                  "GSAR_CONTRADICTION_POLICY, the settings file, else cap)",
 }

@@ -90,7 +90,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "reusing the report recorded beside it (ini: gsar_recheck)")
     group.addoption("--gsar-contradiction-policy", dest="gsar_contradiction_policy",
                     choices=CONTRADICTION_POLICIES,
-                    help="cap: a contradicted tool-backed claim caps the decision at regenerate "
+                    help="cap: a contradicted or unsupported "
+                         "tool-backed claim caps the decision at regenerate "
                          "however high S is; score: S alone decides, as in the paper (default: "
                          "$GSAR_CONTRADICTION_POLICY, the settings file, else cap; "
                          "ini: gsar_contradiction_policy)")

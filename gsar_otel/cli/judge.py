@@ -61,7 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "decision at regenerate; score: the decision follows S alone "
                              "(default: GSAR_CONCLUSION_POLICY, the GSAR_CONFIG file, else cap)")
     parser.add_argument("--contradiction-policy", choices=("cap", "score"), default=None,
-                        help="cap: a contradicted tool-backed claim (tool_match, specific_data, "
+                        help="cap: a contradicted or unsupported "
+                             "tool-backed claim (tool_match, specific_data, "
                              "signal_match) caps the decision at regenerate; score: the decision "
                              "follows S alone (default: GSAR_CONTRADICTION_POLICY, the "
                              "GSAR_CONFIG file, else cap)")

@@ -27,7 +27,7 @@ DegradedReason = Literal[
 
 CAP_REASONS: Final = {
     "conclusion": "an ungrounded or contradicted conclusion (conclusion_policy=cap)",
-    "contradiction": "a contradicted tool-backed claim (contradiction_policy=cap)",
+    "contradiction": "a contradicted or unsupported tool-backed claim (contradiction_policy=cap)",
 }
 """What made each policy cap a decision, and the setting that turns it off, for messages."""
 
@@ -54,7 +54,8 @@ class GSAREvaluation(_Frozen):
         default=False, description="S alone would proceed, but an ungrounded or contradicted "
                                    "conclusion capped the decision at regenerate.")
     contradiction_capped: bool = Field(
-        default=False, description="S alone would proceed, but a contradicted tool-backed claim "
+        default=False, description="S alone would proceed, but a contradicted or unsupported "
+                                   "tool-backed claim "
                                    "capped the decision at regenerate.")
 
 
@@ -99,8 +100,8 @@ class GSARResult(_Frozen):
     @property
     def cap_note(self) -> str:
         """Why the decision is regenerate although S alone would proceed, for messages (``"S
-        alone would proceed; capped at regenerate by a contradicted tool-backed claim
-        (contradiction_policy=cap)"``); empty when no policy capped it."""
+        alone would proceed; capped at regenerate by a contradicted or unsupported tool-backed
+        claim (contradiction_policy=cap)"``); empty when no policy capped it."""
         if not self.capped_by:
             return ""
         reasons = " and by ".join(CAP_REASONS[name] for name in self.capped_by)

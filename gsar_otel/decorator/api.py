@@ -301,9 +301,9 @@ def grounded(
         sample_rate: share of calls judged, multiplied by ``GSAR_SAMPLE_RATE``.
         name: the name reported as ``gsar.function`` (default: the function's qualified name).
         deadline_s: seconds one evaluation may take (default 120; None: no bound); see above.
-        contradiction_policy: ``"cap"``: a contradicted tool-backed claim caps the decision at
-            regenerate; ``"score"``: S alone decides (default: ``GSAR_CONTRADICTION_POLICY`` /
-            the settings file, else ``"cap"``).
+        contradiction_policy: ``"cap"``: a contradicted or unsupported tool-backed claim caps
+            the decision at regenerate; ``"score"``: S alone decides (default:
+            ``GSAR_CONTRADICTION_POLICY`` / the settings file, else ``"cap"``).
 
     Explicit arguments beat ``GSAR_*`` variables, which beat the settings file.
 

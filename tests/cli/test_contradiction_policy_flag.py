@@ -1,6 +1,7 @@
-"""``gsar judge --contradiction-policy``: cap (a contradicted tool-backed claim holds the decision
-at regenerate) or score (S alone decides), over GSAR_CONTRADICTION_POLICY; one answer and
-``--batch`` alike. Judged by the plugin tests' scripted judge, whose verdicts are plain to read."""
+"""``gsar judge --contradiction-policy``: cap (a contradicted or unsupported tool-backed claim
+holds the decision at regenerate) or score (S alone decides), over GSAR_CONTRADICTION_POLICY;
+one answer and ``--batch`` alike. Judged by the plugin tests' scripted judge, whose verdicts are
+plain to read."""
 
 from __future__ import annotations
 
@@ -54,8 +55,8 @@ def test_the_printed_verdict_says_what_capped_the_decision(
         capsys: pytest.CaptureFixture[str]) -> None:
     main(["judge", "--synthesis", ONE_WRONG_FACT, "--evidence", METRIC_ROW, "--judge", "scripted"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-2:] == ["S alone would proceed; capped at regenerate by a contradicted "
-                          "tool-backed claim (contradiction_policy=cap)",
+    assert lines[-2:] == ["S alone would proceed; capped at regenerate by a contradicted or "
+                          "unsupported tool-backed claim (contradiction_policy=cap)",
                           "S = 0.889  decision: regenerate"]
 
 

@@ -186,7 +186,7 @@ def test_a_result_names_both_policies_when_both_cap() -> None:
     assert result.capped_by == ("conclusion", "contradiction")
     assert result.cap_note == (
         "S alone would proceed; capped at regenerate by an ungrounded or contradicted conclusion "
-        "(conclusion_policy=cap) and by a contradicted tool-backed claim "
+        "(conclusion_policy=cap) and by a contradicted or unsupported tool-backed claim "
         "(contradiction_policy=cap)")
     pure = _evaluate(facts, [WRONG], (CAUSE,), contradiction_policy="score",
                      conclusion_policy="score")

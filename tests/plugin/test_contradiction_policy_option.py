@@ -68,7 +68,8 @@ def test_a_failed_check_says_which_policy_held_the_decision_back(
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
         "*decision is regenerate, expected proceed*",
-        "*S alone would proceed; capped at regenerate by a contradicted tool-backed claim "
+        "*S alone would proceed; capped at regenerate by a contradicted or unsupported "
+        "tool-backed claim "
         "(contradiction_policy=cap)*"])
     passing = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted",
                                                 "--gsar-contradiction-policy=score")

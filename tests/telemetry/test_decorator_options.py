@@ -291,7 +291,8 @@ def test_a_gate_raises_on_a_capped_contradiction_and_passes_under_score(otel: Ot
     with pytest.raises(GroundingError) as raised:
         gated()
     assert raised.value.result.capped_by == ("contradiction",)
-    assert ("S alone would proceed; capped at regenerate by a contradicted tool-backed claim "
+    assert ("S alone would proceed; capped at regenerate by a contradicted or unsupported "
+            "tool-backed claim "
             "(contradiction_policy=cap)") in str(raised.value)
     assert scored() == WRONG_FACT_ANSWER
 
