@@ -33,7 +33,8 @@ ROW_FIELDS = ("data", "judge", "id", "split", "label", "S", "decision", "predict
 DATA_FORMAT = """\
 DATA.jsonl: one labelled answer per line, a JSON object with
   id            string, unique in the file
-  evidence      string, the text the answer must rest on
+  evidence      the text the answer must rest on: a string, or a list of items (strings,
+                or objects with "content" and optional "id", "type") as everywhere else
   synthesis     string, the answer
   answer_label  "faithful" or "unfaithful" (the human label of the whole answer)
   claims        optional list of {"text": ..., "label": ...}, label one of grounded,

@@ -55,8 +55,10 @@ from gsar_otel.measure.grades import (
 if TYPE_CHECKING:
     from gsar_otel.measure.graded_input import GradedLine, Judgement
 
-NO_MATPLOTLIB = ("--plot needs matplotlib, which is not installed; install it with "
-                 "pip install 'gsar-otel[plot]'")
+NO_MATPLOTLIB = ("--plot needs matplotlib, which is not installed; install the plot extra from "
+                 "a checkout (pip install '.[plot]') or beside the wheel "
+                 "(pip install 'gsar_otel-<version>-py3-none-any.whl[plot]'), or matplotlib "
+                 "itself")
 
 
 GRADED_FORMAT = """\

@@ -24,7 +24,7 @@ from gsar_otel.cli.common import BadInput
 
 DEFAULT_MAX_INPUT_BYTES: Final = 16 * 1024 * 1024
 """Largest answer or evidence ``gsar judge`` reads (16 MiB); the evaluator then judges at most
-its own limits of it (see the README's Limits section)."""
+its own limits of it (see the Limits section of docs/evidence.md)."""
 MAX_JSON_DEPTH: Final = 64
 """Deepest nesting of JSON evidence accepted; evidence is a list of items, not a tree."""
 
