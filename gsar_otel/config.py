@@ -26,8 +26,7 @@ Environment variables:
 ``GSAR_CONTRADICTION_PENALTY``      rho in [0, 1] (default 0.5)
 ``GSAR_K_MAX``                      replan budget (default 2)
 ``GSAR_CONCLUSION_POLICY``          ``cap`` (default): an unsupported conclusion caps the decision
-``GSAR_CONTRADICTION_POLICY``       ``cap`` (default): a contradicted or unsupported
-                                    tool-backed claim caps it
+``GSAR_CONTRADICTION_POLICY``       ``cap`` (default): a wrong or unsupported tool claim caps it
 ``GSAR_CONFIG``                     path of a ``.json`` or ``.toml`` settings file
 ==================================  =========================================================
 
@@ -107,8 +106,7 @@ class GSARSettings(BaseModel):
     conclusion_policy: Policy = Field(default="cap", description="cap: an over-reaching "
                                       "conclusion caps the decision; score: S alone decides.")
     contradiction_policy: Policy = Field(default="cap", description="cap: a contradicted or "
-                                         "unsupported tool-backed claim caps the decision; "
-                                         "score: S decides.")
+                                         "unsupported tool claim caps it; score: S decides.")
     penalty_weight_map: Mapping[str, float] | None = Field(
         default=None, description="Weights of ungrounded and contradicted claims, merged over "
                                   "weight_map (GSAR-SPEC §11.7); None weighs them like support.")
