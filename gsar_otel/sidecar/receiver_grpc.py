@@ -12,8 +12,13 @@ Three interceptors run before any message is read, in this order:
   ``grpc_receive_timeout_s`` of the call's start (else ``DEADLINE_EXCEEDED``, counted
   ``rejected_slow_body``), and at most ``min(max_body_bytes, max_decompressed_bytes)`` bytes
   (gRPC's ``max_receive_message_length``, which gRPC checks after decompression; a larger message
-  is ``RESOURCE_EXHAUSTED`` from gRPC, counted ``rejected_too_large``); it is parsed in a worker
-  thread.
+  is ``RESOURCE_EXHAUSTED`` from gRPC, counted ``rejected_too_large``). An OTLP export message is
+  handed on as those bytes and decoded by the services in a worker thread with the same
+  partial-success decoding as OTLP/HTTP (:func:`~gsar_otel.sidecar.spans.decode_traces`): a span
+  or log record its schema cannot read (invalid UTF-8 in a string) is rejected alone and named in
+  the answer's ``partial_success``, counted by reason; a message with nothing readable is
+  ``INVALID_ARGUMENT``, counted ``rejected_malformed``. Any other method's message is parsed in a
+  worker thread.
 
 A full judging queue is ``RESOURCE_EXHAUSTED`` with ``RetryInfo`` too (``rejected_busy``). gRPC's
 own limits stay behind ours as the hard bound: twice ``max_grpc_inflight`` calls at once and
@@ -33,7 +38,7 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 from gsar_otel.sidecar.admission import network_limits
-from gsar_otel.sidecar.spans import Decoded, logs_from_request, spans_from_request
+from gsar_otel.sidecar.spans import Decoded, MalformedRequest, decode_logs, decode_traces
 
 if TYPE_CHECKING:
     from gsar_otel.sidecar.server import Sidecar
@@ -41,6 +46,9 @@ if TYPE_CHECKING:
 
 RETRY_DELAY_S = 1
 """The delay ``RetryInfo`` asks a throttled client to wait."""
+RAW_METHODS = frozenset({"/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                         "/opentelemetry.proto.collector.logs.v1.LogsService/Export"})
+"""Methods whose handler takes the message's bytes (decoded with partial success)."""
 
 
 async def _throttle(context: Any, message: str) -> None:
@@ -113,7 +121,8 @@ class InflightLimit(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
 class MessageGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Reads a unary call's message as bytes within ``timeout_s`` of the call's start, counts
-    a message gRPC refused as too large, and parses the bytes in a worker thread."""
+    a message gRPC refused as too large, and parses the bytes in a worker thread (an OTLP export
+    is handed on as bytes, see :data:`RAW_METHODS`)."""
 
     def __init__(self, app: Sidecar, timeout_s: float, limit: int) -> None:
         self.app, self.timeout_s, self.limit = app, timeout_s, limit
@@ -124,6 +133,8 @@ class MessageGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler is None or handler.unary_unary is None:
             return handler
         inner, parse = handler.unary_unary, handler.request_deserializer
+        if details.method in RAW_METHODS:
+            parse = None  # the service decodes the bytes itself, item by item
         app, limit = self.app, self.limit
 
         async def guarded(requests: AsyncIterator[bytes], context: Any) -> Any:
@@ -146,16 +157,27 @@ class MessageGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             guarded, request_deserializer=None, response_serializer=handler.response_serializer)
 
 
+async def _decode(app: Sidecar, context: Any, raw: bytes, signal: str) -> Decoded:
+    """The message's items, decoded in a worker thread (a bad item rejected alone); a message
+    with nothing readable is ``INVALID_ARGUMENT``, counted ``rejected_malformed``."""
+    decode = decode_traces if signal == "traces" else decode_logs
+    try:
+        return await asyncio.to_thread(decode, raw, json_encoded=False)
+    except MalformedRequest as bad:
+        app.stats.spans("rejected_malformed")
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(bad)[:300])
+        raise  # abort raises; this keeps the type checker sure of it
+
+
 class _Traces(trace_service_pb2_grpc.TraceServiceServicer):
     def __init__(self, app: Sidecar) -> None:
         self.app = app
 
-    async def Export(self, request: Any, context: Any) -> Any:  # gRPC's method name
+    async def Export(self, request: bytes, context: Any) -> Any:  # gRPC's method name
         await _admit(self.app, context)
-        decoded: Decoded = spans_from_request(request)
+        decoded = await _decode(self.app, context, request, "traces")
         self.app.ingest(decoded)
-        self.app.forward("traces", request.SerializeToString(), "application/x-protobuf",
-                         len(decoded.spans))
+        self.app.forward("traces", request, "application/x-protobuf", len(decoded.spans))
         response = trace_service_pb2.ExportTraceServiceResponse()
         if decoded.rejected:
             response.partial_success.rejected_spans = decoded.rejected
@@ -167,12 +189,11 @@ class _Logs(logs_service_pb2_grpc.LogsServiceServicer):
     def __init__(self, app: Sidecar) -> None:
         self.app = app
 
-    async def Export(self, request: Any, context: Any) -> Any:  # gRPC's method name
+    async def Export(self, request: bytes, context: Any) -> Any:  # gRPC's method name
         await _admit(self.app, context)
-        decoded: Decoded = logs_from_request(request)
+        decoded = await _decode(self.app, context, request, "logs")
         self.app.ingest(decoded)
-        self.app.forward("logs", request.SerializeToString(), "application/x-protobuf",
-                         len(decoded.logs))
+        self.app.forward("logs", request, "application/x-protobuf", len(decoded.logs))
         response = logs_service_pb2.ExportLogsServiceResponse()
         if decoded.rejected:
             response.partial_success.rejected_log_records = decoded.rejected

@@ -114,3 +114,45 @@ def test_over_http_the_batch_is_judged_and_the_answer_is_partial_success_json(
     assert sidecar.sidecar.stats.get("spans", "rejected") == 1
     assert "gsar_sidecar_spans_total{gsar_sidecar_reason=\"rejected\"} 1" in (
         sidecar.sidecar.stats.prometheus_text())
+
+
+def grpc_export(running: RunningSidecar, body: bytes) -> ExportTraceServiceResponse:
+    """Send ``body`` as the Export message's bytes (as a client would frame it) over gRPC."""
+    import grpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{running.sidecar.grpc_port}") as channel:
+        call = channel.unary_unary(
+            "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+            request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+        response: ExportTraceServiceResponse = call(body, timeout=30)
+        return response
+
+
+@pytest.fixture
+def grpc_sidecar() -> Iterator[RunningSidecar]:
+    from tests.support.servers import free_port
+
+    running = start_sidecar(grpc_port=free_port(), max_body_bytes=1024 * 1024)
+    yield running
+    running.stop()
+
+
+def test_over_grpc_one_invalid_utf8_span_is_rejected_alone_and_the_batch_judged(
+        grpc_sidecar: RunningSidecar) -> None:
+    answer = grpc_export(grpc_sidecar, fifty_runs_protobuf())
+    assert answer.partial_success.rejected_spans == 1
+    assert "invalid UTF-8" in answer.partial_success.error_message
+    grpc_sidecar.wait_for(lambda: len(grpc_sidecar.evaluations()) == RUNS, "50 evaluations")
+    stats = grpc_sidecar.sidecar.stats
+    assert stats.get("spans", "rejected_malformed_span") == 1
+    assert stats.get("spans", "accepted") == 2 * RUNS
+
+
+def test_over_grpc_a_message_with_nothing_readable_is_invalid_argument_and_counted(
+        grpc_sidecar: RunningSidecar) -> None:
+    import grpc
+
+    with pytest.raises(grpc.RpcError) as refused:
+        grpc_export(grpc_sidecar, b"\x0a\xff\xff\xff\xff\x0f")  # a field longer than the message
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert grpc_sidecar.sidecar.stats.get("spans", "rejected_malformed") == 1
