@@ -312,6 +312,7 @@ ENV_SIDECAR_FORWARD_MAX_BYTES: Final = "GSAR_SIDECAR_FORWARD_MAX_BYTES"
 ENV_SIDECAR_GRPC_RECEIVE_TIMEOUT: Final = "GSAR_SIDECAR_GRPC_RECEIVE_TIMEOUT"
 ENV_SIDECAR_VERDICT_BUFFER: Final = "GSAR_SIDECAR_VERDICT_BUFFER"
 ENV_SIDECAR_MAX_HELD_BYTES: Final = "GSAR_SIDECAR_MAX_HELD_BYTES"
+ENV_SIDECAR_INCLUDE_UNVERIFIED: Final = "GSAR_SIDECAR_INCLUDE_UNVERIFIED"
 """``gsar sidecar``'s own settings, one per flag (``--http-port`` is ``GSAR_SIDECAR_HTTP_PORT``);
 the same names without the prefix, lower case, in the settings file's ``sidecar`` table; a flag
 wins over its variable, which wins over the file."""

@@ -55,6 +55,9 @@ class SidecarConfig:
     """Extraction and judging of one run together; the judge gets what extraction left."""
     max_extract_bytes: int = DEFAULT_MAX_EXTRACT_BYTES
     """Most bytes of one run's values extraction reads (the rest cut, the run flagged)."""
+    include_unverified: bool = False
+    """Keep history-only tool results (a ``role: tool`` message with no call in the trace) as
+    evidence, marked ``#unverified``; by default they are left out and counted."""
 
     def __post_init__(self) -> None:
         for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import logging
 import threading
 import time
@@ -90,25 +91,23 @@ async def _guard(coro: Coroutine[Any, Any, T]) -> T:
         raise EscapedBaseException(error) from error
 
 
-def _extract(run: ReadyRun, max_bytes: int) -> ExtractedRun:
+def _extract(run: ReadyRun, max_bytes: int, include_unverified: bool) -> ExtractedRun:
     """Cap, then extract (on a pool thread); a ``BaseException`` comes back as an exception."""
     try:
         capped, cut = cap_run(run, max_bytes)
-        extracted = extract_run(capped)
+        extracted = extract_run(capped, include_unverified=include_unverified)
     except (SystemExit, KeyboardInterrupt) as error:
         raise EscapedBaseException(error) from error
     if not cut:
         return extracted
-    return ExtractedRun(answer=extracted.answer, answer_span_id=extracted.answer_span_id,
-                        evidence=extracted.evidence, convention=extracted.convention,
-                        notes=(*extracted.notes, NOTE_EXTRACTION_CAPPED))
+    return dataclasses.replace(extracted, notes=(*extracted.notes, NOTE_EXTRACTION_CAPPED))
 
 
 class Extractor:
     """Extraction on a thread pool of its own, bounded in bytes read and in time."""
 
-    def __init__(self, workers: int, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
+    def __init__(self, workers: int, max_bytes: int, *, include_unverified: bool = False) -> None:
+        self.max_bytes, self.include_unverified = max_bytes, include_unverified
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="gsar-sidecar-extract")
 
@@ -116,7 +115,8 @@ class Extractor:
         """The run's answer and evidence; raises :class:`ExtractionDeadline` past
         ``timeout_s``."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool, _extract, run, self.max_bytes)
+        future = loop.run_in_executor(self._pool, _extract, run, self.max_bytes,
+                                      self.include_unverified)
         try:
             return await asyncio.wait_for(future, max(0.001, timeout_s))
         except TimeoutError:
@@ -177,3 +177,20 @@ def flag_late_batches(batches: Iterable[LateBatch], telemetry: Telemetry,
             stats.note("late_flags", f"failed_{type(error).__name__}")
         else:
             stats.note("late_flags", "flagged")
+
+
+TOOL_RESULTS = "tool_results"
+"""The :meth:`SidecarStats.note` name of tool results extraction left out or marked
+(``gsar_sidecar_tool_results_total`` on ``/metrics``, under ``counts`` on ``/healthz``)."""
+
+
+def count_results(stats: SidecarStats, extracted: ExtractedRun, *,
+                  include_unverified: bool) -> None:
+    """Count one run's tool results that are not plain evidence, by reason: ``echo`` (the run's
+    own answer text, left out), ``retry`` (a later result for an answered call id, kept and
+    marked), ``unverified_left_out`` / ``unverified_kept`` (history-only results, by
+    ``include_unverified``); the same figures the verdict span carries."""
+    stats.note(TOOL_RESULTS, "echo", extracted.echoes)
+    stats.note(TOOL_RESULTS, "retry", extracted.retries)
+    stats.note(TOOL_RESULTS, "unverified_kept" if include_unverified else "unverified_left_out",
+               extracted.unverified)

@@ -38,6 +38,7 @@ from gsar_otel.sidecar.judging import (
     ExtractionDeadline,
     Extractor,
     JudgeThread,
+    count_results,
     flag_late_batches,
     judge_in_order,
     judge_options,
@@ -112,7 +113,8 @@ class Sidecar:
         config = self.config
         self._queue = asyncio.Queue(maxsize=config.queue_size)
         self._judge_thread = JudgeThread()
-        self._extractor = Extractor(config.concurrency, config.max_extract_bytes)
+        self._extractor = Extractor(config.concurrency, config.max_extract_bytes,
+                                    include_unverified=config.include_unverified)
         if config.forward:
             self._forwarder = Forwarder(config.forward, self.stats,
                                         max_bytes=config.network.forward_max_bytes)
@@ -331,6 +333,7 @@ class Sidecar:
         extracted, judged = await self._judge_thread.run(work())
         if NOTE_EXTRACTION_CAPPED in extracted.notes:
             self.stats.note("extraction", "capped")
+        count_results(self.stats, extracted, include_unverified=self.config.include_unverified)
         if not judged:
             self.stats.run(OUTCOME_SKIPPED, "no_answer")
             return
