@@ -103,6 +103,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verdict-buffer", type=int, default=None, metavar="SPANS",
                         help="grounding spans held for a retry while --forward is down "
                              f"(verdicts_dropped past it) ({_default('verdict_buffer')})")
+    parser.add_argument("--include-unverified", action="store_true", default=None,
+                        help="keep tool results found only in a model's input history (no call "
+                             "in the trace: anyone sending the history can write them) as "
+                             "evidence, marked #unverified; by default they are left out and "
+                             f"counted ({_default('include_unverified')})")
     parser.add_argument("--service-name", default="gsar-sidecar",
                         help="service.name of the sidecar's own telemetry")
 
@@ -138,6 +143,7 @@ def build_config(args: argparse.Namespace, settings: Any,
             max_body_bytes=v["max_body_bytes"], max_grpc_inflight=v["max_grpc_inflight"],
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
             forward=v["forward"], capture_content=settings.capture_content,
+            include_unverified=v["include_unverified"],
             services=tuple(args.service), agents=tuple(args.agent),
             matches=tuple(parse_match(text) for text in args.match),
             network=NetworkLimits(
