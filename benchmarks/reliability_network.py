@@ -26,6 +26,7 @@ Run::
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import gzip
 import json
 import os
@@ -113,6 +114,17 @@ class Sidecar:
     def peak_mb(self) -> float:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
         return int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) / 1024  # type: ignore[union-attr]
+
+    def children_peak_mb(self) -> float:
+        """The sum of the peaks (``VmHWM``) of the sidecar's child processes alive now (the
+        large-body decoding process): at least their combined peak."""
+        total = 0.0
+        for children in Path(f"/proc/{self.process.pid}/task").glob("*/children"):
+            for pid in children.read_text().split():
+                with contextlib.suppress(OSError, AttributeError):
+                    status = Path(f"/proc/{pid}/status").read_text()
+                    total += int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) / 1024  # type: ignore[union-attr]
+        return total
 
     def rss_mb(self) -> float:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
