@@ -40,7 +40,6 @@ from gsar_otel.sidecar.admission import (
     decompressed_limit,
     network_limits,
 )
-from gsar_otel.sidecar.decode_process import decode_body
 from gsar_otel.sidecar.http_conn import (
     FRAMING,
     Head,
@@ -48,7 +47,7 @@ from gsar_otel.sidecar.http_conn import (
     HttpFailure,
 )
 from gsar_otel.sidecar.inflate import BodyTooLarge, OverBudget, inflate
-from gsar_otel.sidecar.spans import Decoded, MalformedRequest
+from gsar_otel.sidecar.spans import Decoded, MalformedRequest, decode_logs, decode_traces
 
 if TYPE_CHECKING:
     from gsar_otel.sidecar.server import Sidecar
@@ -176,9 +175,9 @@ async def _export(app: Sidecar, head: Head, body: bytes, reservation: Reservatio
         app.stats.spans("rejected_over_budget")
         return error(429, "too many request bytes in flight; retry later", as_json=as_json,
                      headers=(("Retry-After", RETRY_AFTER_S),))
+    decode = decode_traces if signal == "traces" else decode_logs
     try:
-        decoded = await decode_body(body, signal, json_encoded=as_json,
-                                    on_fallback=lambda: app.stats.note("decode_process", "failed"))
+        decoded = await asyncio.to_thread(decode, body, json_encoded=as_json)
     except MalformedRequest as bad:
         app.stats.spans("rejected_malformed")
         return error(400, str(bad), as_json=as_json)

@@ -363,17 +363,3 @@ def json_text(value: Any) -> Any:
         except ValueError:
             return value
     return value
-
-
-def request_shape(signal: str) -> Shape:
-    """The wire shape of ``traces`` or ``logs`` export requests."""
-    return _TRACES if signal == "traces" else _LOGS
-
-
-def records_from_request(raw: bytes, signal: str, rejected: Counter[str]) -> Decoded:
-    """Records from an export request already read and cut (protobuf bytes) and the items
-    rejected while reading it."""
-    request = request_shape(signal).request()
-    request.ParseFromString(raw)
-    convert = spans_from_request if signal == "traces" else logs_from_request
-    return convert(request, intake=Intake(MAX_VALUE_BYTES, MAX_ITEM_BYTES), rejected=rejected)
