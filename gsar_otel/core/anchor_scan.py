@@ -109,8 +109,9 @@ class _Scanner:
 
     def _next_key(self, index: int) -> bool:
         """True when token ``index`` is the key of the next pair (``p50_ms=74 rps=2947``): a
-        unit word followed by ``=`` (or by ``:`` in ``key: value`` text) is a key, not a unit."""
-        after = self.gap(index + 1).strip(" \t")
+        unit word followed by ``=`` (or by ``:`` in ``key: value`` text) on its line is a key."""
+        after = self.gap(index + 1)  # a pair never spans lines (see key): "0 ms=" ends with ms
+        after = "" if "\n" in after else after.strip(" \t")
         return after[:1] == "=" or (after[:1] == ":" and ":" in self.gap(index - 1))
 
     def qualifier(self, index: int, token: str) -> str | None:
