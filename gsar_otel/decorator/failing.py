@@ -50,18 +50,26 @@ def failure_kind(error: BaseException) -> str:
 def failure_result(answer: object, reason: str, kind: str, judge: str = "") -> GSARResult:
     """An abstain result standing for a call that could not be judged (``judge_errors`` holds
     ``kind``), for the :class:`GroundingError` a failing-closed gate raises."""
+    return _abstain(answer if isinstance(answer, str) else "", f"not judged: {reason}", judge,
+                    judge_error=kind)
+
+
+def _abstain(answer: str, explanation: str, judge: str, *, judge_error: str | None = None,
+             degraded_reason: str | None = None) -> GSARResult:
+    """One round that did not call the judge: an abstain with no claims and no evidence."""
     from gsar_otel.core.evidence import EvidenceSet
     from gsar_otel.core.model import Decision, safe_default_judge_output
     from gsar_otel.core.result import GSAREvaluation, GSARResult
 
-    output = safe_default_judge_output(f"not judged: {reason}")
-    text = answer if isinstance(answer, str) else ""
+    output = safe_default_judge_output(explanation)
     evidence = EvidenceSet()
     entry = GSAREvaluation(iteration=0, score=0.0, decision=Decision.ABSTAIN, judge_output=output,
-                           report_synthesis=text, evidence_corpus=evidence, judge_error=kind)
-    return GSARResult(final_report=text, final_score=0.0, final_decision=Decision.ABSTAIN,
+                           report_synthesis=answer, evidence_corpus=evidence,
+                           judge_error=judge_error)
+    return GSARResult(final_report=answer, final_score=0.0, final_decision=Decision.ABSTAIN,
                       final_partition=output.to_partition(), final_judge_output=output,
-                      final_evidence=evidence, trajectory=(entry,), judge_name=judge)
+                      final_evidence=evidence, trajectory=(entry,), judge_name=judge,
+                      degraded=degraded_reason is not None, degraded_reason=degraded_reason)
 
 
 NO_EVIDENCE_REASON: Final = (
@@ -75,18 +83,7 @@ def no_evidence_result(answer: str, judge: str = "") -> GSARResult:
     """The abstain of a call that gathered no evidence: ``degraded_reason="no_evidence"``, one
     round that did not call the judge, no claims. Every claim would be ungrounded and S 0.00:
     a verdict about the wiring, not the answer."""
-    from gsar_otel.core.evidence import EvidenceSet
-    from gsar_otel.core.model import Decision, safe_default_judge_output
-    from gsar_otel.core.result import GSAREvaluation, GSARResult
-
-    output = safe_default_judge_output(NO_EVIDENCE_REASON)
-    evidence = EvidenceSet()
-    entry = GSAREvaluation(iteration=0, score=0.0, decision=Decision.ABSTAIN, judge_output=output,
-                           report_synthesis=answer, evidence_corpus=evidence)
-    return GSARResult(final_report=answer, final_score=0.0, final_decision=Decision.ABSTAIN,
-                      final_partition=output.to_partition(), final_judge_output=output,
-                      final_evidence=evidence, trajectory=(entry,), judge_name=judge,
-                      degraded=True, degraded_reason="no_evidence")
+    return _abstain(answer, NO_EVIDENCE_REASON, judge, degraded_reason="no_evidence")
 
 
 def count_skipped(function: str, reason: str) -> None:
