@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -187,3 +190,22 @@ def retry_delay_s(error: Any) -> float | None:
                 if detail.Unpack(info):
                     return float(info.retry_delay.seconds + info.retry_delay.nanos / 1e9)
     return None
+
+
+def start_sidecar_command(*flags: str, env: dict[str, str]
+                          ) -> tuple[subprocess.Popen[str], str, str]:
+    """``gsar sidecar FLAGS`` in a process of its own, its OTLP/HTTP base URL once it listens
+    (read from the line it logs on stderr) and the stderr read up to that line."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from gsar_otel.cli import main; sys.exit(main())",
+         "sidecar", *flags], stderr=subprocess.PIPE, text=True, env=env)
+    assert process.stderr is not None
+    lines = [process.stderr.readline()]
+    while "OTLP/HTTP" not in lines[-1] and lines[-1] and len(lines) < 50:
+        lines.append(process.stderr.readline())
+    port = re.search(r"127\.0\.0\.1:(\d+)", lines[-1])
+    if port is None:
+        process.kill()
+        process.wait(timeout=10)
+        raise AssertionError(f"gsar sidecar did not say where it listens: {lines}")
+    return process, f"http://127.0.0.1:{port.group(1)}", "".join(lines)

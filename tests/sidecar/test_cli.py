@@ -4,10 +4,7 @@ counts and exits cleanly on SIGTERM after judging what it holds."""
 from __future__ import annotations
 
 import os
-import re
 import signal
-import subprocess
-import sys
 import threading
 import urllib.request
 
@@ -17,6 +14,7 @@ from gsar_otel.cli.common import BadInput
 from gsar_otel.cli.main import build_parser
 from gsar_otel.cli.sidecar import build_config
 from gsar_otel.config import load_settings
+from tests.sidecar.support import start_sidecar_command
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json
 
 
@@ -51,20 +49,12 @@ def test_bad_options_are_bad_input(argv: tuple[str, ...]) -> None:
 def test_the_command_serves_judges_and_stops_on_sigterm() -> None:
     env = {**os.environ, "GSAR_JUDGE": "lexical", "OTEL_EXPORTER_OTLP_ENDPOINT": "",
            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": ""}
-    process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from gsar_otel.cli import main; sys.exit(main())",
-         "sidecar", "--http-port", "0",
-         "--grpc-port", "0", "--decision-wait", "600", "--max-trace-age", "900"],
-        stderr=subprocess.PIPE, text=True, env=env)
+    process, base, banner = start_sidecar_command(
+        "--http-port", "0", "--grpc-port", "0", "--decision-wait", "600",
+        "--max-trace-age", "900", env=env)
     try:
-        assert process.stderr is not None
-        lines = [process.stderr.readline()]
-        while "OTLP/HTTP" not in lines[-1] and lines[-1] and len(lines) < 50:
-            lines.append(process.stderr.readline())
-        port = re.search(r"127\.0\.0\.1:(\d+)", lines[-1])
-        assert port, lines
         request = urllib.request.Request(
-            f"http://127.0.0.1:{port.group(1)}/v1/traces", data=otlp_json(*agent_spans()),
+            f"{base}/v1/traces", data=otlp_json(*agent_spans()),
             headers={"Content-Type": "application/json"}, method="POST")
         with urllib.request.urlopen(request, timeout=30) as response:
             assert response.status == 200
@@ -74,7 +64,8 @@ def test_the_command_serves_judges_and_stops_on_sigterm() -> None:
         watchdog = threading.Timer(60, process.kill)
         watchdog.start()
         try:
-            rest = "".join(lines) + process.stderr.read()
+            assert process.stderr is not None
+            rest = banner + process.stderr.read()
             process.wait(timeout=10)
         finally:
             watchdog.cancel()

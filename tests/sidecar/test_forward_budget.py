@@ -8,11 +8,9 @@ from __future__ import annotations
 import contextlib
 import http.server
 import os
-import re
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -28,7 +26,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from gsar_otel.sidecar.admission import NetworkLimits
 from gsar_otel.sidecar.stats import SidecarStats
 from gsar_otel.sidecar.verdicts import VerdictExporter
-from tests.sidecar.support import start_sidecar
+from tests.sidecar.support import start_sidecar, start_sidecar_command
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post
 from tests.support.servers import free_port
 
@@ -164,19 +162,10 @@ def test_verdict_spans_still_held_at_shutdown_are_counted() -> None:
 
 def test_the_command_counts_grounding_spans_it_cannot_forward() -> None:
     env = {**os.environ, "GSAR_JUDGE": "staged", "OTEL_BSP_SCHEDULE_DELAY": "100"}
-    process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from gsar_otel.cli import main; sys.exit(main())",
-         "sidecar", "--http-port", "0", "--grpc-port", "0", "--decision-wait", "0.05",
-         "--forward", f"http://127.0.0.1:{free_port()}/v1/traces"],
-        stderr=subprocess.PIPE, text=True, env=env)
+    process, base, _ = start_sidecar_command(
+        "--http-port", "0", "--grpc-port", "0", "--decision-wait", "0.05",
+        "--forward", f"http://127.0.0.1:{free_port()}/v1/traces", env=env)
     try:
-        assert process.stderr is not None
-        lines = [process.stderr.readline()]
-        while "OTLP/HTTP" not in lines[-1] and lines[-1] and len(lines) < 50:
-            lines.append(process.stderr.readline())
-        port = re.search(r"127\.0\.0\.1:(\d+)", lines[-1])
-        assert port, lines
-        base = f"http://127.0.0.1:{port.group(1)}"
         request = urllib.request.Request(f"{base}/v1/traces", data=otlp_json(*agent_spans()),
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=30) as response:
