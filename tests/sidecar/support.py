@@ -209,3 +209,13 @@ def start_sidecar_command(*flags: str, env: dict[str, str]
         process.wait(timeout=10)
         raise AssertionError(f"gsar sidecar did not say where it listens: {lines}")
     return process, f"http://127.0.0.1:{port.group(1)}", "".join(lines)
+
+
+class Clock:
+    """Monotonic seconds a test steps by hand (the assembler's and the sidecar's clock)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now

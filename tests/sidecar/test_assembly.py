@@ -12,16 +12,10 @@ from hypothesis import strategies as st
 
 from gsar_otel.sidecar.assembly import ITEM_KEYS, AssemblyLimits, TraceAssembler
 from gsar_otel.sidecar.spans import SpanRecord
+from tests.sidecar.support import Clock
 
 T1 = "0af7651916cd43dd8448eb211c80319c"
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def make(span_id: str, parent: str = "", trace_id: str = T1, name: str = "span",

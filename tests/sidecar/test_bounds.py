@@ -17,7 +17,7 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from gsar_otel.sidecar.assembly import AssemblyLimits
-from tests.sidecar.support import retry_delay_s, start_sidecar
+from tests.sidecar.support import Clock, retry_delay_s, start_sidecar
 from tests.sidecar.test_receiver_http import post
 from tests.support.servers import free_port
 
@@ -31,15 +31,6 @@ MEMORY_BOUND = 24 * 1024 * 1024
 request body in flight and the decoded copy of it, with room to spare."""
 NEVER_ENDS = "f" * 32
 
-
-class Clock:
-    """Monotonic seconds the test steps (the sidecar's ticker reads it)."""
-
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def _request(spans: list[tuple[str, int, int]]) -> bytes:

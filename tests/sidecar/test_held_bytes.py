@@ -20,19 +20,12 @@ from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
 from gsar_otel.sidecar.extract import ExtractedRun
 from gsar_otel.sidecar.run_budget import cap_run
 from gsar_otel.sidecar.spans import MAX_VALUE_BYTES, SpanRecord, decode_traces
-from tests.sidecar.support import CPU_ROW, GROUNDED, RunningSidecar, start_sidecar
+from tests.sidecar.support import CPU_ROW, GROUNDED, Clock, RunningSidecar, start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post
 
 MiB = 1024 * 1024
 AGENT = {"gen_ai.operation.name": "invoke_agent"}
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def body_of(spans: list[tuple[int, int, int, str]]) -> bytes:

@@ -12,7 +12,7 @@ import pytest
 
 from gsar_otel.sidecar.assembly import AssemblyLimits, TraceAssembler
 from gsar_otel.sidecar.spans import SpanRecord
-from tests.sidecar.support import CPU_ROW, GROUNDED, RunningSidecar, start_sidecar
+from tests.sidecar.support import CPU_ROW, GROUNDED, Clock, RunningSidecar, start_sidecar
 from tests.sidecar.test_receiver_http import kv, otlp_json, post
 
 TRACE = "7a1b2c3d4e5f60718293a4b5c6d7e8f9"
@@ -20,13 +20,6 @@ DISK_ROW = "host=db-prod-2 disk_pct=91 at=14:05:00"
 DISK_ANSWER = "Disk on db-prod-2 is at 91%."
 AGENT = {"gen_ai.operation.name": "invoke_agent"}
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def record(span_id: int, parent: int = 0, *, start: int, end: int, name: str = "span",
