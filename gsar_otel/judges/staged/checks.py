@@ -32,6 +32,7 @@ from gsar_otel.judges.staged.claims import (
 from gsar_otel.judges.staged.claims import (
     PREDICATES as PREDICATE_ROOTS,
 )
+from gsar_otel.judges.staged.eras import era_of, era_support
 from gsar_otel.judges.staged.facts import Fact, Field
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
@@ -123,6 +124,18 @@ def _shown(field: Field) -> str:
 def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
                 index: FactIndex) -> Check:
     """A typed value: matched in a focus fact (by its key where the claim names one)."""
+    era = era_of(slots.text, value.spec)
+    if era is not None:  # "in the 1980s": a range of years, not the number 1980
+        order = (*alignment.focus, *alignment.support, *alignment.about, *alignment.related)
+        found = era_support(era, _expanded(value.key_stems),
+                            [index.facts[p] for p in dict.fromkeys(order)])
+        if found is None:
+            return Check("value", "ABSENT", f"{era.said} ({era.first}-{era.last}): no year in "
+                         "it in the evidence about the claim")
+        status, fact, shown = found
+        return Check("value", status, f"says {era.said}; {fact.ref} has {shown}" if status
+                     == "CONFLICT" else f"{era.said} matches {fact.ref} ({shown})", fact.ref,
+                     fact.position)
     focus = [index.facts[p] for p in alignment.focus]
     text = value.spec.text
     keyed = _keyed_fields(value, focus)

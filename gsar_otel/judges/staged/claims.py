@@ -226,6 +226,21 @@ def _inside(text: str, spans: list[tuple[int, int]]) -> bytearray:
     return marks
 
 
+_JOINED: Final = re.compile(r"[.\-_/][^\W_]")
+"""A joiner and a letter or digit: the token goes on past it."""
+_NEXT_WORD: Final = re.compile(r"[ \t]+([a-z][a-z\-]{1,40})\b")
+
+
+def _modifies_next(text: str, end: int, agent: str) -> bool:
+    """"known by multiple ring names", "caused by memory pressure": a plain word after "by"
+    that a lowercase content word follows in the same clause qualifies that noun phrase; it
+    is no name ("approved by maria.lopez", "closed by netops after 6 hours" name one)."""
+    following = _NEXT_WORD.match(text, end)
+    return (agent.isalpha() and following is not None
+            and following.group(1) not in STOPWORDS
+            and root(following.group(1)) not in IDENTITY_KEYS)
+
+
 def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
     found: dict[str, None] = {}
     for spec in facts.anchors:
@@ -248,10 +263,14 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
             found.setdefault(token, None)
         previous = token
     for match in CAMEL.finditer(text):
-        found.setdefault(match.group().lower(), None)
+        # a part of a longer name ("DailyMail" of ``DailyMail.com``) is that name's, read above
+        if not (_JOINED.match(text, match.end())
+                or _JOINED.match(text[max(0, match.start() - 2):match.start()][::-1])):
+            found.setdefault(match.group().lower(), None)
     for match in AGENT.finditer(text):  # "closed by netops": who did it is named, checked
         agent = match.group(1).lower().rstrip(".")
-        if agent not in STOPWORDS and not agent[:1].isdigit() and agent not in NUMBER_WORDS:
+        if agent not in STOPWORDS and not agent[:1].isdigit() and agent not in NUMBER_WORDS \
+                and not _modifies_next(text, match.end(1), agent):
             found.setdefault(agent, None)
     return list(found)
 

@@ -41,7 +41,7 @@ _LINE_REF: Final = re.compile(r"\[\d{1,6}\]\s")
 _LOG_HINT: Final = re.compile(
     r"\b(?:ERROR|ERR|WARN(?:ING)?|INFO|DEBUG|FATAL|CRITICAL|TRACE|Warning|Normal)\b|"
     r"\d{2}:\d{2}:\d{2}")
-_KEY_SPLIT: Final = re.compile(r"[_.\-/]")
+_KEY_SPLIT: Final = re.compile(r"[_.\-/\s]+")
 _CAMEL_NAME: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][a-z]{1,40}){1,8}\b")
 _CAMEL_PART: Final = re.compile(r"[A-Z][a-z]{2,40}")
 _WRAPPER_KEYS: Final = frozenset({"text", "result", "results", "content", "output", "outputs",
