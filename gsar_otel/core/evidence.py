@@ -16,12 +16,13 @@ Capturing evidence inside an agent call (``record_evidence``, ``@tool_evidence``
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from gsar_otel.core.model import EvidenceType, _Frozen
 
@@ -236,8 +237,8 @@ def _as_list(value: Any) -> list[Any]:
         return []
     if isinstance(value, str):
         return [line.strip() for line in value.splitlines() if line.strip()]
-    if isinstance(value, Evidence | Mapping):
-        return [value]
+    if isinstance(value, Evidence | Mapping) or _as_record(value) is not value:
+        return [value]  # one row, also as a dataclass, a pydantic model or a named tuple
     if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         return list(value)
     raise ValueError(
@@ -328,15 +329,36 @@ def _as_evidence(entry: Any, position: int, default_id: str, limit: int) -> tupl
                     type=infer_evidence_type(text[:limit])), len(text)
 
 
+def _as_record(value: Any) -> Any:
+    """A dataclass, a pydantic model or a named tuple as the dict of its fields (what a tool
+    returning one means), anything else as it is."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    fields = getattr(value, "_fields", None) if isinstance(value, tuple) else None
+    if isinstance(fields, tuple):
+        return dict(zip(fields, value, strict=True))
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    """A record nested in a result as its fields; a date, a UUID, a Decimal as its text."""
+    record = _as_record(value)
+    return str(value) if record is value else record
+
+
 def _compact_json(value: Any) -> str:
     """A tool result as one evidence line: ``key=value`` pairs for a flat row (the shape of a
     metric row or log record, which judges cite best), compact JSON for anything nested."""
+    value = _as_record(value)
     if isinstance(value, Mapping) and value and all(
             isinstance(k, str) and (v is None or isinstance(v, str | int | float | bool))
             for k, v in value.items()):
         return " ".join(f"{k}={_scalar(v)}" for k, v in value.items())
     try:
-        return json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
+        return json.dumps(value, ensure_ascii=False, default=_json_default,
+                          separators=(", ", ": "))
     except (TypeError, ValueError):
         return repr(value)
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import datetime
 import json
+from typing import NamedTuple
 
 import pytest
+from pydantic import BaseModel
 
 from gsar_otel.core.capture import collect_evidence, record_evidence, tool_evidence
 from gsar_otel.core.evidence import (
@@ -325,3 +329,40 @@ def test_a_flat_tool_row_reads_as_key_value_pairs_and_nested_results_as_json():
     ])
     assert row.content == 'host=db-prod-1 cpu_pct=97.2 ok=true note="two words"'
     assert nested.content == '{"rows": [{"rps": 12.4}]}'
+
+
+@dataclasses.dataclass
+class _Row:
+    host: str
+    cpu_pct: float
+
+
+class _Tuple(NamedTuple):
+    host: str
+    cpu_pct: float
+
+
+class _Model(BaseModel):
+    host: str
+    cpu_pct: float
+    at: datetime.datetime
+
+
+@pytest.mark.parametrize("row", [
+    _Row("db-prod-1", 97.2), _Tuple("db-prod-1", 97.2),
+    _Model(host="db-prod-1", cpu_pct=97.2, at=datetime.datetime(2026, 3, 1, 14, 2)),
+], ids=["dataclass", "namedtuple", "pydantic"])
+def test_a_record_returned_by_a_tool_reads_as_its_fields(row: object) -> None:
+    """A dataclass, a pydantic model or a named tuple is the row of its fields, not its repr
+    (``_Row(host='db-prod-1', ...)``) nor, for a named tuple, one item per field; alone or in
+    a list, through ``record_evidence`` too."""
+    expected = "host=db-prod-1 cpu_pct=97.2"
+    alone, = EvidenceSet.coerce(row).items
+    listed, = EvidenceSet.coerce([row]).items
+    with collect_evidence() as collected:
+        record_evidence(row)
+    for item in (alone, listed, *collected):
+        assert item.content.startswith(expected), item.content
+    nested, = EvidenceSet.coerce([{"rows": [row]}]).items
+    assert '"host": "db-prod-1"' in nested.content or '"db-prod-1"' in nested.content
+    assert "_Row(" not in nested.content and "_Model(" not in nested.content
