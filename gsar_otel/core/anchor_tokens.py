@@ -89,6 +89,9 @@ def number_text(anchor: Anchor) -> tuple[str, int] | None:
     """The number as written at the start of a numeric anchor's text and its decimals."""
     text = anchor.text.lstrip("~≈≥≤$€£¥")
     found = leading_number(text)
+    if found is None and anchor.unit == "%" and text[:1].isalpha() \
+            and isinstance(anchor.value, float):
+        return f"{anchor.value:.0f}", 0  # a share in words ("a third"): to the whole percent
     return None if found is None else (text[:found[2]], found[1])
 
 

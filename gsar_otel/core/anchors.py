@@ -7,7 +7,8 @@ a percentile, ``v2.3.1`` a version, ``edge-lb-3`` a host, ``10.0.0.12:8080`` an 
 port, ``cfg-7781`` an identifier. Kubernetes event lines read as what they say:
 ``pod/web-7f9c6d-q8zt4`` names the pod ``web-7f9c6d-q8zt4`` (as the name written alone reads),
 ``ip-10-0-3-17.ec2.internal`` is one host, an age ``3m12s`` a duration, and ``(x4 over 10m)``
-a count of 4 over a window of 10 minutes.
+a count of 4 over a window of 10 minutes. A share in words is a percentage: "more than half" is
+over 50%, "about a third of" about 33% (:mod:`.anchor_fractions`).
 
 >>> [(a.kind.value, a.value) for a in extract_anchors("p99 hit 250 ms on edge-lb-3")]
 [('percentile', 'p99'), ('duration', 0.25), ('host', 'edge-lb-3')]
@@ -30,6 +31,7 @@ from typing import Final
 
 from gsar_otel.core.anchor_compare import AnchorIndex, compare_anchors
 from gsar_otel.core.anchor_durations import join_durations
+from gsar_otel.core.anchor_fractions import with_fractions
 from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
 from gsar_otel.core.anchor_scan import extract_anchors as _read
 from gsar_otel.core.anchor_times import date_numbers
@@ -56,12 +58,12 @@ def extract_anchors(text: str) -> tuple[Anchor, ...]:
     """The typed anchors of ``text``, left to right, non-overlapping, in linear time."""
     if len(text) <= CACHE_CHARS:
         return _remembered(text)
-    return join_durations(text, _read(text))
+    return with_fractions(text, join_durations(text, _read(text)))
 
 
 @lru_cache(maxsize=8192)
 def _remembered(text: str) -> tuple[Anchor, ...]:
-    return join_durations(text, _read(text))
+    return with_fractions(text, join_durations(text, _read(text)))
 
 
 def inner_anchors(anchor: Anchor) -> tuple[Anchor, ...]:
