@@ -147,7 +147,8 @@ def test_a_workflow_trace_with_two_agents_gets_two_verdicts(sidecar: RunningSide
     assert post(sidecar, otlp_json(*spans))[0] == 200
     sidecar.wait_for(lambda: len(sidecar.evaluations()) == 2, "two evaluations")
     assert set(judged_runs(sidecar)) == {0x10, 0x20}
-    assert sidecar.sidecar.stats.get("runs_judged") == 2
+    # a run is counted after its evaluation span ends: wait for the count, do not race it
+    sidecar.wait_for(lambda: sidecar.sidecar.stats.get("runs_judged") == 2, "two runs counted")
 
 
 def test_a_trace_id_reused_after_a_verdict_is_judged_again(sidecar: RunningSidecar) -> None:
