@@ -152,7 +152,7 @@ class GSARSettings(BaseModel):
 # --- parsing ------------------------------------------------------------------------------------
 
 
-def _parse_bool(source: str, value: object) -> bool:
+def parse_bool(source: str, value: object) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
@@ -232,8 +232,8 @@ _SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
     "judge": _parse_judge,
     "judge_model": _parse_name,
     "sample_rate": _parse_unit,
-    "capture_content": _parse_bool,
-    "disabled": _parse_bool,
+    "capture_content": parse_bool,
+    "disabled": parse_bool,
     "background_queue_size": int_parser(1),
     "contradiction_penalty": _parse_unit,
     "k_max": int_parser(0),
@@ -333,7 +333,7 @@ def _env_values(env: Mapping[str, str]) -> dict[str, Any]:
             values[field] = parsed
     capture = env.get(semconv.ENV_CAPTURE_CONTENT, "").strip()
     if capture:
-        values["capture_content"] = _parse_bool(semconv.ENV_CAPTURE_CONTENT, capture)
+        values["capture_content"] = parse_bool(semconv.ENV_CAPTURE_CONTENT, capture)
     else:
         otel = env.get(semconv.ENV_OTEL_GENAI_CAPTURE_CONTENT, "").strip().lower()
         if otel in _TRUE or otel in _OTEL_CAPTURE_ON:

@@ -23,7 +23,8 @@ SHARES: Final[dict[str, float]] = {
     "thirds": 100 / 3, "quarters": 25.0, "fifths": 20.0, "tenths": 10.0,
 }
 """Percent of one part; a plural is multiplied by the count before it ("two thirds")."""
-_COUNTS: Final = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "nine": 9}
+_COUNTS: Final = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                  "seven": 7, "eight": 8, "nine": 9}
 _PERIOD_BEFORE: Final = re.compile(
     r"\b(?:first|second|third|fourth|last|final|latter|former|other|next|previous|same|this|"
     r"that|each|every)\s+$", re.IGNORECASE)
@@ -38,7 +39,7 @@ _QUALIFIER: Final = "|".join(sorted(
     [re.escape(q) for q in QUALIFIERS if q.isalpha()]
     + [f"{a} {b}" for a, b in QUALIFIER_PAIRS], key=len, reverse=True))
 _FRACTION: Final = re.compile(
-    rf"\b(?:(?P<qualifier>{_QUALIFIER})\s+)?(?:(?P<count>a|one|two|three|four|nine)\s+)?"
+    rf"\b(?:(?P<qualifier>{_QUALIFIER})\s+)?(?:(?P<count>{'|'.join(_COUNTS)})\s+)?"
     rf"(?P<share>{_WORDS})\b(?!-)(?P<of>\s+of\b)?", re.IGNORECASE)
 
 

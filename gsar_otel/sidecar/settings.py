@@ -18,8 +18,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from gsar_otel import semconv as sc
-from gsar_otel.config import GSARSettings, SettingsError, int_parser
-from gsar_otel.config import _parse_bool as _flag
+from gsar_otel.config import GSARSettings, SettingsError, int_parser, parse_bool
 from gsar_otel.sidecar.admission import NetworkLimits
 
 
@@ -102,7 +101,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("grpc_receive_timeout", sc.ENV_SIDECAR_GRPC_RECEIVE_TIMEOUT, _seconds(0.001),
             _NET.grpc_receive_timeout_s),
     Setting("verdict_buffer", sc.ENV_SIDECAR_VERDICT_BUFFER, int_parser(1), _NET.verdict_buffer),
-    Setting("include_unverified", sc.ENV_SIDECAR_INCLUDE_UNVERIFIED, _flag, False),
+    Setting("include_unverified", sc.ENV_SIDECAR_INCLUDE_UNVERIFIED, parse_bool, False),
 )
 """Every sidecar setting, in ``--help`` order."""
 BY_KEY: Final[Mapping[str, Setting]] = MappingProxyType({s.key: s for s in SETTINGS})

@@ -226,8 +226,15 @@ def _inside(text: str, spans: list[tuple[int, int]]) -> bytearray:
     return marks
 
 
-_JOINED: Final = re.compile(r"[.\-_/][^\W_]")
-"""A joiner and a letter or digit: the token goes on past it."""
+_JOINERS: Final = ".-_/"
+
+
+def _joined(text: str, start: int, end: int) -> bool:
+    """The word at ``start:end`` goes on past a joiner and a letter or digit, either side."""
+    return (end + 1 < len(text) and text[end] in _JOINERS and text[end + 1].isalnum()) or (
+        start >= 2 and text[start - 1] in _JOINERS and text[start - 2].isalnum())
+
+
 _NEXT_WORD: Final = re.compile(r"[ \t]+([a-z][a-z\-]{1,40})\b")
 
 
@@ -264,8 +271,7 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
         previous = token
     for match in CAMEL.finditer(text):
         # a part of a longer name ("DailyMail" of ``DailyMail.com``) is that name's, read above
-        if not (_JOINED.match(text, match.end())
-                or _JOINED.match(text[max(0, match.start() - 2):match.start()][::-1])):
+        if not _joined(text, match.start(), match.end()):
             found.setdefault(match.group().lower(), None)
     for match in AGENT.finditer(text):  # "closed by netops": who did it is named, checked
         agent = match.group(1).lower().rstrip(".")

@@ -19,18 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gsar_otel.judges.staged.anchoring import Spec
+from gsar_otel.core.anchor_times import date_numbers
+from gsar_otel.judges.staged.anchoring import Spec, shape
 from gsar_otel.judges.staged.facts import Fact
 
 Status = Literal["MATCH", "CONFLICT"]
 
 _DECADE: Final = re.compile(r"(\d{3}0)(?:'s|\u2019s|s)(?![\w'])")
 _CENTURY: Final = re.compile(r"(\d{1,2})(?:st|nd|rd|th)[\s-]+century\b", re.I)
-_QUALIFIER: Final = re.compile(r"\b(early|mid|late)(?:[\s-]+|-?)$", re.I)
+_QUALIFIER: Final = re.compile(r"\b(early|mid|late)[\s-]*$", re.I)
 _PARTS: Final = {"early": (0.0, 0.4), "mid": (0.3, 0.7), "late": (0.6, 1.0)}
-_YEAR: Final = re.compile(r"^(\d{4})(?:-|$)")
-MIN_YEAR: Final = 1000
-MAX_YEAR: Final = 2999
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +69,11 @@ def era_of(text: str, spec: Spec) -> Era | None:
 
 
 def year_of(spec: Spec) -> int | None:
-    """The year a date, timestamp or bare four-digit number states, if any."""
+    """The year a date or timestamp states (when written), or a year-like number, if any."""
     if spec.kind in ("DATE", "TIMESTAMP"):
-        found = _YEAR.match(spec.value)
-        year = int(found.group(1)) if found else None
-    elif spec.kind == "NUMBER" and spec.text.isdigit() and len(spec.text) == 4:
-        year = int(spec.text)
-    else:
-        return None
-    return year if year is not None and MIN_YEAR <= year <= MAX_YEAR else None
+        written = date_numbers(spec.raw)
+        return int(written[0]) if len(written) == 2 else None
+    return int(float(spec.value)) if shape(spec) == "year" else None
 
 
 def era_support(era: Era, wanted: frozenset[str],
