@@ -87,6 +87,15 @@ def sidecar() -> Iterator[RunningSidecar]:
     running.stop()
 
 
+def one_span_rejected_and_every_run_judged(running: RunningSidecar) -> None:
+    """The batch's one unreadable span rejected alone, counted as such; its 50 runs judged."""
+    running.wait_for(lambda: len(running.evaluations()) == RUNS, "50 evaluations")
+    stats = running.sidecar.stats
+    assert stats.get("spans", "rejected_malformed_span") == 1
+    assert stats.get("spans", "accepted") == 2 * RUNS
+    assert stats.get("spans", "rejected_malformed") == 0
+
+
 def test_over_http_the_batch_is_judged_and_the_answer_is_partial_success_protobuf(
         sidecar: RunningSidecar) -> None:
     status, body = post(sidecar, fifty_runs_protobuf(), "application/x-protobuf")
@@ -95,11 +104,7 @@ def test_over_http_the_batch_is_judged_and_the_answer_is_partial_success_protobu
     answer.ParseFromString(body)
     assert answer.partial_success.rejected_spans == 1
     assert "invalid UTF-8" in answer.partial_success.error_message
-    sidecar.wait_for(lambda: len(sidecar.evaluations()) == RUNS, "50 evaluations")
-    stats = sidecar.sidecar.stats
-    assert stats.get("spans", "rejected_malformed_span") == 1
-    assert stats.get("spans", "accepted") == 2 * RUNS
-    assert stats.get("spans", "rejected_malformed") == 0
+    one_span_rejected_and_every_run_judged(sidecar)
 
 
 def test_over_http_the_batch_is_judged_and_the_answer_is_partial_success_json(
@@ -142,10 +147,7 @@ def test_over_grpc_one_invalid_utf8_span_is_rejected_alone_and_the_batch_judged(
     answer = grpc_export(grpc_sidecar, fifty_runs_protobuf())
     assert answer.partial_success.rejected_spans == 1
     assert "invalid UTF-8" in answer.partial_success.error_message
-    grpc_sidecar.wait_for(lambda: len(grpc_sidecar.evaluations()) == RUNS, "50 evaluations")
-    stats = grpc_sidecar.sidecar.stats
-    assert stats.get("spans", "rejected_malformed_span") == 1
-    assert stats.get("spans", "accepted") == 2 * RUNS
+    one_span_rejected_and_every_run_judged(grpc_sidecar)
 
 
 def test_over_grpc_a_message_with_nothing_readable_is_invalid_argument_and_counted(
