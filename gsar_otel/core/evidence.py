@@ -237,7 +237,7 @@ def _as_list(value: Any) -> list[Any]:
         return []
     if isinstance(value, str):
         return [line.strip() for line in value.splitlines() if line.strip()]
-    if isinstance(value, Evidence | Mapping) or _as_record(value) is not value:
+    if isinstance(value, Evidence | Mapping) or _is_record(value):
         return [value]  # one row, also as a dataclass, a pydantic model or a named tuple
     if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         return list(value)
@@ -327,6 +327,13 @@ def _as_evidence(entry: Any, position: int, default_id: str, limit: int) -> tupl
     text = evidence_text(entry)
     return Evidence(id=default_id, content=text[:limit],
                     type=infer_evidence_type(text[:limit])), len(text)
+
+
+def _is_record(value: Any) -> bool:
+    """A dataclass instance, a pydantic model or a named tuple: one row of named fields."""
+    return ((dataclasses.is_dataclass(value) and not isinstance(value, type))
+            or isinstance(value, BaseModel)
+            or (isinstance(value, tuple) and isinstance(getattr(value, "_fields", None), tuple)))
 
 
 def _as_record(value: Any) -> Any:
