@@ -21,19 +21,19 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from gsar_otel.judges.staged.ages import years_check
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
-from gsar_otel.judges.staged.anchoring import Spec, agree, comparable, digits, number_of, shape
+from gsar_otel.judges.staged.anchoring import agree, comparable, digits, number_of, shape
 from gsar_otel.judges.staged.claims import (
-    KEY_SYNONYMS,
+    PREDICATES as PREDICATE_ROOTS,
+)
+from gsar_otel.judges.staged.claims import (
     PREDICTION,
     ClaimSlots,
     Value,
 )
-from gsar_otel.judges.staged.claims import (
-    PREDICATES as PREDICATE_ROOTS,
-)
-from gsar_otel.judges.staged.eras import era_of, era_support
 from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.keyed import agreement, expanded, keyed_fields
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
 
@@ -46,9 +46,6 @@ def _words(text: str) -> list[str]:
 TIME_KINDS: Final = frozenset({"CLOCK", "TIMESTAMP"})
 STATE_KEYS: Final = frozenset(root(w) for w in ("status", "state", "phase", "outcome", "result"))
 """Keys whose value is what a record is in: "all orders were cancelled" against them."""
-UNIT_WORDS: Final = frozenset(root(w) for w in
-                              _words(
-    "ms s sec secs pct percent gb mb kb bytes us ns per"))
 PROSE_CONFLICT_COVERAGE: Final = 0.6
 """Share of a claim's words a prose fact must hold before its other value contradicts it."""
 POLARITY_COVERAGE: Final = 0.8
@@ -79,44 +76,6 @@ class Check:
     """The fact that matched or contradicted, by position."""
 
 
-def _expanded(stems: frozenset[str]) -> frozenset[str]:
-    more = set(stems)
-    for word in stems:
-        more |= KEY_SYNONYMS.get(word, frozenset())
-    return frozenset(more - UNIT_WORDS)
-
-
-def _keyed_fields(value: Value, facts: list[Fact]) -> list[tuple[Fact, Field, Spec]]:
-    """The fields of ``facts`` whose key the claim's words name, best overlap only."""
-    wanted = _expanded(value.key_stems)
-    if not wanted:
-        return []
-    # A key is named best when the claim holds most of its words, then the largest share of
-    # them: "error count" names ``errors`` (all its words), not ``conn_count`` (half of them).
-    # Then a key that names a unit exactly when the claim's value has one: a bare count is not
-    # ``error_pct``, "40%" is not ``errors``.
-    claim_unit = value.spec.kind in ("PERCENT", "DURATION") or bool(
-        getattr(value.spec.raw, "unit", None))
-    # The claim's own words count before their synonyms: "p99 latency" is ``p99_latency_ms``,
-    # not ``p50_latency_ms``.
-    scored: list[tuple[tuple[int, int, float, bool], Fact, Field, Spec]] = []
-    for fact in facts:
-        for field in fact.fields:
-            own = field.key_stems - UNIT_WORDS
-            overlap = len(own & wanted)
-            if overlap:
-                unit_agrees = bool(field.key_stems & UNIT_WORDS) == claim_unit
-                rank = (len(own & value.key_stems), overlap, overlap / len(own), unit_agrees)
-                scored.extend((rank, fact, field, spec) for spec in field.anchors
-                              if comparable(value.spec, spec))
-    # values the claim's can be compared with at all come first: "868 requests per second" is
-    # not ``http_5xx_rate=56.1%`` when a row holds both
-    related = [s for s in scored if agree(value.spec, s[3]) != "unrelated"]
-    scored = related or scored
-    best = max((s[0] for s in scored), default=(0, 0, 0.0, False))
-    return [(f, fl, sp) for n, f, fl, sp in scored if n == best]
-
-
 def _shown(field: Field) -> str:
     return f"{field.key}={field.value}"
 
@@ -124,24 +83,20 @@ def _shown(field: Field) -> str:
 def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
                 index: FactIndex) -> Check:
     """A typed value: matched in a focus fact (by its key where the claim names one)."""
-    era = era_of(slots.text, value.spec)
-    if era is not None:  # "in the 1980s": a range of years, not the number 1980
-        order = (*alignment.focus, *alignment.support, *alignment.about, *alignment.related)
-        found = era_support(era, _expanded(value.key_stems),
-                            [index.facts[p] for p in dict.fromkeys(order)])
-        if found is None:
-            return Check("value", "ABSENT", f"{era.said} ({era.first}-{era.last}): no year in "
-                         "it in the evidence about the claim")
-        status, fact, shown = found
-        return Check("value", status, f"says {era.said}; {fact.ref} has {shown}" if status
-                     == "CONFLICT" else f"{era.said} matches {fact.ref} ({shown})", fact.ref,
-                     fact.position)
+    order = (*alignment.focus, *alignment.support, *alignment.about, *alignment.related)
+    years = years_check(slots.text, value.spec, expanded(value.key_stems),
+                        expanded(slots.stems | value.key_stems | frozenset(slots.names)),
+                        lambda: [index.facts[p] for p in dict.fromkeys(order)], index)
+    if years is not None:  # "in the 1980s", "in his 40s", "for 44 years": years, not numbers
+        status, reason, deciding = years
+        return Check("value", status, reason, deciding.ref if deciding else None,
+                     deciding.position if deciding else None)
     focus = [index.facts[p] for p in alignment.focus]
     text = value.spec.text
-    keyed = _keyed_fields(value, focus)
+    keyed = keyed_fields(value, focus)
     if keyed:
         for fact, _, spec in keyed:
-            if agree(value.spec, spec) == "match":
+            if agreement(value.spec, spec) == "match":
                 return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
                              fact.position)
         # the fact that states the rest of the claim holds the value itself: "4 members left"
@@ -152,7 +107,7 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
             return Check("value", "MATCH", f"{text} matches {index.facts[stating].ref}",
                          index.facts[stating].ref, stating)
         fact, field, _ = next(((f, fl, sp) for f, fl, sp in keyed
-                               if agree(value.spec, sp) == "conflict"), keyed[0])
+                               if agreement(value.spec, sp) == "conflict"), keyed[0])
         return Check("value", "CONFLICT", f"says {text}; {fact.ref} has {_shown(field)}",
                      fact.ref, fact.position)
     holders = set(alignment.value_facts.get(place, ()))
@@ -249,7 +204,7 @@ def check_absence(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> 
         else:  # "no errors were logged" of nothing in particular: of any fact
             pool = [index.facts[p] for p in sorted(
                 set(index.by_stem.get(absent, ())) | set(alignment.support))]
-        wanted = _expanded(frozenset({absent})) | {absent}
+        wanted = expanded(frozenset({absent})) | {absent}
         found: Check | None = None
         for fact in pool:
             if fact.kind == "prose":

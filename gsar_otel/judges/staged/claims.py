@@ -98,13 +98,16 @@ KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
         "address": "ip addr", "version": "ver image tag", "severity": "level",
         "usage": "used use util utilization", "use": "used usage util",
         "expiry": "expires expire expiration expiring", "date": "at on day ts",
+        "married": "spouse", "marry": "spouse", "wed": "spouse", "spouse": "married marry wed",
+        "served": "service", "serving": "service",
     }.items()}
 """Key words a claim may use for a key: "HTTP 200" names ``status=200``."""
 MONTHS: Final = frozenset(
     _words(
     "january february march april may june july august september october november "
-    "december monday tuesday wednesday thursday friday saturday sunday"))
-"""Capitalised words that are dates, checked as dates, not as names."""
+    "december monday tuesday wednesday thursday friday saturday sunday spring summer autumn "
+    "winter"))
+"""Capitalised words that are dates or seasons, checked as dates, not as names."""
 _MARKUP: Final = re.compile(r"\[[A-Z_]{2,30}\]")
 AGENT: Final = re.compile(
     r"\b(?:was|were|been|being|is|are|got)\s(?:[a-z]{1,30}ly\s)?[a-z]{2,30}(?:ed|en|wn)\sby\s"

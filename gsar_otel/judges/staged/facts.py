@@ -42,6 +42,7 @@ _LOG_HINT: Final = re.compile(
     r"\b(?:ERROR|ERR|WARN(?:ING)?|INFO|DEBUG|FATAL|CRITICAL|TRACE|Warning|Normal)\b|"
     r"\d{2}:\d{2}:\d{2}")
 _KEY_SPLIT: Final = re.compile(r"[_.\-/\s]+")
+_KEY_BRACKETS: Final = re.compile(r"[()\[\]]")
 _CAMEL_NAME: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][a-z]{1,40}){1,8}\b")
 _CAMEL_PART: Final = re.compile(r"[A-Z][a-z]{2,40}")
 _WRAPPER_KEYS: Final = frozenset({"text", "result", "results", "content", "output", "outputs",
@@ -99,8 +100,9 @@ class Fact:
 
 
 def key_stems(key: str) -> frozenset[str]:
-    """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat."""
-    return frozenset(root(part) for part in _KEY_SPLIT.split(key.lower()) if part)
+    """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat; ``Spouse(s)`` -> spous."""
+    bare = _KEY_BRACKETS.sub(" ", key.lower().replace("(s)", ""))
+    return frozenset(root(part) for part in _KEY_SPLIT.split(bare) if part)
 
 
 def source_type(item_type: EvidenceType, kind: FactKind, structured: bool) -> EvidenceType:

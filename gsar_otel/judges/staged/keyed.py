@@ -1,0 +1,82 @@
+"""Which field of a fact a claim's value is read against, and how the two compare.
+
+A value is compared with the fields whose key the claim's words name ("error count" is
+``errors``, not ``conn_count``). A year is a year wherever it is written: "born in 1987" is
+compared with the year of ``Born: 28 November 1987 (age 31)``, never with the age beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from gsar_otel.judges.staged.anchoring import Agreement, Spec, agree, comparable, shape
+from gsar_otel.judges.staged.claims import KEY_SYNONYMS, Value
+from gsar_otel.judges.staged.eras import year_of
+from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.roots import root
+
+UNIT_WORDS: Final = frozenset(root(w) for w in (
+    "ms", "s", "sec", "secs", "pct", "percent", "gb", "mb", "kb", "bytes", "us", "ns", "per"))
+"""Key words that name a unit, not what is measured."""
+
+
+def expanded(stems: frozenset[str]) -> frozenset[str]:
+    """The stems and their key synonyms, less unit words."""
+    more = set(stems)
+    for word in stems:
+        more |= KEY_SYNONYMS.get(word, frozenset())
+    return frozenset(more - UNIT_WORDS)
+
+
+def keyed_fields(value: Value, facts: Sequence[Fact]) -> list[tuple[Fact, Field, Spec]]:
+    """The fields of ``facts`` whose key the claim's words name, best overlap only."""
+    wanted = expanded(value.key_stems)
+    if not wanted:
+        return []
+    # A key is named best when the claim holds most of its words, then the largest share of
+    # them: "error count" names ``errors`` (all its words), not ``conn_count`` (half of them).
+    # Then a key that names a unit exactly when the claim's value has one: a bare count is not
+    # ``error_pct``, "40%" is not ``errors``.
+    claim_unit = value.spec.kind in ("PERCENT", "DURATION") or bool(
+        getattr(value.spec.raw, "unit", None))
+    # The claim's own words count before their synonyms: "p99 latency" is ``p99_latency_ms``,
+    # not ``p50_latency_ms``.
+    scored: list[tuple[tuple[int, int, float, bool], Fact, Field, Spec]] = []
+    for fact in facts:
+        for field in fact.fields:
+            own = field.key_stems - UNIT_WORDS
+            overlap = len(own & wanted)
+            if overlap:
+                unit_agrees = bool(field.key_stems & UNIT_WORDS) == claim_unit
+                rank = (len(own & value.key_stems), overlap, overlap / len(own), unit_agrees)
+                scored.extend((rank, fact, field, spec) for spec in _candidates(value.spec, field))
+    # values the claim's can be compared with at all come first: "868 requests per second" is
+    # not ``http_5xx_rate=56.1%`` when a row holds both
+    related = [s for s in scored if agreement(value.spec, s[3]) != "unrelated"]
+    scored = related or scored
+    best = max((s[0] for s in scored), default=(0, 0, 0.0, False))
+    return [(f, fl, sp) for n, f, fl, sp in scored if n == best]
+
+
+def _year(spec: Spec) -> int | None:
+    return int(float(spec.value)) if shape(spec) == "year" else None
+
+
+def _candidates(claim: Spec, field: Field) -> list[Spec]:
+    """The field's anchors the claim's value is compared with: for a year, the field's dates
+    when it holds any (not the age beside a birth date), else every comparable anchor."""
+    if _year(claim) is not None:
+        dated = [s for s in field.anchors if s.kind in ("DATE", "TIMESTAMP") and year_of(s)]
+        if dated:
+            return dated
+    return [s for s in field.anchors if comparable(claim, s)]
+
+
+def agreement(claim: Spec, evidence: Spec) -> Agreement:
+    """:func:`~.anchoring.agree`, but a year against a date compares the date's year."""
+    year = _year(claim)
+    if year is not None and evidence.kind in ("DATE", "TIMESTAMP"):
+        found = year_of(evidence)
+        return "unrelated" if found is None else "match" if found == year else "conflict"
+    return agree(claim, evidence)
