@@ -9,7 +9,8 @@ recording every change as an :class:`Adjustment` that stays on the result and in
 - a grounded claim that cites no evidence id, or only ids the evidence does not have, becomes
   ungrounded; unknown ids next to known ones are dropped from the claim;
 - a grounded claim with a number, time, date or other numbered anchor (see
-  :data:`SUPPORT_CHECKED_KINDS`) that no anchor of its cited items matches becomes ungrounded.
+  :data:`SUPPORT_CHECKED_KINDS`) that no anchor of its cited items matches becomes ungrounded
+  (an era, age or span of years is matched by the years it is read from: "the 1980s" by 1982);
   Anchors are typed (:mod:`gsar_otel.core.anchors`): ``5xx``, ``p99``, ``v2.3.1`` or
   ``edge-lb-3`` are never read as numbers, a time never stands for a percentage, and numbers
   match within rounding (``97%`` is supported by ``cpu_pct=97.2``);
@@ -28,6 +29,7 @@ from typing import Final
 
 from pydantic import Field
 
+from gsar_otel.core.anchor_years import stated_years, years_allow
 from gsar_otel.core.anchors import (
     Anchor,
     AnchorIndex,
@@ -201,7 +203,8 @@ def _check_grounded(
         key = tuple(valid)
         if key not in index_by_refs:
             index_by_refs[key] = _index_of(tuple(known[ref].content for ref in valid), read)
-        missing = _unsupported(read(claim.text), index_by_refs[key], SUPPORT_CHECKED_KINDS)
+        missing = _unsupported(read(claim.text), index_by_refs[key], SUPPORT_CHECKED_KINDS,
+                               _years_reader(claim.text, [known[r].content for r in valid], read))
         if missing:
             adjustments.append(Adjustment(
                 kind=UNSUPPORTED_NUMBER, claim=claim.text, from_bucket="grounded",
@@ -270,14 +273,27 @@ def _anchors_of(text: str) -> tuple[Anchor, ...]:
     return with_quoted_contents(extract_anchors(text))
 
 
-def _unsupported(written: tuple[Anchor, ...], index: AnchorIndex,
-                 kinds: frozenset[AnchorKind]) -> list[str]:
+def _years_reader(claim: str, cited: list[str],
+                  read: _Reader) -> Callable[[Anchor], bool]:
+    """Whether a number of ``claim`` is an era, age or span of years the ``cited`` items' years
+    allow (:mod:`gsar_otel.core.anchor_years`): "the 1980s" by 1982, "for 44 years" by
+    1969-2013."""
+    def allowed(anchor: Anchor) -> bool:
+        stated = stated_years(claim, anchor)
+        return stated is not None and years_allow(
+            stated, (found for text in cited for found in read(text)))
+    return allowed
+
+
+def _unsupported(written: tuple[Anchor, ...], index: AnchorIndex, kinds: frozenset[AnchorKind],
+                 derived: Callable[[Anchor], bool] = lambda _: False) -> list[str]:
     """Surface forms of the anchors of ``written`` (of ``kinds``) that nothing in ``index``
-    matches. A timestamp is also supported by its date and its time held apart, and a date by
-    its year and day held as numbers (``/2015/09/23/``)."""
+    matches. A timestamp is also supported by its date and its time held apart, a date by its
+    year and day held as numbers (``/2015/09/23/``), and an era, age or span of years by the
+    years it is read from (``derived``)."""
     missing: list[str] = []
     for anchor in written:
-        if anchor.kind not in kinds or index.supports(anchor):
+        if anchor.kind not in kinds or index.supports(anchor) or derived(anchor):
             continue
         parts: tuple[Anchor, ...] | None = None
         if anchor.kind is AnchorKind.TIMESTAMP:

@@ -21,7 +21,6 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gsar_otel.judges.staged.ages import years_check
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import agree, comparable, digits, number_of, shape
 from gsar_otel.judges.staged.claims import (
@@ -36,6 +35,7 @@ from gsar_otel.judges.staged.facts import Fact, Field
 from gsar_otel.judges.staged.keyed import agreement, expanded, keyed_fields
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
+from gsar_otel.judges.staged.years import years_check
 
 Status = Literal["MATCH", "CONFLICT", "ABSENT"]
 
@@ -81,16 +81,23 @@ def _shown(field: Field) -> str:
 
 
 def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
-                index: FactIndex) -> Check:
-    """A typed value: matched in a focus fact (by its key where the claim names one)."""
+                index: FactIndex) -> tuple[Check, ...]:
+    """A typed value: matched in a focus fact (by its key where the claim names one); an era,
+    age or span of years read off the years of the aligned facts (an age cites its birth
+    record beside its event)."""
     order = (*alignment.focus, *alignment.support, *alignment.about, *alignment.related)
     years = years_check(slots.text, value.spec, expanded(value.key_stems),
                         expanded(slots.stems | value.key_stems | frozenset(slots.names)),
                         lambda: [index.facts[p] for p in dict.fromkeys(order)], index)
     if years is not None:  # "in the 1980s", "in his 40s", "for 44 years": years, not numbers
-        status, reason, deciding = years
-        return Check("value", status, reason, deciding.ref if deciding else None,
-                     deciding.position if deciding else None)
+        held = [f for f in (years.fact, years.birth) if f is not None]
+        found = tuple(Check("value", years.status, years.reason, f.ref, f.position) for f in held)
+        return found or (Check("value", years.status, years.reason),)
+    return (_plain_value(place, value, slots, alignment, index),)
+
+
+def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
+                 index: FactIndex) -> Check:
     focus = [index.facts[p] for p in alignment.focus]
     text = value.spec.text
     keyed = keyed_fields(value, focus)
@@ -335,8 +342,8 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     if modality is not None:
         checks.append(modality)
     if slots.modality != "prediction":  # a predicted value is no measurement to compare
-        checks.extend(check_value(place, v, slots, alignment, index)
-                      for place, v in enumerate(slots.values))
+        for place, v in enumerate(slots.values):
+            checks.extend(check_value(place, v, slots, alignment, index))
     checks.extend(check_categories(slots, alignment, index))
     checks.extend(check_absence(slots, alignment, index))
     for extra in (check_polarity(slots, alignment, index),

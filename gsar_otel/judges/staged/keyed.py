@@ -12,9 +12,9 @@ from typing import Final
 
 from gsar_otel.judges.staged.anchoring import Agreement, Spec, agree, comparable, shape
 from gsar_otel.judges.staged.claims import KEY_SYNONYMS, Value
-from gsar_otel.judges.staged.eras import year_of
 from gsar_otel.judges.staged.facts import Fact, Field
 from gsar_otel.judges.staged.roots import root
+from gsar_otel.judges.staged.years import year_of
 
 UNIT_WORDS: Final = frozenset(root(w) for w in (
     "ms", "s", "sec", "secs", "pct", "percent", "gb", "mb", "kb", "bytes", "us", "ns", "per"))

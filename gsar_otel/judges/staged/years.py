@@ -1,0 +1,177 @@
+"""Values read as years against a record's fields: eras, ages and spans of years.
+
+What a claim states (:func:`gsar_otel.core.anchor_years.stated_years`) is read here against the
+aligned facts:
+
+- An era ("the 1980s", "the late 1990s", "the 17th century") is placed by a field whose key
+  the claim names: a year inside it is a MATCH, only years outside it a CONFLICT; without such
+  a field, any year inside it in an aligned fact is a MATCH. "written in the 1980s" is grounded
+  by ``Current constitution: 4 December 1982``.
+- An age ("aged 42", "when he was in his 40s") is read off a birth year (a field keyed born or
+  birth among the aligned facts, or the only birth year in the evidence) and the year of the
+  event the claim names (a field of an aligned fact whose key or value shares a word with the
+  claim): E - B - 1 or E - B, as the birthday falls. ``Born: August 11, 1967`` and ``Spouse:
+  Jessica Ditzel (m. 2009)`` ground "married when he was in his 40s".
+- A span ("for 44 years", "a 44-year career") is read off one field holding a range of two
+  years (``1969-2013``, ``1998 to 2004``) whose key or value shares a word with the claim,
+  within one year of their difference, as records give years, not days.
+
+An age or span is a MATCH when the record allows it and a CONFLICT when the record names the
+event and allows only others; with no such record it is checked as a plain number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from gsar_otel.core.anchor_years import Years, ages_between, span_allows, stated_years
+from gsar_otel.core.anchor_years import year_of as core_year_of
+from gsar_otel.core.text import words
+from gsar_otel.judges.staged.alignment import FactIndex
+from gsar_otel.judges.staged.anchoring import Spec
+from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.roots import root
+
+Status = Literal["MATCH", "CONFLICT", "ABSENT"]
+Placed = tuple[Literal["MATCH", "CONFLICT"], Fact, str]
+UNIT_STEMS: Final = frozenset(root(w) for w in ("year", "years", "age", "aged", "old"))
+"""Words of the stated number itself, never the words naming its event."""
+BIRTH: Final = frozenset(root(w) for w in ("born", "birth"))
+"""Key words of a record's birth field."""
+_RANGE: Final = re.compile(r"\b\d{4}\s*(?:-|\u2013|\u2014|to|until|through)\s*\d{4}\b", re.I)
+"""Two years written as one range ("1969-2013", "1998 to 2004"), not a list of dates."""
+
+
+@dataclass(frozen=True, slots=True)
+class YearsCheck:
+    """How a value read as years stands: its status, the reason, the deciding fact, and the
+    birth record an age was read from (cited beside it)."""
+
+    status: Status
+    reason: str
+    fact: Fact | None = None
+    birth: Fact | None = None
+
+
+def year_of(spec: Spec) -> int | None:
+    """The year a date or timestamp states (when written), or a year-like number, if any."""
+    return core_year_of(spec.raw)
+
+
+def _years(field: Field) -> list[int]:
+    return [y for y in map(year_of, field.anchors) if y is not None]
+
+
+def _shown(field: Field) -> str:
+    return f"{field.key}={field.value}"
+
+
+def _names(field: Field, wanted: frozenset[str]) -> bool:
+    """The field's key or value shares a word with the claim."""
+    return bool(field.key_stems & wanted) or any(root(w.lower()) in wanted
+                                                 for w in words(field.value))
+
+
+def _era(era: Years, wanted: frozenset[str], facts: Sequence[Fact]) -> Placed | None:
+    outside: tuple[Fact, str] | None = None
+    loose: tuple[Fact, str] | None = None
+    for fact in facts:
+        for field in fact.fields:
+            years = _years(field)
+            if years and field.key_stems & wanted:
+                if any(era.holds(y) for y in years):
+                    return "MATCH", fact, _shown(field)
+                outside = outside or (fact, _shown(field))
+        if loose is None:
+            inside = [s for s in fact.facts.anchors if (y := year_of(s)) and era.holds(y)]
+            loose = (fact, inside[0].text) if inside else None
+    if outside is not None:
+        return "CONFLICT", *outside
+    return ("MATCH", *loose) if loose is not None else None
+
+
+def birth_year(facts: Sequence[Fact], index: FactIndex) -> tuple[int, Fact] | None:
+    """The birth year of whom the claim is about: a birth field among its aligned ``facts``, or,
+    when the whole evidence holds one birth year only (one person's record), that one."""
+    for fact in facts:
+        year = next((y for f in fact.fields if f.key_stems & BIRTH for y in _years(f)), None)
+        if year is not None:
+            return year, fact
+    found: dict[int, Fact] = {}
+    for position in sorted({p for stem in BIRTH for p in index.by_stem.get(stem, ())}):
+        for field in index.facts[position].fields:
+            if field.key_stems & BIRTH:
+                for year in _years(field)[:1]:
+                    found.setdefault(year, index.facts[position])
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
+def _aged(field: Field, born: int, year: int) -> str:
+    young, old = ages_between(born, year)
+    return f"{_shown(field)}: age {young} or {old}"
+
+
+def _age(stated: Years, wanted: frozenset[str], born: int, fact: Fact) -> Placed | None:
+    events = [(f, y) for f in fact.fields if not f.key_stems & BIRTH and _names(f, wanted)
+              for y in _years(f) if y > born]
+    for field, year in events:
+        if any(stated.holds(n) for n in ages_between(born, year)):
+            return "MATCH", fact, _aged(field, born, year)
+    if not events:
+        return None
+    field, year = events[0]
+    return "CONFLICT", fact, _aged(field, born, year)
+
+
+def _span(stated: Years, wanted: frozenset[str], fact: Fact) -> Placed | None:
+    found: Placed | None = None
+    for field in fact.fields:
+        years = _years(field)
+        if len(years) != 2 or years[1] <= years[0] or not _RANGE.search(field.value) \
+                or not _names(field, wanted):
+            continue
+        shown = f"{_shown(field)}: {years[1] - years[0]} years"
+        if span_allows(stated, years[0], years[1]):
+            return "MATCH", fact, shown
+        found = found or ("CONFLICT", fact, shown)
+    return found
+
+
+def years_check(text: str, spec: Spec, key_words: frozenset[str], claim_words: frozenset[str],
+                facts: Callable[[], Sequence[Fact]], index: FactIndex) -> YearsCheck | None:
+    """A value read as years against the aligned ``facts`` (best first); None to check it as a
+    plain number. An era is placed by the fields its key words (``key_words``) name, an age or
+    span by the fields sharing any word of the claim (``claim_words``)."""
+    stated = stated_years(text, spec.raw)
+    if stated is None:
+        return None
+    aligned, birth = facts(), None
+    if stated.kind == "era":
+        placed = _era(stated, key_words, aligned)
+        if placed is None:
+            return YearsCheck("ABSENT", f"{stated.said} ({stated.low}-{stated.high}): no year "
+                              "in it in the evidence about the claim")
+    else:
+        wanted = claim_words - UNIT_STEMS
+        birth = birth_year(aligned, index) if stated.kind == "age" else None
+        if stated.kind == "age" and birth is None:
+            return None
+        placed = None
+        for fact in aligned:  # the first fact allowing it; else the first naming its event
+            found = (_age(stated, wanted, birth[0], fact) if birth is not None
+                     else _span(stated, wanted, fact))
+            if found is not None and (placed is None or found[0] == "MATCH"):
+                placed = found
+            if placed is not None and placed[0] == "MATCH":
+                break
+        if placed is None:
+            return None
+    status, fact, shown = placed
+    if birth is not None:
+        shown = f"{shown}, born {birth[0]} in {birth[1].ref}"
+    return YearsCheck(status, f"says {stated.said}; {fact.ref} has {shown}"
+                      if status == "CONFLICT" else f"{stated.said} matches {fact.ref} ({shown})",
+                      fact, birth[1] if birth is not None else None)

@@ -1,0 +1,89 @@
+"""Eras, ages and spans of years in the core: what a number states, and the guard's check of a
+grounded claim stating one (the cited items' years must allow it)."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from gsar_otel.core.anchor_years import stated_years, years_allow
+from gsar_otel.core.anchors import extract_anchors
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.integrity import UNSUPPORTED_NUMBER, check_judge_output
+from gsar_otel.core.model import Claim, JudgeOutput
+
+
+def stated(text: str):
+    found = [s for a in extract_anchors(text) if (s := stated_years(text, a)) is not None]
+    return found[0] if len(found) == 1 else None
+
+
+def guarded(claim: str, evidence: list[str]) -> bool:
+    """The guard keeps the claim grounded when it cites every item."""
+    items = EvidenceSet.coerce(evidence)
+    output = JudgeOutput(grounding_score=1.0, is_grounded=True, grounded_claims=(
+        Claim(claim, "specific_data", [item.id for item in items]),))
+    report = check_judge_output(output, synthesis=claim, evidence=items)
+    return not any(a.kind == UNSUPPORTED_NUMBER for a in report.adjustments)
+
+
+def test_what_each_phrasing_states() -> None:
+    assert (stated("written in the 1980s").kind, stated("written in the 1980s").low,
+            stated("written in the 1980s").high) == ("era", 1980, 1989)
+    assert (stated("in the late 1990s").low, stated("in the late 1990s").high) == (1995, 1999)
+    assert (stated("the 17th century").low, stated("the 17th century").high) == (1600, 1700)
+    assert (stated("the 1900s").low, stated("the 1900s").high) == (1900, 1999)
+    for text, low, high in (("in his 40s", 40, 49), ("in her early 30s", 30, 33),
+                            ("when she was 42", 42, 42), ("aged 42", 42, 42),
+                            ("at the age of 42", 42, 42), ("42 years old", 42, 42),
+                            ("a 42-year-old", 42, 42)):
+        found = stated(text)
+        assert found is not None and (found.kind, found.low, found.high) == ("age", low, high)
+    for text in ("for 44 years", "a 44-year career", "over 44 years"):
+        found = stated(text)
+        assert found is not None and (found.kind, found.low) == ("span", 44), text
+
+
+def test_plain_numbers_and_durations_state_no_years() -> None:
+    for text in ("timeout after 40s", "40 requests", "44 years ago", "in 1987", "p99 was 1374",
+                 "the 3rd attempt", "retried 3 times in 40s"):
+        assert stated(text) is None, text
+
+
+@settings(max_examples=60)
+@given(birth=st.integers(1900, 1990), gap=st.integers(16, 80), step=st.integers(-3, 3))
+@example(birth=1967, gap=42, step=0)
+@example(birth=1967, gap=42, step=-2)
+def test_the_guard_keeps_an_age_the_cited_years_allow_and_no_other(
+        birth: int, gap: int, step: int) -> None:
+    age = gap + step
+    evidence = [f"Born: August 11, {birth}", f"Spouse: Jessica Ditzel (m. {birth + gap})"]
+    assert guarded(f"He married when he was {age}.", evidence) == (age in (gap - 1, gap))
+
+
+@settings(max_examples=60)
+@given(year=st.integers(1000, 2099), step=st.integers(-3, 3))
+@example(year=1982, step=0)
+@example(year=1982, step=1)
+def test_the_guard_keeps_an_era_holding_a_cited_year_and_no_other(year: int, step: int) -> None:
+    decade = year // 10 * 10 + 10 * step
+    inside = decade <= year <= decade + (99 if decade % 100 == 0 else 9)
+    assert guarded(f"It was written in the {decade}s.",
+                   [f"Current constitution: 4 December {year}"]) == inside
+
+
+@settings(max_examples=60)
+@given(start=st.integers(1900, 2000), length=st.integers(5, 60), step=st.integers(-4, 4))
+@example(start=1969, length=44, step=0)
+@example(start=1969, length=44, step=2)
+def test_the_guard_keeps_a_span_within_a_year_and_no_other(
+        start: int, length: int, step: int) -> None:
+    evidence = [f"Years of service: {start}-{start + length}"]
+    assert guarded(f"He served for {length + step} years.", evidence) == (abs(step) <= 1)
+
+
+def test_years_allow_needs_the_years_it_is_read_from() -> None:
+    age = stated("when she was 42")
+    assert age is not None
+    assert not years_allow(age, extract_anchors("Born: 1967"))
+    assert years_allow(age, extract_anchors("Born: 1967; married 2009"))
