@@ -47,7 +47,9 @@ _COMPOUND_DURATION: Final = re.compile(
     r"(?>\d{1,6}(?:\.\d{1,6})?(?:ms|us|µs|ns|min|[wdhms]))++", re.IGNORECASE)
 _DURATION_PART: Final = re.compile(r"(\d{1,6}(?:\.\d{1,6})?)(ms|us|µs|ns|min|[wdhms])",
                                    re.IGNORECASE)
-_GLUED_UNIT: Final = re.compile(r"[A-Za-zµ°]{1,3}(?:/s|/sec|ps)?|/s|/sec")
+_GLUED_UNIT: Final = re.compile(
+    r"[A-Za-zµ°]{1,3}(?:/s|/sec|ps)?|/s|/sec|(?i:thousand|million|billion|trillion)")
+"""A unit or a magnitude glued to a number: ``2GB``, ``12rps``, ``£10million``."""
 _ORDINAL: Final = frozenset({"st", "nd", "rd", "th"})
 _NAME_CHARS: Final = re.compile(r"[A-Za-z0-9][\w.\-]*+")
 _DIGIT: Final = re.compile(r"\d")

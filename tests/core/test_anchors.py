@@ -286,3 +286,14 @@ def test_the_index_returns_the_anchor_that_matches():
     assert index.find(only("12 RPS")) == evidence[2]
     assert index.find(only("14:02")) == evidence[3]
     assert index.find(only("4500 RPS")) is None
+
+
+@pytest.mark.parametrize("magnitude", ["thousand", "million", "billion", "trillion", "Million"])
+@pytest.mark.parametrize("currency", ["", "£", "$", "€"])
+def test_a_magnitude_word_glued_to_a_number_is_that_number_not_an_identifier(
+        magnitude: str, currency: str) -> None:
+    text = f"United will field offers of {currency}10{magnitude} from the club."
+    found = [(a.kind, a.value) for a in extract_anchors(text)]
+    assert found == [(AnchorKind.NUMBER, 10.0)], found
+    # and a word that only begins with one is not read as a number
+    assert [a.kind for a in extract_anchors(f"10{magnitude}aires")] != [AnchorKind.NUMBER]
