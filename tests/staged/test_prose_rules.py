@@ -129,3 +129,25 @@ def test_a_camel_case_event_reason_states_its_category_and_names_its_tail() -> N
     ready = judge.explain(synthesis="Node ip-10-1-3-248.ec2.internal was ready.",
                           evidence=evidence)
     assert [v.bucket for v in ready] == ["contradicted"]
+
+
+@settings(max_examples=40)
+@given(subject=st.sampled_from(["Brian May", "The band", "Judy", "db-prod-2", "checkout-api"]),
+       years=st.integers(2, 60), joiner=st.sampled_from(["for", "for over", "since"]))
+def test_active_is_an_alert_that_fires_only_in_a_text_about_an_alert(
+        subject: str, years: int, joiner: str) -> None:
+    career = slots_of(f"{subject} has been active {joiner} {years} years.")
+    assert ("alert_state", "firing") not in career.categories, career.categories
+    alert = slots_of(f"Alert ALRT-{years} on {subject} was active {joiner} {years} minutes.")
+    assert ("alert_state", "firing") in alert.categories, alert.categories
+
+
+@settings(max_examples=40)
+@given(word=st.sampled_from(["close", "up", "down"]), value=st.integers(1, 99),
+       verb=st.sampled_from(["is", "was", "stayed"]))
+def test_a_word_before_to_is_a_preposition_not_a_category(word: str, value: int,
+                                                           verb: str) -> None:
+    slots = slots_of(f"Error rate on db-prod-1 {verb} {word} to {value}%.")
+    assert slots.categories == (), slots.categories
+    plain = slots_of(f"db-prod-1 {verb} {word}.")
+    assert plain.categories != (), (word, plain.categories)

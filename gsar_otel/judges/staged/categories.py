@@ -109,6 +109,18 @@ _BEING: Final = frozenset({"is", "was", "are", "were", "be", "been", "being", "b
                            "remained", "went", "still", "now", "as", "status", "state"})
 
 
+_PREPOSITIONS: Final[dict[str, frozenset[str]]] = {
+    "close": frozenset({"to", "by"}), "up": frozenset({"to"}), "down": frozenset({"to"}),
+}
+"""An ambiguous word before these is a preposition phrase, not its category: "close to 90%"
+is near it, "up to 5 retries" at most."""
+ALERT_STEMS: Final = frozenset(root(w) for w in ("alert", "alerts", "alarm", "alarms",
+                                                  "alertname", "page", "pager", "incident"))
+"""Words of a text about an alert (with any token naming one: ``DiskSpaceAlert``,
+``ALRT-20933``): only there is "active" an alert that is firing ("the band has been active for
+30 years" is not)."""
+
+
 def category_of(word: str) -> Category | None:
     """The category a single lowercased word names, or None."""
     return WORDS.get(word) or WORDS.get(root(word))
@@ -122,15 +134,20 @@ def categories_of(tokens: Iterable[str]) -> tuple[Category, ...]:
     """
     seen: dict[Category, None] = {}
     sequence = list(tokens)
+    alerting = any(root(token) in ALERT_STEMS or "alert" in token or token.startswith("alrt")
+                   for token in sequence)
     previous = ""
-    for token in sequence:
+    for at, token in enumerate(sequence):
         pair = _TWO_WORD.get((previous, token))
+        following = sequence[at + 1] if at + 1 < len(sequence) else ""
         if pair is not None:
             seen.setdefault(pair, None)
         elif token not in ("back", "ready") or previous not in ("rolled", "roll", "not"):
             found = category_of(token)
             if found is not None and (token not in AMBIGUOUS or previous in _BEING
-                                      or len(sequence) == 1):
+                                      or len(sequence) == 1) \
+                    and following not in _PREPOSITIONS.get(token, ()) \
+                    and (token != "active" or alerting or len(sequence) == 1):
                 seen.setdefault(found, None)
         previous = token
     return tuple(seen)
