@@ -81,6 +81,15 @@ def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
                             alignment.missing)
     cited = [c.position for c in checks if c.status == "MATCH" and c.position is not None]
     positions = list(dict.fromkeys([*cited, *alignment.support[:1]]))
+    if not positions and slots.stems:  # whatever the backstop: no fact holds any of its words
+        return ClaimVerdict(text, span, "ungrounded", EvidenceType.INFERENCE, (), conclusion,
+                            "coverage", f"the evidence lacks {', '.join(alignment.missing[:4])} "
+                            "(none of the claim's words found)", alignment.coverage,
+                            tuple(checks), slots, alignment.missing)
+    if not positions:  # "She said: 'Couldn't be.'": no word, value or name to find anywhere
+        return ClaimVerdict(text, span, "complementary", EvidenceType.SYNTHESIS, (), conclusion,
+                            "synthesis", "states nothing an evidence item could hold",
+                            alignment.coverage, tuple(checks), slots, alignment.missing)
     refs = tuple(dict.fromkeys(index.facts[p].ref for p in positions))
     holder = index.facts[positions[0]] if positions else None
     kind = EvidenceType.NEG_EVIDENCE if slots.absent else (
