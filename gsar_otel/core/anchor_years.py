@@ -7,10 +7,12 @@ write years, not these: the judge reads them against a record's fields, and the 
 (:mod:`gsar_otel.core.integrity`) accepts one in a grounded claim when the cited items hold the
 years it is read from.
 
-Ranges (ends included): a decade ``D0s`` is D0 to D9, and a round hundred (``1900s``) its whole
-century; the ``Nth century`` is (N - 1) x 100 to N x 100 (both ways of counting); "early" keeps
-the first 40% of the range, "mid" the middle 40%, "late" the last 40% (of a decade of age: its
-first four years, the middle four, the last four).
+Ranges (ends included): a decade ``D0s`` is D0 to D9, and a round hundred before 2000
+(``1900s``) its whole century ("the 2000s" is the decade); the ``Nth century`` is (N - 1) x 100
+to N x 100 (both ways of counting); "early" keeps the first 40% of the range, "mid" the middle
+40%, "late" the last 40% (of a decade of age: its first four years, the middle four, the last
+four). "over 45 years" allows 46 and more, "under 5" 4 and less, "at least"/"at most" include
+the number.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ _DECADE_OF_AGE: Final = re.compile(
 _SPAN_AFTER: Final = re.compile(
     r"\s*\+?\s*(?:years?|yrs)\b(?![\s-]{1,3}(?:old|ago|of\s{1,3}age))", re.I)
 _AGE_PARTS: Final = {"early": (0, 3), "mid": (3, 6), "late": (6, 9), None: (0, 9)}
-MAX_YEARS: Final = 200
-"""Years of the cited items the guard pairs at most (a record holds a handful)."""
+MAX_COUNT: Final = 150
+"""Most years an age or a span may count."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +59,8 @@ def _era(text: str, at: int) -> Years | None:
     decade, century = _DECADE.match(text, at), _CENTURY.match(text, at)
     if decade is not None:
         start = int(decade.group(1))
-        low, high, end = start, start + (99 if start % 100 == 0 else 9), decade.end()
+        whole = start % 100 == 0 and start < 2000  # "the 2000s" is the decade, as it is said
+        low, high, end = start, start + (99 if whole else 9), decade.end()
     elif century is not None and 1 <= int(century.group(1)) <= 30:
         number = int(century.group(1))
         low, high, end = (number - 1) * 100, number * 100, century.end()
@@ -80,10 +83,10 @@ def stated_years(text: str, anchor: Anchor) -> Years | None:
     era = _era(text, anchor.start)
     if era is not None:
         return era
-    written = "".join(ch for ch in anchor.text.split()[0] if ch.isdigit())
-    if not written or len(written) > 3:  # an age or a span is at most three digits
+    number = _whole(anchor)
+    if number is None or number > MAX_COUNT:  # an age or a span: a whole number, no unit
         return None
-    number, at, end = int(written), anchor.start, anchor.end
+    at, end = anchor.start, anchor.end
     before, after, surface = text[max(0, at - 40):at], text[end:end + 20], anchor.text.lower()
     if anchor.kind is AnchorKind.DURATION:  # "40s": a decade of age after "his", "her early"
         owner = _DECADE_OF_AGE.search(before)
@@ -94,10 +97,31 @@ def stated_years(text: str, anchor: Anchor) -> Years | None:
         return Years("age", number + low, number + high,
                      f"{part} {anchor.text}" if part else anchor.text)
     if surface.endswith("-year-old") or _AGE_BEFORE.search(before) or _AGE_AFTER.match(after):
-        return Years("age", number, number, f"age {number}")
+        return _qualified(Years("age", number, number, f"age {number}"), anchor.qualifier)
     if surface.endswith("-year") or _SPAN_AFTER.match(after):
-        return Years("span", number, number, f"{number} years")
+        return _qualified(Years("span", number, number, f"{number} years"), anchor.qualifier)
     return None
+
+
+def _whole(anchor: Anchor) -> int | None:
+    """The anchor's value as a whole number written plainly (no decimals, separators, unit or
+    currency; "-year" and "-year-old" and a decade's "s" are part of how ages are written)."""
+    digits = anchor.text.lower().removesuffix("-year-old").removesuffix("-year")
+    digits = digits.removesuffix("s") if anchor.kind is AnchorKind.DURATION else digits
+    if not digits.isascii() or not digits.isdigit() or len(digits) > 3:
+        return None  # an age or a span is at most three digits (and int() of 5,000 raises)
+    return int(digits)
+
+
+def _qualified(stated: Years, qualifier: str | None) -> Years:
+    """"over 45 years" allows 46 and more, "under 5" 4 and less, "at least 40" 40 and more."""
+    number = stated.low
+    low, high = {"over": (number + 1, MAX_COUNT), "under": (0, number - 1),
+                 "at_least": (number, MAX_COUNT), "at_most": (0, number)}.get(
+        qualifier or "", (number, number))
+    if (low, high) == (number, number):
+        return stated
+    return Years(stated.kind, low, high, f"{(qualifier or '').replace('_', ' ')} {stated.said}")
 
 
 def year_of(anchor: Anchor) -> int | None:
@@ -105,14 +129,15 @@ def year_of(anchor: Anchor) -> int | None:
     if anchor.kind in (AnchorKind.DATE, AnchorKind.TIMESTAMP):
         written = date_numbers(anchor)
         return int(written[0]) if len(written) == 2 else None
-    if anchor.kind is AnchorKind.NUMBER and "." not in anchor.text:
-        try:
-            number = float(str(anchor.value))
-        except ValueError:
-            return None
-        if number.is_integer() and 1000 <= number <= 2100:
-            return int(number)
+    if anchor.kind is AnchorKind.NUMBER and anchor.unit is None and anchor.text.isdigit() \
+            and len(anchor.text) == 4 and 1000 <= int(anchor.text) <= 2100:
+        return int(anchor.text)  # written as a year: no decimals, separator, unit or currency
     return None
+
+
+def years_in(anchors: Iterable[Anchor]) -> frozenset[int]:
+    """Every year the anchors state (see :func:`year_of`)."""
+    return frozenset(y for y in map(year_of, anchors) if y is not None)
 
 
 def ages_between(birth: int, year: int) -> tuple[int, int]:
@@ -125,14 +150,21 @@ def span_allows(stated: Years, first: int, last: int) -> bool:
     return any(stated.holds(n) for n in range(last - first - 1, last - first + 2))
 
 
-def years_allow(stated: Years, anchors: Iterable[Anchor]) -> bool:
-    """Whether years among ``anchors`` allow the stated era, age or span: a year inside an era;
-    two years an allowed age or span apart. Lenient (any two years): the judge reads ages and
-    spans against the record's fields; this is the guard's check of its citations."""
-    years = sorted({y for y in map(year_of, anchors) if y is not None})[:MAX_YEARS]
+def years_allow(stated: Years, years: frozenset[int]) -> bool:
+    """Whether ``years`` (of the cited items, :func:`years_in`) allow the stated era, age or
+    span: a year inside an era; two years an allowed age or span apart.
+
+    Lenient by design: any two cited years may be the birth and the event, or a span's ends;
+    the judge reads ages and spans against a record's fields, this is the guard's check that a
+    claim's citations hold years it could be read from at all."""
     if stated.kind == "era":
         return any(stated.holds(y) for y in years)
-    pairs = ((a, b) for i, a in enumerate(years) for b in years[i + 1:])
-    if stated.kind == "age":
-        return any(stated.holds(n) for a, b in pairs for n in ages_between(a, b))
-    return any(span_allows(stated, a, b) for a, b in pairs)
+    lengths = range(stated.low, min(stated.high, MAX_COUNT) + 1)
+    # two years: born in a and aged n in a + n or a + n + 1; a span of n within one year
+    ends = (0, 1) if stated.kind == "age" else (-1, 0, 1)
+    if len(years) <= len(lengths):  # few years, a wide range ("over 20 years"): by pairs
+        ordered = sorted(years)
+        return any(stated.holds(b - a - end) for i, a in enumerate(ordered)
+                   for b in ordered[i + 1:] for end in ends)
+    return any(n + end > 0 and a + n + end in years
+               for a in years for n in lengths for end in ends)

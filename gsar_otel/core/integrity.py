@@ -25,11 +25,12 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Final
 
 from pydantic import Field
 
-from gsar_otel.core.anchor_years import stated_years, years_allow
+from gsar_otel.core.anchor_years import stated_years, years_allow, years_in
 from gsar_otel.core.anchors import (
     Anchor,
     AnchorIndex,
@@ -179,6 +180,13 @@ def _check_grounded(
     # One index per set of cited items (judges cite the same few items again and again); each
     # claim anchor is then checked with a lookup, never against every evidence number.
     index_by_refs: dict[tuple[str, ...], AnchorIndex] = {}
+    years_by_refs: dict[tuple[str, ...], frozenset[int]] = {}
+
+    def cited_years(key: tuple[str, ...]) -> frozenset[int]:
+        if key not in years_by_refs:
+            years_by_refs[key] = years_in(a for ref in key for a in read(known[ref].content))
+        return years_by_refs[key]
+
     keep: list[Claim] = []
     for claim in buckets["grounded"]:
         refs = [normalize_ref(ref) for ref in claim.evidence_refs if ref.strip()]
@@ -204,7 +212,7 @@ def _check_grounded(
         if key not in index_by_refs:
             index_by_refs[key] = _index_of(tuple(known[ref].content for ref in valid), read)
         missing = _unsupported(read(claim.text), index_by_refs[key], SUPPORT_CHECKED_KINDS,
-                               _years_reader(claim.text, [known[r].content for r in valid], read))
+                               _years_reader(claim.text, partial(cited_years, key)))
         if missing:
             adjustments.append(Adjustment(
                 kind=UNSUPPORTED_NUMBER, claim=claim.text, from_bucket="grounded",
@@ -273,15 +281,13 @@ def _anchors_of(text: str) -> tuple[Anchor, ...]:
     return with_quoted_contents(extract_anchors(text))
 
 
-def _years_reader(claim: str, cited: list[str],
-                  read: _Reader) -> Callable[[Anchor], bool]:
-    """Whether a number of ``claim`` is an era, age or span of years the ``cited`` items' years
-    allow (:mod:`gsar_otel.core.anchor_years`): "the 1980s" by 1982, "for 44 years" by
-    1969-2013."""
+def _years_reader(claim: str, cited: Callable[[], frozenset[int]]) -> Callable[[Anchor], bool]:
+    """Whether a number of ``claim`` is an era, age or span of years the cited items' years
+    (``cited``, read once per set of cited items) allow (:mod:`gsar_otel.core.anchor_years`):
+    "the 1980s" by 1982, "for 44 years" by 1969-2013."""
     def allowed(anchor: Anchor) -> bool:
         stated = stated_years(claim, anchor)
-        return stated is not None and years_allow(
-            stated, (found for text in cited for found in read(text)))
+        return stated is not None and years_allow(stated, cited())
     return allowed
 
 

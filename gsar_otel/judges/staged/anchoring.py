@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from gsar_otel.core.anchor_years import year_of
 from gsar_otel.core.anchors import Agreement as CoreAgreement
 from gsar_otel.core.anchors import compare_anchors, extract_anchors, timestamp_parts
 
@@ -96,13 +97,8 @@ def digits(spec: Spec) -> str:
 
 def shape(spec: Spec) -> str:
     """Year-like numbers only conflict with year-like numbers."""
-    if spec.kind == "NUMBER":
-        try:
-            number = float(spec.value)
-        except ValueError:
-            return spec.kind
-        if number.is_integer() and 1000 <= number <= 2100 and "." not in spec.text:
-            return "year"
+    if spec.kind == "NUMBER" and year_of(spec.raw) is not None:
+        return "year"  # written as a year: four digits, no separator, unit or currency
     return spec.kind
 
 
