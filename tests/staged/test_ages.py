@@ -28,11 +28,11 @@ def buckets(answer: str, items: list[str]) -> list[str]:
 
 
 def record(person: str, born: str, birth: int, key: str, value: str) -> list[str]:
-    """An infobox as one item per line, as tables of people are often given."""
+    """An infobox as one record (its ``Key: value`` lines in one item)."""
     written = born.format(d="", iso=f"{birth}-08-11", month="August", day=11, y=birth,
                           now=2018 - birth)
-    return [f"title: {person}", f"Born: {written}", "Occupation: comedian; actor",
-            f"{key}: {value}", "Children: 2"]
+    return ["\n".join([f"title: {person}", f"Born: {written}", "Occupation: comedian; actor",
+                       f"{key}: {value}", "Children: 2"])]
 
 
 @settings(max_examples=80)
@@ -91,18 +91,59 @@ def test_a_span_is_grounded_exactly_when_within_a_year_of_the_range(
                 f"Years of service: {written.format(a=start, b=start + length)}",
                 "Battles/wars: Persian Gulf War"]
     got = buckets(claim, evidence)
-    # the record gives years, not days: a year either way of the difference
-    assert (got == ["grounded"]) == (abs(step) <= 1), (claim, got)
+    # the record gives years, not days: a year either way of the difference; "over" N needs
+    # more than N
+    allowed = step <= 0 if "over" in said else abs(step) <= 1
+    assert (got == ["grounded"]) == allowed, (claim, got)
 
 
 def test_an_age_needs_the_record_to_name_its_event() -> None:
     # nothing in the record is a marriage: the age is a plain number, found nowhere
     evidence = record("Joe Rogan", BORN[0], 1967, "Medium", "Stand-up; podcast (1994)")
     assert buckets("Joe Rogan got married when he was 27.", evidence) != ["grounded"]
-    # and two birth years in one evidence set without one aligned: whose age is unknown
-    two = [*record("Joe Rogan", BORN[1], 1967, "Spouse", "Jessica Ditzel (m. 2009)"),
-           "Born: 2 May 1950"]
-    assert buckets("Joe Rogan got married when he was 42.", two) != ["grounded"]
+    # an age with no birth year about the claim is no plain number to contradict
+    no_year = ["title: Joe Rogan\nBorn: August 11\nSpouse: Jessica Ditzel (m. 2009)"]
+    assert buckets("Joe Rogan got married when he was 42.", no_year) == ["ungrounded"]
+
+
+@settings(max_examples=40)
+@given(first=st.integers(1900, 1990), second=st.integers(1900, 1990), gap=st.integers(16, 60),
+       other_gap=st.integers(16, 60), order=st.booleans())
+@example(first=1967, second=1987, gap=42, other_gap=32, order=True)
+def test_an_age_is_read_off_its_own_record_never_another_persons(
+        first: int, second: int, gap: int, other_gap: int, order: bool) -> None:
+    joe = f"title: Joe Rogan\nBorn: {first}\nSpouse(s): Jessica Ditzel (m. {first + gap})"
+    karen = f"title: Karen Gillan\nBorn: {second}\nSpouse(s): Nick Kocher (m. {second + other_gap})"
+    evidence = [joe, karen] if order else [karen, joe]
+    for age in range(10, 90):
+        claim = f"Karen Gillan got married when she was {age}."
+        got = buckets(claim, evidence)
+        assert (got == ["grounded"]) == (age in (other_gap - 1, other_gap)), (claim, got)
+
+
+def test_another_persons_birth_year_never_dates_an_age() -> None:
+    joe = ["title: Joe Rogan", "Spouse(s): Jessica Ditzel (m. 2009)"]
+    claim = "Joe Rogan got married when he was 42."
+    alone = buckets(claim, joe)
+    assert alone != ["grounded"]
+    assert buckets(claim, [*joe, "title: Karen Gillan\nBorn: 1967"]) == alone
+
+
+def test_a_decimal_is_no_span() -> None:
+    evidence = ["title: Joe Smith\nYears of service: 1969-2013"]
+    for claim in ("Joe Smith served for 4.5 years.", "Joe Smith served for 4.4 years."):
+        assert buckets(claim, evidence) != ["grounded"], claim
+
+
+def test_a_birth_year_never_dates_another_event_of_the_era() -> None:
+    evidence = ["title: Karen Gillan\nBorn: 28 November 1987\nOccupation: Actress"]
+    assert buckets("Karen Gillan died in the 1980s.", evidence) != ["grounded"]
+    assert buckets("Karen Gillan was born in the 1980s.", evidence) == ["grounded"]
+    # and another person's record never places this one's era
+    joe = "title: Joe Rogan\nBorn: 1967\nOccupation: comedian"
+    alone = buckets("Karen Gillan was born in the 1960s.", evidence)
+    assert alone != ["grounded"]
+    assert buckets("Karen Gillan was born in the 1960s.", [*evidence, joe]) == alone
 
 
 def test_a_list_of_dates_is_no_span() -> None:
@@ -110,7 +151,7 @@ def test_a_list_of_dates_is_no_span() -> None:
                 "Discontinued: January 1, 1992"]
     got = judge.explain(synthesis="The Atari 2600 was discontinued 14 years after its release.",
                         evidence=EvidenceSet.coerce(evidence))
-    assert "6 years" not in got[0].reason, got[0].reason
+    assert "6 years" not in got[0].reason and got[0].bucket != "contradicted", got[0]
 
 
 @settings(max_examples=60)

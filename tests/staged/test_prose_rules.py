@@ -151,3 +151,11 @@ def test_a_word_before_to_is_a_preposition_not_a_category(word: str, value: int,
     assert slots.categories == (), slots.categories
     plain = slots_of(f"db-prod-1 {verb} {word}.")
     assert plain.categories != (), (word, plain.categories)
+
+
+@pytest.mark.parametrize("claim", ["HighCPU is active.", "The HighCPU rule is active.",
+                                   "HighCPU is still active on db-prod-1."])
+def test_active_without_a_span_of_time_is_still_an_alert_that_fires(claim: str) -> None:
+    evidence = EvidenceSet.coerce(["alertname=HighCPU host=db-prod-1 state=resolved"])
+    verdicts = StagedJudge().explain(synthesis=claim, evidence=evidence)
+    assert [v.bucket for v in verdicts] == ["contradicted"], verdicts[0].reason

@@ -114,11 +114,16 @@ _PREPOSITIONS: Final[dict[str, frozenset[str]]] = {
 }
 """An ambiguous word before these is a preposition phrase, not its category: "close to 90%"
 is near it, "up to 5 retries" at most."""
+_SPANS: Final = frozenset({"for", "since", "from", "in", "during", "between", "until",
+                           "till", "through", "throughout"})
+"""Words after "active" that make it a time of activity ("active for 30 years", "active since
+1998"), not an alert that is firing, unless the text is about an alert."""
 ALERT_STEMS: Final = frozenset(root(w) for w in ("alert", "alerts", "alarm", "alarms",
                                                   "alertname", "page", "pager", "incident"))
 """Words of a text about an alert (with any token naming one: ``DiskSpaceAlert``,
-``ALRT-20933``): only there is "active" an alert that is firing ("the band has been active for
-30 years" is not)."""
+``ALRT-20933``): there "active" is an alert that is firing even before "for" ("the alert was
+active for 20 minutes"); elsewhere only when no span of time follows it ("HighCPU is active",
+not "the band has been active for 30 years")."""
 
 
 def category_of(word: str) -> Category | None:
@@ -147,7 +152,7 @@ def categories_of(tokens: Iterable[str]) -> tuple[Category, ...]:
             if found is not None and (token not in AMBIGUOUS or previous in _BEING
                                       or len(sequence) == 1) \
                     and following not in _PREPOSITIONS.get(token, ()) \
-                    and (token != "active" or alerting or len(sequence) == 1):
+                    and (token != "active" or alerting or following not in _SPANS):
                 seen.setdefault(found, None)
         previous = token
     return tuple(seen)

@@ -31,7 +31,7 @@ from gsar_otel.judges.staged.claims import (
     ClaimSlots,
     Value,
 )
-from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.keyed import agreement, expanded, keyed_fields
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
@@ -76,10 +76,6 @@ class Check:
     """The fact that matched or contradicted, by position."""
 
 
-def _shown(field: Field) -> str:
-    return f"{field.key}={field.value}"
-
-
 def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
                 index: FactIndex) -> tuple[Check, ...]:
     """A typed value: matched in a focus fact (by its key where the claim names one); an era,
@@ -88,7 +84,10 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
     order = (*alignment.focus, *alignment.support, *alignment.about, *alignment.related)
     years = years_check(slots.text, value.spec, expanded(value.key_stems),
                         expanded(slots.stems | value.key_stems | frozenset(slots.names)),
-                        lambda: [index.facts[p] for p in dict.fromkeys(order)], index)
+                        lambda: [index.facts[p] for p in dict.fromkeys(order)])
+    if years is not None and years.plain:  # an age with no record to read it off
+        plain = _plain_value(place, value, slots, alignment, index)
+        return (plain if plain.status == "MATCH" else Check("value", "ABSENT", years.reason),)
     if years is not None:  # "in the 1980s", "in his 40s", "for 44 years": years, not numbers
         held = [f for f in (years.fact, years.birth) if f is not None]
         found = tuple(Check("value", years.status, years.reason, f.ref, f.position) for f in held)
@@ -115,7 +114,7 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
                          index.facts[stating].ref, stating)
         fact, field, _ = next(((f, fl, sp) for f, fl, sp in keyed
                                if agreement(value.spec, sp) == "conflict"), keyed[0])
-        return Check("value", "CONFLICT", f"says {text}; {fact.ref} has {_shown(field)}",
+        return Check("value", "CONFLICT", f"says {text}; {fact.ref} has {field.shown}",
                      fact.ref, fact.position)
     holders = set(alignment.value_facts.get(place, ()))
     first = set(alignment.support[:1])
@@ -138,7 +137,7 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
             if any(digits(a) == written and agree(value.spec, a) == "conflict"
                    for a in field.anchors):
                 return Check("value", "CONFLICT", f"says {text}; {fact.ref} has "
-                             f"{_shown(field)}", fact.ref, fact.position)
+                             f"{field.shown}", fact.ref, fact.position)
     if alignment.support:
         lead = index.facts[alignment.support[0]]
         clashing = lead.kind == "prose" and alignment.coverage >= PROSE_CONFLICT_COVERAGE
@@ -174,7 +173,7 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex) 
         other = next(((f, c) for f in focus for c in f.categories if c[0] == axis), None)
         if other is not None:
             fact, (_, theirs) = other
-            stated = next((_shown(fl) for fl in fact.fields if (axis, theirs) in fl.categories),
+            stated = next((fl.shown for fl in fact.fields if (axis, theirs) in fl.categories),
                           theirs)
             checks.append(Check("category", "CONFLICT", f"says {pole}; {fact.ref} has {stated}",
                                 fact.ref, fact.position))
@@ -223,7 +222,7 @@ def check_absence(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> 
                     status: Status = "MATCH" if numeric and all(
                         number_of(a) == 0 for a in numeric) else "CONFLICT"
                     found = Check("absence", status, f"says no {absent}; {fact.ref} has "
-                                  f"{_shown(field)}", fact.ref, fact.position)
+                                  f"{field.shown}", fact.ref, fact.position)
                     break
             if found is None and _ZERO_FOUND.search(fact.text):
                 found = Check("absence", "MATCH", f"{fact.ref} found none", fact.ref,
@@ -310,7 +309,7 @@ def check_quantifier(slots: ClaimSlots, alignment: Alignment,
             if field.key in keys and not {root(w) for w in field.value.lower().split()} \
                     & said:
                 return Check("quantifier", "CONFLICT", f"says all; {fact.ref} has "
-                             f"{_shown(field)}", fact.ref, fact.position)
+                             f"{field.shown}", fact.ref, fact.position)
     return None
 
 

@@ -76,6 +76,11 @@ class Field:
     key_categories: tuple[Category, ...] = ()
     """What the key names ("fired_at", "ready"): read only where no value says its axis."""
 
+    @property
+    def shown(self) -> str:
+        """``key=value``, as a reason quotes it."""
+        return f"{self.key}={self.value}"
+
 
 @dataclass(frozen=True, slots=True)
 class Fact:

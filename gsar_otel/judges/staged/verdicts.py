@@ -83,10 +83,11 @@ def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
     positions = list(dict.fromkeys([*cited, *alignment.support[:1]]))
     if not positions and slots.stems:  # whatever the backstop: no fact holds any of its words
         return ClaimVerdict(text, span, "ungrounded", EvidenceType.INFERENCE, (), conclusion,
-                            "coverage", f"the evidence lacks {', '.join(alignment.missing[:4])} "
+                            "coverage", f"the evidence lacks "
+                            f"{', '.join(alignment.missing[:4]) or 'its words'} "
                             "(none of the claim's words found)", alignment.coverage,
                             tuple(checks), slots, alignment.missing)
-    if not positions:  # "She said: 'Couldn't be.'": no word, value or name to find anywhere
+    if not positions:  # "She said: 'Couldn't be.'": no content word, and no value or name matched
         return ClaimVerdict(text, span, "complementary", EvidenceType.SYNTHESIS, (), conclusion,
                             "synthesis", "states nothing an evidence item could hold",
                             alignment.coverage, tuple(checks), slots, alignment.missing)

@@ -30,7 +30,6 @@ from typing import Final, Literal
 from gsar_otel.core.anchor_years import Years, ages_between, span_allows, stated_years
 from gsar_otel.core.anchor_years import year_of as core_year_of
 from gsar_otel.core.text import words
-from gsar_otel.judges.staged.alignment import FactIndex
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.facts import Fact, Field
 from gsar_otel.judges.staged.roots import root
@@ -41,6 +40,8 @@ UNIT_STEMS: Final = frozenset(root(w) for w in ("year", "years", "age", "aged", 
 """Words of the stated number itself, never the words naming its event."""
 BIRTH: Final = frozenset(root(w) for w in ("born", "birth"))
 """Key words of a record's birth field."""
+EVENTS: Final = BIRTH | frozenset(root(w) for w in ("died", "death", "dead"))
+"""Key words of fields dating one event of a life: their year dates no other event."""
 _RANGE: Final = re.compile(r"\b\d{4}\s*(?:-|\u2013|\u2014|to|until|through)\s*\d{4}\b", re.I)
 """Two years written as one range ("1969-2013", "1998 to 2004"), not a list of dates."""
 
@@ -54,19 +55,17 @@ class YearsCheck:
     reason: str
     fact: Fact | None = None
     birth: Fact | None = None
+    plain: bool = False
+    """ABSENT unless the value is found as a plain number ("died aged 41" by ``(aged 41)``)."""
 
 
 def year_of(spec: Spec) -> int | None:
-    """The year a date or timestamp states (when written), or a year-like number, if any."""
+    """:func:`gsar_otel.core.anchor_years.year_of` of the spec's anchor."""
     return core_year_of(spec.raw)
 
 
 def _years(field: Field) -> list[int]:
     return [y for y in map(year_of, field.anchors) if y is not None]
-
-
-def _shown(field: Field) -> str:
-    return f"{field.key}={field.value}"
 
 
 def _names(field: Field, wanted: frozenset[str]) -> bool:
@@ -76,42 +75,38 @@ def _names(field: Field, wanted: frozenset[str]) -> bool:
 
 
 def _era(era: Years, wanted: frozenset[str], facts: Sequence[Fact]) -> Placed | None:
-    outside: tuple[Fact, str] | None = None
+    """The first aligned fact with a field the claim's key words name decides (a year inside
+    the era in such a field: MATCH; only years outside: CONFLICT); without one, a year inside
+    it in a fact, outside the fields of another event (a birth year never dates a death)."""
     loose: tuple[Fact, str] | None = None
     for fact in facts:
-        for field in fact.fields:
-            years = _years(field)
-            if years and field.key_stems & wanted:
-                if any(era.holds(y) for y in years):
-                    return "MATCH", fact, _shown(field)
-                outside = outside or (fact, _shown(field))
-        if loose is None:
-            inside = [s for s in fact.facts.anchors if (y := year_of(s)) and era.holds(y)]
+        named = [f for f in fact.fields if f.key_stems & wanted and _years(f)]
+        for field in named:
+            if any(era.holds(y) for y in _years(field)):
+                return "MATCH", fact, field.shown
+        if named:
+            return "CONFLICT", fact, named[0].shown
+        if loose is None:  # a record's fields, but not another event's; a sentence's words
+            anchors = ([a for f in fact.fields if not f.key_stems & (EVENTS - wanted)
+                        for a in f.anchors] if fact.fields else list(fact.facts.anchors))
+            inside = [s for s in anchors if (y := year_of(s)) and era.holds(y)]
             loose = (fact, inside[0].text) if inside else None
-    if outside is not None:
-        return "CONFLICT", *outside
     return ("MATCH", *loose) if loose is not None else None
 
 
-def birth_year(facts: Sequence[Fact], index: FactIndex) -> tuple[int, Fact] | None:
-    """The birth year of whom the claim is about: a birth field among its aligned ``facts``, or,
-    when the whole evidence holds one birth year only (one person's record), that one."""
+def birth_year(facts: Sequence[Fact]) -> tuple[int, Fact] | None:
+    """The birth year of whom the claim is about: the first birth field among its aligned
+    ``facts`` (another person's record, unaligned, never lends its own)."""
     for fact in facts:
         year = next((y for f in fact.fields if f.key_stems & BIRTH for y in _years(f)), None)
         if year is not None:
             return year, fact
-    found: dict[int, Fact] = {}
-    for position in sorted({p for stem in BIRTH for p in index.by_stem.get(stem, ())}):
-        for field in index.facts[position].fields:
-            if field.key_stems & BIRTH:
-                for year in _years(field)[:1]:
-                    found.setdefault(year, index.facts[position])
-    return next(iter(found.items())) if len(found) == 1 else None
+    return None
 
 
 def _aged(field: Field, born: int, year: int) -> str:
     young, old = ages_between(born, year)
-    return f"{_shown(field)}: age {young} or {old}"
+    return f"{field.shown}: age {young} or {old}"
 
 
 def _age(stated: Years, wanted: frozenset[str], born: int, fact: Fact) -> Placed | None:
@@ -133,7 +128,7 @@ def _span(stated: Years, wanted: frozenset[str], fact: Fact) -> Placed | None:
         if len(years) != 2 or years[1] <= years[0] or not _RANGE.search(field.value) \
                 or not _names(field, wanted):
             continue
-        shown = f"{_shown(field)}: {years[1] - years[0]} years"
+        shown = f"{field.shown}: {years[1] - years[0]} years"
         if span_allows(stated, years[0], years[1]):
             return "MATCH", fact, shown
         found = found or ("CONFLICT", fact, shown)
@@ -141,7 +136,7 @@ def _span(stated: Years, wanted: frozenset[str], fact: Fact) -> Placed | None:
 
 
 def years_check(text: str, spec: Spec, key_words: frozenset[str], claim_words: frozenset[str],
-                facts: Callable[[], Sequence[Fact]], index: FactIndex) -> YearsCheck | None:
+                facts: Callable[[], Sequence[Fact]]) -> YearsCheck | None:
     """A value read as years against the aligned ``facts`` (best first); None to check it as a
     plain number. An era is placed by the fields its key words (``key_words``) name, an age or
     span by the fields sharing any word of the claim (``claim_words``)."""
@@ -156,11 +151,14 @@ def years_check(text: str, spec: Spec, key_words: frozenset[str], claim_words: f
                               "in it in the evidence about the claim")
     else:
         wanted = claim_words - UNIT_STEMS
-        birth = birth_year(aligned, index) if stated.kind == "age" else None
+        birth = birth_year(aligned) if stated.kind == "age" else None
         if stated.kind == "age" and birth is None:
-            return None
+            return YearsCheck("ABSENT", f"{stated.said}: no birth year in the evidence about "
+                              "the claim", plain=True)
         placed = None
-        for fact in aligned:  # the first fact allowing it; else the first naming its event
+        # an age: the event is in the birth's own record; a span: the first fact allowing it,
+        # else the first naming its event
+        for fact in (birth[1],) if birth is not None else aligned:
             found = (_age(stated, wanted, birth[0], fact) if birth is not None
                      else _span(stated, wanted, fact))
             if found is not None and (placed is None or found[0] == "MATCH"):
@@ -168,7 +166,8 @@ def years_check(text: str, spec: Spec, key_words: frozenset[str], claim_words: f
             if placed is not None and placed[0] == "MATCH":
                 break
         if placed is None:
-            return None
+            return YearsCheck("ABSENT", f"{stated.said}: no field of its record dates the "
+                              "event", plain=True) if birth is not None else None
     status, fact, shown = placed
     if birth is not None:
         shown = f"{shown}, born {birth[0]} in {birth[1].ref}"
