@@ -164,7 +164,8 @@ def years_allow(stated: Years, years: frozenset[int]) -> bool:
     ends = (0, 1) if stated.kind == "age" else (-1, 0, 1)
     if len(years) <= len(lengths):  # few years, a wide range ("over 20 years"): by pairs
         ordered = sorted(years)
-        return any(stated.holds(b - a - end) for i, a in enumerate(ordered)
-                   for b in ordered[i + 1:] for end in ends)
+        return any(any(map(stated.holds, ages_between(a, b))) if stated.kind == "age"
+                   else span_allows(stated, a, b)
+                   for i, a in enumerate(ordered) for b in ordered[i + 1:])
     return any(n + end > 0 and a + n + end in years
                for a in years for n in lengths for end in ends)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from gsar_otel.judges.staged.anchoring import Agreement, Spec, agree, comparable, shape
+from gsar_otel.judges.staged.anchoring import Agreement, Spec, agree, comparable
 from gsar_otel.judges.staged.claims import KEY_SYNONYMS, Value
 from gsar_otel.judges.staged.facts import Fact, Field
 from gsar_otel.judges.staged.roots import root
@@ -60,7 +60,8 @@ def keyed_fields(value: Value, facts: Sequence[Fact]) -> list[tuple[Fact, Field,
 
 
 def _year(spec: Spec) -> int | None:
-    return int(float(spec.value)) if shape(spec) == "year" else None
+    """A claim's number written as a year (its shape is ``year``)."""
+    return year_of(spec) if spec.kind == "NUMBER" else None
 
 
 def _candidates(claim: Spec, field: Field) -> list[Spec]:

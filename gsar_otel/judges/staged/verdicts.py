@@ -92,12 +92,9 @@ def decide(span: ClaimSpan, text: str, slots: ClaimSlots, alignment: Alignment,
                             "synthesis", "states nothing an evidence item could hold",
                             alignment.coverage, tuple(checks), slots, alignment.missing)
     refs = tuple(dict.fromkeys(index.facts[p].ref for p in positions))
-    holder = index.facts[positions[0]] if positions else None
-    kind = EvidenceType.NEG_EVIDENCE if slots.absent else (
-        holder.source if holder else EvidenceType.SYNTHESIS)
-    where = ", ".join(refs) if refs else "the answer's own claims"
+    kind = EvidenceType.NEG_EVIDENCE if slots.absent else index.facts[positions[0]].source
     return ClaimVerdict(text, span, "grounded", kind, refs, conclusion, "grounded",
-                        f"stated in {where}", alignment.coverage, tuple(checks), slots,
+                        f"stated in {', '.join(refs)}", alignment.coverage, tuple(checks), slots,
                         alignment.missing)
 
 

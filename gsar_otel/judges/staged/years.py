@@ -149,25 +149,20 @@ def years_check(text: str, spec: Spec, key_words: frozenset[str], claim_words: f
         if placed is None:
             return YearsCheck("ABSENT", f"{stated.said} ({stated.low}-{stated.high}): no year "
                               "in it in the evidence about the claim")
-    else:
-        wanted = claim_words - UNIT_STEMS
-        birth = birth_year(aligned) if stated.kind == "age" else None
-        if stated.kind == "age" and birth is None:
+    elif stated.kind == "age":  # the event is a field of the birth year's own record
+        birth = birth_year(aligned)
+        if birth is None:
             return YearsCheck("ABSENT", f"{stated.said}: no birth year in the evidence about "
                               "the claim", plain=True)
-        placed = None
-        # an age: the event is in the birth's own record; a span: the first fact allowing it,
-        # else the first naming its event
-        for fact in (birth[1],) if birth is not None else aligned:
-            found = (_age(stated, wanted, birth[0], fact) if birth is not None
-                     else _span(stated, wanted, fact))
-            if found is not None and (placed is None or found[0] == "MATCH"):
-                placed = found
-            if placed is not None and placed[0] == "MATCH":
-                break
+        placed = _age(stated, claim_words - UNIT_STEMS, birth[0], birth[1])
         if placed is None:
             return YearsCheck("ABSENT", f"{stated.said}: no field of its record dates the "
-                              "event", plain=True) if birth is not None else None
+                              "event", plain=True)
+    else:  # a span: the first fact allowing it, else the first naming its event
+        spans = [p for f in aligned if (p := _span(stated, claim_words - UNIT_STEMS, f))]
+        placed = next((p for p in spans if p[0] == "MATCH"), spans[0] if spans else None)
+        if placed is None:
+            return None
     status, fact, shown = placed
     if birth is not None:
         shown = f"{shown}, born {birth[0]} in {birth[1].ref}"
