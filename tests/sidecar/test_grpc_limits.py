@@ -68,13 +68,18 @@ def guarded() -> Iterator[RunningSidecar]:
 
 def test_unauthenticated_slow_senders_are_refused_on_their_metadata_and_hold_no_place(
         guarded: RunningSidecar) -> None:
-    with channel(guarded) as slow_channel, channel(guarded) as good:
-        slow = [SlowSender(slow_channel) for _ in range(4)]
+    # one connection each: streams past twice --max-grpc-inflight on one connection may be
+    # refused by gRPC itself (REFUSED_STREAM, UNAVAILABLE) before the sidecar sees them
+    slow_channels = [channel(guarded) for _ in range(4)]
+    with channel(guarded) as good:
+        slow = [SlowSender(each) for each in slow_channels]
         try:
             assert [s.code() for s in slow] == [grpc.StatusCode.UNAUTHENTICATED] * 4
         finally:
             for sender in slow:
                 sender.stop.set()
+            for each in slow_channels:
+                each.close()
         assert guarded.sidecar.stats.get("spans", "rejected_auth") == 4
         trace_service_pb2_grpc.TraceServiceStub(good).Export(one_span(1), timeout=10,
                                                             metadata=AUTH)
