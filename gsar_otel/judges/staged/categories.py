@@ -131,13 +131,17 @@ def category_of(word: str) -> Category | None:
     return WORDS.get(word) or WORDS.get(root(word))
 
 
-def categories_of(tokens: Iterable[str]) -> tuple[Category, ...]:
+def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Category, ...]:
     """The categories named in a run of lowercased tokens, in order, each once.
 
     An ambiguous word ("up", "open", "drop") counts only after a verb of being or ``status``/
     ``state`` ("is up", "went down", "state: open") or as a whole value (a one-token text).
+    With ``negatable``, a category negated in place ("was not closed", "wasn't ever merged")
+    is its opposite pole, or nothing when its axis has no two poles (evidence text; a claim's
+    negation is read over the whole claim by :mod:`.claims`).
     """
     seen: dict[Category, None] = {}
+    negating = False
     sequence = list(tokens)
     alerting = any(root(token) in ALERT_STEMS or "alert" in token or token.startswith("alrt")
                    for token in sequence)
@@ -153,9 +157,20 @@ def categories_of(tokens: Iterable[str]) -> tuple[Category, ...]:
                                       or len(sequence) == 1) \
                     and following not in _PREPOSITIONS.get(token, ()) \
                     and (token != "active" or alerting or following not in _SPANS):
-                seen.setdefault(found, None)
+                found = negate(found) if negating else found
+                if found is not None:
+                    seen.setdefault(found, None)
+        if token in _NEGATORS or (token == "t" and previous.endswith("n")):
+            negating = negatable
+        elif token not in _BETWEEN:
+            negating = False
         previous = token
     return tuple(seen)
+
+
+_NEGATORS: Final = frozenset({"not", "never", "no", "without"})
+_BETWEEN: Final = frozenset({"been", "be", "yet", "ever", "once", "fully", "successfully"})
+"""Words between a negation and the category it negates ("has not yet been closed")."""
 
 
 def negate(category: Category) -> Category | None:

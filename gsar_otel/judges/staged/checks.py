@@ -33,6 +33,8 @@ from gsar_otel.judges.staged.claims import (
 )
 from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.keyed import agreement, expanded, keyed_fields
+from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
+from gsar_otel.judges.staged.polarity import negates, plain
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.years import years_check
@@ -51,8 +53,6 @@ PROSE_CONFLICT_COVERAGE: Final = 0.6
 POLARITY_COVERAGE: Final = 0.8
 """Share of a claim's words a fact must hold before its opposite polarity contradicts it."""
 CAUSE_COVERAGE: Final = 0.5
-SHORT_PROSE: Final = 20
-"""A prose sentence this short, of one clause, states its polarity plainly."""
 SPECULATION_COVERAGE: Final = 0.8
 """A hedged claim ("probably a memory leak") is grounded only when the evidence states nearly
 all of it: a guess the evidence does not make is the judge's to flag."""
@@ -240,7 +240,6 @@ def check_absence(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> 
     return checks
 
 
-_EMPTY: Final = frozenset({"", "none", "null", "false", "no", "n/a", "-", "[]", "{}"})
 _ZERO_FOUND: Final = re.compile(
     r"(?:\b(?:0|zero|no)\s(?:results?|matches|hits|rows|entries|records|events|lines|items)\b"
     r"|\bnone found\b|\b(?:count|total|hits|matches)=0\b)", re.IGNORECASE)
@@ -248,19 +247,33 @@ _ZERO_FOUND: Final = re.compile(
 
 
 def check_polarity(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:
-    """A negated claim against a fact that states it plainly, or the reverse."""
-    if slots.absent or not alignment.support or alignment.coverage < POLARITY_COVERAGE:
+    """A negated claim against a fact that states it plainly, or the reverse; and a negated
+    claim no fact of its support negates.
+
+    "Ticket 5 was never closed" is contradicted by "Ticket 5 was closed by team-5" and ungrounded
+    beside "Ticket 5 was opened": a negation is a value of the claim, so it must be stated
+    (a negated sentence, or a field of the claim's key holding zero, false or none). A negated
+    category ("did not fail") is its opposite pole, which the category check compares wherever a
+    fact states that axis."""
+    if slots.absent or not alignment.support or not slots.stems:
         return None
-    if not slots.stems:
+    axes = {axis for axis, _ in slots.categories}
+    if slots.negated and any(c[0] in axes for p in alignment.focus
+                             for c in index.facts[p].categories):
         return None
     lead = index.facts[alignment.support[0]]
-    if lead.kind == "prose" and (lead.facts.word_count > SHORT_PROSE or "," in lead.text
-                                 or ";" in lead.text):
-        return None  # in a long sentence the negation is often another clause's
-    if slots.negated != lead.facts.negated:
+    # in a long sentence a negation may be another clause's: only one before the claim's words
+    # says the opposite, and only a plain fact's silence does
+    if alignment.coverage >= POLARITY_COVERAGE and (
+            (plain(lead) and not negates(lead, slots)) if slots.negated
+            else negates(lead, slots, strict=True)):
         said = "not" if slots.negated else "it did"
         return Check("polarity", "CONFLICT", f"says {said}; {lead.ref} states "
                      f"{lead.text[:80]!r}", lead.ref, lead.position)
+    if slots.negated and not any(
+            negates(index.facts[p], slots, anywhere=True) for p in alignment.support):
+        return Check("polarity", "ABSENT", f"says not; no evidence item states that ({lead.ref} "
+                     f"states {lead.text[:80]!r})")
     return None
 
 

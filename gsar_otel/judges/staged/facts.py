@@ -27,7 +27,7 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import EvidenceType
 from gsar_otel.core.text import words
 from gsar_otel.judges.staged.anchoring import Spec, extract
-from gsar_otel.judges.staged.categories import Category, categories_of
+from gsar_otel.judges.staged.categories import Category, categories_of, negate
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import sentence_spans
@@ -59,6 +59,8 @@ LOG_HEAD: Final = 40
 """Characters at the start of a line where a log line states its time or level."""
 MAX_DEPTH: Final = 12
 """Deeper JSON is cut: its leaves are read as text."""
+_FALSE: Final = frozenset({"false", "no", "0", "none", "null"})
+"""A field value saying its key does not hold."""
 _LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "crit", "warn", "warning"})
 """Log levels that state a problem: "no errors" against such a line is contradicted."""
 
@@ -136,6 +138,8 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
     # counts ("fired_at=14:02", "ready=6/6")
     named = tuple(c for c in categories_of(_KEY_SPLIT.split(key.lower()))
                   if c[0] != "direction")
+    if value.lower() in _FALSE:  # "closed": false states the ticket is open
+        named = tuple(o for o in map(negate, named) if o is not None)
     return Field(key, key_stems(key), value, anchors,
                  categories_of(part for w in words(value) for part in _KEY_SPLIT.split(w.lower())),
                  named)
@@ -187,7 +191,7 @@ class _Reader:
         stems.update(root(part.lower()) for name in _CAMEL_NAME.findall(text)
                      for part in _CAMEL_PART.findall(name))
         if kind != "row":  # a log line or alert says its outcome in words too
-            categories.update(dict.fromkeys(categories_of(lowered)))
+            categories.update(dict.fromkeys(categories_of(lowered, negatable=True)))
             # and in its CamelCase reasons: ``NodeNotReady`` says the node is not ready
             for name in _CAMEL_NAME.findall(text):
                 categories.update(dict.fromkeys(categories_of(

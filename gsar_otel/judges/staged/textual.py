@@ -73,6 +73,16 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def negation_at(tokens: list[str], at: int) -> bool:
+    """Whether ``tokens[at]`` negates: a negation word ("not", "never", "without"), or the "t"
+    of a split contraction ("wasn", "t"); "No" before a number is a rank ("World No 1")."""
+    token = tokens[at].replace("’", "'")
+    if token == "no" and at + 1 < len(tokens) and tokens[at + 1][:1].isdigit():
+        return False
+    return token in NEGATIONS or token.endswith("n't") or (
+        token == "t" and at > 0 and tokens[at - 1].endswith("n"))
+
+
 def facts_of(text: str) -> TextFacts:
     """The facts of ``text``; linear in its length."""
     tokens = words(text)
@@ -80,9 +90,9 @@ def facts_of(text: str) -> TextFacts:
     sequence: list[str] = []
     negated = causal = speculative = both = only = comparative = False
     previous = ""
-    for token in tokens:
+    for at, token in enumerate(tokens):
         bare = token.replace("’", "'")
-        if bare in NEGATIONS or bare.endswith("n't"):
+        if (bare in NEGATIONS or bare.endswith("n't")) and negation_at(tokens, at):
             negated = True
         if previous in CAUSAL_NEEDS_IN and bare in ("in", "from"):
             causal = True

@@ -1,0 +1,97 @@
+"""A negation is a value of the claim: a negated claim is grounded only when its evidence states
+the negation (a negated sentence in any phrasing, or a field saying false), and an evidence item
+stating the negation never grounds the plain claim, for actions that are categories ("closed",
+"rolled back") and actions that are not ("merged", "approved") alike."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.staged import StagedJudge
+
+VERBS = ("closed", "merged", "deployed", "restarted", "acknowledged", "approved", "scaled",
+         "drained", "resolved", "rolled back")
+CLAIM_NEGATIONS = ("was not {}", "was never {}", "wasn't {}", "has not been {}",
+                   "hasn't been {}", "has not yet been {}")
+EVIDENCE_NEGATIONS = ("was not {}", "was never {}", "wasn't {}", "has not yet been {}")
+
+judge = StagedJudge()
+
+
+def bucket(answer: str, items: list[str]) -> str:
+    verdicts = judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))
+    assert len(verdicts) == 1, verdicts
+    return verdicts[0].bucket
+
+
+def record(ticket: int, verb: str, value: bool) -> str:
+    return (f'{{"ticket": "TCK-{ticket}", "{verb.replace(" ", "_")}": '
+            f'{"true" if value else "false"}, "team": "team-5"}}')
+
+
+@settings(max_examples=60)
+@given(verb=st.sampled_from(VERBS), form=st.sampled_from(CLAIM_NEGATIONS),
+       ticket=st.integers(1, 999),
+       evidence=st.sampled_from(["long", "other action", "record"]))
+def test_a_negated_claim_the_evidence_does_not_negate_is_never_grounded(
+        verb: str, form: str, ticket: int, evidence: str) -> None:
+    item = {
+        # a sentence of several clauses: its polarity is not read as the claim's
+        "long": f"After the review on Tuesday, which took three hours, ticket TCK-{ticket} was "
+                f"{verb} by team-5, and the channel was archived.",
+        # another action on the same ticket: the claim's negation is stated nowhere
+        "other action": f"Ticket TCK-{ticket} was assigned to team-5 on Tuesday.",
+        "record": record(ticket, verb, True),
+    }[evidence]
+    claim = f"Ticket TCK-{ticket} {form.format(verb)}."
+    assert bucket(claim, [item]) != "grounded", (claim, item)
+
+
+@settings(max_examples=60)
+@given(verb=st.sampled_from(VERBS), form=st.sampled_from(CLAIM_NEGATIONS),
+       stated=st.sampled_from([*EVIDENCE_NEGATIONS, "record"]), ticket=st.integers(1, 999),
+       long=st.booleans())
+def test_a_negation_the_evidence_states_grounds_the_negated_claim_and_never_the_plain_one(
+        verb: str, form: str, stated: str, ticket: int, long: bool) -> None:
+    if stated == "record":
+        item = record(ticket, verb, False)
+    elif long:
+        item = (f"After the review on Tuesday, which took three hours, ticket TCK-{ticket} "
+                f"{stated.format(verb)}, and the channel was archived.")
+    else:
+        item = f"Ticket TCK-{ticket} {stated.format(verb)} by team-5 on Tuesday."
+    negated = f"Ticket TCK-{ticket} {form.format(verb)}."
+    assert bucket(negated, [item]) == "grounded", (negated, item)
+    plain = f"Ticket TCK-{ticket} was {verb}."
+    assert bucket(plain, [item]) != "grounded", (plain, item)
+
+
+@settings(max_examples=40)
+@given(verb=st.sampled_from(VERBS), ticket=st.integers(1, 999), value=st.booleans())
+def test_a_field_saying_true_or_false_decides_the_plain_and_the_negated_claim(
+        verb: str, ticket: int, value: bool) -> None:
+    item = record(ticket, verb, value)
+    plain, negated = (bucket(f"Ticket TCK-{ticket} was {verb}.", [item]),
+                      bucket(f"Ticket TCK-{ticket} was not {verb}.", [item]))
+    assert (plain, negated) == (("grounded", "contradicted") if value
+                                else ("contradicted", "grounded"))
+
+
+def test_a_count_of_zero_states_that_it_did_not_happen() -> None:
+    item = "pod=checkout-api-7f9c6d restarts=0 status=Running"
+    assert bucket("The checkout-api-7f9c6d pod did not restart.", [item]) == "grounded"
+    assert bucket("The checkout-api-7f9c6d pod was never restarted.", [item]) == "grounded"
+    busy = "pod=checkout-api-7f9c6d restarts=4 status=Running"
+    assert bucket("The checkout-api-7f9c6d pod did not restart.", [busy]) != "grounded"
+
+
+@settings(max_examples=30)
+@given(rank=st.integers(1, 99), spelling=st.sampled_from(["No {}", "No. {}", "no {}"]))
+def test_no_before_a_number_is_a_rank_not_a_negation(rank: int, spelling: str) -> None:
+    title = spelling.format(rank)
+    item = f"World {title} Novak Djokovic beat Tomas Berdych in the final in Monte Carlo on Sunday."
+    assert bucket(f"The world {title} beat Tomas Berdych in Monte Carlo.", [item]) == "grounded"
+    assert bucket(f"The world {title} did not beat Tomas Berdych in Monte Carlo.",
+                  [item]) != "grounded"
