@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from gsar_otel.core.anchor_differences import stated_difference
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import agree, comparable, digits, number_of, shape
 from gsar_otel.judges.staged.claims import (
@@ -31,6 +32,7 @@ from gsar_otel.judges.staged.claims import (
     ClaimSlots,
     Value,
 )
+from gsar_otel.judges.staged.differences import difference_of, written_as_change
 from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.keyed import agreement, expanded, keyed_fields
 from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
@@ -74,6 +76,8 @@ class Check:
     ref: str | None = None
     position: int | None = None
     """The fact that matched or contradicted, by position."""
+    trend: str | None = None
+    """The direction a matched difference of two samples shows (``increased``)."""
 
 
 def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
@@ -92,7 +96,22 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
         held = [f for f in (years.fact, years.birth) if f is not None]
         found = tuple(Check("value", years.status, years.reason, f.ref, f.position) for f in held)
         return found or (Check("value", years.status, years.reason),)
-    return (_plain_value(place, value, slots, alignment, index),)
+    plain = _plain_value(place, value, slots, alignment, index)
+    if stated_difference(slots.text, value.spec.raw) is None or (
+            plain.status == "MATCH" and plain.position is not None
+            and written_as_change(index.facts[plain.position], value.spec)):
+        return (plain,)
+    # "by 2.4 points": the gap between two rows the claim names, not a value that happens to
+    # be 2.4 (a score of 2.4 is no change of 2.4)
+    refs = {index.facts[p].ref for p in order}
+    gap = difference_of(value, slots, [f for f in index.facts if f.ref in refs])
+    if gap is not None:
+        return tuple(Check("value", "MATCH", gap.reason, f.ref, f.position, gap.trend)
+                     for f in (gap.first, gap.second))
+    if plain.status == "MATCH":
+        return (Check("value", "ABSENT", f"{value.spec.text} is stated as a change; {plain.ref} "
+                      "holds it as a value, and no two rows the claim names differ by it"),)
+    return (plain,)
 
 
 def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
@@ -158,8 +177,10 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
     return Check("value", "ABSENT", f"{text} appears in no evidence item")
 
 
-def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> list[Check]:
-    """Each categorical value against the focus facts' categories on its axis."""
+def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
+                     trends: frozenset[str] = frozenset()) -> list[Check]:
+    """Each categorical value against the focus facts' categories on its axis; a direction
+    also against the ``trends`` of the claim's matched differences ("rose by 300 ms")."""
     checks: list[Check] = []
     if slots.absent:
         return checks  # "no alerts fired": the absence check decides, not "fired"
@@ -179,6 +200,11 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex) 
                                 fact.ref, fact.position))
         elif all(f.kind == "prose" for f in focus):
             continue  # prose paraphrases states freely: only a stated opposite contradicts
+        elif axis == "direction" and pole in trends:
+            checks.append(Check("category", "MATCH", f"{pole}: the difference it states is "
+                                "of two samples, the later higher" if pole == "increased"
+                                else f"{pole}: the difference it states is of two samples, "
+                                "the later lower"))
         elif axis == "direction":
             checks.append(Check("category", "ABSENT", f"says {pole.replace('_', ' ')}: a trend "
                                 "needs two values or a stated change, and no evidence item "
@@ -356,7 +382,8 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     if slots.modality != "prediction":  # a predicted value is no measurement to compare
         for place, v in enumerate(slots.values):
             checks.extend(check_value(place, v, slots, alignment, index))
-    checks.extend(check_categories(slots, alignment, index))
+    checks.extend(check_categories(slots, alignment, index,
+                                   frozenset(c.trend for c in checks if c.trend)))
     checks.extend(check_absence(slots, alignment, index))
     for extra in (check_polarity(slots, alignment, index),
                   check_quantifier(slots, alignment, index)):

@@ -1,0 +1,95 @@
+"""A stated difference is read off two rows the claim names, under a key it names; a change of
+one subject's value ("rose by 300 ms") off its two samples, in time order. Unrelated rows change
+no verdict, and the product (judge and guard) agrees with the judge."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gsar_otel.core.evaluator import GSAREvaluator
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.model import Decision
+from gsar_otel.judges.staged import StagedJudge
+
+judge = StagedJudge()
+MODELS = ("CBOW", "CMOW", "Hybrid", "GRU", "oLRN", "SRU")
+COLUMNS = ("trec", "subj", "mrpc", "bleu")
+PHRASINGS = ("On {col}, {x} outperforms {y} by {d} points.",
+             "{x} scores {d} points higher than {y} on {col}.",
+             "On {col}, {x} gives +{d} over {y}.")
+
+
+def bucket(answer: str, items: list[str]) -> str:
+    verdicts = judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))
+    assert len(verdicts) == 1, verdicts
+    return verdicts[0].bucket
+
+
+def table(scores: dict[str, dict[str, int]]) -> list[str]:
+    return [f"method={m} " + " ".join(f"{c}={v / 10:.1f}" for c, v in row.items())
+            for m, row in scores.items()]
+
+
+scores_st = st.fixed_dictionaries({c: st.integers(100, 999) for c in COLUMNS})
+
+
+@settings(max_examples=60)
+@given(pair=st.permutations(MODELS).map(lambda p: p[:4]), col=st.sampled_from(COLUMNS),
+       rows=st.lists(scores_st, min_size=4, max_size=4), phrasing=st.sampled_from(PHRASINGS),
+       off=st.integers(3, 40))
+def test_a_difference_of_two_named_rows_is_grounded_and_another_never(
+        pair: tuple[str, ...], col: str, rows: list[dict[str, int]], phrasing: str,
+        off: int) -> None:
+    x, y, third, fourth = pair
+    scores = dict(zip(pair, rows, strict=True))
+    gap = abs(scores[x][col] - scores[y][col])
+    if gap == 0:
+        return
+    items = table({x: scores[x], y: scores[y]})
+    right = phrasing.format(col=col.upper(), x=x, y=y, d=f"{gap / 10:.1f}")
+    assert bucket(right, items) == "grounded", (right, items)
+    # unrelated rows, anywhere, change nothing
+    others = table({third: scores[third], fourth: scores[fourth]})
+    assert bucket(right, [others[0], *items, others[1]]) == "grounded"
+    wrong = phrasing.format(col=col.upper(), x=x, y=y, d=f"{(gap + off) / 10:.1f}")
+    # never the gap, nor a value of a row that happens to equal it ("by 16.4" against a 16.4)
+    assert bucket(wrong, items) != "grounded", (wrong, items)
+
+
+@settings(max_examples=40)
+@given(first=st.integers(120, 9000), second=st.integers(120, 9000), listed=st.booleans(),
+       rose=st.booleans())
+def test_a_change_of_one_subject_is_read_off_its_two_samples_in_time_order(
+        first: int, second: int, listed: bool, rose: bool) -> None:
+    if first == second:
+        return
+    samples = [f"2026-03-14T09:10:00Z host=api-1 p99_latency_ms={first}",
+               f"2026-03-14T09:15:00Z host=api-1 p99_latency_ms={second}"]
+    items = samples if listed else samples[::-1]  # listed out of time order: the times decide
+    verb = "rose" if rose else "fell"
+    claim = f"The p99 latency on api-1 {verb} by {abs(second - first)} ms."
+    expected = "grounded" if (second > first) == rose else "ungrounded"
+    assert bucket(claim, items) == expected, (claim, items)
+    assert bucket(f"The p99 latency on api-1 {verb} by {abs(second - first) + 7} ms.",
+                  items) != "grounded"
+
+
+def test_rows_the_claim_does_not_name_make_no_difference() -> None:
+    items = table({"CBOW": {"trec": 856}, "CMOW": {"trec": 880}, "GRU": {"trec": 900}})
+    assert bucket("On TREC, CMOW outperforms CBOW by 2.4 points.", items) == "grounded"
+    # 900 - 856 = 4.4 is GRU's gap, not CMOW's
+    assert bucket("On TREC, CMOW outperforms CBOW by 4.4 points.", items) != "grounded"
+    # a key the claim does not name: no column to read
+    assert bucket("CMOW outperforms CBOW by 2.4 points.", items) != "grounded"
+
+
+def test_the_product_keeps_what_the_judge_grounds() -> None:
+    evaluator = GSAREvaluator(StagedJudge())
+    items = table({"CBOW": {"trec": 856}, "CMOW": {"trec": 880}})
+    right = evaluator.evaluate_sync(report_synthesis="On TREC, CMOW outperforms CBOW by 2.4 "
+                                    "points.", evidence_corpus=items)
+    assert right.final_decision is Decision.PROCEED
+    wrong = evaluator.evaluate_sync(report_synthesis="On TREC, CMOW outperforms CBOW by 3.4 "
+                                    "points.", evidence_corpus=items)
+    assert wrong.final_decision is not Decision.PROCEED
