@@ -29,6 +29,7 @@ from gsar_otel.core.evidence import (
     EvidenceSet,
     infer_evidence_type,
 )
+from gsar_otel.measure.incident_changes import stated_change, wrong_change
 from gsar_otel.measure.incident_faults import (
     all_quantifier,
     negated_predicate,
@@ -44,7 +45,8 @@ from gsar_otel.measure.incident_faults import (
     wrong_state,
     wrong_status,
 )
-from gsar_otel.measure.incident_kinds import FAITHFUL, Scene, companions
+from gsar_otel.measure.incident_kinds import FAITHFUL as SHARED_FAITHFUL
+from gsar_otel.measure.incident_kinds import Scene, companions
 from gsar_otel.measure.incident_metrics import CONTRADICTED, UNGROUNDED, Said
 from gsar_otel.measure.incident_noise import distractor, noise_shape
 from gsar_otel.measure.incident_value_faults import (
@@ -68,7 +70,10 @@ UNFAITHFUL: Final[dict[str, Callable[[World, int], Scene]]] = {
     "other_field_value": other_field_value, "unit_from_key": unit_from_key,
     "other_host_ip": other_host_ip, "negated_predicate": negated_predicate,
     "all_quantifier": all_quantifier, "unstated_cause": unstated_cause, "wrong_time": wrong_time,
+    "wrong_change": wrong_change,
 }
+FAITHFUL: Final[dict[str, Callable[[World, int], Scene]]] = {
+    **SHARED_FAITHFUL, "stated_change": stated_change}
 FAITHFUL_KINDS: Final = tuple(FAITHFUL)
 """Kinds whose answers are all true: a judge should let them proceed."""
 UNFAITHFUL_KINDS: Final = tuple(UNFAITHFUL)
@@ -76,7 +81,7 @@ UNFAITHFUL_KINDS: Final = tuple(UNFAITHFUL)
 KINDS: Final = FAITHFUL_KINDS + UNFAITHFUL_KINDS
 FALSE_LABEL: Final[dict[str, str]] = {
     kind: UNGROUNDED if kind in ("prediction", "unknown_service", "unknown_host",
-                                 "unstated_cause") else CONTRADICTED
+                                 "unstated_cause", "wrong_change") else CONTRADICTED
     for kind in UNFAITHFUL_KINDS}
 """The label of an unfaithful kind's false sentence: ``contradicted`` when the evidence states
 the same thing otherwise, ``ungrounded`` when it says nothing either way."""

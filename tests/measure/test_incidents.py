@@ -43,6 +43,7 @@ STATUS_OF = {"succeeded": "succeeded", "completed successfully": "succeeded", "f
              "got reverted": "rolled_back"}
 STATE_OF = {"firing": "firing", "still firing": "firing", "active": "firing",
             "resolved": "resolved", "cleared": "resolved"}
+RISE = re.compile(r"\b(?:rose|increased|went up|climbed)\b")
 CAUSE_WORDS = re.compile(r"caus|because|root cause|triggered|due to", re.IGNORECASE)
 
 
@@ -111,6 +112,16 @@ def field_value(fragment: str) -> str:
     return re.split(r"=|: ", fragment, maxsplit=1)[1].strip('"')
 
 
+def samples(support: tuple[str, ...], text: str) -> tuple[Decimal, Decimal]:
+    """The two values of a change's fragments, earlier first by the timestamp of their line."""
+    stamped = []
+    for fragment in support:
+        line = next(line for line in text.splitlines() if line.endswith(fragment))
+        stamped.append((ISO.search(line).group(0), Decimal(field_value(fragment).rstrip("%"))))
+    (_, before), (_, after) = sorted(stamped)
+    return before, after
+
+
 def occurs(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text) is not None
 
@@ -126,6 +137,11 @@ def assert_value_holds(case: IncidentCase, claim: LabelledClaim) -> None:
         value, half = Decimal(written), precision(written)
         if claim.kind == "rounding":
             assert any(abs(x - value) <= half for x in numbers), (case.id, claim.text, text)
+        elif claim.kind == "stated_change":  # the gap of the two samples, in time order
+            before, after = samples(claim.support, text)
+            assert abs(after - before) == value, (case.id, claim.text, text)
+            assert (RISE.search(claim.text) is not None) == (after > before), \
+                (case.id, claim.text, text)
         elif claim.kind == "unit_conversion":
             factors = (Decimal(1), Decimal("0.001"), Decimal(1) / 60, Decimal(1) / 3600,
                        Decimal(100))
@@ -155,6 +171,11 @@ def assert_false_value(case: IncidentCase, claim: LabelledClaim) -> None:
         assert Decimal(stated.split()[1]) < Decimal(field_value(claim.support[0]))
     elif kind == "other_field_value":
         assert stated == "error-free" and int(field_value(claim.support[0])) > 0
+    elif kind == "wrong_change":
+        before, after = samples(claim.support, text_of(case, claim.evidence_ids))
+        amount = Decimal(stated.split()[0])
+        rose = RISE.search(claim.text) is not None
+        assert amount != abs(after - before) or rose != (after > before), (case.id, claim.text)
     elif kind == "unit_from_key":
         key = re.split(r"=|: ", claim.support[0])[0]
         number, unit = stated.split()
