@@ -4,8 +4,8 @@ p99_latency_ms=1200`` and ``ts=...09:15:00Z ... p99_latency_ms=1500``) and ``wro
 (false: the change in the wrong direction, or by an amount the samples do not differ by).
 
 The two samples carry timestamps, as a metrics query returns them, so the direction is read
-from time, wherever the items land among the distractors. A wrong change is ``ungrounded``:
-no item states a change, so the evidence says nothing of that one either way.
+from time, wherever the items land among the distractors. A wrong change is ``contradicted``:
+the host's only two samples of that metric show another change.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Final
 
 from gsar_otel.measure.incident_kinds import Scene
-from gsar_otel.measure.incident_metrics import GROUNDED, UNGROUNDED, Said, make_row
+from gsar_otel.measure.incident_metrics import CONTRADICTED, GROUNDED, Said, make_row
 from gsar_otel.measure.incident_world import Item, World, stamp
 
 CHANGE_KEYS: Final = {
@@ -74,5 +74,5 @@ def wrong_change(world: World, index: int) -> Scene:
     else:
         amount = gap * Decimal("1.5") + max(gap * Decimal("0.2"), Decimal(3))
     text, written = _sentence(key, host, rose, amount, index)
-    return Scene(items, [Said(text, UNGROUNDED, "wrong_change", tuple(items), tuple(fragments),
+    return Scene(items, [Said(text, CONTRADICTED, "wrong_change", tuple(items), tuple(fragments),
                               written)])

@@ -81,7 +81,7 @@ UNFAITHFUL_KINDS: Final = tuple(UNFAITHFUL)
 KINDS: Final = FAITHFUL_KINDS + UNFAITHFUL_KINDS
 FALSE_LABEL: Final[dict[str, str]] = {
     kind: UNGROUNDED if kind in ("prediction", "unknown_service", "unknown_host",
-                                 "unstated_cause", "wrong_change") else CONTRADICTED
+                                 "unstated_cause") else CONTRADICTED
     for kind in UNFAITHFUL_KINDS}
 """The label of an unfaithful kind's false sentence: ``contradicted`` when the evidence states
 the same thing otherwise, ``ungrounded`` when it says nothing either way."""

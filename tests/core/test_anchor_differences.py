@@ -104,7 +104,10 @@ def test_the_guard_keeps_a_difference_two_cited_numbers_make_and_no_other(
     if gap == 0:
         return
     assert guarded(f"Alpha and beta differ by {gap:.2f} points.", rows)
-    assert not guarded(f"Alpha and beta differ by {gap + off:.2f} points.", rows)
+    wrong = f"{gap + off:.2f}"
+    if wrong not in (f"{first / 100:.2f}", f"{second / 100:.2f}"):  # the guard is lenient:
+        # a number a cited item holds is supported as written; the judge tells a level apart
+        assert not guarded(f"Alpha and beta differ by {wrong} points.", rows)
 
 
 def test_durations_are_compared_in_seconds() -> None:

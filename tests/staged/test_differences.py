@@ -69,10 +69,15 @@ def test_a_change_of_one_subject_is_read_off_its_two_samples_in_time_order(
     items = samples if listed else samples[::-1]  # listed out of time order: the times decide
     verb = "rose" if rose else "fell"
     claim = f"The p99 latency on api-1 {verb} by {abs(second - first)} ms."
-    expected = "grounded" if (second > first) == rose else "ungrounded"
+    # the subject's only two samples: another direction or amount is the change misstated
+    expected = "grounded" if (second > first) == rose else "contradicted"
     assert bucket(claim, items) == expected, (claim, items)
     assert bucket(f"The p99 latency on api-1 {verb} by {abs(second - first) + 7} ms.",
-                  items) != "grounded"
+                  items) == "contradicted"
+    # a third sample: which two the claim compares is no longer known, so never contradicted
+    third = [*items, f"2026-03-14T09:20:00Z host=api-1 p99_latency_ms={first + second}"]
+    assert bucket(f"The p99 latency on api-1 {verb} by {abs(second - first) + 7} ms.",
+                  third) == "ungrounded"
 
 
 def test_rows_the_claim_does_not_name_make_no_difference() -> None:

@@ -105,13 +105,15 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
     # be 2.4 (a score of 2.4 is no change of 2.4)
     refs = {index.facts[p].ref for p in order}
     gap = difference_of(value, slots, [f for f in index.facts if f.ref in refs])
+    if gap is not None and not gap.matches:  # a subject's only two samples: another change
+        return (Check("value", "CONFLICT", gap.reason, gap.second.ref, gap.second.position,
+                      gap.trend),)
     if gap is not None:
         return tuple(Check("value", "MATCH", gap.reason, f.ref, f.position, gap.trend)
                      for f in (gap.first, gap.second))
-    if plain.status == "MATCH":
-        return (Check("value", "ABSENT", f"{value.spec.text} is stated as a change; {plain.ref} "
-                      "holds it as a value, and no two rows the claim names differ by it"),)
-    return (plain,)
+    # a level of the key is no change of it: neither one equal to it nor one unlike it decides
+    return (Check("value", "ABSENT", f"{value.spec.text} is stated as a change, and no two rows "
+                  "the claim names differ by it"),)
 
 
 def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
@@ -200,11 +202,10 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                                 fact.ref, fact.position))
         elif all(f.kind == "prose" for f in focus):
             continue  # prose paraphrases states freely: only a stated opposite contradicts
-        elif axis == "direction" and pole in trends:
-            checks.append(Check("category", "MATCH", f"{pole}: the difference it states is "
-                                "of two samples, the later higher" if pole == "increased"
-                                else f"{pole}: the difference it states is of two samples, "
-                                "the later lower"))
+        elif axis == "direction" and trends:  # the change two samples of the subject show
+            shown = "the later sample higher" if "increased" in trends else "the later sample lower"
+            checks.append(Check("category", "MATCH" if pole in trends else "CONFLICT",
+                                f"says {pole}; {shown}"))
         elif axis == "direction":
             checks.append(Check("category", "ABSENT", f"says {pole.replace('_', ' ')}: a trend "
                                 "needs two values or a stated change, and no evidence item "

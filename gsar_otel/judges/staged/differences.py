@@ -11,11 +11,13 @@ number, so the claim must say which two.
 A row naming two of the claim's names is neither side of a pair; with one name (a subject's two
 samples, "p99 on api-1 rose by 300") two rows naming it are, the earlier first (by their
 timestamps, else as listed), and their gap says which way the value went ("rose by 300 ms" from
-``p99_ms=1200`` to ``p99_ms=1500``: a trend of two samples). Never a CONFLICT: which row is
-compared with which is read from names alone, so a difference not found is left to the value
-check. A number stated as a difference that a fact holds only as a value ("by 16.4" where a row
-scores 16.4) is no match: a change must be written as one (signed, "improved by", a key of
-change) or be the gap of two rows.
+``p99_ms=1200`` to ``p99_ms=1500``: a trend of two samples). A difference found nowhere is
+ungrounded, not contradicted: which row is compared with which is read from names alone. The
+exception is a subject's only two samples of the key: those are the change the claim states,
+so another amount (or, by the category check, the other direction) contradicts it. A number
+stated as a difference that a fact holds only as a level ("by 16.4" where a row scores 16.4,
+or unlike any level) is decided by neither: a change must be written as one (signed,
+"improved by", a key of change) or be the gap of two rows.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class Gap:
     trend: str | None
     """``increased`` or ``decreased`` from the earlier sample to the later one, when both are
     one subject's (two rows naming one name); None between two named rows."""
+    matches: bool = True
+    """False for a subject's only two samples that do not differ by the stated amount."""
 
 
 def difference_of(value: Value, slots: ClaimSlots, facts: Sequence[Fact]) -> Gap | None:
@@ -84,7 +88,25 @@ def difference_of(value: Value, slots: ClaimSlots, facts: Sequence[Fact]) -> Gap
                          else "increased" if b > a else "decreased")
                 return Gap(one, other, f"{value.spec.text} is the difference of {one.ref} "
                            f"{field.shown} and {other.ref} {match.shown}", trend)
+    if len(names) == 1:
+        return _only_samples(rows[names[0]], wanted, value, stated.seconds)
     return None
+
+
+def _only_samples(rows: list[Fact], wanted: frozenset[str], value: Value,
+                  seconds: bool) -> Gap | None:
+    """A subject's only two samples of a key the claim names, when they do not differ by the
+    stated amount: the change they show, which the claim misstates."""
+    held = [(f, fl) for f in _in_time(rows) for fl in f.fields
+            if fl.key_stems & wanted and _number(fl, seconds) is not None]
+    if len(held) != 2 or held[0][1].key != held[1][1].key or held[0][0] is held[1][0]:
+        return None
+    (one, first), (other, second) = held
+    a, b = _number(first, seconds), _number(second, seconds)
+    assert a is not None and b is not None
+    trend = None if a == b else "increased" if b > a else "decreased"
+    return Gap(one, other, f"says {value.spec.text}; {one.ref} {first.shown} and {other.ref} "
+               f"{second.shown} differ by {abs(b - a):g}", trend, matches=False)
 
 
 _CHANGE_KEYS = frozenset(root(w) for w in (
