@@ -11,20 +11,12 @@ from gsar_otel.core.anchors import extract_anchors
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import UNSUPPORTED_NUMBER, check_judge_output
 from gsar_otel.core.model import Claim, JudgeOutput
+from tests.core.guarded import guarded
 
 
 def stated(text: str):
     found = [s for a in extract_anchors(text) if (s := stated_years(text, a)) is not None]
     return found[0] if len(found) == 1 else None
-
-
-def guarded(claim: str, evidence: list[str]) -> bool:
-    """The guard keeps the claim grounded when it cites every item."""
-    items = EvidenceSet.coerce(evidence)
-    output = JudgeOutput(grounding_score=1.0, is_grounded=True, grounded_claims=(
-        Claim(claim, "specific_data", [item.id for item in items]),))
-    report = check_judge_output(output, synthesis=claim, evidence=items)
-    return not any(a.kind == UNSUPPORTED_NUMBER for a in report.adjustments)
 
 
 def test_what_each_phrasing_states() -> None:

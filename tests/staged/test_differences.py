@@ -4,6 +4,8 @@ no verdict, and the product (judge and guard) agrees with the judge."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +100,29 @@ def test_the_product_keeps_what_the_judge_grounds() -> None:
     wrong = evaluator.evaluate_sync(report_synthesis="On TREC, CMOW outperforms CBOW by 3.4 "
                                     "points.", evidence_corpus=items)
     assert wrong.final_decision is not Decision.PROCEED
+
+
+@settings(max_examples=40)
+@given(values=st.lists(st.integers(120, 9000), min_size=3, max_size=5, unique=True),
+       stamped=st.sampled_from(["Z", "", "mixed"]), reverse=st.booleans())
+def test_a_change_is_of_consecutive_samples_and_has_a_direction_only_in_a_known_order(
+        values: list[int], stamped: str, reverse: bool) -> None:
+    def stamp(n: int) -> str:
+        zone = "Z" if stamped == "Z" or (stamped == "mixed" and n % 2) else ""
+        return f"2026-03-14T09:{10 + n:02d}:00{zone}"
+    items = [f"{stamp(n)} host=api-1 p99_latency_ms={v}" for n, v in enumerate(values)]
+    listed = items[::-1] if reverse else items
+    steps = list(pairwise(values))
+    for before, after in steps:
+        verb = "rose" if after > before else "fell"
+        claim = f"The p99 latency on api-1 {verb} by {abs(after - before)} ms."
+        if stamped == "mixed":  # no order to read a direction from: never grounded
+            assert bucket(claim, listed) != "grounded", (claim, listed)
+        else:
+            assert bucket(claim, listed) == "grounded", (claim, listed)
+    # a gap of two samples that are not consecutive is no change the evidence shows
+    consecutive = {abs(b - a) for a, b in steps}
+    gap = abs(values[2] - values[0])
+    if stamped != "mixed" and gap not in consecutive:
+        verb = "rose" if values[2] > values[0] else "fell"
+        assert bucket(f"The p99 latency on api-1 {verb} by {gap} ms.", listed) != "grounded"

@@ -95,3 +95,12 @@ def test_no_before_a_number_is_a_rank_not_a_negation(rank: int, spelling: str) -
     assert bucket(f"The world {title} beat Tomas Berdych in Monte Carlo.", [item]) == "grounded"
     assert bucket(f"The world {title} did not beat Tomas Berdych in Monte Carlo.",
                   [item]) != "grounded"
+
+
+@settings(max_examples=30)
+@given(count=st.integers(1, 999), noun=st.sampled_from(["errors", "5xx errors", "retries",
+                                                        "502 responses", "timeouts"]))
+def test_no_before_a_count_negates(count: int, noun: str) -> None:
+    # only a word of ranking before it makes "No 1" a rank; "returned no 500 errors" negates
+    item = f"Checkout returned no {count} {noun} after the deploy."
+    assert bucket(f"Checkout returned {count} {noun} after the deploy.", [item]) != "grounded"

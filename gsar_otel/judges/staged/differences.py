@@ -8,16 +8,17 @@ and how closely they must agree). Only rows naming words of the claim are compar
 under a key it names: among a table's hundreds of pairs of values some differ by any small
 number, so the claim must say which two.
 
-A row naming two of the claim's names is neither side of a pair; with one name (a subject's two
-samples, "p99 on api-1 rose by 300") two rows naming it are, the earlier first (by their
-timestamps, else as listed), and their gap says which way the value went ("rose by 300 ms" from
-``p99_ms=1200`` to ``p99_ms=1500``: a trend of two samples). A difference found nowhere is
-ungrounded, not contradicted: which row is compared with which is read from names alone. The
-exception is a subject's only two samples of the key: those are the change the claim states,
-so another amount (or, by the category check, the other direction) contradicts it. A number
-stated as a difference that a fact holds only as a level ("by 16.4" where a row scores 16.4,
-or unlike any level) is decided by neither: a change must be written as one (signed,
-"improved by", a key of change) or be the gap of two rows.
+A row naming two of the claim's names is neither side of a pair; with one name (a subject's
+samples, "p99 on api-1 rose by 300") two consecutive rows naming it are, the earlier first (by
+their timestamps, else as listed; with only some stamped, no direction is read), and their gap
+says which way the value went ("rose by 300 ms" from ``p99_ms=1200`` to ``p99_ms=1500``: a
+trend of two samples). A difference found nowhere is ungrounded, not contradicted: which row is
+compared with which is read from names alone. The exception is a subject's only two samples of
+the key: those are the change the claim states, so another amount (or, by the category check,
+the other direction) contradicts it. A number stated as a difference that a fact holds only as
+a level ("by 16.4" where a row scores 16.4, or unlike any level) is decided by neither: a
+change must be written as one (signed, "improved by", a key of change) or be the gap of two
+rows.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, pairwise
 
 from gsar_otel.core.anchor_differences import magnitude, stated_difference
 from gsar_otel.core.text import STOPWORDS, words
@@ -36,8 +37,8 @@ from gsar_otel.judges.staged.roots import root
 
 _MAX_NAMES = 16
 """Words of a claim tried as row names ("CBOW", "api-1"): a sentence's worth."""
-_MAX_ROWS = 50
-"""Rows naming one name that are compared: past it, the name is too common to say which row."""
+_MAX_ROWS = 12
+"""Rows one name may be on to name a row: past it, the name is too common to say which."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,22 +70,24 @@ def difference_of(value: Value, slots: ClaimSlots, facts: Sequence[Fact]) -> Gap
     for name in names:
         pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
         rows[name] = [f for f, text in values if pattern.search(text)]
-    names = [n for n in names if rows[n]]
+    # a name on no row names none; on too many, it says no longer which row is meant
+    names = [n for n in names if 0 < len(rows[n]) <= _MAX_ROWS]
     pairs: list[tuple[Fact, Fact]] = []
-    if len(names) == 1:  # one subject's samples, the earlier first
-        pairs = list(combinations(_in_time(rows[names[0]][:_MAX_ROWS]), 2))
+    timed = False
+    if len(names) == 1:  # one subject's consecutive samples, the earlier first
+        ordered, timed = _in_time(rows[names[0]])
+        pairs = list(pairwise(ordered))
     for first, second in combinations(names, 2):
-        ones = [f for f in rows[first] if f not in rows[second]][:_MAX_ROWS]
-        others = [f for f in rows[second] if f not in rows[first]][:_MAX_ROWS]
+        ones = [f for f in rows[first] if f not in rows[second]]
+        others = [f for f in rows[second] if f not in rows[first]]
         pairs.extend((a, b) for a in ones for b in others)
     for one, other in pairs:
+        theirs = {f.key: f for f in other.fields}
         for field in one.fields:
-            if not field.key_stems & wanted:
-                continue
-            match = next((f for f in other.fields if f.key == field.key), None)
+            match = theirs.get(field.key) if field.key_stems & wanted else None
             a, b = _number(field, stated.seconds), _number(match, stated.seconds)
             if a is not None and b is not None and match is not None and stated.allows(a, b):
-                trend = (None if len(names) != 1 or a == b
+                trend = (None if not timed or a == b
                          else "increased" if b > a else "decreased")
                 return Gap(one, other, f"{value.spec.text} is the difference of {one.ref} "
                            f"{field.shown} and {other.ref} {match.shown}", trend)
@@ -97,9 +100,10 @@ def _only_samples(rows: list[Fact], wanted: frozenset[str], value: Value,
                   seconds: bool) -> Gap | None:
     """A subject's only two samples of a key the claim names, when they do not differ by the
     stated amount: the change they show, which the claim misstates."""
-    held = [(f, fl) for f in _in_time(rows) for fl in f.fields
+    ordered, timed = _in_time(rows)
+    held = [(f, fl) for f in ordered for fl in f.fields
             if fl.key_stems & wanted and _number(fl, seconds) is not None]
-    if len(held) != 2 or held[0][1].key != held[1][1].key or held[0][0] is held[1][0]:
+    if not timed or len(held) != 2 or held[0][1].key != held[1][1].key or held[0][0] is held[1][0]:
         return None
     (one, first), (other, second) = held
     a, b = _number(first, seconds), _number(second, seconds)
@@ -129,14 +133,20 @@ def written_as_change(fact: Fact, spec: Spec) -> bool:
                for a in fact.facts.anchors)
 
 
-def _in_time(rows: list[Fact]) -> list[Fact]:
-    """Rows by the time they state (a timestamp each, compared in UTC) or else as the evidence
-    lists them."""
-    stamps = [next((str(a.value) for a in f.facts.anchors if a.kind == "TIMESTAMP"), None)
-              for f in rows]
-    if all(stamps) and all(str(s).endswith("Z") for s in stamps):
-        return [f for _, f in sorted(zip(stamps, rows, strict=True), key=lambda p: p[0] or "")]
-    return sorted(rows, key=lambda f: f.position)
+def _in_time(rows: list[Fact]) -> tuple[list[Fact], bool]:
+    """Rows in the order of time, and whether that order is known: by the timestamps they
+    state when each has one and all are comparable (all in UTC, or none with a zone), as the
+    evidence lists them when none has one, and unknown when only some are stamped or zones are
+    mixed (then no change has a direction)."""
+    listed = sorted(rows, key=lambda f: f.position)
+    stamps = [next((str(a.value) for a in f.facts.anchors if a.kind == "TIMESTAMP"), "")
+              for f in listed]
+    if not any(stamps):
+        return listed, True
+    zoned = {s.endswith("Z") for s in stamps}
+    if all(stamps) and len(zoned) == 1:
+        return [f for _, f in sorted(zip(stamps, listed, strict=True), key=lambda p: p[0])], True
+    return listed, False
 
 
 def _number(field: Field | None, seconds: bool) -> float | None:

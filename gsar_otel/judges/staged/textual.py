@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+from typing import Final
 
 from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec, extract
@@ -73,11 +74,17 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_RANKING: Final = frozenset({"world", "ranked", "former", "the", "seed", "seeded"})
+"""Words before a rank written "No 1"."""
+
+
 def negation_at(tokens: list[str], at: int) -> bool:
     """Whether ``tokens[at]`` negates: a negation word ("not", "never", "without"), or the "t"
-    of a split contraction ("wasn", "t"); "No" before a number is a rank ("World No 1")."""
+    of a split contraction ("wasn", "t"); "No" before a number after a word of ranking is a rank
+    ("World No 1", "the No 3 seed"), while "returned no 500 errors" negates."""
     token = tokens[at].replace("’", "'")
-    if token == "no" and at + 1 < len(tokens) and tokens[at + 1][:1].isdigit():
+    if token == "no" and 0 < at < len(tokens) - 1 and tokens[at + 1][:1].isdigit() \
+            and tokens[at - 1] in _RANKING:
         return False
     return token in NEGATIONS or token.endswith("n't") or (
         token == "t" and at > 0 and tokens[at - 1].endswith("n"))
