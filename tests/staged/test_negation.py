@@ -104,3 +104,54 @@ def test_no_before_a_count_negates(count: int, noun: str) -> None:
     # only a word of ranking before it makes "No 1" a rank; "returned no 500 errors" negates
     item = f"Checkout returned no {count} {noun} after the deploy."
     assert bucket(f"Checkout returned {count} {noun} after the deploy.", [item]) != "grounded"
+
+
+@settings(max_examples=60)
+@given(verb=st.sampled_from(VERBS), ticket=st.integers(1, 999),
+       failed=st.sampled_from(["could not reach", "was unable to verify", "never pinged",
+                               "did not find"]),
+       joiner=st.sampled_from([", so", "; then", ", and after that", " because the probe failed;",
+                               ", but"]))
+def test_another_clauses_negation_is_not_the_claims(verb: str, ticket: int, failed: str,
+                                                      joiner: str) -> None:
+    # the negation stands before the claim's subject, but in a clause of another act
+    item = (f"The checker {failed} ticket TCK-{ticket} at 09:12{joiner} ticket TCK-{ticket} "
+            f"was {verb} by team-5 on Tuesday.")
+    assert bucket(f"Ticket TCK-{ticket} was {verb}.", [item]) == "grounded", item
+    assert bucket(f"Ticket TCK-{ticket} was not {verb}.", [item]) != "grounded", item
+
+
+@settings(max_examples=60)
+@given(verb=st.sampled_from(VERBS), ticket=st.integers(1, 999), form=st.sampled_from([
+    "Ticket TCK-{t} was {v} without issues by team-5 on Tuesday.",
+    "Ticket TCK-{t} was {v} without any review, and the channel was archived.",
+    "Not only was ticket TCK-{t} {v}, the fix was also backported by team-5.",
+    "Ticket TCK-{t} was not just {v} but also announced by team-5.",
+    "Ticket TCK-{t} went missing from the board after it was {v} by team-5."]))
+def test_a_word_of_absence_or_not_only_states_no_negation(verb: str, ticket: int,
+                                                           form: str) -> None:
+    item = form.format(t=ticket, v=verb)
+    assert bucket(f"Ticket TCK-{ticket} was not {verb}.", [item]) != "grounded", item
+    assert bucket(f"Ticket TCK-{ticket} was never {verb}.", [item]) != "grounded", item
+
+
+OUTCOMES = {"succeeded": ("did not succeed", "has not succeeded", "was not successful"),
+            "failed": ("did not fail", "has not failed", "never failed"),
+            "completed": ("has not completed", "has not yet completed", "did not complete")}
+STATUSES = {"succeeded": "succeeded", "completed": "succeeded", "failed": "failed"}
+
+
+@settings(max_examples=80)
+@given(said=st.sampled_from(sorted(OUTCOMES)), form=st.integers(0, 2), deploy=st.integers(1, 9999),
+       status=st.sampled_from(["succeeded", "failed", "rolled_back", "pending", "queued",
+                               "in_progress"]))
+def test_a_denied_outcome_holds_of_any_other_outcome_and_never_of_its_own(
+        said: str, form: int, deploy: int, status: str) -> None:
+    # an outcome has three poles: "did not fail" names none of the others, so a record of any
+    # other (or of none yet) holds it, and a record of the one it denies contradicts it
+    item = f'{{"deploy_id": "dep-{deploy}", "service": "checkout-api", "status": "{status}"}}'
+    claim = f"Deploy dep-{deploy} of checkout-api {OUTCOMES[said][form]}."
+    expected = "contradicted" if STATUSES[said] == status else "grounded"
+    assert bucket(claim, [item]) == expected, (claim, item)
+    if status in ("pending", "queued", "in_progress"):  # under way: no outcome is stated yet
+        assert bucket(f"Deploy dep-{deploy} of checkout-api {said}.", [item]) == "contradicted"

@@ -106,7 +106,10 @@ OPPOSITE: Final[dict[str, dict[str, str]]] = {
 """The other pole of a two-pole axis (``outcome`` has three poles: no opposite by negation)."""
 
 _BEING: Final = frozenset({"is", "was", "are", "were", "be", "been", "being", "became", "stayed",
-                           "remained", "went", "still", "now", "as", "status", "state"})
+                           "remained", "went", "still", "now", "as", "status", "state",
+                           "not", "never", "t", "yet"})
+"""Words after which an ambiguous word is a predicate: a verb of being, or a negation of the
+verb ("did not complete", "has not yet dropped")."""
 
 
 _PREPOSITIONS: Final[dict[str, frozenset[str]]] = {
@@ -124,6 +127,17 @@ ALERT_STEMS: Final = frozenset(root(w) for w in ("alert", "alerts", "alarm", "al
 ``ALRT-20933``): there "active" is an alert that is firing even before "for" ("the alert was
 active for 20 minutes"); elsewhere only when no span of time follows it ("HighCPU is active",
 not "the band has been active for 30 years")."""
+
+
+PENDING: Final[Category] = ("outcome", "pending")
+"""What a record whose state is still under way has: no outcome yet, so "has not completed"
+and "did not fail" hold of it and "succeeded" does not. Read from a state field only
+(``status=pending``): in prose "waiting" and "processing" are too often something else."""
+PENDING_VALUES: Final = frozenset({"pending", "queued", "in_progress", "inprogress",
+                                   "in progress", "in-progress", "waiting", "scheduled",
+                                   "processing", "deploying", "progressing"})
+"""Not "running": a pod or service that is running has its outcome (a rollout that completed
+leaves its pods ``Running``)."""
 
 
 def category_of(word: str) -> Category | None:
@@ -146,11 +160,14 @@ def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Categ
     alerting = any(root(token) in ALERT_STEMS or "alert" in token or token.startswith("alrt")
                    for token in sequence)
     previous = ""
+    before = False  # whether a negation stood before ``previous``
     for at, token in enumerate(sequence):
         pair = _TWO_WORD.get((previous, token))
         following = sequence[at + 1] if at + 1 < len(sequence) else ""
         if pair is not None:
-            seen.setdefault(pair, None)
+            pair = negate(pair) if before else pair  # "was not rolled back": no pole stated
+            if pair is not None:
+                seen.setdefault(pair, None)
         elif token not in ("back", "ready") or previous not in ("rolled", "roll", "not"):
             found = category_of(token)
             if found is not None and (token not in AMBIGUOUS or previous in _BEING
@@ -160,6 +177,7 @@ def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Categ
                 found = negate(found) if negating else found
                 if found is not None:
                     seen.setdefault(found, None)
+        before = negating
         if token in _NEGATORS or (token == "t" and previous.endswith("n")):
             negating = negatable
         elif token not in _BETWEEN:

@@ -18,12 +18,12 @@ Each check carries a reason a person can act on ("says failed; E9 has status=suc
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from gsar_otel.core.anchor_differences import stated_difference
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import agree, comparable, digits, number_of, shape
+from gsar_otel.judges.staged.check_model import Check, Status
 from gsar_otel.judges.staged.claims import (
     PREDICATES as PREDICATE_ROOTS,
 )
@@ -33,27 +33,22 @@ from gsar_otel.judges.staged.claims import (
     Value,
 )
 from gsar_otel.judges.staged.differences import difference_of, written_as_change
-from gsar_otel.judges.staged.facts import Fact
+from gsar_otel.judges.staged.facts import STATE_KEYS, Fact
 from gsar_otel.judges.staged.keyed import agreement, expanded, keyed_fields
 from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
-from gsar_otel.judges.staged.polarity import negates, plain
+from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.years import years_check
 
-Status = Literal["MATCH", "CONFLICT", "ABSENT"]
 
 def _words(text: str) -> list[str]:
     return text.split()
 
 
 TIME_KINDS: Final = frozenset({"CLOCK", "TIMESTAMP"})
-STATE_KEYS: Final = frozenset(root(w) for w in ("status", "state", "phase", "outcome", "result"))
-"""Keys whose value is what a record is in: "all orders were cancelled" against them."""
 PROSE_CONFLICT_COVERAGE: Final = 0.6
 """Share of a claim's words a prose fact must hold before its other value contradicts it."""
-POLARITY_COVERAGE: Final = 0.8
-"""Share of a claim's words a fact must hold before its opposite polarity contradicts it."""
 CAUSE_COVERAGE: Final = 0.5
 SPECULATION_COVERAGE: Final = 0.8
 """A hedged claim ("probably a memory leak") is grounded only when the evidence states nearly
@@ -63,21 +58,6 @@ COVERAGE_BACKSTOP: Final = 0.1
 paraphrase budget (:data:`~gsar_otel.judges.staged.verdicts.PARAPHRASE_BUDGET`), which bounds
 the words an answer's claims add in absolute terms, by ``benchmarks/lodo.py`` on all
 development domains by the worst domain's margin over the bag-of-words and length rules."""
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One invariant checked for one claim."""
-
-    kind: str
-    """subject, name, value, category, absence, polarity, modality or coverage."""
-    status: Status
-    reason: str
-    ref: str | None = None
-    position: int | None = None
-    """The fact that matched or contradicted, by position."""
-    trend: str | None = None
-    """The direction a matched difference of two samples shows (``increased``)."""
 
 
 def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignment,
@@ -213,6 +193,17 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
         else:
             checks.append(Check("category", "ABSENT", f"says {pole.replace('_', ' ')}; no "
                                 f"evidence item about it states its {axis.replace('_', ' ')}"))
+    for axis, pole in slots.denied:  # "did not fail": held by a record's other pole of the axis
+        other = next(((f, c) for f in focus for c in f.categories if c == (axis, pole)),
+                     None) or next(((f, c) for f in focus if f.kind != "prose"
+                                    for c in f.categories if c[0] == axis), None)
+        if other is not None:
+            fact, category = other
+            stated = next((fl.shown for fl in fact.fields if category in fl.categories),
+                          category[1])
+            checks.append(Check("category", "CONFLICT" if category[1] == pole else "MATCH",
+                                f"says not {pole.replace('_', ' ')}; {fact.ref} has {stated}",
+                                fact.ref, fact.position))
     return checks
 
 
@@ -271,37 +262,6 @@ _ZERO_FOUND: Final = re.compile(
     r"(?:\b(?:0|zero|no)\s(?:results?|matches|hits|rows|entries|records|events|lines|items)\b"
     r"|\bnone found\b|\b(?:count|total|hits|matches)=0\b)", re.IGNORECASE)
 """A tool result that found nothing: it supports "there were no X" for the X it searched."""
-
-
-def check_polarity(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:
-    """A negated claim against a fact that states it plainly, or the reverse; and a negated
-    claim no fact of its support negates.
-
-    "Ticket 5 was never closed" is contradicted by "Ticket 5 was closed by team-5" and ungrounded
-    beside "Ticket 5 was opened": a negation is a value of the claim, so it must be stated
-    (a negated sentence, or a field of the claim's key holding zero, false or none). A negated
-    category ("did not fail") is its opposite pole, which the category check compares wherever a
-    fact states that axis."""
-    if slots.absent or not alignment.support or not slots.stems:
-        return None
-    axes = {axis for axis, _ in slots.categories}
-    if slots.negated and any(c[0] in axes for p in alignment.focus
-                             for c in index.facts[p].categories):
-        return None
-    lead = index.facts[alignment.support[0]]
-    # in a long sentence a negation may be another clause's: only one before the claim's words
-    # says the opposite, and only a plain fact's silence does
-    if alignment.coverage >= POLARITY_COVERAGE and (
-            (plain(lead) and not negates(lead, slots)) if slots.negated
-            else negates(lead, slots, strict=True)):
-        said = "not" if slots.negated else "it did"
-        return Check("polarity", "CONFLICT", f"says {said}; {lead.ref} states "
-                     f"{lead.text[:80]!r}", lead.ref, lead.position)
-    if slots.negated and not any(
-            negates(index.facts[p], slots, anywhere=True) for p in alignment.support):
-        return Check("polarity", "ABSENT", f"says not; no evidence item states that ({lead.ref} "
-                     f"states {lead.text[:80]!r})")
-    return None
 
 
 def check_modality(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:

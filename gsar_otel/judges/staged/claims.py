@@ -146,6 +146,9 @@ class ClaimSlots:
     categories: tuple[Category, ...]
     """Categorical values as stated (a negated one already turned to its opposite)."""
     negated: bool
+    denied: tuple[Category, ...]
+    """Categories a negated claim denies that have no one opposite ("did not fail": neither
+    succeeded nor rolled back is said; a fact of that axis with another pole holds it)."""
     absent: tuple[str, ...]
     """Stems of what the claim says there was none of ("no errors" -> error)."""
     modality: Modality
@@ -337,8 +340,10 @@ def slots_of(text: str) -> ClaimSlots:
     for category in stated:
         flipped = negate(category) if negated and not absent else None
         categories.append(flipped or category)
+    denied: list[Category] = []
     if negated and not absent:
-        categories = [c for c in categories if negate(c) is not None or c not in stated]
+        denied = [c for c in categories if negate(c) is None and c in stated]
+        categories = [c for c in categories if c not in denied]
     modality: Modality = "observation"
     if PREDICTION.search(text):
         modality = "prediction"
@@ -364,5 +369,5 @@ def slots_of(text: str) -> ClaimSlots:
         names=names,
         values=tuple(Value(spec, _key_stems(tokens, ends, starts, spec, frozenset(subjects)))
                      for spec in values),
-        categories=tuple(categories), negated=negated, absent=tuple(absent),
+        categories=tuple(categories), negated=negated, denied=tuple(denied), absent=tuple(absent),
         modality=modality, stems=stems)

@@ -27,7 +27,13 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import EvidenceType
 from gsar_otel.core.text import words
 from gsar_otel.judges.staged.anchoring import Spec, extract
-from gsar_otel.judges.staged.categories import Category, categories_of, negate
+from gsar_otel.judges.staged.categories import (
+    PENDING,
+    PENDING_VALUES,
+    Category,
+    categories_of,
+    negate,
+)
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import sentence_spans
@@ -59,6 +65,8 @@ LOG_HEAD: Final = 40
 """Characters at the start of a line where a log line states its time or level."""
 MAX_DEPTH: Final = 12
 """Deeper JSON is cut: its leaves are read as text."""
+STATE_KEYS: Final = frozenset(root(w) for w in ("status", "state", "phase", "outcome", "result"))
+"""Keys whose value is what a record is in (``status=running``)."""
 _FALSE: Final = frozenset({"false", "no", "0", "none", "null"})
 """A field value saying its key does not hold."""
 _LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "crit", "warn", "warning"})
@@ -140,9 +148,10 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
                   if c[0] != "direction")
     if value.lower() in _FALSE:  # "closed": false states the ticket is open
         named = tuple(o for o in map(negate, named) if o is not None)
-    return Field(key, key_stems(key), value, anchors,
-                 categories_of(part for w in words(value) for part in _KEY_SPLIT.split(w.lower())),
-                 named)
+    stated = categories_of(part for w in words(value) for part in _KEY_SPLIT.split(w.lower()))
+    if value.lower() in PENDING_VALUES and key_stems(key) & STATE_KEYS:
+        stated = (*stated, PENDING)
+    return Field(key, key_stems(key), value, anchors, stated, named)
 
 
 def _render(value: object) -> str:

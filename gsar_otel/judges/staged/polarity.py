@@ -1,19 +1,26 @@
 """Where a fact states a negation of a claim: the polarity the checks compare.
 
 A short sentence of one clause states its polarity plainly ("Ticket 5 was not merged."); in a
-longer one a negation counts only where it stands before one of the claim's own words ("...,
-ticket 5 was never merged, and the channel was archived"), since another clause's "not" says
-nothing of the claim. A field of the claim's key says it too: ``merged: false`` plainly,
-``restarts=0`` as "no restart" (though "restarted 0 times" is no negation of it). Linear in
-the fact's text.
+longer one a negation counts only where it stands before one of the claim's own words, in a
+clause holding most of them ("..., ticket 5 was never merged, and the channel was archived"),
+since another clause's "not" says nothing of the claim ("could not reach pod web-1, so pod
+web-1 was restarted"). A word of absence is no negation of an act ("merged without issues").
+A field of the claim's key says it too: ``merged: false`` plainly, ``restarts=0`` as "no
+restart" (though "restarted 0 times" is no negation of it). Linear in the fact's text.
+
+:func:`check_polarity` compares that with the claim's own polarity.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from gsar_otel.core.text import words
+from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import number_of
+from gsar_otel.judges.staged.categories import category_of
+from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.roots import root
@@ -23,10 +30,12 @@ SHORT_PROSE: Final = 20
 """A prose sentence this short, of one clause, states its polarity plainly."""
 REACH: Final = 3
 """How many words before a claim's word a negation of it may stand ("was not yet merged")."""
-WEAK: Final = frozenset({"absent", "lacks", "lacked", "lacking", "missing", "zero", "insufficient",
-                         "inadequate", "unable", "nothing", "nobody", "none"})
+WEAK: Final = frozenset({"without", "absent", "lacks", "lacked", "lacking", "missing", "zero",
+                         "insufficient", "inadequate", "unable", "nothing", "nobody", "none"})
 """Negation words that say what is missing, not that an act did not happen: "went missing
-after leaving her friends" negates no leaving."""
+after leaving her friends" negates no leaving, "merged without issues" no merge."""
+POLARITY_COVERAGE: Final = 0.8
+"""Share of a claim's words a fact must hold before its opposite polarity contradicts it."""
 EMPTY: Final = frozenset({"", "none", "null", "false", "no", "n/a", "-", "[]", "{}"})
 """A field value holding nothing."""
 
@@ -41,7 +50,10 @@ def plain(fact: Fact) -> bool:
 def negates(fact: Fact, slots: ClaimSlots, strict: bool = False, anywhere: bool = False) -> bool:
     """The fact states a negation of the claim (see the module docstring); ``strict`` leaves
     out empty and zero fields, ``anywhere`` takes a negation in any clause."""
-    if fact.facts.negated and (anywhere or plain(fact) or _negated_near(fact.text, slots.stems)):
+    # the claim's words with its categories ("closed"): the act a negation must stand before
+    stems = (slots.stems - _ADVERBS) | {root(w) for w in words(slots.text)
+                                        if category_of(w) is not None}
+    if fact.facts.negated and _negated(fact.text, stems, whole=plain(fact), anywhere=anywhere):
         return True
     for field in fact.fields:
         if field.key_stems & slots.stems:
@@ -53,12 +65,65 @@ def negates(fact: Fact, slots: ClaimSlots, strict: bool = False, anywhere: bool 
     return False
 
 
-def _negated_near(text: str, stems: frozenset[str]) -> bool:
-    tokens = words(text)
-    last = -REACH - 1  # where the last negation stood
-    for at, token in enumerate(tokens):
-        if negation_at(tokens, at) and tokens[at] not in WEAK:
-            last = at
-        elif at - last <= REACH and root(token) in stems:
-            return True
+_CLAUSE: Final = re.compile(r"[,;:()]|\b(?:so|but|while|whereas|although|though|because|since|"
+                            r"after|before|when|whereupon|which|who|then)\b", re.IGNORECASE)
+"""Where a clause ends: "could not reach pod web-1, so pod web-1 was restarted" negates the
+reaching, not the restart."""
+_ADVERBS: Final = frozenset({"yet", "still", "ever", "already", "again", "once", "even", "also"})
+"""Words of a claim no clause need hold ("has not yet been merged" is "was not merged")."""
+CLAUSE_COVERAGE: Final = 0.8
+"""Share of a claim's words the clause of a negation must hold for that negation to be the
+claim's, where the sentence has more than one clause."""
+
+
+def _negated(text: str, stems: frozenset[str], whole: bool, anywhere: bool = False) -> bool:
+    """A negation that is no word of absence ("without issues", "went missing") and, unless the
+    ``whole`` text is one statement, stands in a clause holding most of the claim's words, at
+    most :data:`REACH` words before one of them (``anywhere`` in that clause)."""
+    for clause in _CLAUSE.split(text):
+        tokens = words(clause)
+        roots = [root(t) for t in tokens]
+        held = stems & set(roots)
+        if not whole and (not held or len(held) < CLAUSE_COVERAGE * len(stems)):
+            continue
+        last = -REACH - 1  # where the last negation stood
+        for at, token in enumerate(tokens):
+            if negation_at(tokens, at) and token not in WEAK:
+                if whole or anywhere:
+                    return True
+                last = at
+            elif at - last <= REACH and roots[at] in stems:
+                return True
     return False
+
+
+def check_polarity(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:
+    """A negated claim against a fact that states it plainly, or the reverse; and a negated
+    claim no fact of its support negates.
+
+    "Ticket 5 was never closed" is contradicted by "Ticket 5 was closed by team-5" and ungrounded
+    beside "Ticket 5 was opened": a negation is a value of the claim, so it must be stated
+    (a negated sentence, or a field of the claim's key holding zero, false or none). A negated
+    category ("did not fail") is its opposite pole, which the category check compares wherever a
+    fact states that axis."""
+    if slots.absent or not alignment.support or not slots.stems:
+        return None
+    axes = {axis for axis, _ in slots.categories}
+    if slots.negated and any(c[0] in axes or c in slots.denied or (
+            c[0] in {a for a, _ in slots.denied} and index.facts[p].kind != "prose")
+            for p in alignment.focus for c in index.facts[p].categories):
+        return None  # the category check decides
+    lead = index.facts[alignment.support[0]]
+    # in a long sentence a negation may be another clause's: only one before the claim's words
+    # says the opposite, and only a plain fact's silence does
+    if alignment.coverage >= POLARITY_COVERAGE and (
+            (plain(lead) and not slots.denied and not negates(lead, slots)) if slots.negated
+            else negates(lead, slots, strict=True)):
+        said = "not" if slots.negated else "it did"
+        return Check("polarity", "CONFLICT", f"says {said}; {lead.ref} states "
+                     f"{lead.text[:80]!r}", lead.ref, lead.position)
+    if slots.negated and not any(
+            negates(index.facts[p], slots, anywhere=True) for p in alignment.support):
+        return Check("polarity", "ABSENT", f"says not; no evidence item states that ({lead.ref} "
+                     f"states {lead.text[:80]!r})")
+    return None

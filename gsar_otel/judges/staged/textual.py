@@ -78,11 +78,18 @@ _RANKING: Final = frozenset({"world", "ranked", "former", "the", "seed", "seeded
 """Words before a rank written "No 1"."""
 
 
+_AFFIRMING: Final = frozenset({"only", "just", "merely", "simply", "least"})
+"""Words after "not" that make it no negation: "not only X but Y" states X."""
+
+
 def negation_at(tokens: list[str], at: int) -> bool:
     """Whether ``tokens[at]`` negates: a negation word ("not", "never", "without"), or the "t"
     of a split contraction ("wasn", "t"); "No" before a number after a word of ranking is a rank
-    ("World No 1", "the No 3 seed"), while "returned no 500 errors" negates."""
+    ("World No 1", "the No 3 seed"), while "returned no 500 errors" negates; "not only" states
+    what follows."""
     token = tokens[at].replace("’", "'")
+    if token == "not" and at + 1 < len(tokens) and tokens[at + 1] in _AFFIRMING:
+        return False  # "not only merged but backported" states both
     if token == "no" and 0 < at < len(tokens) - 1 and tokens[at + 1][:1].isdigit() \
             and tokens[at - 1] in _RANKING:
         return False

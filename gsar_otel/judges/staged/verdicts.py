@@ -18,7 +18,7 @@ from typing import Final
 
 from gsar_otel.core.model import Bucket, EvidenceType
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
-from gsar_otel.judges.staged.checks import Check
+from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import ClaimSpan
