@@ -4,7 +4,8 @@
 "cuts latency by 20%": such a number is no value a record holds but the gap between two of its
 values. The judge reads it off two rows the claim names
 (:mod:`gsar_otel.judges.staged.differences`); the guard (:mod:`gsar_otel.core.integrity`)
-accepts one in a grounded claim when two numbers of the cited items differ by it.
+accepts one in a grounded claim when two numbers of the cited items under one key differ by
+it.
 
 A number is a difference when it is signed ("+0.9"), follows "by" after a word of change or
 comparison ("outperforms CMOW by", never "put out by 600 firefighters" or "by 2012") or a noun
@@ -113,6 +114,17 @@ def numbers_of(anchors: Iterable[Anchor], seconds: bool = False) -> tuple[float,
     """The numbers of ``anchors`` (:func:`magnitude`), sorted (for :func:`differs_by`)."""
     found = (magnitude(a, seconds) for a in anchors)
     return tuple(sorted(n for n in found if n is not None))
+
+
+def numbers_by_key(anchors: Iterable[Anchor],
+                   seconds: bool = False) -> tuple[tuple[float, ...], ...]:
+    """The numbers of ``anchors`` grouped by the key they are written under (``trec=88.0``;
+    those under no key, as in prose, one group), each group sorted: a difference is of two
+    values of one key, never of a score and a count that happen to differ by it."""
+    groups: dict[str | None, list[Anchor]] = {}
+    for anchor in anchors:
+        groups.setdefault(anchor.key, []).append(anchor)
+    return tuple(numbers_of(group, seconds) for group in groups.values())
 
 
 def differs_by(stated: Difference, numbers: tuple[float, ...]) -> bool:

@@ -30,7 +30,7 @@ from typing import Final
 
 from pydantic import Field
 
-from gsar_otel.core.anchor_differences import differs_by, numbers_of, stated_difference
+from gsar_otel.core.anchor_differences import differs_by, numbers_by_key, stated_difference
 from gsar_otel.core.anchor_years import stated_years, years_allow, years_in
 from gsar_otel.core.anchors import (
     Anchor,
@@ -182,16 +182,16 @@ def _check_grounded(
     # claim anchor is then checked with a lookup, never against every evidence number.
     index_by_refs: dict[tuple[str, ...], AnchorIndex] = {}
     years_by_refs: dict[tuple[str, ...], frozenset[int]] = {}
-    numbers_by_refs: dict[tuple[tuple[str, ...], bool], tuple[float, ...]] = {}
+    numbers_by_refs: dict[tuple[tuple[str, ...], bool], tuple[tuple[float, ...], ...]] = {}
 
     def cited_years(key: tuple[str, ...]) -> frozenset[int]:
         if key not in years_by_refs:
             years_by_refs[key] = years_in(a for ref in key for a in read(known[ref].content))
         return years_by_refs[key]
 
-    def cited_numbers(key: tuple[str, ...], seconds: bool) -> tuple[float, ...]:
+    def cited_numbers(key: tuple[str, ...], seconds: bool) -> tuple[tuple[float, ...], ...]:
         if (key, seconds) not in numbers_by_refs:
-            numbers_by_refs[key, seconds] = numbers_of(
+            numbers_by_refs[key, seconds] = numbers_by_key(
                 (a for ref in key for a in read(known[ref].content)), seconds)
         return numbers_by_refs[key, seconds]
 
@@ -291,16 +291,17 @@ def _anchors_of(text: str) -> tuple[Anchor, ...]:
 
 
 def _derived_reader(claim: str, years: Callable[[], frozenset[int]],
-                    numbers: Callable[[bool], tuple[float, ...]]) -> Callable[[Anchor], bool]:
+                    numbers: Callable[[bool], tuple[tuple[float, ...], ...]]
+                    ) -> Callable[[Anchor], bool]:
     """Whether a number of ``claim`` is an era, age or span the cited items' years allow ("the
-    1980s" by 1982, "for 44 years" by 1969-2013), or a difference two of their numbers make ("by
-    2.4 points" by 85.6 and 88.0); each read once per set of cited items."""
+    1980s" by 1982, "for 44 years" by 1969-2013), or a difference two of their numbers under one
+    key make ("by 2.4 points" by trec=85.6 and trec=88.0); each read once per set of cited items."""
     def allowed(anchor: Anchor) -> bool:
         stated = stated_years(claim, anchor)
         if stated is not None and years_allow(stated, years()):
             return True
         gap = stated_difference(claim, anchor)
-        return gap is not None and differs_by(gap, numbers(gap.seconds))
+        return gap is not None and any(differs_by(gap, group) for group in numbers(gap.seconds))
     return allowed
 
 

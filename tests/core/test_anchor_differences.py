@@ -102,6 +102,24 @@ def test_the_guard_keeps_a_difference_two_cited_numbers_make_and_no_other(
         assert not guarded(f"Alpha and beta differ by {wrong} points.", rows)
 
 
+@settings(max_examples=40)
+@given(first=st.integers(100, 9000), second=st.integers(100, 9000),
+       keys=st.sampled_from([("score", "latency"), ("trec", "subj"), ("cpu_pct", "mem_pct")]))
+def test_a_difference_is_of_two_values_of_one_key(first: int, second: int,
+                                                   keys: tuple[str, str]) -> None:
+    gap = f"{abs(first - second) / 100:.2f}"
+    if first == second or gap in (f"{first / 100:.2f}", f"{second / 100:.2f}"):
+        return
+    one, other = keys
+    claim = f"Alpha's {one} is {gap} points higher than beta's."
+    # one key on two rows: a difference; two keys (on one row or on two): no difference at all
+    assert guarded(claim, [f"model=alpha {one}={first / 100:.2f}",
+                           f"model=beta {one}={second / 100:.2f}"])
+    assert not guarded(claim, [f"model=alpha {one}={first / 100:.2f} {other}={second / 100:.2f}"])
+    assert not guarded(claim, [f"model=alpha {one}={first / 100:.2f}",
+                               f"model=beta {other}={second / 100:.2f}"])
+
+
 def test_durations_are_compared_in_seconds() -> None:
     rows = ["2026-03-14T09:10:00Z host=api-1 p99_latency_ms=1200",
             "2026-03-14T09:15:00Z host=api-1 p99_latency_ms=1500"]
@@ -112,9 +130,9 @@ def test_durations_are_compared_in_seconds() -> None:
 
 
 def test_the_guard_reads_many_cited_numbers_without_a_pairwise_blow_up() -> None:
-    # one item of 5,000 numbers, all multiples of 3, and 300 claims: each checked over one
+    # one item of 5,000 numbers of one key, all multiples of 3, and 300 claims: each checked over one
     # sorted list read once, never over every pair
-    items = EvidenceSet.coerce([" ".join(f"v{n}={n * 3}" for n in range(5000))])
+    items = EvidenceSet.coerce(["\n".join(f"row=r{n} v={n * 3}" for n in range(5000))])
     claims = tuple(Claim(f"The gap is {n % 90 + 1} points higher.", "specific_data",
                          [items.items[0].id]) for n in range(300))
     output = JudgeOutput(grounding_score=1.0, is_grounded=True, grounded_claims=claims)

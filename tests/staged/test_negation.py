@@ -114,10 +114,15 @@ def test_no_before_a_count_negates(count: int, noun: str) -> None:
                                ", but"]))
 def test_another_clauses_negation_is_not_the_claims(verb: str, ticket: int, failed: str,
                                                       joiner: str) -> None:
-    # the negation stands before the claim's subject, but in a clause of another act
+    # the negation stands before the claim's subject, but in a clause of another act: it never
+    # contradicts the plain claim
     item = (f"The checker {failed} ticket TCK-{ticket} at 09:12{joiner} ticket TCK-{ticket} "
             f"was {verb} by team-5 on Tuesday.")
     assert bucket(f"Ticket TCK-{ticket} was {verb}.", [item]) == "grounded", item
+    # nor grounds the negated one where its clause holds none of the claim's words (a clause
+    # about the ticket may paraphrase its negation: "he won't be fit to face Chelsea")
+    item = (f"The checker {failed} the review host at 09:12{joiner} ticket TCK-{ticket} "
+            f"was {verb} by team-5 on Tuesday.")
     assert bucket(f"Ticket TCK-{ticket} was not {verb}.", [item]) != "grounded", item
 
 

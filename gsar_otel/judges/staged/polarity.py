@@ -4,7 +4,8 @@ A short sentence of one clause states its polarity plainly ("Ticket 5 was not me
 longer one a negation counts only where it stands before one of the claim's own words, in a
 clause holding most of them ("..., ticket 5 was never merged, and the channel was archived"),
 since another clause's "not" says nothing of the claim ("could not reach pod web-1, so pod
-web-1 was restarted"). A word of absence is no negation of an act ("merged without issues").
+web-1 was restarted"). A word of absence is no negation of an act ("merged without issues")
+unless the claim says it too.
 A field of the claim's key says it too: ``merged: false`` plainly, ``restarts=0`` as "no
 restart" (though "restarted 0 times" is no negation of it). Linear in the fact's text.
 
@@ -51,9 +52,10 @@ def negates(fact: Fact, slots: ClaimSlots, strict: bool = False, anywhere: bool 
     """The fact states a negation of the claim (see the module docstring); ``strict`` leaves
     out empty and zero fields, ``anywhere`` takes a negation in any clause."""
     # the claim's words with its categories ("closed"): the act a negation must stand before
-    stems = (slots.stems - _ADVERBS) | {root(w) for w in words(slots.text)
-                                        if category_of(w) is not None}
-    if fact.facts.negated and _negated(fact.text, stems, whole=plain(fact), anywhere=anywhere):
+    said = words(slots.text)
+    stems = (slots.stems - _ADVERBS) | {root(w) for w in said if category_of(w) is not None}
+    weak = WEAK.difference(said)  # "fear nothing" is stated by "nothing"
+    if fact.facts.negated and _negated(fact.text, stems, plain(fact), anywhere, weak):
         return True
     for field in fact.fields:
         if field.key_stems & slots.stems:
@@ -76,19 +78,22 @@ CLAUSE_COVERAGE: Final = 0.8
 claim's, where the sentence has more than one clause."""
 
 
-def _negated(text: str, stems: frozenset[str], whole: bool, anywhere: bool = False) -> bool:
+def _negated(text: str, stems: frozenset[str], whole: bool, anywhere: bool = False,
+             weak: frozenset[str] = WEAK) -> bool:
     """A negation that is no word of absence ("without issues", "went missing") and, unless the
     ``whole`` text is one statement, stands in a clause holding most of the claim's words, at
-    most :data:`REACH` words before one of them (``anywhere`` in that clause)."""
+    most :data:`REACH` words before one of them; ``anywhere`` in a clause holding any of them
+    (a negation a summary paraphrases: what grounds a negated claim, never what contradicts a
+    plain one)."""
     for clause in _CLAUSE.split(text):
         tokens = words(clause)
         roots = [root(t) for t in tokens]
         held = stems & set(roots)
-        if not whole and (not held or len(held) < CLAUSE_COVERAGE * len(stems)):
+        if not whole and (not held or (not anywhere and len(held) < CLAUSE_COVERAGE * len(stems))):
             continue
         last = -REACH - 1  # where the last negation stood
         for at, token in enumerate(tokens):
-            if negation_at(tokens, at) and token not in WEAK:
+            if negation_at(tokens, at) and token not in weak:
                 if whole or anywhere:
                     return True
                 last = at
