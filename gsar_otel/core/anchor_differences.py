@@ -8,7 +8,8 @@ accepts one in a grounded claim when two numbers of the cited items under one ke
 it.
 
 A number is a difference when it is signed ("+0.9"), follows "by" after a word of change or
-comparison ("outperforms CMOW by", never "put out by 600 firefighters" or "by 2012") or a noun
+comparison ("outperforms CMOW by", never "put out by 600 firefighters" or "by 2012", a year
+unless a count follows it: "by 2000 requests") or a noun
 of change ("an improvement of"), or comes before a word of comparison or change ("5 points
 lower", "0.8% F1 improvement"). It allows two values ``a`` and ``b`` when ``|a - b|`` is
 within the rounding of the written number (half a unit of its last digit; a tenth of the number
@@ -27,6 +28,7 @@ from typing import Final
 
 from gsar_otel.core.anchor_compare import views
 from gsar_otel.core.anchor_model import Anchor, AnchorKind
+from gsar_otel.core.text import STOPWORDS
 
 _CHANGE: Final = (r"(?:increas|decreas|ris|rose|fell|fall|drop|declin|grew|grow|improv|reduc|cut|"
                   r"outperform|beat|exceed|lead|trail|boost|lower|rais|gain|los[te]|jump|climb|"
@@ -84,7 +86,7 @@ def stated_difference(text: str, anchor: Anchor) -> Difference | None:
     if not (signed or _BEFORE.search(text[max(0, anchor.start - 80):anchor.start])
             or _AFTER.match(text, anchor.end)):
         return None
-    if re.fullmatch(r"\d{4}", written) or re.match(r"(?:st|nd|rd|th)\b", after):
+    if _year(written, text[anchor.end:]) or re.match(r"(?:st|nd|rd|th)\b", after):
         return None  # "by 2012", "by 20th Television": a time, a name
     size = abs(float(anchor.value))
     number = re.search(r"\d+(?:\.(\d+))?", written)
@@ -96,6 +98,15 @@ def stated_difference(text: str, anchor: Anchor) -> Difference | None:
         tolerance = max(tolerance, size * _LOOSE_SHARE + 1e-9)
     return Difference(size, tolerance, anchor.kind is AnchorKind.PERCENT,
                       anchor.kind is AnchorKind.DURATION)
+
+
+def _year(written: str, rest: str) -> bool:
+    """A number written as a year of the last two centuries and not as a count of something
+    ("by 2012", "by 2012 the line had closed"; not "by 1500", "by 2000 requests")."""
+    if not re.fullmatch(r"\d{4}", written) or not 1800 <= int(written) <= 2100:
+        return False
+    following = re.match(r"\s+([a-z]+)", rest, re.I)
+    return following is None or following.group(1).lower() in STOPWORDS
 
 
 def magnitude(anchor: Anchor, seconds: bool) -> float | None:

@@ -130,8 +130,8 @@ def test_durations_are_compared_in_seconds() -> None:
 
 
 def test_the_guard_reads_many_cited_numbers_without_a_pairwise_blow_up() -> None:
-    # one item of 5,000 numbers of one key, all multiples of 3, and 300 claims: each checked over one
-    # sorted list read once, never over every pair
+    # one item of 5,000 numbers of one key, all multiples of 3, and 300 claims: each checked
+    # over one sorted list read once, never over every pair
     items = EvidenceSet.coerce(["\n".join(f"row=r{n} v={n * 3}" for n in range(5000))])
     claims = tuple(Claim(f"The gap is {n % 90 + 1} points higher.", "specific_data",
                          [items.items[0].id]) for n in range(300))
@@ -140,3 +140,19 @@ def test_the_guard_reads_many_cited_numbers_without_a_pairwise_blow_up() -> None
                                 evidence=items)
     demoted = {a.claim for a in report.adjustments if a.kind == UNSUPPORTED_NUMBER}
     assert demoted == {c.text for n, c in enumerate(claims) if (n % 90 + 1) % 3}
+
+
+@settings(max_examples=60)
+@given(amount=st.integers(1000, 9999), noun=st.sampled_from(["", " requests", " errors",
+                                                            " connections"]),
+       verb=st.sampled_from(["rose", "fell", "grew", "dropped"]))
+def test_a_four_digit_amount_is_a_difference_and_a_year_only_where_it_reads_as_one(
+        amount: int, noun: str, verb: str) -> None:
+    text = f"Requests on api-1 {verb} by {amount}{noun}."
+    anchor = next(a for a in extract_anchors(text) if a.text == str(amount))
+    year = 1800 <= amount <= 2100 and not noun  # "rose by 2012.": by that year
+    assert (stated_difference(text, anchor) is None) == year, text
+    if not year:  # and the guard accepts it as the change of the subject's two samples
+        rows = [f"2026-03-14T09:10:00Z host=api-1 requests={20000}",
+                f"2026-03-14T09:15:00Z host=api-1 requests={20000 + amount}"]
+        assert guarded(f"Requests on api-1 rose by {amount}{noun}.", rows)

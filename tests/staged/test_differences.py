@@ -48,6 +48,8 @@ def test_a_difference_of_two_named_rows_is_grounded_and_another_never(
     gap = abs(scores[x][col] - scores[y][col])
     if gap == 0:
         return
+    if scores[x][col] < scores[y][col]:  # "x scores 2 points higher than y": x is the higher
+        x, y = y, x
     items = table({x: scores[x], y: scores[y]})
     right = phrasing.format(col=col.upper(), x=x, y=y, d=f"{gap / 10:.1f}")
     assert bucket(right, items) == "grounded", (right, items)
@@ -77,7 +79,8 @@ def test_a_change_of_one_subject_is_read_off_its_two_samples_in_time_order(
     assert bucket(f"The p99 latency on api-1 {verb} by {abs(second - first) + 7} ms.",
                   items) == "contradicted"
     # a third sample: which two the claim compares is no longer known, so never contradicted
-    third = [*items, f"2026-03-14T09:20:00Z host=api-1 p99_latency_ms={first + second}"]
+    # (far above both, so no consecutive pair differs by the claim's amount by chance)
+    third = [*items, f"2026-03-14T09:20:00Z host=api-1 p99_latency_ms={3 * max(first, second) + 1}"]
     assert bucket(f"The p99 latency on api-1 {verb} by {abs(second - first) + 7} ms.",
                   third) == "ungrounded"
 
@@ -126,3 +129,62 @@ def test_a_change_is_of_consecutive_samples_and_has_a_direction_only_in_a_known_
     if stamped != "mixed" and gap not in consecutive:
         verb = "rose" if values[2] > values[0] else "fell"
         assert bucket(f"The p99 latency on api-1 {verb} by {gap} ms.", listed) != "grounded"
+
+
+WAYS = ("{x} scores {d} points higher than {y} on {col}.",
+        "{y} is {d} points lower than {x} on {col}.",
+        "On {col}, {x} has {d} more points than {y}.", "On {col}, {y} trails {x} by {d} points.",
+        "{x} exceeds {y} by {d} points on {col}.")
+
+
+@settings(max_examples=60)
+@given(pair=st.permutations(MODELS).map(lambda p: p[:2]), col=st.sampled_from(COLUMNS),
+       rows=st.lists(scores_st, min_size=2, max_size=2), way=st.sampled_from(WAYS))
+def test_a_difference_said_the_wrong_way_round_is_contradicted(
+        pair: tuple[str, ...], col: str, rows: list[dict[str, int]], way: str) -> None:
+    scores = dict(zip(pair, rows, strict=True))
+    high, low = sorted(pair, key=lambda m: -scores[m][col])
+    gap = scores[high][col] - scores[low][col]
+    if gap == 0:
+        return
+    items = table(scores)
+    d = f"{gap / 10:.1f}"
+    right = way.format(x=high, y=low, d=d, col=col.upper())
+    assert bucket(right, items) == "grounded", (right, items)
+    # the same gap, the names swapped: each names one row, so the claim is of those two
+    wrong = way.format(x=low, y=high, d=d, col=col.upper())
+    assert bucket(wrong, items) == "contradicted", (wrong, items)
+
+
+@settings(max_examples=40)
+@given(p50=st.lists(st.integers(20, 900), min_size=2, max_size=2, unique=True),
+       p99=st.lists(st.integers(1000, 9000), min_size=2, max_size=2, unique=True),
+       label=st.sampled_from(["resource=cpu", "region=us-east-1", "env=prod"]),
+       which=st.sampled_from(["p50", "p99"]))
+def test_a_change_is_read_under_the_key_the_claim_names_whatever_else_the_rows_share(
+        p50: list[int], p99: list[int], label: str, which: str) -> None:
+    # the samples share more words than the subject ("cpu" of resource=cpu): still one subject;
+    # and "p99 latency" is p99_latency_ms, never p50_latency_ms, though both are latencies
+    items = [f"2026-03-14T09:1{n}:00Z host=api-1 {label} p50_latency_ms={p50[n]} "
+             f"p99_latency_ms={p99[n]}" for n in range(2)]
+    named, other = (p50, p99) if which == "p50" else (p99, p50)
+    word = label.split("=")[1]
+    verb = "rose" if named[1] > named[0] else "fell"
+    right = f"The {which} latency of {word} on api-1 {verb} by {abs(named[1] - named[0])} ms."
+    assert bucket(right, items) == "grounded", (right, items)
+    if abs(other[1] - other[0]) != abs(named[1] - named[0]):
+        wrong = f"The {which} latency of {word} on api-1 {verb} by {abs(other[1] - other[0])} ms."
+        assert bucket(wrong, items) == "contradicted", (wrong, items)
+
+
+@settings(max_examples=40)
+@given(before=st.integers(1000, 30000), amount=st.integers(1000, 9999),
+       noun=st.sampled_from(["", " requests"]))
+def test_a_change_of_a_count_in_four_digits_is_read_as_a_change(before: int, amount: int,
+                                                                noun: str) -> None:
+    if 1800 <= amount <= 2100 and not noun:
+        return  # "rose by 2012." reads as a year
+    items = [f"2026-03-14T09:10:00Z host=api-1 requests={before}",
+             f"2026-03-14T09:15:00Z host=api-1 requests={before + amount}"]
+    assert bucket(f"Requests on api-1 rose by {amount}{noun}.", items) == "grounded"
+    assert bucket(f"Requests on api-1 fell by {amount}{noun}.", items) == "contradicted"

@@ -8,6 +8,13 @@ and how closely they must agree). Only rows naming words of the claim are compar
 under a key it names: among a table's hundreds of pairs of values some differ by any small
 number, so the claim must say which two.
 
+The key is the one sharing the most words with the claim ("p99 latency" is
+``p99_latency_ms``, never ``p50_latency_ms``), and names on the very same rows are one name
+(the ``cpu`` of ``resource=cpu`` on a host's two samples). Where the claim says which of two
+rows is the larger ("X is 2 points higher than Y", "Y trails X by 2"; not "outperforms", since
+a lower error is the better one), the gap must run that way; the other way round, with each
+name on one row, it is contradicted.
+
 A row naming two of the claim's names is neither side of a pair; with one name (a subject's
 samples, "p99 on api-1 rose by 300") two consecutive rows naming it are, the earlier first (by
 their timestamps, else as listed; with only some stamped, no direction is read), and their gap
@@ -27,6 +34,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, pairwise
+from typing import Final
 
 from gsar_otel.core.anchor_differences import magnitude, stated_difference
 from gsar_otel.core.text import STOPWORDS, words
@@ -61,48 +69,95 @@ def difference_of(value: Value, slots: ClaimSlots, facts: Sequence[Fact]) -> Gap
     stated = stated_difference(slots.text, value.spec.raw)
     if stated is None:
         return None
-    names = sorted({n.lower() for n in (*slots.names, *slots.subjects) if len(n) > 1}
-                   | {w for w in words(slots.text) if len(w) > 1 and not w[:1].isdigit()
-                      and w not in STOPWORDS})[:_MAX_NAMES]
-    wanted = slots.stems | value.key_stems | {root(w) for n in names for w in words(n)}
+    said = words(slots.text)
+    keyed = value.key_stems | slots.stems | {a.text.lower() for a in slots.facts.anchors
+                                             if a.kind == "PERCENTILE"}  # "p99"
+    named = dict.fromkeys(n.lower() for n in (*slots.subjects, *slots.names) if len(n) > 1)
+    named.update(dict.fromkeys(w for w in said if len(w) > 1 and not w[:1].isdigit()
+                               and w not in STOPWORDS))
     values = [(f, " ".join(fl.value for fl in f.fields).lower()) for f in facts if f.fields]
     rows: dict[str, list[Fact]] = {}
-    for name in names:
+    for name in list(named)[:_MAX_NAMES]:
         pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
-        rows[name] = [f for f, text in values if pattern.search(text)]
-    # a name on no row names none; on too many, it says no longer which row is meant
-    names = [n for n in names if 0 < len(rows[n]) <= _MAX_ROWS]
-    pairs: list[tuple[Fact, Fact]] = []
+        found = [f for f, text in values if pattern.search(text)]
+        # a name on no row names none; on too many, it says no longer which row is meant;
+        # names on the very same rows are one ("api-1" and "cpu" of its two samples)
+        if 0 < len(found) <= _MAX_ROWS and all(found != theirs for theirs in rows.values()):
+            rows[name] = found
+    names = list(rows)
+    pairs: list[tuple[Fact, Fact, int]] = []  # the first's value minus the second's: its sign
     timed = False
     if len(names) == 1:  # one subject's consecutive samples, the earlier first
         ordered, timed = _in_time(rows[names[0]])
-        pairs = list(pairwise(ordered))
+        pairs = [(a, b, 0) for a, b in pairwise(ordered)]
     for first, second in combinations(names, 2):
+        sign = _sign(said, first, second)
         ones = [f for f in rows[first] if f not in rows[second]]
         others = [f for f in rows[second] if f not in rows[first]]
-        pairs.extend((a, b) for a in ones for b in others)
-    for one, other in pairs:
+        pairs.extend((a, b, sign) for a in ones for b in others)
+    keys = _best_keys([f for pair in pairs for f in pair[:2]], keyed)
+    reversed_: Gap | None = None
+    for one, other, sign in pairs:
         theirs = {f.key: f for f in other.fields}
         for field in one.fields:
-            match = theirs.get(field.key) if field.key_stems & wanted else None
+            match = theirs.get(field.key) if field.key in keys else None
             a, b = _number(field, stated.seconds), _number(match, stated.seconds)
-            if a is not None and b is not None and match is not None and stated.allows(a, b):
-                trend = (None if not timed or a == b
-                         else "increased" if b > a else "decreased")
-                return Gap(one, other, f"{value.spec.text} is the difference of {one.ref} "
-                           f"{field.shown} and {other.ref} {match.shown}", trend)
+            if a is None or b is None or match is None or not stated.allows(a, b):
+                continue
+            if sign and a != b and (a > b) != (sign > 0):  # "X is 2 higher than Y", X lower
+                reversed_ = reversed_ or Gap(
+                    one, other, f"says {value.spec.text} the other way: {one.ref} {field.shown} "
+                    f"is {'lower' if a < b else 'higher'} than {other.ref} {match.shown}", None,
+                    matches=False)
+                continue
+            trend = (None if not timed or a == b
+                     else "increased" if b > a else "decreased")
+            return Gap(one, other, f"{value.spec.text} is the difference of {one.ref} "
+                       f"{field.shown} and {other.ref} {match.shown}", trend)
+    if reversed_ is not None and all(len(rows[n]) == 1 for n in names):
+        return reversed_  # each name on one row: the claim compares just those, the wrong way
     if len(names) == 1:
-        return _only_samples(rows[names[0]], wanted, value, stated.seconds)
+        return _only_samples(rows[names[0]], keys, value, stated.seconds)
     return None
 
 
-def _only_samples(rows: list[Fact], wanted: frozenset[str], value: Value,
+_HIGHER: Final = frozenset({"higher", "more", "greater", "larger", "bigger", "above", "ahead",
+                            "exceeds", "exceeded", "exceed", "exceeding"})
+_LOWER: Final = frozenset({"lower", "less", "fewer", "smaller", "below", "behind", "trails",
+                           "trailed", "trail", "trailing"})
+"""Words that say which of two values is the larger; "outperforms" and "better" do not (a
+lower error is the better one)."""
+
+
+def _sign(said: list[str], first: str, second: str) -> int:
+    """+1 when the claim says ``first``'s value is the larger ("X is 2 points higher than Y"),
+    -1 when the smaller, 0 when it does not say (no word of which, or not between the two)."""
+    where = [next((at for at, w in enumerate(said) if w in words(name)), -1)
+             for name in (first, second)]
+    for at, word in enumerate(said):
+        if word in _HIGHER or word in _LOWER:
+            if min(where) < 0 or not min(where) < at < max(where):
+                return 0
+            larger = 1 if word in _HIGHER else -1
+            return larger if where[0] < at else -larger
+    return 0
+
+
+def _best_keys(rows: list[Fact], wanted: frozenset[str]) -> frozenset[str]:
+    """The keys of ``rows`` sharing the most words with the claim ("p99 latency" is
+    ``p99_latency_ms``, not ``p50_latency_ms``)."""
+    shared = {f.key: len(f.key_stems & wanted) for row in rows for f in row.fields}
+    most = max(shared.values(), default=0)
+    return frozenset(k for k, n in shared.items() if n == most and n > 0)
+
+
+def _only_samples(rows: list[Fact], keys: frozenset[str], value: Value,
                   seconds: bool) -> Gap | None:
-    """A subject's only two samples of a key the claim names, when they do not differ by the
+    """A subject's only two samples of the key the claim names, when they do not differ by the
     stated amount: the change they show, which the claim misstates."""
     ordered, timed = _in_time(rows)
     held = [(f, fl) for f in ordered for fl in f.fields
-            if fl.key_stems & wanted and _number(fl, seconds) is not None]
+            if fl.key in keys and _number(fl, seconds) is not None]
     if not timed or len(held) != 2 or held[0][1].key != held[1][1].key or held[0][0] is held[1][0]:
         return None
     (one, first), (other, second) = held
