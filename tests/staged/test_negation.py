@@ -160,3 +160,32 @@ def test_a_denied_outcome_holds_of_any_other_outcome_and_never_of_its_own(
     assert bucket(claim, [item]) == expected, (claim, item)
     if status in ("pending", "queued", "in_progress"):  # under way: no outcome is stated yet
         assert bucket(f"Deploy dep-{deploy} of checkout-api {said}.", [item]) == "contradicted"
+
+
+FAILURES = {"FailedScheduling": ("scheduled", "schedule"), "FailedMount": ("mounted", "mount"),
+            "FailedCreate": ("created", "create")}
+
+
+@settings(max_examples=60)
+@given(reason=st.sampled_from(sorted(FAILURES)), pod=st.integers(1, 999),
+       form=st.sampled_from(["could not be {}", "was not {}", "failed to be {}",
+                             "has not been {}"]),
+       line=st.sampled_from(["event", "log"]))
+def test_a_failure_of_an_act_states_its_negation(reason: str, pod: int, form: str,
+                                                 line: str) -> None:
+    # a Kubernetes event's reason ("FailedMount") and a log's "failed to mount" both say the act
+    # did not happen: the negated claim is grounded, the plain one contradicted
+    verb, act = FAILURES[reason]
+    item = (f"3m  Warning  {reason}  pod/web-{pod}  the operation did not finish in time"
+            if line == "event" else
+            f"2026-03-14T09:12:00Z ERROR kubelet: failed to {act} pod/web-{pod}: the operation "
+            "did not finish in time")
+    assert bucket(f"Pod web-{pod} {form.format(verb)}.", [item]) == "grounded", item
+    assert bucket(f"Pod web-{pod} was {verb}.", [item]) == "contradicted", item
+
+
+@settings(max_examples=30)
+@given(order=st.integers(1, 9999), act=st.sampled_from(["scheduled", "queued", "created"]))
+def test_a_failure_of_another_act_is_not_the_claims(order: int, act: str) -> None:
+    item = f"2026-03-14T09:12:00Z ERROR payments: charge failed for order {order}, retry {act}"
+    assert bucket(f"A retry was {act} for order {order}.", [item]) == "grounded", item

@@ -341,8 +341,9 @@ def slots_of(text: str) -> ClaimSlots:
         flipped = negate(category) if negated and not absent else None
         categories.append(flipped or category)
     denied: list[Category] = []
-    if negated and not absent:
-        denied = [c for c in categories if negate(c) is None and c in stated]
+    if negated and not absent:  # negated in place ("did not fail"), not the negation ("failed to")
+        kept = categories_of((p for t in lowered for p in t.split("-")), negatable=True)
+        denied = [c for c in categories if negate(c) is None and c in stated and c not in kept]
         categories = [c for c in categories if c not in denied]
     modality: Modality = "observation"
     if PREDICTION.search(text):

@@ -55,7 +55,8 @@ def negates(fact: Fact, slots: ClaimSlots, strict: bool = False, anywhere: bool 
     said = words(slots.text)
     stems = (slots.stems - _ADVERBS) | {root(w) for w in said if category_of(w) is not None}
     weak = WEAK.difference(said)  # "fear nothing" is stated by "nothing"
-    if fact.facts.negated and _negated(fact.text, stems, plain(fact), anywhere, weak):
+    if (fact.facts.negated or "fail" in fact.text.lower()) and _negated(
+            fact.text, stems, plain(fact), anywhere, weak):
         return True
     for field in fact.fields:
         if field.key_stems & slots.stems:
@@ -71,6 +72,23 @@ _CLAUSE: Final = re.compile(r"[,;:()]|\b(?:so|but|while|whereas|although|though|
                             r"after|before|when|whereupon|which|who|then)\b", re.IGNORECASE)
 """Where a clause ends: "could not reach pod web-1, so pod web-1 was restarted" negates the
 reaching, not the restart."""
+_FAILED: Final = re.compile(r"^(failed)(?=[a-z]{4})")
+"""A reason of a Kubernetes event read as two words: ``FailedScheduling`` is "failed
+scheduling"."""
+_FAILURE: Final = frozenset({"failed", "fails", "fail", "failing", "failure"})
+"""Words that negate the act right after them ("failed to schedule", ``FailedMount``), though
+not a whole line ("payment failed; retry scheduled" states the retry)."""
+def _failed_act(following: list[str], stems: frozenset[str]) -> bool:
+    """Whether the words after a word of failure name one of the claim's acts as the one that
+    failed: "failed to (be) scheduled", "failed scheduling" (``FailedScheduling``); never
+    "request failed status=500"."""
+    if following[:1] == ["to"]:
+        following = [w for w in following[1:] if w not in ("be", "get")][:1]
+    elif not following or not following[0].endswith("ing"):
+        return False
+    return bool(following) and root(following[0]) in stems
+
+
 _ADVERBS: Final = frozenset({"yet", "still", "ever", "already", "again", "once", "even", "also"})
 """Words of a claim no clause need hold ("has not yet been merged" is "was not merged")."""
 CLAUSE_COVERAGE: Final = 0.8
@@ -86,14 +104,15 @@ def _negated(text: str, stems: frozenset[str], whole: bool, anywhere: bool = Fal
     (a negation a summary paraphrases: what grounds a negated claim, never what contradicts a
     plain one)."""
     for clause in _CLAUSE.split(text):
-        tokens = words(clause)
+        tokens = [part for t in words(clause) for part in _FAILED.split(t) if part]
         roots = [root(t) for t in tokens]
         held = stems & set(roots)
         if not whole and (not held or (not anywhere and len(held) < CLAUSE_COVERAGE * len(stems))):
             continue
         last = -REACH - 1  # where the last negation stood
         for at, token in enumerate(tokens):
-            if negation_at(tokens, at) and token not in weak:
+            failed = token in _FAILURE and _failed_act(tokens[at + 1:at + 4], stems)
+            if failed or (negation_at(tokens, at) and token not in weak):
                 if whole or anywhere:
                     return True
                 last = at
