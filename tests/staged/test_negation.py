@@ -189,3 +189,29 @@ def test_a_failure_of_an_act_states_its_negation(reason: str, pod: int, form: st
 def test_a_failure_of_another_act_is_not_the_claims(order: int, act: str) -> None:
     item = f"2026-03-14T09:12:00Z ERROR payments: charge failed for order {order}, retry {act}"
     assert bucket(f"A retry was {act} for order {order}.", [item]) == "grounded", item
+
+
+REASONS = ("OOMKilled", "CrashLoopBackOff", "ImagePullBackOff", "Evicted", "BackOff")
+
+
+@settings(max_examples=60)
+@given(reason=st.sampled_from(REASONS), pod=st.integers(0, 99),
+       form=st.sampled_from(["was never {}", "was not {}", "did not hit {}", "never hit {}"]),
+       line=st.sampled_from(["row", "event"]))
+def test_a_negated_claim_of_names_alone_is_read_against_the_facts_about_them(
+        reason: str, pod: int, form: str, line: str) -> None:
+    # the claim's words are a subject and a reason, both names: its negation is still a value
+    item = (f"pod=web-{pod} reason={reason} restarts=3" if line == "row"
+            else f"4m  Warning  {reason}  pod/web-{pod}  container exited")
+    assert bucket(f"web-{pod} {form.format(reason)}.", [item]) == "contradicted", item
+    assert bucket(f"web-{pod} was {reason}.", [item]) == "grounded", item
+
+
+@settings(max_examples=40)
+@given(node=st.integers(0, 99), ready=st.booleans(),
+       item=st.sampled_from(["node=node-{n} ready={r}", '{{"node": "node-{n}", "ready": {r}}}']))
+def test_not_ready_is_one_pole_never_negated_twice(node: int, ready: bool, item: str) -> None:
+    evidence = item.format(n=node, r="true" if ready else "false")
+    said, denied = ("is ready", "is not ready") if ready else ("is not ready", "is ready")
+    assert bucket(f"Node node-{node} {said}.", [evidence]) == "grounded", evidence
+    assert bucket(f"Node node-{node} {denied}.", [evidence]) == "contradicted", evidence

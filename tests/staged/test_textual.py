@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.staged import StagedJudge
 from gsar_otel.judges.staged.anchoring import agree, comparable, extract
 from gsar_otel.judges.staged.textual import facts_of
 
@@ -60,3 +64,44 @@ def test_anchor_specs_compare_across_formats() -> None:
     assert comparable(claim, row)
     assert agree(claim, row) == "match"
     assert agree(claim, other) == "conflict"
+
+
+CAUSES = ("Config push cfg-{p} took down the API on db-{h}.",
+          "Config push cfg-{p} brought down the API on db-{h}.",
+          "Config push cfg-{p} precipitated the errors on db-{h}.",
+          "Config push cfg-{p} provoked the errors on db-{h}.",
+          "Config push cfg-{p} is to blame for the errors on db-{h}.",
+          "The errors on db-{h} stemmed from config push cfg-{p}.",
+          "The errors on db-{h} originated from config push cfg-{p}.",
+          "The errors on db-{h} were driven by config push cfg-{p}.",
+          "The errors on db-{h} were induced by config push cfg-{p}.",
+          "The errors on db-{h} were a consequence of config push cfg-{p}.",
+          "The errors on db-{h} trace back to config push cfg-{p}.")
+
+
+@given(form=st.sampled_from(CAUSES), host=st.integers(1, 99), push=st.integers(10, 999))
+def test_every_phrasing_of_a_cause_is_a_cause(form: str, host: int, push: int) -> None:
+    claim = form.format(p=push, h=host)
+    assert facts_of(claim).causal, claim
+    # and the judge does not ground a cause the evidence only sets side by side
+    items = [f"2024-05-01T10:00:00Z INFO config push cfg-{push} applied to db-{host}",
+             f"2024-05-01T10:01:00Z ERROR db-{host} upstream errors from the API"]
+    verdicts = StagedJudge().explain(synthesis=claim, evidence=EvidenceSet.coerce(items))
+    assert [v.bucket for v in verdicts] == ["ungrounded"], claim
+
+
+@given(day=st.integers(1, 31), form=st.sampled_from(["on May {d}", "{d} May", "in May",
+                                                     "since May {d}", "in early May"]))
+def test_the_month_may_is_no_hedge(day: int, form: str) -> None:
+    assert not facts_of(f"db-1 hit an OOM kill {form.format(d=day)}.").speculative
+    assert facts_of(f"The OOM kill on db-{day} may be a memory leak.").speculative
+
+
+@given(service=st.sampled_from(["checkout-api", "auth-service", "db-prod-2"]),
+       octet=st.integers(1, 254), verb=st.sampled_from(["resolved", "resolves"]))
+def test_a_name_resolved_to_an_address_is_no_alert_state(service: str, octet: int,
+                                                         verb: str) -> None:
+    items = EvidenceSet.coerce([f"service={service} ip=10.1.7.{octet}"])
+    claim = f"{service} {verb} to 10.1.7.{octet}."
+    assert [v.bucket for v in StagedJudge().explain(synthesis=claim, evidence=items)] \
+        == ["grounded"], claim

@@ -178,7 +178,8 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
             fact, (_, theirs) = other
             stated = next((fl.shown for fl in fact.fields if (axis, theirs) in fl.categories),
                           theirs)
-            checks.append(Check("category", "CONFLICT", f"says {pole}; {fact.ref} has {stated}",
+            checks.append(Check("category", "CONFLICT", f"says {pole.replace('_', ' ')}; "
+                                f"{fact.ref} has {stated.replace('_', ' ')}",
                                 fact.ref, fact.position))
         elif all(f.kind == "prose" for f in focus):
             continue  # prose paraphrases states freely: only a stated opposite contradicts

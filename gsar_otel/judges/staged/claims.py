@@ -338,7 +338,9 @@ def slots_of(text: str) -> ClaimSlots:
             absent.append(root(head[0]))
     categories: list[Category] = []
     for category in stated:
-        flipped = negate(category) if negated and not absent else None
+        # "not ready" names its pole with its negation: no second turn
+        flipped = (negate(category) if negated and not absent
+                   and not category[1].startswith("not_") else None)
         categories.append(flipped or category)
     denied: list[Category] = []
     if negated and not absent:  # negated in place ("did not fail"), not the negation ("failed to")

@@ -23,13 +23,26 @@ NEGATION_NEEDS_TO: Final = _set("fail failed fails failing")
 
 CAUSAL_WORDS: Final = _set("because cause caused causes causing due led leads leading result "
                            "resulted resulting triggered owing attributed attributable "
-                           "blamed responsible")
+                           "blamed responsible culprit induced precipitated provoked")
 """Single words that state a cause ("due" and "led" count only with their "to")."""
 CAUSAL_NEEDS_TO: Final = _set("due led leads leading owing attributed attributable")
 CAUSAL_NEEDS_IN: Final = _set("result resulted resulting")
 """Causal only before "in" or "from" ("resulted in"); "results" is read as the noun ("the
 results in Table 3" state no cause)."""
 """Causal words that need a following "to" ("due to", "led to")."""
+CAUSAL_PAIRS: Final = frozenset(
+    (first, second)
+    for firsts, seconds in (
+        ("take takes took taken taking bring brings brought bringing", "down"),
+        ("stem stems stemmed stemming originate originates originated originating", "from"),
+        ("driven triggered induced precipitated", "by"),
+        ("to", "blame"),
+        ("consequence", "of"),
+        ("trace traces traced tracing", "back"),
+    )
+    for first in firsts.split() for second in seconds.split())
+"""Word pairs that state a cause ("took down db-1", "stemmed from the push", "driven by");
+not "knocked out" or "taken out", which sports and boats use for no cause."""
 CONCLUSION_PHRASES: Final = ("which means", "this means", "that means", "therefore", "thus",
                              "hence", "so the", "root cause", "consequently", "as a result",
                              "indicates that", "suggests that", "which indicates", "which suggests")

@@ -54,6 +54,8 @@ def negates(fact: Fact, slots: ClaimSlots, strict: bool = False, anywhere: bool 
     # the claim's words with its categories ("closed"): the act a negation must stand before
     said = words(slots.text)
     stems = (slots.stems - _ADVERBS) | {root(w) for w in said if category_of(w) is not None}
+    if not stems:  # names alone: "web-0 was never OOMKilled"
+        stems = frozenset(root(w) for n in (*slots.names, *slots.subjects) for w in words(n))
     weak = WEAK.difference(said)  # "fear nothing" is stated by "nothing"
     if (fact.facts.negated or "fail" in fact.text.lower()) and _negated(
             fact.text, stems, plain(fact), anywhere, weak):
@@ -130,24 +132,29 @@ def check_polarity(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
     (a negated sentence, or a field of the claim's key holding zero, false or none). A negated
     category ("did not fail") is its opposite pole, which the category check compares wherever a
     fact states that axis."""
-    if slots.absent or not alignment.support or not slots.stems:
+    # a claim of names alone ("web-0 was never OOMKilled") is read against the facts about them
+    support = alignment.support or (alignment.focus if slots.negated else ())
+    if slots.absent or not support or not (slots.stems or slots.negated):
         return None
     axes = {axis for axis, _ in slots.categories}
     if slots.negated and any(c[0] in axes or c in slots.denied or (
             c[0] in {a for a, _ in slots.denied} and index.facts[p].kind != "prose")
             for p in alignment.focus for c in index.facts[p].categories):
         return None  # the category check decides
-    lead = index.facts[alignment.support[0]]
+    lead = index.facts[support[0]]
     # in a long sentence a negation may be another clause's: only one before the claim's words
     # says the opposite, and only a plain fact's silence does
-    if alignment.coverage >= POLARITY_COVERAGE and (
+    text = lead.text.lower()
+    covered = alignment.coverage if slots.stems else float(
+        all(n.lower() in text for n in (*slots.names, *slots.subjects)))
+    if covered >= POLARITY_COVERAGE and (
             (plain(lead) and not slots.denied and not negates(lead, slots)) if slots.negated
             else negates(lead, slots, strict=True)):
         said = "not" if slots.negated else "it did"
         return Check("polarity", "CONFLICT", f"says {said}; {lead.ref} states "
                      f"{lead.text[:80]!r}", lead.ref, lead.position)
     if slots.negated and not any(
-            negates(index.facts[p], slots, anywhere=True) for p in alignment.support):
+            negates(index.facts[p], slots, anywhere=True) for p in support):
         return Check("polarity", "ABSENT", f"says not; no evidence item states that ({lead.ref} "
                      f"states {lead.text[:80]!r})")
     return None

@@ -15,6 +15,7 @@ from gsar_otel.judges.staged.lexicon import (
     ANAPHORIC,
     CAUSAL_NEEDS_IN,
     CAUSAL_NEEDS_TO,
+    CAUSAL_PAIRS,
     CAUSAL_WORDS,
     COMPARATIVE,
     CONCLUSION_PHRASES,
@@ -97,6 +98,19 @@ def negation_at(tokens: list[str], at: int) -> bool:
         token == "t" and at > 0 and tokens[at - 1].endswith("n"))
 
 
+_BEFORE_MONTH: Final = frozenset({"in", "on", "of", "since", "until", "till", "from", "by",
+                                  "early", "late", "mid", "during"})
+
+
+def _month(tokens: list[str], at: int) -> bool:
+    """Whether "may" at ``at`` is the month ("on May 1", "1 May", "in May"), not a hedge."""
+    if tokens[at] != "may":
+        return False
+    after = tokens[at + 1] if at + 1 < len(tokens) else ""
+    before = tokens[at - 1] if at > 0 else ""
+    return after[:1].isdigit() or before[:1].isdigit() or before in _BEFORE_MONTH
+
+
 def facts_of(text: str) -> TextFacts:
     """The facts of ``text``; linear in its length."""
     tokens = words(text)
@@ -112,11 +126,11 @@ def facts_of(text: str) -> TextFacts:
             causal = True
         if bare in CAUSAL_WORDS and bare not in CAUSAL_NEEDS_TO and bare not in CAUSAL_NEEDS_IN:
             causal = True
-        if previous in CAUSAL_NEEDS_TO and bare == "to":
+        if (previous in CAUSAL_NEEDS_TO and bare == "to") or (previous, bare) in CAUSAL_PAIRS:
             causal = True
         if previous in NEGATION_NEEDS_TO and bare == "to":
             negated = True
-        speculative = speculative or bare in SPECULATIVE
+        speculative = speculative or (bare in SPECULATIVE and not _month(tokens, at))
         both = both or bare in QUANT_BOTH
         only = only or bare in QUANT_ONLY
         comparative = comparative or bare in COMPARATIVE
