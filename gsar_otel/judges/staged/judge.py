@@ -21,8 +21,10 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Bucket, Claim, JudgeOutput
 from gsar_otel.core.scoring import gsar_score
 from gsar_otel.judges.staged.alignment import FactIndex, align, build_index
+from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.checks import COVERAGE_BACKSTOP, check_claim
 from gsar_otel.judges.staged.claims import slots_of
+from gsar_otel.judges.staged.coordination import each_subject
 from gsar_otel.judges.staged.segment import segment
 from gsar_otel.judges.staged.verdicts import (
     PARAPHRASE_BUDGET,
@@ -90,11 +92,16 @@ def judge_claims(synthesis: str, index: FactIndex, coverage: float,
                  budget: int | None = None) -> list[ClaimVerdict]:
     """The verdict of every claim of ``synthesis`` against an indexed evidence set, with the
     coverage backstop at ``coverage`` and the paraphrase budget ``budget`` (None: none)."""
+    def judged(text: str) -> list[Check]:
+        slots = slots_of(text)
+        return check_claim(slots, align(slots, index), index, coverage)
+
     verdicts = []
     for span in segment(synthesis):
         slots = slots_of(span.text)
         alignment = align(slots, index)
-        checks = check_claim(slots, alignment, index, coverage)
+        # "api-1 and api-2 had 95% CPU": what it says of each listed subject, too
+        checks = check_claim(slots, alignment, index, coverage) + each_subject(slots, judged)
         text = synthesis[span.lead_start:span.end]
         verdicts.append(decide(span, text, slots, alignment, index, checks))
     return budget_pass(synthesis_pass(verdicts), budget)
