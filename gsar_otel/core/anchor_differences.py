@@ -8,8 +8,8 @@ accepts one in a grounded claim when two numbers of the cited items under one ke
 it.
 
 A number is a difference when it is signed ("+0.9"), follows "by" after a word of change or
-comparison ("outperforms CMOW by", never "put out by 600 firefighters" or "by 2012", a year
-unless a count follows it: "by 2000 requests") or a noun
+comparison ("outperforms CMOW by", never "put out by 600 firefighters"; "rose by 2012" may be
+a year, so it is a difference only where two values make it) or a noun
 of change ("an improvement of"), or comes before a word of comparison or change ("5 points
 lower", "0.8% F1 improvement"). It allows two values ``a`` and ``b`` when ``|a - b|`` is
 within the rounding of the written number (half a unit of its last digit; a tenth of the number
@@ -60,6 +60,9 @@ class Difference:
     relative: bool
     seconds: bool = False
     """A duration: compared with the evidence's values in seconds (``p99_ms=1200`` is 1.2)."""
+    year_like: bool = False
+    """Written as a year may be ("rose by 1850."): a difference only where two values make it,
+    else read as written."""
 
     def allows(self, first: float, second: float) -> bool:
         """Whether two values differ by this, absolutely or (for a percentage) relatively."""
@@ -86,8 +89,8 @@ def stated_difference(text: str, anchor: Anchor) -> Difference | None:
     if not (signed or _BEFORE.search(text[max(0, anchor.start - 80):anchor.start])
             or _AFTER.match(text, anchor.end)):
         return None
-    if _year(written, text[anchor.end:]) or re.match(r"(?:st|nd|rd|th)\b", after):
-        return None  # "by 2012", "by 20th Television": a time, a name
+    if re.match(r"(?:st|nd|rd|th)\b", after):
+        return None  # "by 20th Television": a name
     size = abs(float(anchor.value))
     number = re.search(r"\d+(?:\.(\d+))?", written)
     if number is None or float(number.group()) == 0:
@@ -97,12 +100,12 @@ def stated_difference(text: str, anchor: Anchor) -> Difference | None:
     if anchor.qualifier in _LOOSE:
         tolerance = max(tolerance, size * _LOOSE_SHARE + 1e-9)
     return Difference(size, tolerance, anchor.kind is AnchorKind.PERCENT,
-                      anchor.kind is AnchorKind.DURATION)
+                      anchor.kind is AnchorKind.DURATION, _year(written, text[anchor.end:]))
 
 
 def _year(written: str, rest: str) -> bool:
-    """A number written as a year of the last two centuries and not as a count of something
-    ("by 2012", "by 2012 the line had closed"; not "by 1500", "by 2000 requests")."""
+    """A number that may be a year of the last two centuries, not written as a count of
+    something ("by 2012", "by 2012 the line had closed"; not "by 1500", "by 2000 requests")."""
     if not re.fullmatch(r"\d{4}", written) or not 1800 <= int(written) <= 2100:
         return False
     following = re.match(r"\s+([a-z]+)", rest, re.I)
@@ -129,13 +132,23 @@ def numbers_of(anchors: Iterable[Anchor], seconds: bool = False) -> tuple[float,
 
 def numbers_by_key(anchors: Iterable[Anchor],
                    seconds: bool = False) -> tuple[tuple[float, ...], ...]:
-    """The numbers of ``anchors`` grouped by the key they are written under (``trec=88.0``;
-    those under no key, as in prose, one group), each group sorted: a difference is of two
-    values of one key, never of a score and a count that happen to differ by it."""
-    groups: dict[str | None, list[Anchor]] = {}
+    """The numbers of ``anchors`` grouped by the key they are written under (``trec=88.0``),
+    and by its parent (``trec.cmow`` and ``trec.hybrid`` are both of ``trec``); numbers under
+    no key, as in prose, join every group (a row's 88.0 and a sentence's 85.6). Each group
+    sorted: a difference is of two values of one key, never of a score and a count that
+    happen to differ by it."""
+    groups: dict[str, list[Anchor]] = {}
+    unkeyed: list[Anchor] = []
     for anchor in anchors:
+        if not anchor.key:
+            unkeyed.append(anchor)
+            continue
         groups.setdefault(anchor.key, []).append(anchor)
-    return tuple(numbers_of(group, seconds) for group in groups.values())
+        if "." in anchor.key:
+            groups.setdefault(anchor.key.rsplit(".", 1)[0] + ".*", []).append(anchor)
+    if not groups:
+        return (numbers_of(unkeyed, seconds),)
+    return tuple(numbers_of([*group, *unkeyed], seconds) for group in groups.values())
 
 
 def differs_by(stated: Difference, numbers: tuple[float, ...]) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gsar_otel.core.evaluator import GSAREvaluator
@@ -178,13 +178,53 @@ def test_a_change_is_read_under_the_key_the_claim_names_whatever_else_the_rows_s
 
 
 @settings(max_examples=40)
+@example(before=5000, amount=1850, noun="")  # may be a year
+@example(before=5000, amount=2012, noun="")
 @given(before=st.integers(1000, 30000), amount=st.integers(1000, 9999),
        noun=st.sampled_from(["", " requests"]))
 def test_a_change_of_a_count_in_four_digits_is_read_as_a_change(before: int, amount: int,
                                                                 noun: str) -> None:
-    if 1800 <= amount <= 2100 and not noun:
-        return  # "rose by 2012." reads as a year
+    # a number that may be a year ("rose by 1850.") is the change where the samples make it
     items = [f"2026-03-14T09:10:00Z host=api-1 requests={before}",
              f"2026-03-14T09:15:00Z host=api-1 requests={before + amount}"]
     assert bucket(f"Requests on api-1 rose by {amount}{noun}.", items) == "grounded"
     assert bucket(f"Requests on api-1 fell by {amount}{noun}.", items) == "contradicted"
+    if 1800 <= amount <= 2100 and not noun:  # no two samples make it: read as a year, as written
+        assert bucket(f"Requests on api-1 rose by {amount}.", items[:1]) != "contradicted"
+
+
+@settings(max_examples=40)
+@given(first=st.integers(100, 900), second=st.integers(100, 900))
+def test_names_under_two_keys_on_the_same_rows_are_two_names(first: int, second: int) -> None:
+    # call edges: both names on both rows, under different keys; never one subject's samples
+    if first == second:
+        return
+    items = [f"run=1 model=web-3 baseline=api-2 score={first}",
+             f"run=2 model=api-2 baseline=web-3 score={second}"]
+    gap = abs(first - second)
+    for higher, lower in (("web-3", "api-2"), ("api-2", "web-3")):
+        claim = f"The score of {higher} is {gap} points higher than {lower}."
+        assert bucket(claim, items) != "grounded", (claim, items)
+
+
+@settings(max_examples=40)
+@given(p99=st.lists(st.integers(300, 3000), min_size=2, max_size=2, unique=True),
+       budget=st.lists(st.integers(100, 900), min_size=2, max_size=2, unique=True))
+def test_the_key_is_the_one_adding_fewest_words_the_claim_lacks(p99: list[int],
+                                                               budget: list[int]) -> None:
+    items = [f"host=api-{n} p99_latency_ms={p99[n]} latency_budget_ms={budget[n]}"
+             for n in range(2)]
+    high, low = (1, 0) if p99[1] > p99[0] else (0, 1)
+    right = f"The p99 latency of api-{high} is {p99[high] - p99[low]} ms higher than api-{low}."
+    assert bucket(right, items) == "grounded", (right, items)
+    gap = abs(budget[high] - budget[low])
+    if gap != p99[high] - p99[low]:
+        wrong = f"The p99 latency of api-{high} is {gap} ms higher than api-{low}."
+        assert bucket(wrong, items) != "grounded", (wrong, items)
+
+
+def test_a_comparative_of_something_else_says_nothing_of_the_gap() -> None:
+    items = table({"CBOW": {"trec": 856}, "CMOW": {"trec": 880}})
+    for claim in ("CMOW, a smaller model than CBOW, outperforms it by 2.4 points on TREC.",
+                  "CMOW, with lower cost than CBOW, beats it by 2.4 points on TREC."):
+        assert bucket(claim, items) == "grounded", claim

@@ -215,3 +215,43 @@ def test_not_ready_is_one_pole_never_negated_twice(node: int, ready: bool, item:
     said, denied = ("is ready", "is not ready") if ready else ("is not ready", "is ready")
     assert bucket(f"Node node-{node} {said}.", [evidence]) == "grounded", evidence
     assert bucket(f"Node node-{node} {denied}.", [evidence]) == "contradicted", evidence
+
+
+@settings(max_examples=60)
+@given(verb=st.sampled_from(VERBS), ticket=st.integers(1, 999), form=st.sampled_from([
+    "Ticket TCK-{t}, which was filed on Monday, was not {v}.",
+    "Ticket TCK-{t} (filed by team-5 on Monday after a long review) was not {v}.",
+    "Ticket TCK-{t}, filed Monday, was never {v}.",
+    "After the review on Tuesday, ticket TCK-{t} was not {v}."]))
+def test_a_negation_split_from_its_subject_is_still_the_claims(verb: str, ticket: int,
+                                                              form: str) -> None:
+    item = form.format(t=ticket, v=verb)
+    assert bucket(f"Ticket TCK-{ticket} was {verb}.", [item]) != "grounded", item
+    assert bucket(f"Ticket TCK-{ticket} was not {verb}.", [item]) == "grounded", item
+
+
+@settings(max_examples=40)
+@given(job=st.integers(1, 999), form=st.sampled_from([
+    'job=job-{j} status="{s}"', "Note: job job-{j} {s}.",
+    'ts=2024-05-01T10:00:00Z level=info msg="job job-{j} {s}"']),
+       said=st.sampled_from(["did not fail", "is not complete", "did not succeed"]))
+def test_a_negation_a_record_states_is_restated_not_contradicted(job: int, form: str,
+                                                                  said: str) -> None:
+    item = form.format(j=job, s=said)
+    assert bucket(f"Job job-{job} {said}.", [item]) == "grounded", item
+
+
+@settings(max_examples=30)
+@given(pod=st.integers(0, 99), message=st.sampled_from([
+    "No space left on device", "Not enough memory", "No route to host"]))
+def test_a_negation_inside_a_quote_is_the_quotes(pod: int, message: str) -> None:
+    item = f'2024-05-01T10:00:00Z ERROR web-{pod}: write failed: "{message}"'
+    claim = f'The error logged on web-{pod} was "{message}".'
+    assert bucket(claim, [item]) == "grounded", (claim, item)
+
+
+@settings(max_examples=30)
+@given(pod=st.integers(0, 99), joint=st.sampled_from([" - ", "; ", ", "]))
+def test_a_failure_before_another_act_is_not_its_negation(pod: int, joint: str) -> None:
+    item = f"2024-05-01T10:00:00Z WARN kubelet: liveness probe failed{joint}restarting pod web-{pod}"
+    assert bucket(f"Pod web-{pod} was restarted.", [item]) == "grounded", item

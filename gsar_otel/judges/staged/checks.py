@@ -77,7 +77,8 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
         found = tuple(Check("value", years.status, years.reason, f.ref, f.position) for f in held)
         return found or (Check("value", years.status, years.reason),)
     plain = _plain_value(place, value, slots, alignment, index)
-    if stated_difference(slots.text, value.spec.raw) is None or (
+    stated = stated_difference(slots.text, value.spec.raw)
+    if stated is None or (
             plain.status == "MATCH" and plain.position is not None
             and written_as_change(index.facts[plain.position], value.spec)):
         return (plain,)
@@ -85,6 +86,10 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
     # be 2.4 (a score of 2.4 is no change of 2.4)
     refs = {index.facts[p].ref for p in order}
     gap = difference_of(value, slots, [f for f in index.facts if f.ref in refs])
+    if stated.year_like and (gap is None or not gap.matches):  # "rose by 2012": by that year?
+        return (plain if plain.status == "MATCH" else Check(
+            "value", "ABSENT", f"{value.spec.text} is neither a change two rows the claim names "
+            "show nor a year of the evidence"),)
     if gap is not None and not gap.matches:  # a subject's only two samples: another change
         return (Check("value", "CONFLICT", gap.reason, gap.second.ref, gap.second.position,
                       gap.trend),)

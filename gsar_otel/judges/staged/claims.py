@@ -326,6 +326,11 @@ def slots_of(text: str) -> ClaimSlots:
     lowered = [t[2] for t in tokens]
     stated = categories_of(part for token in lowered for part in token.split("-"))
     negated = facts.negated
+    quoted = [(a.start, a.end) for a in facts.anchors if a.kind == "QUOTED"]
+    if negated and quoted:  # "logged "No space left on device"": the quote's, not the claim's
+        blank = "".join(" " if any(s <= at < e for s, e in quoted) else ch
+                        for at, ch in enumerate(text))
+        negated = facts_of(blank).negated
     absent: list[str] = []
     existential = _EXISTS.search(text) is not None
     for match in _ABSENCE.finditer(text):

@@ -75,15 +75,20 @@ def difference_of(value: Value, slots: ClaimSlots, facts: Sequence[Fact]) -> Gap
     named = dict.fromkeys(n.lower() for n in (*slots.subjects, *slots.names) if len(n) > 1)
     named.update(dict.fromkeys(w for w in said if len(w) > 1 and not w[:1].isdigit()
                                and w not in STOPWORDS))
-    values = [(f, " ".join(fl.value for fl in f.fields).lower()) for f in facts if f.fields]
     rows: dict[str, list[Fact]] = {}
+    under: dict[str, set[str]] = {}  # the keys each name is a value of
     for name in list(named)[:_MAX_NAMES]:
         pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
-        found = [f for f, text in values if pattern.search(text)]
+        held = [(f, fl.key) for f in facts for fl in f.fields if pattern.search(fl.value.lower())]
+        found = list({id(f): f for f, _ in held}.values())
+        held_keys = {k for _, k in held}
         # a name on no row names none; on too many, it says no longer which row is meant;
-        # names on the very same rows are one ("api-1" and "cpu" of its two samples)
-        if 0 < len(found) <= _MAX_ROWS and all(found != theirs for theirs in rows.values()):
-            rows[name] = found
+        # names of one key on the very same rows are one ("api-1" and the "cpu" of
+        # resource=cpu on its two samples), not names under two keys ("model=A baseline=B")
+        if 0 < len(found) <= _MAX_ROWS and not any(
+                found == theirs and len(held_keys) == 1 and len(under[other]) == 1
+                for other, theirs in rows.items()):
+            rows[name], under[name] = found, held_keys
     names = list(rows)
     pairs: list[tuple[Fact, Fact, int]] = []  # the first's value minus the second's: its sign
     timed = False
@@ -91,7 +96,7 @@ def difference_of(value: Value, slots: ClaimSlots, facts: Sequence[Fact]) -> Gap
         ordered, timed = _in_time(rows[names[0]])
         pairs = [(a, b, 0) for a, b in pairwise(ordered)]
     for first, second in combinations(names, 2):
-        sign = _sign(said, first, second)
+        sign = _sign(said, first, second, value.spec.text)
         ones = [f for f in rows[first] if f not in rows[second]]
         others = [f for f in rows[second] if f not in rows[first]]
         pairs.extend((a, b, sign) for a in ones for b in others)
@@ -129,26 +134,42 @@ _LOWER: Final = frozenset({"lower", "less", "fewer", "smaller", "below", "behind
 lower error is the better one)."""
 
 
-def _sign(said: list[str], first: str, second: str) -> int:
+def _sign(said: list[str], first: str, second: str, number: str) -> int:
     """+1 when the claim says ``first``'s value is the larger ("X is 2 points higher than Y"),
-    -1 when the smaller, 0 when it does not say (no word of which, or not between the two)."""
+    -1 when the smaller, 0 when it does not say. The word saying which stands between the two
+    names and beside the stated ``number``: just after it ("2 points higher than"), or before
+    "by" it ("higher than Y by 2", "exceeds Y by 2"); "a smaller model than Y" says nothing of
+    the gap."""
     where = [next((at for at, w in enumerate(said) if w in words(name)), -1)
              for name in (first, second)]
+    written = words(number)[:1]
+    stated = next((at for at, w in enumerate(said) if [w] == written), -1)
+    if min(where) < 0 or stated < 0:
+        return 0
+    by = stated > 0 and said[stated - 1] == "by"
     for at, word in enumerate(said):
-        if word in _HIGHER or word in _LOWER:
-            if min(where) < 0 or not min(where) < at < max(where):
-                return 0
+        if not min(where) < at < max(where) or not (word in _HIGHER or word in _LOWER):
+            continue
+        if stated < at <= stated + 3 or (by and stated - 6 <= at < stated):
             larger = 1 if word in _HIGHER else -1
             return larger if where[0] < at else -larger
     return 0
 
 
+_UNITS: Final = frozenset(root(w) for w in (
+    "ms", "s", "sec", "secs", "second", "seconds", "us", "ns", "min", "mins", "minute", "minutes",
+    "h", "hr", "hours", "pct", "percent", "bytes", "b", "kb", "mb", "gb", "kib", "mib", "gib"))
+"""Words of a key that say its unit, not what it measures (``p99_latency_ms``)."""
+
+
 def _best_keys(rows: list[Fact], wanted: frozenset[str]) -> frozenset[str]:
-    """The keys of ``rows`` sharing the most words with the claim ("p99 latency" is
-    ``p99_latency_ms``, not ``p50_latency_ms``)."""
-    shared = {f.key: len(f.key_stems & wanted) for row in rows for f in row.fields}
-    most = max(shared.values(), default=0)
-    return frozenset(k for k, n in shared.items() if n == most and n > 0)
+    """The keys of ``rows`` sharing the most words with the claim and, of those, adding the
+    fewest it lacks, units aside ("p99 latency" is ``p99_latency_ms``, not ``p50_latency_ms``
+    nor ``latency_budget_ms``)."""
+    score = {f.key: (len(f.key_stems & wanted), -len(f.key_stems - wanted - _UNITS))
+             for row in rows for f in row.fields if f.key_stems & wanted}
+    best = max(score.values(), default=None)
+    return frozenset(k for k, n in score.items() if n == best)
 
 
 def _only_samples(rows: list[Fact], keys: frozenset[str], value: Value,

@@ -148,7 +148,8 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
                   if c[0] != "direction")
     if value.lower() in _FALSE:  # "closed": false states the ticket is open
         named = tuple(o for o in map(negate, named) if o is not None)
-    stated = categories_of(part for w in words(value) for part in _KEY_SPLIT.split(w.lower()))
+    stated = categories_of((part for w in words(value) for part in _KEY_SPLIT.split(w.lower())),
+                           negatable=True)  # "not complete" states no completion
     if value.lower() in PENDING_VALUES and key_stems(key) & STATE_KEYS:
         stated = (*stated, PENDING)
     return Field(key, key_stems(key), value, anchors, stated, named)

@@ -1,13 +1,14 @@
 """Where a fact states a negation of a claim: the polarity the checks compare.
 
-A short sentence of one clause states its polarity plainly ("Ticket 5 was not merged."); in a
-longer one a negation counts only where it stands before one of the claim's own words, in a
-clause holding most of them ("..., ticket 5 was never merged, and the channel was archived"),
-since another clause's "not" says nothing of the claim ("could not reach pod web-1, so pod
-web-1 was restarted"). A word of absence is no negation of an act ("merged without issues")
-unless the claim says it too.
-A field of the claim's key says it too: ``merged: false`` plainly, ``restarts=0`` as "no
-restart" (though "restarted 0 times" is no negation of it). Linear in the fact's text.
+A record (a row, an alert) states its polarity plainly: any negation in it is its own. In
+text (a sentence, a log line) a negation counts only where it stands in its clause just before
+one of the claim's acts: "Ticket 5, which was filed Monday, was not merged" negates the merge,
+while "could not reach pod web-1, so pod web-1 was restarted" negates the reaching ("pod", the
+word naming what the subject is, is no act). A word of absence is no negation of an act
+("merged without issues") unless the claim says it too, "not only" states what follows, and a
+failure of an act negates it ("failed to mount", a ``FailedMount`` event). A field of the
+claim's key says it too: ``merged: false`` plainly, ``restarts=0`` as "no restart" (though
+"restarted 0 times" is no negation of it). Linear in the fact's text.
 
 :func:`check_polarity` compares that with the claim's own polarity.
 """
@@ -50,15 +51,23 @@ def plain(fact: Fact) -> bool:
 
 def negates(fact: Fact, slots: ClaimSlots, strict: bool = False, anywhere: bool = False) -> bool:
     """The fact states a negation of the claim (see the module docstring); ``strict`` leaves
-    out empty and zero fields, ``anywhere`` takes a negation in any clause."""
-    # the claim's words with its categories ("closed"): the act a negation must stand before
+    out empty and zero fields, ``anywhere`` takes a negation in any clause holding a word of
+    the claim."""
     said = words(slots.text)
+    # the claim's words with its categories ("closed"): the act a negation must stand before
     stems = (slots.stems - _ADVERBS) | {root(w) for w in said if category_of(w) is not None}
+    named = {n.lower() for n in (*slots.names, *slots.subjects)}
     if not stems:  # names alone: "web-0 was never OOMKilled"
-        stems = frozenset(root(w) for n in (*slots.names, *slots.subjects) for w in words(n))
+        stems = frozenset(root(w) for n in named for w in words(n))
+    # a word naming what a subject is ("pod" of "pod web-1") is no act: "could not reach pod
+    # web-1, so pod web-1 was restarted" negates the reaching
+    nouns = {root(said[at + step]) for at, w in enumerate(said) if w in named
+             for step in (-1, 1) if 0 <= at + step < len(said)}
+    acts = (stems - nouns) or stems
     weak = WEAK.difference(said)  # "fear nothing" is stated by "nothing"
     if (fact.facts.negated or "fail" in fact.text.lower()) and _negated(
-            fact.text, stems, plain(fact), anywhere, weak):
+            fact.text, acts, fact.kind in ("row", "signal"),
+            stems if anywhere and fact.kind == "prose" else None, weak):
         return True
     for field in fact.fields:
         if field.key_stems & slots.stems:
@@ -72,53 +81,67 @@ def negates(fact: Fact, slots: ClaimSlots, strict: bool = False, anywhere: bool 
 
 _CLAUSE: Final = re.compile(r"[,;:()]|\b(?:so|but|while|whereas|although|though|because|since|"
                             r"after|before|when|whereupon|which|who|then)\b", re.IGNORECASE)
-"""Where a clause ends: "could not reach pod web-1, so pod web-1 was restarted" negates the
+"""Where a clause ends: "could not reach the host, so pod web-1 was restarted" negates the
 reaching, not the restart."""
-_FAILED: Final = re.compile(r"^(failed)(?=[a-z]{4})")
+_CAMEL_FAILED: Final = re.compile(r"^failed(?=[a-z]{4})")
 """A reason of a Kubernetes event read as two words: ``FailedScheduling`` is "failed
 scheduling"."""
 _FAILURE: Final = frozenset({"failed", "fails", "fail", "failing", "failure"})
 """Words that negate the act right after them ("failed to schedule", ``FailedMount``), though
 not a whole line ("payment failed; retry scheduled" states the retry)."""
-def _failed_act(following: list[str], stems: frozenset[str]) -> bool:
-    """Whether the words after a word of failure name one of the claim's acts as the one that
-    failed: "failed to (be) scheduled", "failed scheduling" (``FailedScheduling``); never
-    "request failed status=500"."""
-    if following[:1] == ["to"]:
-        following = [w for w in following[1:] if w not in ("be", "get")][:1]
-    elif not following or not following[0].endswith("ing"):
-        return False
-    return bool(following) and root(following[0]) in stems
-
-
+CLAUSE_SHARE: Final = 0.5
+"""Share of the claim's acts the clause of a negation must hold for it to be the claim's: "one
+side of my nose I can't smell out of" does not deny "has lost vision in one eye, hearing in
+one ear, and smell in one nostril"."""
 _ADVERBS: Final = frozenset({"yet", "still", "ever", "already", "again", "once", "even", "also"})
 """Words of a claim no clause need hold ("has not yet been merged" is "was not merged")."""
-CLAUSE_COVERAGE: Final = 0.8
-"""Share of a claim's words the clause of a negation must hold for that negation to be the
-claim's, where the sentence has more than one clause."""
 
 
-def _negated(text: str, stems: frozenset[str], whole: bool, anywhere: bool = False,
+def _tokens(clause: str) -> list[tuple[str, bool]]:
+    """The words of ``clause``, a Kubernetes reason split in two (``FailedMount``: "failed",
+    "mount"), each with whether it is such a reason's act."""
+    found: list[tuple[str, bool]] = []
+    for token in words(clause):
+        if _CAMEL_FAILED.match(token):
+            found += [("failed", False), (token[6:], True)]
+        else:
+            found.append((token, False))
+    return found
+
+
+def _failed_act(following: list[tuple[str, bool]], stems: frozenset[str]) -> bool:
+    """Whether the words after a word of failure name one of the claim's acts as the one that
+    failed: "failed to (be) scheduled", ``FailedScheduling``; never "request failed
+    status=500" or "probe failed - restarting pod web-1"."""
+    if following[:1] == [("to", False)]:
+        following = [w for w in following[1:] if w[0] not in ("be", "get")][:1]
+    elif not following or not following[0][1]:
+        return False
+    return bool(following) and root(following[0][0]) in stems
+
+
+def _negated(text: str, acts: frozenset[str], whole: bool, anywhere: frozenset[str] | None,
              weak: frozenset[str] = WEAK) -> bool:
     """A negation that is no word of absence ("without issues", "went missing") and, unless the
-    ``whole`` text is one statement, stands in a clause holding most of the claim's words, at
-    most :data:`REACH` words before one of them; ``anywhere`` in a clause holding any of them
-    (a negation a summary paraphrases: what grounds a negated claim, never what contradicts a
-    plain one)."""
+    ``whole`` text is one record, stands in a clause holding at least :data:`CLAUSE_SHARE` of
+    the claim's ``acts``, at most :data:`REACH` words before one of them; with ``anywhere``
+    (the claim's words), anywhere in a clause holding one of them (a negation a summary
+    paraphrases: what grounds a negated claim, never what contradicts a plain one)."""
     for clause in _CLAUSE.split(text):
-        tokens = [part for t in words(clause) for part in _FAILED.split(t) if part]
-        roots = [root(t) for t in tokens]
-        held = stems & set(roots)
-        if not whole and (not held or (not anywhere and len(held) < CLAUSE_COVERAGE * len(stems))):
+        tokens = _tokens(clause)
+        plain_tokens = [t for t, _ in tokens]
+        roots = [root(t) for t in plain_tokens]
+        if not whole and (not anywhere.intersection(roots) if anywhere is not None
+                          else len(acts.intersection(roots)) < CLAUSE_SHARE * len(acts)):
             continue
         last = -REACH - 1  # where the last negation stood
-        for at, token in enumerate(tokens):
-            failed = token in _FAILURE and _failed_act(tokens[at + 1:at + 4], stems)
-            if failed or (negation_at(tokens, at) and token not in weak):
-                if whole or anywhere:
+        for at, (token, _) in enumerate(tokens):
+            failed = token in _FAILURE and _failed_act(tokens[at + 1:at + 4], acts)
+            if failed or (negation_at(plain_tokens, at) and token not in weak):
+                if whole or anywhere is not None:
                     return True
                 last = at
-            elif at - last <= REACH and roots[at] in stems:
+            elif at - last <= REACH and roots[at] in acts:
                 return True
     return False
 
@@ -148,7 +171,8 @@ def check_polarity(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
     covered = alignment.coverage if slots.stems else float(
         all(n.lower() in text for n in (*slots.names, *slots.subjects)))
     if covered >= POLARITY_COVERAGE and (
-            (plain(lead) and not slots.denied and not negates(lead, slots)) if slots.negated
+            (plain(lead) and not slots.denied and not negates(lead, slots, anywhere=True))
+            if slots.negated
             else negates(lead, slots, strict=True)):
         said = "not" if slots.negated else "it did"
         return Check("polarity", "CONFLICT", f"says {said}; {lead.ref} states "
