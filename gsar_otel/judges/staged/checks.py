@@ -34,7 +34,13 @@ from gsar_otel.judges.staged.claims import (
 )
 from gsar_otel.judges.staged.differences import difference_of, written_as_change
 from gsar_otel.judges.staged.facts import STATE_KEYS, Fact
-from gsar_otel.judges.staged.keyed import agreement, expanded, keyed_fields
+from gsar_otel.judges.staged.keyed import (
+    agreement,
+    expanded,
+    keyed_fields,
+    other_measure,
+    qualifiers,
+)
 from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
 from gsar_otel.judges.staged.replacement import replaced
@@ -122,6 +128,11 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
                                if agreement(value.spec, sp) == "conflict"), keyed[0])
         return Check("value", "CONFLICT", f"says {text}; {fact.ref} has {field.shown}",
                      fact.ref, fact.position)
+    measure = other_measure(value, focus)
+    if measure is not None:  # "p95 latency" held only as p99: another measure, not this one
+        said = " ".join(sorted(qualifiers(value.key_stems)))
+        return Check("value", "ABSENT", f"says {text} of {said}; {measure[0].ref} has it as "
+                     f"{measure[1].shown}, another measure", measure[0].ref)
     holders = set(alignment.value_facts.get(place, ()))
     first = set(alignment.support[:1])
     # the fact that states the rest of the claim first: a time is the CPU row's, not the alert's

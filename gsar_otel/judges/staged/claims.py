@@ -29,6 +29,7 @@ from gsar_otel.judges.staged.lexicon import (
     INDICATIVE,
     NEGATIONS,
     NUMBER_WORDS,
+    QUALIFIER_FAMILIES,
     SPECULATIVE,
 )
 from gsar_otel.judges.staged.roots import root
@@ -287,6 +288,11 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
     return list(found)
 
 
+_QUALIFIER_ROOTS: Final = frozenset(root(w) for family in QUALIFIER_FAMILIES for group in family
+                                   for w in group.split())
+"""Words telling one measure from another ("read latency"), key words even where verbs."""
+
+
 def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list[int],
                spec: Spec, names: frozenset[str]) -> frozenset[str]:
     """Up to three content words just before the value (names and the word naming what a name
@@ -301,7 +307,8 @@ def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list
             break
         if word in names or root(word) in IDENTITY_KEYS:
             continue
-        if word not in STOPWORDS and word not in NUMBER_WORDS and root(word) not in PREDICATES:
+        if root(word) in _QUALIFIER_ROOTS or (word not in STOPWORDS and word not in NUMBER_WORDS
+                                             and root(word) not in PREDICATES):
             stems.append(root(word))
             taken += 1
     for _, _, word in tokens[bisect_left(starts, spec.end):][:2]:

@@ -13,12 +13,33 @@ from typing import Final
 from gsar_otel.judges.staged.anchoring import Agreement, Spec, agree, comparable
 from gsar_otel.judges.staged.claims import KEY_SYNONYMS, Value
 from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.lexicon import QUALIFIER_FAMILIES
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.years import year_of
 
 UNIT_WORDS: Final = frozenset(root(w) for w in (
     "ms", "s", "sec", "secs", "pct", "percent", "gb", "mb", "kb", "bytes", "us", "ns", "per"))
 """Key words that name a unit, not what is measured."""
+
+
+_GROUPS: Final = {root(w): root(group.split()[0]) for family in QUALIFIER_FAMILIES
+                  for group in family for w in group.split()}
+"""A measure-telling word (:data:`~.lexicon.QUALIFIER_FAMILIES`) -> its group's first."""
+_FAMILY: Final = {root(group.split()[0]): frozenset(root(g.split()[0]) for g in family)
+                  for family in QUALIFIER_FAMILIES for group in family}
+"""A group -> the groups of its family."""
+
+
+def qualifiers(stems: frozenset[str]) -> frozenset[str]:
+    """The measure-telling words of ``stems``, each as its group's."""
+    return frozenset(_GROUPS[s] for s in stems if s in _GROUPS)
+
+
+def clashes(claim: frozenset[str], key: frozenset[str]) -> bool:
+    """Whether a key tells another measure of one family than the claim names ("p95" against
+    ``p99_latency_ms``)."""
+    said, held = qualifiers(claim), qualifiers(key)
+    return any(bool(held & _FAMILY[q]) and not held & said & _FAMILY[q] for q in said)
 
 
 def expanded(stems: frozenset[str]) -> frozenset[str]:
@@ -47,7 +68,7 @@ def keyed_fields(value: Value, facts: Sequence[Fact]) -> list[tuple[Fact, Field,
         for field in fact.fields:
             own = field.key_stems - UNIT_WORDS
             overlap = len(own & wanted)
-            if overlap:
+            if overlap and not clashes(value.key_stems, field.key_stems):
                 unit_agrees = bool(field.key_stems & UNIT_WORDS) == claim_unit
                 rank = (len(own & value.key_stems), overlap, overlap / len(own), unit_agrees)
                 scored.extend((rank, fact, field, spec) for spec in _candidates(value.spec, field))
@@ -81,3 +102,16 @@ def agreement(claim: Spec, evidence: Spec) -> Agreement:
         found = year_of(evidence)
         return "unrelated" if found is None else "match" if found == year else "conflict"
     return agree(claim, evidence)
+
+
+def other_measure(value: Value, facts: Sequence[Fact]) -> tuple[Fact, Field] | None:
+    """A field holding the claim's value under a key of another measure than the claim names
+    ("p95 latency was 1200 ms" beside ``p99_latency_ms=1200``), or None."""
+    if not qualifiers(value.key_stems):
+        return None
+    for fact in facts:
+        for field in fact.fields:
+            if clashes(value.key_stems, field.key_stems) and any(
+                    agreement(value.spec, spec) == "match" for spec in field.anchors):
+                return fact, field
+    return None

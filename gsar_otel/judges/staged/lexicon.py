@@ -117,3 +117,13 @@ KEY_UNITS: Final[dict[str, str]] = {
     "pct": "%", "percent": "%"}
 """The unit a tool key's last part names (``rps``, ``mem_used_gb``): a value with that unit
 in a claim is that key's value when no key shares the claim's words."""
+
+QUALIFIER_FAMILIES: Final = (
+    ("p50 median", "p75", "p90", "p95", "p99", "p999"),
+    ("avg mean average", "max maximum peak", "min minimum"),
+    ("read reads", "write writes"), ("rx received receive", "tx sent send"),
+    ("inbound ingress", "outbound egress"), ("upload uploads", "download downloads"),
+)
+"""Words that tell one measure from another of the same thing, in families of alternatives
+(each group's words one measure): a "p95 latency" is no ``p99_latency_ms``, a "read latency"
+no ``write_latency_ms``, "average CPU" no ``cpu_max``."""
