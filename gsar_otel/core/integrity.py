@@ -30,8 +30,9 @@ from typing import Final
 
 from pydantic import Field
 
-from gsar_otel.core.anchor_differences import differs_by, numbers_by_key, stated_difference
-from gsar_otel.core.anchor_years import stated_years, years_allow, years_in
+from gsar_otel.core.anchor_derived import derived_reader
+from gsar_otel.core.anchor_differences import numbers_by_key
+from gsar_otel.core.anchor_years import years_in
 from gsar_otel.core.anchors import (
     Anchor,
     AnchorIndex,
@@ -219,9 +220,10 @@ def _check_grounded(
         key = tuple(valid)
         if key not in index_by_refs:
             index_by_refs[key] = _index_of(tuple(known[ref].content for ref in valid), read)
-        missing = _unsupported(read(claim.text), index_by_refs[key], SUPPORT_CHECKED_KINDS,
-                               _derived_reader(claim.text, partial(cited_years, key),
-                                               partial(cited_numbers, key)))
+        written = read(claim.text)
+        missing = _unsupported(written, index_by_refs[key], SUPPORT_CHECKED_KINDS,
+                               derived_reader(claim.text, written, partial(cited_years, key),
+                                              partial(cited_numbers, key)))
         if missing:
             adjustments.append(Adjustment(
                 kind=UNSUPPORTED_NUMBER, claim=claim.text, from_bucket="grounded",
@@ -288,21 +290,6 @@ def _index_of(texts: tuple[str, ...], read: _Reader) -> AnchorIndex:
 def _anchors_of(text: str) -> tuple[Anchor, ...]:
     """Typed anchors of a claim, sentence or evidence item, including those inside quotes."""
     return with_quoted_contents(extract_anchors(text))
-
-
-def _derived_reader(claim: str, years: Callable[[], frozenset[int]],
-                    numbers: Callable[[bool], tuple[tuple[float, ...], ...]]
-                    ) -> Callable[[Anchor], bool]:
-    """Whether a number of ``claim`` is an era, age or span the cited items' years allow ("the
-    1980s" by 1982, "for 44 years" by 1969-2013), or a difference two of their numbers under one
-    key make ("by 2.4 points" by trec=85.6 and trec=88.0); each read once per set of cited items."""
-    def allowed(anchor: Anchor) -> bool:
-        stated = stated_years(claim, anchor)
-        if stated is not None and years_allow(stated, years()):
-            return True
-        gap = stated_difference(claim, anchor)
-        return gap is not None and any(differs_by(gap, group) for group in numbers(gap.seconds))
-    return allowed
 
 
 def _unsupported(written: tuple[Anchor, ...], index: AnchorIndex, kinds: frozenset[AnchorKind],

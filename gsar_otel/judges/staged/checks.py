@@ -43,6 +43,7 @@ from gsar_otel.judges.staged.keyed import (
 )
 from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
+from gsar_otel.judges.staged.ranges import check_range, ranges_of
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.years import years_check
@@ -358,7 +359,18 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     if modality is not None:
         checks.append(modality)
     if slots.modality != "prediction":  # a predicted value is no measurement to compare
+        ranges, done = ranges_of(slots), set[int]()
         for place, v in enumerate(slots.values):
+            if place in done:
+                continue
+            if place in ranges:  # "between 80 and 90%": one range, not two values
+                end, stated = ranges[place]
+                found = check_range(stated, v, slots.values[end],
+                                    [index.facts[p] for p in alignment.focus])
+                if found is not None:
+                    checks.extend(found)
+                    done.add(end)
+                    continue
             checks.extend(check_value(place, v, slots, alignment, index))
     checks.extend(check_categories(slots, alignment, index,
                                    frozenset(c.trend for c in checks if c.trend)))
