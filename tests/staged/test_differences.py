@@ -228,3 +228,18 @@ def test_a_comparative_of_something_else_says_nothing_of_the_gap() -> None:
     for claim in ("CMOW, a smaller model than CBOW, outperforms it by 2.4 points on TREC.",
                   "CMOW, with lower cost than CBOW, beats it by 2.4 points on TREC."):
         assert bucket(claim, items) == "grounded", claim
+
+
+@settings(max_examples=60)
+@given(values=st.lists(st.integers(1, 99), min_size=2, max_size=2, unique=True),
+       form=st.sampled_from(["{x} had {c} CPU than {y}.", "CPU on {x} was {c} than on {y}.",
+                             "{x} ran at {c} CPU than {y}."]),
+       higher=st.booleans(), extra=st.booleans())
+def test_a_comparison_of_two_named_rows_with_no_amount_is_read_in_its_order(
+        values: list[int], form: str, higher: bool, extra: bool) -> None:
+    rows = [f"host=api-{n + 1} cpu_pct={values[n]} mem_pct={values[1 - n]}" for n in range(2)]
+    if extra:  # unrelated rows change nothing
+        rows.append("host=db-9 cpu_pct=50 mem_pct=50")
+    claim = form.format(x="api-1", y="api-2", c="higher" if higher else "lower")
+    holds = (values[0] > values[1]) == higher
+    assert bucket(claim, rows) == ("grounded" if holds else "contradicted"), (claim, rows)

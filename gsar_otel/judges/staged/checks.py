@@ -32,7 +32,11 @@ from gsar_otel.judges.staged.claims import (
     ClaimSlots,
     Value,
 )
-from gsar_otel.judges.staged.differences import difference_of, written_as_change
+from gsar_otel.judges.staged.differences import (
+    comparison_of,
+    difference_of,
+    written_as_change,
+)
 from gsar_otel.judges.staged.facts import STATE_KEYS, Fact
 from gsar_otel.judges.staged.keyed import (
     agreement,
@@ -372,6 +376,12 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                     done.add(end)
                     continue
             checks.extend(check_value(place, v, slots, alignment, index))
+    if not slots.values:  # "api-1 had higher CPU than api-2": the order of two named rows
+        refs = {index.facts[p].ref for p in (*alignment.focus, *alignment.about)}
+        compared = comparison_of(slots, [f for f in index.facts if f.ref in refs])
+        if compared is not None:
+            checks.append(Check("value", "MATCH" if compared.matches else "CONFLICT",
+                                compared.reason, compared.second.ref, compared.second.position))
     checks.extend(check_categories(slots, alignment, index,
                                    frozenset(c.trend for c in checks if c.trend)))
     checks.extend(check_absence(slots, alignment, index))

@@ -70,25 +70,8 @@ def difference_of(value: Value, slots: ClaimSlots, facts: Sequence[Fact]) -> Gap
     if stated is None:
         return None
     said = words(slots.text)
-    keyed = value.key_stems | slots.stems | {a.text.lower() for a in slots.facts.anchors
-                                             if a.kind == "PERCENTILE"}  # "p99"
-    named = dict.fromkeys(n.lower() for n in (*slots.subjects, *slots.names) if len(n) > 1)
-    named.update(dict.fromkeys(w for w in said if len(w) > 1 and not w[:1].isdigit()
-                               and w not in STOPWORDS))
-    rows: dict[str, list[Fact]] = {}
-    under: dict[str, set[str]] = {}  # the keys each name is a value of
-    for name in list(named)[:_MAX_NAMES]:
-        pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
-        held = [(f, fl.key) for f in facts for fl in f.fields if pattern.search(fl.value.lower())]
-        found = list({id(f): f for f, _ in held}.values())
-        held_keys = {k for _, k in held}
-        # a name on no row names none; on too many, it says no longer which row is meant;
-        # names of one key on the very same rows are one ("api-1" and the "cpu" of
-        # resource=cpu on its two samples), not names under two keys ("model=A baseline=B")
-        if 0 < len(found) <= _MAX_ROWS and not any(
-                found == theirs and len(held_keys) == 1 and len(under[other]) == 1
-                for other, theirs in rows.items()):
-            rows[name], under[name] = found, held_keys
+    keyed = value.key_stems | _claim_keys(slots)
+    rows = _named_rows(slots, said, facts)
     names = list(rows)
     pairs: list[tuple[Fact, Fact, int]] = []  # the first's value minus the second's: its sign
     timed = False
@@ -134,23 +117,24 @@ _LOWER: Final = frozenset({"lower", "less", "fewer", "smaller", "below", "behind
 lower error is the better one)."""
 
 
-def _sign(said: list[str], first: str, second: str, number: str) -> int:
+def _sign(said: list[str], first: str, second: str, number: str | None) -> int:
     """+1 when the claim says ``first``'s value is the larger ("X is 2 points higher than Y"),
     -1 when the smaller, 0 when it does not say. The word saying which stands between the two
     names and beside the stated ``number``: just after it ("2 points higher than"), or before
     "by" it ("higher than Y by 2", "exceeds Y by 2"); "a smaller model than Y" says nothing of
-    the gap."""
+    the gap. With no ``number``, the comparative before "than" ("higher CPU than Y")."""
     where = [next((at for at, w in enumerate(said) if w in words(name)), -1)
              for name in (first, second)]
-    written = words(number)[:1]
+    written = words(number)[:1] if number is not None else []
     stated = next((at for at, w in enumerate(said) if [w] == written), -1)
-    if min(where) < 0 or stated < 0:
+    if min(where) < 0 or (number is not None and stated < 0):
         return 0
     by = stated > 0 and said[stated - 1] == "by"
     for at, word in enumerate(said):
         if not min(where) < at < max(where) or not (word in _HIGHER or word in _LOWER):
             continue
-        if stated < at <= stated + 3 or (by and stated - 6 <= at < stated):
+        if ("than" in said[at + 1:at + 3]) if number is None else (
+                stated < at <= stated + 3 or (by and stated - 6 <= at < stated)):
             larger = 1 if word in _HIGHER else -1
             return larger if where[0] < at else -larger
     return 0
@@ -170,6 +154,66 @@ def _best_keys(rows: list[Fact], wanted: frozenset[str]) -> frozenset[str]:
              for row in rows for f in row.fields if f.key_stems & wanted}
     best = max(score.values(), default=None)
     return frozenset(k for k, n in score.items() if n == best)
+
+
+def _claim_keys(slots: ClaimSlots) -> frozenset[str]:
+    """The claim's words that may name a key, its percentiles too ("p99")."""
+    return slots.stems | {a.text.lower() for a in slots.facts.anchors if a.kind == "PERCENTILE"}
+
+
+def _named_rows(slots: ClaimSlots, said: list[str],
+                facts: Sequence[Fact]) -> dict[str, list[Fact]]:
+    """The rows each name of the claim is a field value of (see the module docstring)."""
+    named = dict.fromkeys(n.lower() for n in (*slots.subjects, *slots.names) if len(n) > 1)
+    named.update(dict.fromkeys(w for w in said if len(w) > 1 and not w[:1].isdigit()
+                               and w not in STOPWORDS))
+    rows: dict[str, list[Fact]] = {}
+    under: dict[str, set[str]] = {}  # the keys each name is a value of
+    for name in list(named)[:_MAX_NAMES]:
+        pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+        held = [(f, fl.key) for f in facts for fl in f.fields if pattern.search(fl.value.lower())]
+        found = list({id(f): f for f, _ in held}.values())
+        held_keys = {k for _, k in held}
+        # a name on no row names none; on too many, it says no longer which row is meant;
+        # names of one key on the very same rows are one ("api-1" and the "cpu" of
+        # resource=cpu on its two samples), not names under two keys ("model=A baseline=B")
+        if 0 < len(found) <= _MAX_ROWS and not any(
+                found == theirs and len(held_keys) == 1 and len(under[other]) == 1
+                for other, theirs in rows.items()):
+            rows[name], under[name] = found, held_keys
+    return rows
+
+
+def comparison_of(slots: ClaimSlots, facts: Sequence[Fact]) -> Gap | None:
+    """"api-1 had higher CPU than api-2", no amount stated: the two rows the names are on (one
+    each), compared under the key the claim names; a Gap that ``matches`` when the order is the
+    claim's, None when the claim compares no two such rows."""
+    said = words(slots.text)
+    rows = _named_rows(slots, said, facts)
+    names = [n for n, found in rows.items() if len(found) == 1]
+    if len(names) != 2 or any(len(found) > 1 for found in rows.values()):
+        return None
+    sign = _sign(said, names[0], names[1], None)
+    if not sign:
+        return None
+    one, other = rows[names[0]][0], rows[names[1]][0]
+    keys = _best_keys([one, other], _claim_keys(slots))
+    # the words between the comparative and "than" name the measure: "more CPU headroom than"
+    # is no cpu_pct
+    at = next(n for n, w in enumerate(said) if (w in _HIGHER or w in _LOWER)
+              and "than" in said[n + 1:n + 3])
+    measure = {root(w) for w in said[at + 1:said.index("than", at)] if w not in STOPWORDS}
+    theirs = {f.key: f for f in other.fields}
+    for field in one.fields:
+        match = theirs.get(field.key) if field.key in keys else None
+        a, b = _number(field, False), _number(match, False)
+        if a is None or b is None or match is None or not measure <= field.key_stems:
+            continue
+        order = "higher than" if a > b else "lower than" if a < b else "equal to"
+        shown = f"{one.ref} {field.shown} is {order} {other.ref} {match.shown}"
+        holds = a != b and (a > b) == (sign > 0)
+        return Gap(one, other, shown if holds else f"says the other way: {shown}", None, holds)
+    return None
 
 
 def _only_samples(rows: list[Fact], keys: frozenset[str], value: Value,
