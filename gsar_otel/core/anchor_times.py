@@ -54,18 +54,22 @@ class _Moment(NamedTuple):
     level: int
 
 
-def _moments(anchor: Anchor) -> list[_Moment]:
-    """The time as written and, when its zone is known, the same time in UTC."""
+def _moments(anchor: Anchor, offer: bool = True) -> list[_Moment]:
+    """The time as written and, when its zone is known, the same time in UTC; a claim's time
+    in a zone other than UTC only in UTC ("14:02 PST" is 22:02Z, never 14:02Z)."""
     if anchor.kind is AnchorKind.CLOCK:
         read = read_clock(anchor.text)
         if read is None:
             return []
-        local = read[0].seconds
+        # the anchor's value reads "9:15 PM" as 21:15, which the token alone does not
+        local = (Decimal(str(anchor.value)) if isinstance(anchor.value, (int, float))
+                 else read[0].seconds)
         level = _levels(read[0].digits)
         offset = zone_offset(anchor.unit) if anchor.unit else None
         found = [_Moment(None, local, level)]
         if offset:
-            found.append(_Moment(None, _time_of_day(local - offset * 60), level))
+            utc = _Moment(None, _time_of_day(local - offset * 60), level)
+            found = [*found, utc] if offer else [utc]
         return found
     value = str(anchor.value)
     day, _, clock = value.partition("T")
@@ -91,7 +95,7 @@ def time_keys(anchor: Anchor, offer: bool) -> list[tuple[str, str]]:
     if kind is AnchorKind.DATE:
         return _date_keys(str(anchor.value), offer)
     keys: list[tuple[str, str]] = []
-    for moment in _moments(anchor):
+    for moment in _moments(anchor, offer):
         clock = _clock_keys(moment.seconds, moment.level, offer)
         if kind is AnchorKind.CLOCK or offer:
             keys += [("tod", key) for key in clock]
