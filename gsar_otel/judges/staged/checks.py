@@ -45,6 +45,7 @@ from gsar_otel.judges.staged.keyed import (
     other_measure,
     qualifiers,
 )
+from gsar_otel.judges.staged.levels import check_level
 from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
 from gsar_otel.judges.staged.ranges import check_range, ranges_of
@@ -385,7 +386,7 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     checks.extend(check_categories(slots, alignment, index,
                                    frozenset(c.trend for c in checks if c.trend)))
     checks.extend(check_absence(slots, alignment, index))
-    for extra in (check_polarity(slots, alignment, index),
+    for extra in (check_polarity(slots, alignment, index), check_level(slots, alignment, index),
                   check_quantifier(slots, alignment, index)):
         if extra is not None:
             checks.append(extra)

@@ -37,7 +37,7 @@ from gsar_otel.judges.staged.categories import (
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import sentence_spans
-from gsar_otel.judges.staged.textual import TextFacts, facts_of
+from gsar_otel.judges.staged.textual import TextFacts, facts_of, line_level
 
 FactKind = Literal["row", "signal", "log", "prose"]
 
@@ -206,6 +206,9 @@ class _Reader:
             for name in _CAMEL_NAME.findall(text):
                 categories.update(dict.fromkeys(categories_of(
                     part.lower() for part in _CAMEL_PART.findall(name))))
+        level = line_level(text) if kind in ("log", "signal") else None
+        if level in ("warning", "info"):  # a WARN line is a warning: "logged a warning"
+            categories.setdefault(("severity", level), None)
         if any(axis == "alert_state" for axis, _ in categories) or (
                 kind != "prose" and "alert" in lowered[:3]):
             categories.setdefault(("alert_event", "fired"), None)  # an alert on record fired

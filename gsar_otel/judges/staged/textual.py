@@ -154,3 +154,34 @@ def facts_of(text: str) -> TextFacts:
         concluding=concluding or anaphoric, anaphoric=anaphoric, quant_both=both,
         quant_only=only, comparative=comparative, word_count=len(tokens),
     )
+
+
+_LEVELS: Final = {"error": "error", "err": "error", "fatal": "error", "critical": "error",
+                  "crit": "error", "warn": "warning", "warning": "warning", "info": "info",
+                  "notice": "info", "debug": "debug", "trace": "debug"}
+_NAMES: Final = "error|err|fatal|critical|crit|warn|warning|info|notice|debug|trace"
+_SAID: Final = re.compile(
+    rf"\b(?:at|with|as)\s+(?:an?\s+)?({_NAMES})(?:[- ]level)?\b"
+    rf"|\b({_NAMES})[- ](?:level|line|log|message|entry|event)\b"
+    r"|\blogged\s+an?\s+(error|warning)\b", re.IGNORECASE)
+"""A level a claim says in so many words."""
+_HELD: Final = re.compile(rf"(?:^|[\s\[|])({_NAMES.upper()})(?=[\s\]:|])"
+                          rf"|\b(?i:level)\"?\s*[=:]\s*\"?((?i:{_NAMES}))\b")
+"""A line's own level: its level token in capitals ("Error" in a sentence is a word), or a
+level field."""
+
+
+def said_level(text: str) -> str | None:
+    """The level a claim says, or None."""
+    found = _SAID.search(text)
+    if found is None:
+        return None
+    return _LEVELS[next(g for g in found.groups() if g).lower()]
+
+
+def line_level(text: str) -> str | None:
+    """A log line's own level, or None."""
+    found = _HELD.search(text)
+    if found is None:
+        return None
+    return _LEVELS[next(g for g in found.groups() if g).lower()]
