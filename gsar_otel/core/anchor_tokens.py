@@ -40,6 +40,9 @@ _UUID: Final = re.compile(
 _HEX: Final = re.compile(r"[0-9a-fA-F]{7,}+")
 _HTTP_CLASS: Final = re.compile(r"[1-5][xX]{2}")
 _PERCENTILE: Final = re.compile(r"[pP](\d{1,2}(?:\.\d{1,3})?|100)")
+_IMAGE: Final = re.compile(r"([a-z0-9][\w./-]*[a-z][\w./-]*):(v?\d+(?:\.\d+){1,3}(?:-[\w.]+)?)",
+                           re.IGNORECASE)
+"""A container image and its tag (``registry.local/checkout-api:v1.4.2``)."""
 _VERSION: Final = re.compile(
     r"[vV](\d{1,6}(?:\.\d{1,6}){0,3})(?:-([0-9A-Za-z][0-9A-Za-z.]{0,30}))?"
     r"|(\d{1,6}(?:\.\d{1,6}){1,3})(?:-([0-9A-Za-z][0-9A-Za-z.]{0,30}))?")
@@ -280,6 +283,14 @@ def _classify_whole(token: str, start: int) -> list[Piece] | None:
     ipv6 = _ipv6(token, start)
     if ipv6 is not None:
         return ipv6
+    image = _IMAGE.fullmatch(token) if ":" in token else None
+    if image is not None:  # registry/checkout-api:v1.4.2: an image and its tag, a version
+        tag = _VERSION.fullmatch(image.group(2))
+        if tag is not None:
+            colon = start + len(image.group(1))
+            return [_host_or_identifier(image.group(1).rsplit("/", 1)[-1],
+                                        colon - len(image.group(1).rsplit("/", 1)[-1])),
+                    Piece(AnchorKind.VERSION, colon + 1, end, _version(tag)[0], None)]
     host_port = _HOST_PORT.fullmatch(token) if ":" in token else None
     if host_port and (_IPV4.fullmatch(host_port.group(1))
                       or any(map(str.isalpha, host_port.group(1)))):
