@@ -25,9 +25,6 @@ from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import agree, comparable, digits, number_of, shape
 from gsar_otel.judges.staged.check_model import Check, Status
 from gsar_otel.judges.staged.claims import (
-    PREDICATES as PREDICATE_ROOTS,
-)
-from gsar_otel.judges.staged.claims import (
     PREDICTION,
     ClaimSlots,
     Value,
@@ -37,7 +34,7 @@ from gsar_otel.judges.staged.differences import (
     difference_of,
     written_as_change,
 )
-from gsar_otel.judges.staged.facts import STATE_KEYS, Fact
+from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.keyed import (
     agreement,
     expanded,
@@ -48,6 +45,7 @@ from gsar_otel.judges.staged.keyed import (
 from gsar_otel.judges.staged.levels import check_level
 from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
+from gsar_otel.judges.staged.quantifiers import check_quantifier
 from gsar_otel.judges.staged.ranges import check_range, ranges_of
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
@@ -309,30 +307,6 @@ def check_modality(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
     if slots.modality == "speculation" and alignment.coverage < SPECULATION_COVERAGE:
         shown = ", ".join(alignment.missing[:4])
         return Check("modality", "ABSENT", f"a guess: the evidence does not state {shown}")
-    return None
-
-
-def check_quantifier(slots: ClaimSlots, alignment: Alignment,
-                     index: FactIndex) -> Check | None:
-    """"All X were V" against the facts about its subject: one of them with another value
-    under the key that holds V elsewhere contradicts it."""
-    if not slots.facts.quant_both or not slots.subjects:
-        return None
-    about = [index.facts[p] for p in alignment.about]
-    said = set(slots.facts.stems)
-    keys = {f.key for fact in about for f in fact.fields  # a value, not the subject itself
-            if f.value.lower() not in slots.subjects
-            and {root(w) for w in f.value.lower().split()} & said}
-    if not keys:  # V held by none of them, while their state is recorded: another state
-        unsaid = said - {s for fact in about for s in fact.stems} - PREDICATE_ROOTS
-        keys = {f.key for fact in about for f in fact.fields
-                if f.key_stems & STATE_KEYS} if unsaid else set()
-    for fact in about:
-        for field in fact.fields:
-            if field.key in keys and not {root(w) for w in field.value.lower().split()} \
-                    & said:
-                return Check("quantifier", "CONFLICT", f"says all; {fact.ref} has "
-                             f"{field.shown}", fact.ref, fact.position)
     return None
 
 
