@@ -55,3 +55,21 @@ def test_a_range_of_seconds_is_read_against_milliseconds(low: int, width: int, m
 def test_a_change_from_one_value_to_another_is_no_range() -> None:
     for text in ("CPU rose from 80 to 90%.", "p99 was 1-2 seconds.", "CPU was 80, then 90%."):
         assert stated_ranges(text, extract_anchors(text)) == {}, text
+
+
+@settings(max_examples=60)
+@given(before=st.integers(1, 30), after=st.integers(1, 30), swap=st.booleans(),
+       shape=st.sampled_from([
+           ("2024-05-01T10:00:00Z INFO deploy-bot: checkout-api upgraded from v1.{a}.0 to "
+            "v1.{b}.0", "checkout-api was upgraded from v1.{x}.0 to v1.{y}.0."),
+           ("3m Normal ScalingReplicaSet deployment/web Scaled replica set web-7f9 from {a} to "
+            "{b}", "The web deployment was scaled from {x} to {y} replicas.")]))
+def test_a_change_from_one_value_to_another_is_read_in_its_order(
+        before: int, after: int, swap: bool, shape: tuple[str, str]) -> None:
+    if before == after:
+        return
+    item, said = shape
+    x, y = (after, before) if swap else (before, after)
+    claim = said.format(x=x, y=y)
+    evidence = item.format(a=before, b=after)
+    assert bucket(claim, [evidence]) == ("contradicted" if swap else "grounded"), (claim, evidence)

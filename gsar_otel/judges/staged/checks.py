@@ -46,7 +46,7 @@ from gsar_otel.judges.staged.levels import check_level
 from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
 from gsar_otel.judges.staged.quantifiers import check_quantifier
-from gsar_otel.judges.staged.ranges import check_range, ranges_of
+from gsar_otel.judges.staged.ranges import check_order, check_range, ranges_of
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.years import years_check
@@ -361,6 +361,7 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                                    frozenset(c.trend for c in checks if c.trend)))
     checks.extend(check_absence(slots, alignment, index))
     for extra in (check_polarity(slots, alignment, index), check_level(slots, alignment, index),
+                  check_order(slots, [index.facts[p] for p in alignment.focus]),
                   check_quantifier(slots, alignment, index)):
         if extra is not None:
             checks.append(extra)

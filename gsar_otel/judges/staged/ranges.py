@@ -3,12 +3,15 @@
 
 Its two ends are no values of their own: the range holds where the value of that key lies
 within it, and is contradicted where it lies outside. The evidence's durations are compared in
-seconds, and a fraction (``cpu=0.85``) is a share of a percentage range.
+seconds, and a fraction (``cpu=0.85``) is a share of a percentage range. A change "from A to B"
+is read in its order against one the evidence writes so (:func:`check_order`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Final
 
 from gsar_otel.core.anchor_differences import magnitude
 from gsar_otel.core.anchor_ranges import Range, stated_ranges
@@ -55,3 +58,26 @@ def check_range(stated: Range, low: Value, high: Value,
     fact, shown = outside
     return (Check("value", "CONFLICT", f"says between {low.spec.text} and {high.spec.text}; "
                   f"{fact.ref} has {shown}", fact.ref, fact.position),)
+
+
+_FROM_TO: Final = re.compile(r"\bfrom\s+([\w./:-]*\w)\s+to\s+([\w./:-]*\w)", re.IGNORECASE)
+"""A change written as from one value to another ("upgraded from v1.4.2 to v1.4.3")."""
+
+
+def check_order(slots: ClaimSlots, focus: Sequence[Fact]) -> Check | None:
+    """"from A to B" against a fact stating "from B to A": the same two values, the other way
+    round (an upgrade reported as a downgrade, a scale-up as a scale-down)."""
+    said = _FROM_TO.search(slots.text)
+    if said is None:
+        return None
+    first, second = (w.lower().strip(".,") for w in said.groups())
+    for fact in focus:
+        for held in _FROM_TO.finditer(fact.text):
+            one, other = (w.lower().strip(".,") for w in held.groups())
+            if (one, other) == (second, first) and one != other:
+                return Check("value", "CONFLICT", f"says from {first} to {second}; {fact.ref} "
+                             f"has from {one} to {other}", fact.ref, fact.position)
+            if (one, other) == (first, second):
+                return Check("value", "MATCH", f"from {first} to {second} matches {fact.ref}",
+                             fact.ref, fact.position)
+    return None
