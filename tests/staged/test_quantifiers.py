@@ -57,3 +57,19 @@ def test_a_category_of_all_or_none_holds_of_every_record(
     if not ok:
         rows[odd % count] = f"{key}={key}-{odd % count} status={bad}"
     assert bucket(claim, rows) == ("grounded" if ok else "contradicted"), (claim, rows)
+
+
+@settings(max_examples=60)
+@given(restarts=st.lists(st.integers(0, 9), min_size=2, max_size=6), said=st.integers(0, 6),
+       words=st.booleans())
+def test_a_count_of_records_is_how_many_records_did_it(restarts: list[int], said: int,
+                                                       words: bool) -> None:
+    rows = [f"pod=web-{n} phase=Running restarts={r}" for n, r in enumerate(restarts)]
+    did = sum(r > 0 for r in restarts)
+    if said == 0:
+        return  # "0 pods restarted" is "no pod restarted" (the test above)
+    number = ("one two three four five six".split()[said - 1]) if words else str(said)
+    claim = f"{number.capitalize()} pods restarted."
+    verdict = bucket(claim, rows)
+    # never grounded by one pod's restart count equal to the number; contradicted when wrong
+    assert verdict == ("grounded" if did == said else "contradicted"), (claim, rows)

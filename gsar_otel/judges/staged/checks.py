@@ -45,7 +45,7 @@ from gsar_otel.judges.staged.keyed import (
 from gsar_otel.judges.staged.levels import check_level
 from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
-from gsar_otel.judges.staged.quantifiers import check_quantifier
+from gsar_otel.judges.staged.quantifiers import check_quantifier, record_count
 from gsar_otel.judges.staged.ranges import check_order, check_range, ranges_of
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
@@ -339,8 +339,11 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
         checks.append(modality)
     if slots.modality != "prediction":  # a predicted value is no measurement to compare
         ranges, done = ranges_of(slots), set[int]()
+        counted = record_count(slots, index)  # "3 pods restarted": a count of records
+        if counted is not None:
+            checks.append(counted[0])
         for place, v in enumerate(slots.values):
-            if place in done:
+            if place in done or (counted is not None and v.spec.raw.start == counted[1]):
                 continue
             if place in ranges:  # "between 80 and 90%": one range, not two values
                 end, stated = ranges[place]

@@ -5,7 +5,8 @@ up", "no pod restarted", "none of the hosts were down".
 every record of the kind it names (a row keyed ``pod``, ``host``, ``service`` ...): one of them
 with another value under the key that holds V elsewhere contradicts it. "No X V" / "none of the
 X were V" is contradicted by a record of that kind that is V (a category of V, or a count of V
-above zero: ``restarts=7`` for "no pod restarted"). One record agreeing is never the claim.
+above zero: ``restarts=7`` for "no pod restarted"). "3 pods restarted" counts the records of the
+kind that did (:func:`record_count`). One record agreeing is never the claim.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from typing import Final
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import number_of
 from gsar_otel.judges.staged.categories import category_of, negate
-from gsar_otel.judges.staged.check_model import Check
+from gsar_otel.judges.staged.check_model import Check, Status
 from gsar_otel.judges.staged.claims import PREDICATES as PREDICATE_ROOTS
 from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.facts import STATE_KEYS, Fact
-from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, NUMBER_WORDS
 from gsar_otel.judges.staged.roots import root
 
 _NONE: Final = re.compile(r"^\s*(?:no|none\s+of\s+the|not\s+(?:one|a\s+single)(?:\s+of\s+the)?)"
@@ -101,3 +102,42 @@ def _check_none(slots: ClaimSlots, records: list[Fact]) -> Check | None:
                 return Check("quantifier", "CONFLICT", f"says none; {fact.ref} has "
                              f"{field.shown}", fact.ref, fact.position)
     return None
+
+
+_COUNT: Final = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+                           r"(?:of\s+the\s+)?([a-z][\w-]*)\b", re.IGNORECASE)
+"""A count of records of a kind ("3 pods restarted", "two of the hosts were down")."""
+
+
+def record_count(slots: ClaimSlots, index: FactIndex) -> tuple[Check, int] | None:
+    """"3 pods restarted": how many records of the kind did the act (a count above zero under
+    the act's key, or the act's category), against the number the claim gives; the check and
+    where the number stands (it is no value of any one record). None where the kind has no
+    records or none of them records the act."""
+    said = _COUNT.search(slots.text)
+    if said is None or len(slots.values) > 1:  # "3 hosts exceeded 90%": a threshold, not an act
+        return None
+    number = NUMBER_WORDS.get(said.group(1).lower(), said.group(1))
+    noun = said.group(2).lower()
+    records = _records(noun, index)
+    if len(records) < 2 or not number.isdigit():
+        return None
+    kind = root(noun[:-1] if noun.endswith("s") else noun)
+    acts = {s for s in slots.stems if s != kind}
+    did = []
+    recorded = 0
+    for fact in records:
+        held = [n for field in fact.fields if field.key_stems & acts
+                for a in field.anchors if (n := number_of(a)) is not None]
+        states = {c for c in fact.categories if c[0] in {axis for axis, _ in slots.categories}}
+        if held or states:
+            recorded += 1
+            if any(n > 0 for n in held) or states & set(slots.categories):
+                did.append(fact)
+    if recorded < 2:
+        return None
+    status: Status = "MATCH" if int(number) == len(did) else "CONFLICT"
+    reason = (f"{len(did)} of {len(records)} {noun} in the evidence did"
+              + ("" if status == "MATCH" else f", not {number}"))
+    lead = did[0] if did else records[0]
+    return Check("quantifier", status, reason, lead.ref, lead.position), said.start(1)
