@@ -255,3 +255,15 @@ def test_a_negation_inside_a_quote_is_the_quotes(pod: int, message: str) -> None
 def test_a_failure_before_another_act_is_not_its_negation(pod: int, joint: str) -> None:
     item = f"2024-05-01T10:00:00Z WARN kubelet: liveness probe failed{joint}restarting pod web-{pod}"
     assert bucket(f"Pod web-{pod} was restarted.", [item]) == "grounded", item
+
+
+@settings(max_examples=30)
+@given(pod=st.integers(0, 99), said=st.sampled_from(["was not ready", "is not ready",
+                                                     "was never ready"]),
+       item=st.sampled_from([
+           "Warning Unhealthy pod/web-{p} Readiness probe failed: HTTP probe failed with "
+           "statuscode: 503", "NAME READY STATUS RESTARTS AGE\nweb-{p} 0/1 Running 0 5m"]))
+def test_not_ready_is_a_pole_not_a_negation_to_be_stated(pod: int, said: str, item: str) -> None:
+    # "not ready" names the not-ready pole; it is no negation the evidence must repeat
+    evidence = item.format(p=pod)
+    assert bucket(f"web-{pod} {said}.", [evidence]) != "contradicted", evidence

@@ -157,8 +157,9 @@ def check_polarity(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
     fact states that axis."""
     # a claim of names alone ("web-0 was never OOMKilled") is read against the facts about them
     support = alignment.support or (alignment.focus if slots.negated else ())
-    if slots.absent or not support or not (slots.stems or slots.negated):
-        return None
+    if slots.absent or not support or not (slots.stems or slots.negated) or any(
+            pole.startswith("not_") for _, pole in slots.categories):
+        return None  # "was not ready": the negation is the category's pole, checked as one
     axes = {axis for axis, _ in slots.categories}
     if slots.negated and any(c[0] in axes or c in slots.denied or (
             c[0] in {a for a, _ in slots.denied} and index.facts[p].kind != "prose")
