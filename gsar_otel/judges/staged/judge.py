@@ -25,6 +25,7 @@ from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.checks import COVERAGE_BACKSTOP, check_claim
 from gsar_otel.judges.staged.claims import slots_of
 from gsar_otel.judges.staged.coordination import each_subject
+from gsar_otel.judges.staged.levels import check_level
 from gsar_otel.judges.staged.segment import segment
 from gsar_otel.judges.staged.verdicts import (
     PARAPHRASE_BUDGET,
@@ -103,6 +104,10 @@ def judge_claims(synthesis: str, index: FactIndex, coverage: float,
         # "api-1 and api-2 had 95% CPU": what it says of each listed subject, too
         checks = check_claim(slots, alignment, index, coverage) + each_subject(slots, judged)
         text = synthesis[span.lead_start:span.end]
+        if text != span.text and not any(c.kind == "level" for c in checks):
+            # "checkout-api logged an error: slow query took 2300ms": the level is in the lead
+            level = check_level(slots, alignment, index, text)
+            checks += [level] if level is not None else []
         verdicts.append(decide(span, text, slots, alignment, index, checks))
     return budget_pass(synthesis_pass(verdicts), budget)
 

@@ -17,9 +17,11 @@ from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.textual import line_level, said_level
 
 
-def check_level(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:
-    """The level the claim says against the level of the line it is aligned with."""
-    said = said_level(slots.text)
+def check_level(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
+                text: str | None = None) -> Check | None:
+    """The level the claim says (in ``text``, its lead included, else its own text) against
+    the level of the line it is aligned with."""
+    said = said_level(text if text is not None else slots.text)
     if said is None:
         return None
     for position in (*alignment.support, *alignment.focus):

@@ -156,19 +156,21 @@ def facts_of(text: str) -> TextFacts:
     )
 
 
-_LEVELS: Final = {"error": "error", "err": "error", "fatal": "error", "critical": "error",
-                  "crit": "error", "warn": "warning", "warning": "warning", "info": "info",
+_LEVELS: Final = {"normal": "info", "error": "error", "err": "error", "fatal": "error",
+                  "critical": "error", "crit": "error", "warn": "warning", "warning": "warning",
+                  "info": "info",
                   "notice": "info", "debug": "debug", "trace": "debug"}
 _NAMES: Final = "error|err|fatal|critical|crit|warn|warning|info|notice|debug|trace"
 _SAID: Final = re.compile(
     rf"\b(?:at|with|as)\s+(?:an?\s+)?({_NAMES})(?:[- ]level)?\b"
     rf"|\b({_NAMES})[- ](?:level|line|log|message|entry|event)\b"
-    r"|\blogged\s+an?\s+(error|warning)\b", re.IGNORECASE)
+    r"|\blogged\s+an?\s+(?:[\w-]+\s+){0,3}?(error|warning)s?\b", re.IGNORECASE)
 """A level a claim says in so many words."""
 _HELD: Final = re.compile(rf"(?:^|[\s\[|])({_NAMES.upper()})(?=[\s\]:|])"
-                          rf"|\b(?i:level)\"?\s*[=:]\s*\"?((?i:{_NAMES}))\b")
-"""A line's own level: its level token in capitals ("Error" in a sentence is a word), or a
-level field."""
+                          rf"|\b(?i:level)\"?\s*[=:]\s*\"?((?i:{_NAMES}|normal))\b"
+                          r"|(?:^|\s)(Normal|Warning)(?=\s)")
+"""A line's own level: its level token in capitals ("Error" in a sentence is a word), a
+level field, or a Kubernetes event's type (Normal, Warning)."""
 
 
 def said_level(text: str) -> str | None:
