@@ -187,19 +187,9 @@ class _Reader:
                 subjects.add(item.value.lower())
             categories.update(dict.fromkeys(item.categories))
         stated_axes = {axis for axis, _ in categories}
-        # a key naming the event it times ("opened_at", "closed_at"): of two poles of one axis,
-        # the record is in the one of the latest time (an incident with closed_at is closed)
-        timed: dict[str, tuple[str, Category]] = {}
         for item in fields:
-            for category in item.key_categories:
-                if category[0] in stated_axes:
-                    continue
-                # a field stating the state itself (closed: true) holds now, after any time
-                when = next((str(a.value) for a in item.anchors
-                             if a.kind in ("TIMESTAMP", "DATE")), "~")
-                if category[0] not in timed or when > timed[category[0]][0]:
-                    timed[category[0]] = (when, category)
-        categories.update(dict.fromkeys(c for _, c in timed.values()))
+            categories.update(dict.fromkeys(c for c in item.key_categories
+                                            if c[0] not in stated_axes))
         for spec in facts.anchors:
             if spec.kind in ("HOST", "IPV4", "IPV6", "IDENTIFIER"):
                 subjects.add(spec.text.lower())
