@@ -41,6 +41,7 @@ from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec, agree
 from gsar_otel.judges.staged.claims import ClaimSlots, Value
 from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.keyed import UNIT_WORDS
 from gsar_otel.judges.staged.roots import root
 
 _MAX_NAMES = 16
@@ -140,17 +141,11 @@ def _sign(said: list[str], first: str, second: str, number: str | None) -> int:
     return 0
 
 
-_UNITS: Final = frozenset(root(w) for w in (
-    "ms", "s", "sec", "secs", "second", "seconds", "us", "ns", "min", "mins", "minute", "minutes",
-    "h", "hr", "hours", "pct", "percent", "bytes", "b", "kb", "mb", "gb", "kib", "mib", "gib"))
-"""Words of a key that say its unit, not what it measures (``p99_latency_ms``)."""
-
-
 def _best_keys(rows: list[Fact], wanted: frozenset[str]) -> frozenset[str]:
     """The keys of ``rows`` sharing the most words with the claim and, of those, adding the
     fewest it lacks, units aside ("p99 latency" is ``p99_latency_ms``, not ``p50_latency_ms``
     nor ``latency_budget_ms``)."""
-    score = {f.key: (len(f.key_stems & wanted), -len(f.key_stems - wanted - _UNITS))
+    score = {f.key: (len(f.key_stems & wanted), -len(f.key_stems - wanted - UNIT_WORDS))
              for row in rows for f in row.fields if f.key_stems & wanted}
     best = max(score.values(), default=None)
     return frozenset(k for k, n in score.items() if n == best)

@@ -29,10 +29,15 @@ _NONE: Final = re.compile(r"^\s*(?:no|none\s+of\s+the|not\s+(?:one|a\s+single)(?
 """A claim that no record of a kind is something ("No pod restarted")."""
 
 
+def _singular(noun: str) -> str:
+    """The root of a kind's noun in the singular ("pods" is ``pod``)."""
+    return root(noun[:-1] if noun.endswith("s") else noun)
+
+
 def _records(kind: str, index: FactIndex) -> list[Fact]:
     """The records of a kind: facts with a name field keyed by it (``pod=api-1``,
     ``deploy_id=dep-5``)."""
-    found = {root(kind), root(kind[:-1]) if kind.endswith("s") else root(kind)}
+    found = {root(kind), _singular(kind)}
     return [f for f in index.facts if any(
         field.key_stems & found and not any(number_of(a) is not None for a in field.anchors)
         for field in f.fields)]
@@ -122,7 +127,7 @@ def record_count(slots: ClaimSlots, index: FactIndex) -> tuple[Check, int] | Non
     records = _records(noun, index)
     if len(records) < 2 or not number.isdigit():
         return None
-    kind = root(noun[:-1] if noun.endswith("s") else noun)
+    kind = _singular(noun)
     acts = {s for s in slots.stems if s != kind}
     did = []
     recorded = 0

@@ -19,6 +19,10 @@ from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots, Value
 from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.keyed import keyed_fields
+from gsar_otel.judges.staged.roots import root
+
+_PERCENT_KEYS: Final = frozenset(root(w) for w in ("pct", "percent"))
+"""Key words saying a field already holds a percentage (``cpu_pct=85``, never a fraction)."""
 
 
 def ranges_of(slots: ClaimSlots) -> dict[int, tuple[int, Range]]:
@@ -47,7 +51,7 @@ def check_range(stated: Range, low: Value, high: Value,
             continue
         held = [number]
         if high.spec.kind == "PERCENT" and abs(number) <= 1 \
-                and not {"pct", "percent"} & set(field.key.lower().replace("_", " ").split()):
+                and not field.key_stems & _PERCENT_KEYS:
             held.append(number * 100)  # cpu=0.85 is 85%
         if any(stated.holds(n) for n in held):
             reason = f"{low.spec.text}-{high.spec.text} holds {fact.ref} {field.shown}"
