@@ -5,9 +5,12 @@ the values of the row it cites."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gsar_otel.core.anchor_times import date_numbers
 from gsar_otel.core.anchors import (
     Agreement,
     Anchor,
@@ -96,8 +99,25 @@ def test_anchors_of_different_kinds_are_unrelated(first: Token, second: Token) -
     agreement = compare_anchors(claim, evidence)
     if pair in LOOSE_CROSS_KINDS:
         assert agreement is not Agreement.CONFLICT
+    elif claim.kind is AnchorKind.NUMBER and evidence.kind in _DATED:
+        # a date's year and day stand for the numbers a claim may write them as ("in 2019",
+        # "on the 7th"): those match, any other number is unrelated
+        held = {Decimal(n) for n in date_numbers(evidence)}
+        assert agreement is (Agreement.MATCH if Decimal(str(claim.value)) in held
+                             else Agreement.UNRELATED), (claim, evidence)
     else:
         assert agreement is Agreement.UNRELATED, (claim, evidence)
+
+
+_DATED = frozenset({AnchorKind.DATE, AnchorKind.TIMESTAMP})
+
+
+def test_a_dates_year_and_day_stand_for_numbers_and_no_others() -> None:
+    date = extract_anchors("2000-01-07")[0]
+    for written, expected in (("7", Agreement.MATCH), ("2000", Agreement.MATCH),
+                              ("1", Agreement.UNRELATED), ("8", Agreement.UNRELATED)):
+        assert compare_anchors(extract_anchors(written)[0], date) is expected, written
+        assert compare_anchors(date, extract_anchors(written)[0]) is Agreement.UNRELATED
 
 
 _QUALIFIED = st.sampled_from(["", "about ", "over ", "under ", "nearly ", "at least ",
