@@ -49,6 +49,7 @@ from gsar_otel.judges.staged.quantifiers import check_quantifier, record_count
 from gsar_otel.judges.staged.ranges import check_order, check_range, ranges_of
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.roots import root
+from gsar_otel.judges.staged.word_values import check_word_values
 from gsar_otel.judges.staged.years import years_check
 
 
@@ -363,6 +364,7 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     checks.extend(check_categories(slots, alignment, index,
                                    frozenset(c.trend for c in checks if c.trend)))
     checks.extend(check_absence(slots, alignment, index))
+    checks.extend(check_word_values(slots, alignment, index))
     for extra in (check_polarity(slots, alignment, index), check_level(slots, alignment, index),
                   check_order(slots, [index.facts[p] for p in alignment.focus]),
                   check_quantifier(slots, alignment, index)):

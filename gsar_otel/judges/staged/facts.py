@@ -43,6 +43,9 @@ FactKind = Literal["row", "signal", "log", "prose"]
 
 _PAIR: Final = re.compile(r"([A-Za-z_][\w.\-/]{0,80})=(\"[^\"\n]{0,400}\"|[^\s,;]{1,400})")
 _KEY_LINE: Final = re.compile(r"([^:\n]{1,60}):\s")
+_COLON_PAIR: Final = re.compile(
+    r"([A-Za-z_][\w.\-/]{0,40}(?: [\w.\-/]{1,40}){0,2}):\s+(\S[^,]{0,400})")
+"""One ``key: value`` of a line of several (``service: checkout-api, namespace: prod``)."""
 _LINE_REF: Final = re.compile(r"\[\d{1,6}\]\s")
 _LOG_HINT: Final = re.compile(
     r"\b(?:ERROR|ERR|WARN(?:ING)?|INFO|DEBUG|FATAL|CRITICAL|TRACE|Warning|Normal)\b|"
@@ -118,6 +121,15 @@ def key_stems(key: str) -> frozenset[str]:
     """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat; ``Spouse(s)`` -> spous."""
     bare = _KEY_BRACKETS.sub(" ", key.lower().replace("(s)", ""))
     return frozenset(root(part) for part in _KEY_SPLIT.split(bare) if part)
+
+
+def _colon_pairs(line: str) -> list[tuple[str, str]]:
+    """The pairs of a line of two or more comma-separated ``key: value`` pairs, each of them
+    one (a value holding a comma, "Genre: rock, pop", makes the line no such record)."""
+    if line.count(": ") < 2 or len(line) >= MAX_SIGNAL_CHARS or _LOG_HINT.search(line[:20]):
+        return []
+    found = [_COLON_PAIR.fullmatch(part.strip()) for part in line.split(", ")]
+    return [(m.group(1), m.group(2)) for m in found if m] if all(found) else []
 
 
 def source_type(item_type: EvidenceType, kind: FactKind, structured: bool) -> EvidenceType:
@@ -240,6 +252,11 @@ class _Reader:
                 continue
             if line[0] in "[{" and depth < MAX_DEPTH and self.read_json(line, depth):
                 self.flush(block, lines)  # a JSON line ends a Key: value record
+                continue
+            pairs = _colon_pairs(line)
+            if pairs:  # "service: checkout-api, namespace: prod": one record of its pairs
+                self.flush(block, lines)
+                self.add("row", line, tuple(_field(k, v) for k, v in pairs))
                 continue
             if (len(line) < 400 and (match := _KEY_LINE.match(line)) is not None
                     and not match.group(1)[:1].isdigit() and len(match.group(1).split()) <= 5

@@ -1,0 +1,177 @@
+"""A word a claim gives a record's field: "checkout-api runs in namespace staging" beside
+``service=checkout-api namespace=prod``.
+
+A field whose value is a plain word (``namespace=prod``, ``strategy=bluegreen``,
+``engine=postgres``, ``runtime=python``) holds a categorical value no category axis lists. A
+claim that names the field's key and gives it another word states another value for the same
+key and subject: contradicted. The claim's word is the one it puts beside the key: the words
+just before it ("the staging environment", "a mysql database engine") or the word just after
+it, with at most a copula between ("namespace staging", "region was us-west-2").
+
+The claim holds the value when one of its words is the value written alike (case, hyphens,
+slashes: "blue-green" is ``bluegreen``), shortened ("prod" for ``production``, "postgres" for
+``postgresql``) or as initials ("Google Cloud Platform" for ``gcp``). A word of the claim is
+another value only when the evidence holds it nowhere, or holds it as the value of the same key
+of another record; a word the evidence states elsewhere may be the claim's paraphrase, and is
+left to the other checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from gsar_otel.core.text import STOPWORDS
+from gsar_otel.judges.staged.alignment import Alignment, FactIndex
+from gsar_otel.judges.staged.check_model import Check
+from gsar_otel.judges.staged.claims import ClaimSlots
+from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.keyed import UNIT_WORDS
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
+from gsar_otel.judges.staged.roots import root
+
+_TOKEN: Final = re.compile(r"[a-z0-9][a-z0-9_./\-]*[a-z0-9]|[a-z0-9]")
+_WORD_VALUE: Final = re.compile(r"[a-z][a-z0-9/\-]{1,39}")
+"""A field value that is one plain word (lowercased): a letter first, no spaces."""
+_NOT_VALUES: Final = frozenset({"true", "false", "yes", "no", "none", "null", "never", "not",
+                                "nothing", "unknown", "n/a"})
+"""A truth, an absence or a negation: the key's polarity (``merged=false``), which the
+negation checks read, never a word value."""
+_COPULAS: Final = frozenset({"is", "was", "are", "were", "be", "been", "set", "to", "as"})
+"""Words between a key and the value after it: "region was us-west-2", "tier set to gold"."""
+_GENERIC_KEYS: Final = frozenset(root(w) for w in (
+    "name", "type", "kind", "id", "value", "key", "label", "message", "msg", "text", "detail",
+    "description", "summary", "note", "comment", "source", "target", "object", "item"))
+"""Key words too general for the word beside them to be the field's value ("the error
+message", "a new type of")."""
+BEFORE: Final = 2
+"""Words before the key read as its value: "a mysql database engine"."""
+MIN_PREFIX: Final = 3
+"""A shortened value keeps at least this many letters ("prod")."""
+
+
+def _normal(word: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", word.lower())
+
+
+def _holds(value: str, tokens: Sequence[str]) -> bool:
+    """Whether the claim's tokens write ``value``: alike, shortened, or as initials."""
+    wanted = _normal(value)
+    if not wanted:
+        return True
+    for token in tokens:
+        said = _normal(token)
+        if said == wanted:
+            return True
+        short, long = sorted((said, wanted), key=len)
+        if len(short) >= MIN_PREFIX and long.startswith(short):
+            return True
+    initials = "".join(t[0] for t in tokens if t[0].isalpha())
+    return len(wanted) >= 2 and wanted.isalpha() and wanted in initials
+
+
+_TABLES: dict[int, tuple[tuple[Field, ...], dict[str, tuple[Field, ...]]]] = {}
+MAX_TABLES: Final = 4096
+"""Facts whose word fields are kept by key stem (a claim reads a fact's table, never all of
+its fields: a row of thousands of fields costs each claim its few key words)."""
+
+
+def _word_fields(fact: Fact) -> dict[str, tuple[Field, ...]]:
+    """A fact's fields holding one plain word and no typed value nor category, by the telling
+    stems of their keys. An identity key's value (``region=eu-west-1``) names a subject, which
+    the subject checks read."""
+    held = _TABLES.get(id(fact.fields))
+    if held is not None and held[0] is fact.fields:
+        return held[1]
+    table: dict[str, list[Field]] = {}
+    for field in fact.fields if fact.kind != "prose" else ():
+        if field.anchors or field.categories or field.key_categories:
+            continue
+        value = field.value.lower()
+        if not _WORD_VALUE.fullmatch(value) or value in _NOT_VALUES \
+                or field.key_stems & IDENTITY_KEYS:
+            continue
+        for stem_ in field.key_stems - UNIT_WORDS - _GENERIC_KEYS:
+            table.setdefault(stem_, []).append(field)
+    if len(_TABLES) >= MAX_TABLES:
+        _TABLES.clear()
+    found = {k: tuple(v) for k, v in table.items()}
+    _TABLES[id(fact.fields)] = (fact.fields, found)
+    return found
+
+
+def _beside(tokens: Sequence[str], stems: frozenset[str],
+            own: frozenset[str] = frozenset()) -> list[str]:
+    """The claim's words beside its last mention of a key: those just before it (up to a
+    stopword) and the one just after it (past the subject it is of, ``own``, and a copula:
+    "the environment of checkout-api is sandbox")."""
+    places = [i for i, t in enumerate(tokens) if root(t) in stems]
+    if not places:
+        return []
+    end = places[-1]
+    start = end
+    while start - 1 in places:
+        start -= 1
+    before: list[str] = []
+    for token in reversed(tokens[max(0, start - BEFORE):start]):
+        if token in STOPWORDS or token in _COPULAS:
+            break
+        before.insert(0, token)
+    after = end + 1
+    if tokens[after:after + 1] == ["of"] and tokens[after + 1:after + 2] and (
+            tokens[after + 1] in own):
+        after += 2
+    while after < len(tokens) and tokens[after] in _COPULAS:
+        after += 1
+    found = before
+    if after < len(tokens) and tokens[after] not in STOPWORDS:
+        found = [*before, tokens[after]]
+    return found
+
+
+def _other_value(word: str, stems: frozenset[str], index: FactIndex) -> Field | None:
+    """The field of another record holding ``word`` under a key of the same stems."""
+    for position in index.by_token.get(word, ()):
+        table = _word_fields(index.facts[position])
+        for field in (f for s in stems for f in table.get(s, ())):
+            if _normal(field.value) == _normal(word):
+                return field
+    return None
+
+
+def check_word_values(slots: ClaimSlots, alignment: Alignment,
+                      index: FactIndex) -> list[Check]:
+    """Each plain-word field of the claim's focus facts whose key the claim names, against the
+    word the claim puts beside that key (see the module docstring): a CONFLICT per field whose
+    value the claim gives another word; a field it states alike adds nothing (its fact is
+    already the claim's)."""
+    if not slots.subjects:
+        return []
+    tokens = _TOKEN.findall(slots.text.lower())
+    own = frozenset({*slots.subjects, *slots.names,
+                     *(v.spec.text.lower() for v in slots.values)})
+    said = {root(t) for t in tokens}
+    fields = [(index.facts[p], field, field.key_stems - UNIT_WORDS - _GENERIC_KEYS)
+              for p in alignment.focus
+              for field in dict.fromkeys(f for stem_ in said
+                                         for f in _word_fields(index.facts[p]).get(stem_, ()))]
+    checks: list[Check] = []
+    done: set[frozenset[str]] = set()
+    for fact, field, stems in fields:
+        if stems in done:
+            continue
+        done.add(stems)
+        same = [fl for _, fl, s in fields if s == stems]
+        if any(_holds(fl.value, tokens) for fl in same):
+            continue
+        for word in _beside(tokens, stems, own):
+            if word in own or word in _NOT_VALUES or root(word) in stems or word[0].isdigit():
+                continue
+            other = _other_value(word, stems, index)
+            if other is None and (word in index.by_token or root(word) in index.by_stem):
+                continue  # said elsewhere: perhaps the claim's paraphrase, not a value
+            checks.append(Check("value", "CONFLICT", f"says {word} for {field.key}; "
+                                f"{fact.ref} has {field.shown}", fact.ref, fact.position))
+            break
+    return checks
