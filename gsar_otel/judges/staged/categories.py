@@ -106,8 +106,8 @@ OPPOSITE: Final[dict[str, dict[str, str]]] = {
 """The other pole of a two-pole axis (``outcome`` has three poles: no opposite by negation)."""
 
 _BEING: Final = frozenset({"is", "was", "are", "were", "be", "been", "being", "became", "stayed",
-                           "remained", "went", "still", "now", "as", "status", "state",
-                           "not", "never", "t", "yet"})
+                           "remained", "remains", "remain", "stays", "stay", "went", "still",
+                           "now", "as", "status", "state", "not", "never", "t", "yet"})
 """Words after which an ambiguous word is a predicate: a verb of being, or a negation of the
 verb ("did not complete", "has not yet dropped")."""
 

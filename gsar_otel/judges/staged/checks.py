@@ -34,6 +34,7 @@ from gsar_otel.judges.staged.differences import (
     difference_of,
     written_as_change,
 )
+from gsar_otel.judges.staged.events import check_event_time, check_state_now
 from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.keyed import (
     agreement,
@@ -365,6 +366,8 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                                    frozenset(c.trend for c in checks if c.trend)))
     checks.extend(check_absence(slots, alignment, index))
     checks.extend(check_word_values(slots, alignment, index))
+    checks.extend(check_event_time(slots, alignment, index))
+    checks.extend(check_state_now(slots, alignment, index))
     for extra in (check_polarity(slots, alignment, index), check_level(slots, alignment, index),
                   check_order(slots, [index.facts[p] for p in alignment.focus]),
                   check_quantifier(slots, alignment, index)):
