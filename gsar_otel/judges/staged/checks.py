@@ -21,6 +21,12 @@ import re
 from typing import Final
 
 from gsar_otel.core.anchor_differences import stated_difference
+from gsar_otel.judges.staged.aggregates import (
+    check_only,
+    check_ordinal,
+    check_total,
+    line_count,
+)
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import agree, comparable, digits, number_of, shape
 from gsar_otel.judges.staged.check_model import Check, Status
@@ -341,11 +347,15 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
         checks.append(modality)
     if slots.modality != "prediction":  # a predicted value is no measurement to compare
         ranges, done = ranges_of(slots), set[int]()
-        counted = record_count(slots, index)  # "3 pods restarted": a count of records
-        if counted is not None:
-            checks.append(counted[0])
+        # "3 pods restarted", "logged 3 resets": a count of records or lines; "8 in total"
+        counted = record_count(slots, index) or line_count(slots, alignment, index)
+        total = check_total(slots, alignment, index)
+        for aggregate in (counted, total):
+            if aggregate is not None:
+                checks.append(aggregate[0])
         for place, v in enumerate(slots.values):
-            if place in done or (counted is not None and v.spec.raw.start == counted[1]):
+            if place in done or (counted is not None and v.spec.raw.start == counted[1]) or (
+                    total is not None and place == total[1]):
                 continue
             if place in ranges:  # "between 80 and 90%": one range, not two values
                 end, stated = ranges[place]
@@ -370,7 +380,8 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     checks.extend(check_state_now(slots, alignment, index))
     for extra in (check_polarity(slots, alignment, index), check_level(slots, alignment, index),
                   check_order(slots, [index.facts[p] for p in alignment.focus]),
-                  check_quantifier(slots, alignment, index)):
+                  check_quantifier(slots, alignment, index),
+                  check_only(slots, alignment, index), check_ordinal(slots, alignment, index)):
         if extra is not None:
             checks.append(extra)
     if alignment.coverage < coverage:

@@ -12,6 +12,7 @@ kind that did (:func:`record_count`). One record agreeing is never the claim.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
@@ -20,7 +21,7 @@ from gsar_otel.judges.staged.categories import category_of, negate
 from gsar_otel.judges.staged.check_model import Check, Status
 from gsar_otel.judges.staged.claims import PREDICATES as PREDICATE_ROOTS
 from gsar_otel.judges.staged.claims import ClaimSlots
-from gsar_otel.judges.staged.facts import STATE_KEYS, Fact
+from gsar_otel.judges.staged.facts import STATE_KEYS, Fact, Field
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, NUMBER_WORDS
 from gsar_otel.judges.staged.roots import root
 
@@ -93,20 +94,28 @@ def check_quantifier(slots: ClaimSlots, alignment: Alignment,
 def _check_none(slots: ClaimSlots, records: list[Fact]) -> Check | None:
     """"No pod restarted": a record of the kind that did (a count above zero under the act's
     key, or the act's category) contradicts it."""
+    for fact, field in records_that_did(slots, records, negated=True):
+        return Check("quantifier", "CONFLICT", f"says none; {fact.ref} has {field.shown}",
+                     fact.ref, fact.position)
+    return None
+
+
+def records_that_did(slots: ClaimSlots, records: Sequence[Fact],
+                     negated: bool = False) -> Iterator[tuple[Fact, Field]]:
+    """The records that did the claim's act, each with the field saying so: a count above zero
+    under the act's key, or the act's category (the claim's categories, or, ``negated``, the
+    opposites of the ones it states: "no pod was down" asks which were)."""
     acts = slots.stems | {root(w) for w in slots.text.lower().split()}
     poles = {c for w in slots.text.lower().split() if (c := category_of(w)) is not None}
-    poles |= {c for p in slots.categories if (c := negate(p)) is not None}
+    poles |= {c for p in slots.categories
+              if (c := negate(p) if negated else p) is not None}
     for fact in records:
         for field in fact.fields:
             numbers = [n for a in field.anchors if (n := number_of(a)) is not None]
-            if field.key_stems & acts and not field.key_stems & IDENTITY_KEYS \
-                    and numbers and any(n > 0 for n in numbers):
-                return Check("quantifier", "CONFLICT", f"says none; {fact.ref} has "
-                             f"{field.shown}", fact.ref, fact.position)
-            if poles & set(field.categories):
-                return Check("quantifier", "CONFLICT", f"says none; {fact.ref} has "
-                             f"{field.shown}", fact.ref, fact.position)
-    return None
+            if (field.key_stems & acts and not field.key_stems & IDENTITY_KEYS
+                    and numbers and any(n > 0 for n in numbers)) or poles & set(field.categories):
+                yield fact, field
+                break
 
 
 _COUNT: Final = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
