@@ -68,6 +68,8 @@ LOG_HEAD: Final = 40
 """Characters at the start of a line where a log line states its time or level."""
 MAX_DEPTH: Final = 12
 """Deeper JSON is cut: its leaves are read as text."""
+MAX_CONTEXT: Final = 4
+"""Identity fields a nested list's records keep of the records holding them."""
 STATE_KEYS: Final = frozenset(root(w) for w in ("status", "state", "phase", "outcome", "result"))
 """Keys whose value is what a record is in (``status=running``)."""
 _FALSE: Final = frozenset({"false", "no", "0", "none", "null"})
@@ -300,32 +302,53 @@ class _Reader:
         self.walk(value, "", depth)
         return True
 
-    def walk(self, value: object, path: str, depth: int) -> None:
-        """One row per object of scalar leaves; text leaves read again as text."""
+    def walk(self, value: object, path: str, depth: int,
+             context: tuple[Field, ...] = ()) -> None:
+        """One row per record: an object's scalar leaves and those of the objects nested in it,
+        with key paths (``metadata.name``, ``status.phase``: one pod); a list's elements are
+        records of their own that keep the identity fields of the records holding them (a
+        container's ``restartCount`` is its pod's too). Text leaves are read again as text."""
         if isinstance(value, list):
             for element in value:
-                self.walk(element, path, depth + 1)
+                self.walk(element, path, depth + 1, context)
             return
         if not isinstance(value, dict):
             leaf = _render(value)
             if isinstance(value, str) and (not path or _is_text(path, leaf)):
                 self.read_text(leaf, depth + 1)
             elif path:
-                self.add("row", f"{path}={leaf}", (_field(path, leaf),), structured=True)
+                self.add("row", " ".join(f"{f.key}={f.value}" for f in (
+                    _field(path, leaf), *context)), (_field(path, leaf), *context),
+                    structured=True)
             return
         fields: list[Field] = []
+        nested: list[tuple[str, list[object], int]] = []
+        self.gather(value, path, depth, fields, nested)
+        held = {f.key for f in fields}
+        inherited = tuple(f for f in context if f.key not in held)
+        if fields:
+            row = (*fields, *inherited)
+            shown = " ".join(f'{f.key}="{f.value}"' if " " in f.value else f"{f.key}={f.value}"
+                             for f in row)
+            self.add("row", shown, row, structured=True)
+        identity = (*(f for f in fields if f.key_stems & IDENTITY_KEYS), *inherited)
+        for name, inner, level in nested:
+            self.walk(inner, name, level, identity[:MAX_CONTEXT])
+
+    def gather(self, value: dict[object, object], path: str, depth: int, fields: list[Field],
+               nested: list[tuple[str, list[object], int]]) -> None:
+        """The scalar leaves of an object and of the objects nested in it, into ``fields``; its
+        lists into ``nested``."""
         for key, inner in value.items():
             name = f"{path}.{key}" if path else str(key)
-            if isinstance(inner, dict | list) and depth < MAX_DEPTH:
-                self.walk(inner, name, depth + 1)
+            if isinstance(inner, dict) and depth < MAX_DEPTH:
+                self.gather(inner, name, depth + 1, fields, nested)
+            elif isinstance(inner, list) and depth < MAX_DEPTH:
+                nested.append((name, inner, depth + 1))
             elif isinstance(inner, str) and _is_text(name, inner):
                 self.read_text(inner, depth + 1)
             else:
                 fields.append(_field(name, _render(inner)))
-        if fields:
-            shown = " ".join(f'{f.key}="{f.value}"' if " " in f.value else f"{f.key}={f.value}"
-                             for f in fields)
-            self.add("row", shown, tuple(fields), structured=True)
 
 
 def read_item(ref: str, content: str, item_type: EvidenceType, start: int) -> list[Fact]:

@@ -26,7 +26,7 @@ from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
-from gsar_otel.judges.staged.facts import Fact, Field
+from gsar_otel.judges.staged.facts import STATE_KEYS, Fact, Field
 from gsar_otel.judges.staged.keyed import UNIT_WORDS
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
 from gsar_otel.judges.staged.roots import root
@@ -38,6 +38,9 @@ _NOT_VALUES: Final = frozenset({"true", "false", "yes", "no", "none", "null", "n
                                 "nothing", "unknown", "n/a"})
 """A truth, an absence or a negation: the key's polarity (``merged=false``), which the
 negation checks read, never a word value."""
+_STATED: Final = re.compile(r"\b(?:is|was|are|were|became|remains|remained|stays|stayed|went)"
+                           r"\s{1,3}(?:still\s{1,3}|now\s{1,3}|in\s{1,3})?([A-Za-z][\w-]{1,40})")
+"""A state a claim gives its subject: "pod X is Pending", "was in CrashLoopBackOff"."""
 _COPULAS: Final = frozenset({"is", "was", "are", "were", "be", "been", "set", "to", "as"})
 """Words between a key and the value after it: "region was us-west-2", "tier set to gold"."""
 _GENERIC_KEYS: Final = frozenset(root(w) for w in (
@@ -78,15 +81,15 @@ its fields: a row of thousands of fields costs each claim its few key words)."""
 
 
 def _word_fields(fact: Fact) -> dict[str, tuple[Field, ...]]:
-    """A fact's fields holding one plain word and no typed value nor category, by the telling
-    stems of their keys. An identity key's value (``region=eu-west-1``) names a subject, which
-    the subject checks read."""
+    """A fact's fields holding one plain word and no typed value, by the telling stems of their
+    keys. An identity key's value (``region=eu-west-1``) names a subject, which the subject
+    checks read."""
     held = _TABLES.get(id(fact.fields))
     if held is not None and held[0] is fact.fields:
         return held[1]
     table: dict[str, list[Field]] = {}
     for field in fact.fields if fact.kind != "prose" else ():
-        if field.anchors or field.categories or field.key_categories:
+        if field.anchors:
             continue
         value = field.value.lower()
         if not _WORD_VALUE.fullmatch(value) or value in _NOT_VALUES \
@@ -140,36 +143,48 @@ def _other_value(word: str, stems: frozenset[str], index: FactIndex) -> Field | 
     return None
 
 
+def _categorical(field: Field) -> bool:
+    return bool(field.categories or field.key_categories)
+
+
 def check_word_values(slots: ClaimSlots, alignment: Alignment,
                       index: FactIndex) -> list[Check]:
     """Each plain-word field of the claim's focus facts whose key the claim names, against the
     word the claim puts beside that key (see the module docstring): a CONFLICT per field whose
     value the claim gives another word; a field it states alike adds nothing (its fact is
-    already the claim's)."""
+    already the claim's). A state field (``status.phase=Running``) is named by a verb of being
+    ("pod X is Pending"), and is contradicted only by a word another record holds under it."""
     if not slots.subjects:
         return []
     tokens = _TOKEN.findall(slots.text.lower())
-    own = frozenset({*slots.subjects, *slots.names,
-                     *(v.spec.text.lower() for v in slots.values)})
+    # a capitalised word ("Pending", "Azure") is the claim's name and may be a value too
+    own = frozenset({*slots.subjects, *(v.spec.text.lower() for v in slots.values)})
     said = {root(t) for t in tokens}
-    fields = [(index.facts[p], field, field.key_stems - UNIT_WORDS - _GENERIC_KEYS)
-              for p in alignment.focus
-              for field in dict.fromkeys(f for stem_ in said
-                                         for f in _word_fields(index.facts[p]).get(stem_, ()))]
+    states = [m.group(1).lower() for m in _STATED.finditer(slots.text)]
+    fields: dict[Field, tuple[Fact, frozenset[str], bool]] = {}
+    for position in alignment.focus:
+        table = _word_fields(index.facts[position])
+        for stem_ in said:
+            for field in table.get(stem_, ()):
+                if not _categorical(field):
+                    fields.setdefault(field, (index.facts[position],
+                                              field.key_stems - UNIT_WORDS - _GENERIC_KEYS, False))
+        for stem_ in STATE_KEYS if states else ():
+            for field in table.get(stem_, ()):
+                fields.setdefault(field, (index.facts[position], field.key_stems, True))
     checks: list[Check] = []
     done: set[frozenset[str]] = set()
-    for fact, field, stems in fields:
+    for field, (fact, stems, state) in fields.items():
         if stems in done:
             continue
         done.add(stems)
-        same = [fl for _, fl, s in fields if s == stems]
-        if any(_holds(fl.value, tokens) for fl in same):
+        if any(_holds(fl.value, tokens) for fl, (_, s, _) in fields.items() if s == stems):
             continue
-        for word in _beside(tokens, stems, own):
+        for word in states if state else _beside(tokens, stems, own):
             if word in own or word in _NOT_VALUES or root(word) in stems or word[0].isdigit():
                 continue
             other = _other_value(word, stems, index)
-            if other is None and (word in index.by_token or root(word) in index.by_stem):
+            if other is None and (state or word in index.by_token or root(word) in index.by_stem):
                 continue  # said elsewhere: perhaps the claim's paraphrase, not a value
             checks.append(Check("value", "CONFLICT", f"says {word} for {field.key}; "
                                 f"{fact.ref} has {field.shown}", fact.ref, fact.position))
