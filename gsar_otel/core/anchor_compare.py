@@ -23,6 +23,7 @@ from typing import Final, NamedTuple
 
 from gsar_otel.core.anchor_durations import duration_quantum
 from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
+from gsar_otel.core.anchor_sizes import byte_factors, key_parts
 from gsar_otel.core.anchor_times import date_numbers, time_keys
 from gsar_otel.core.anchor_tokens import number_text
 from gsar_otel.core.anchor_words import (
@@ -246,14 +247,6 @@ def _written(anchor: Anchor) -> tuple[Decimal, Decimal] | None:
     return value, Decimal(1).scaleb(-decimals)
 
 
-def _key_parts(key: str | None) -> list[str]:
-    if not key:
-        return []
-    for separator in ".-/":
-        key = key.replace(separator, "_")
-    return [part for part in key.split("_") if part]
-
-
 @lru_cache(maxsize=65536)
 def views(anchor: Anchor) -> tuple[View, ...]:
     """Every value ``anchor`` offers as evidence."""
@@ -340,6 +333,8 @@ def _magnitude_views(anchor: Anchor) -> tuple[View, ...]:
     else:
         unit = _dimension(anchor.unit) if anchor.unit else _key_unit(anchor.key)
         found.append(View("num", frozenset({unit, ANY}), value, True))
+        sized = anchor.unit or (key_parts(anchor.key) or [""])[-1]
+        found += [View("bytes", _ONLY, value * f, True) for f in byte_factors(sized)]
         if anchor.unit is None:
             found += _key_views(anchor.key, value)
     return tuple(found)
@@ -353,7 +348,7 @@ def _dimension(unit: str) -> str:  # time units by their length: s, sec and seco
 def _key_unit(key: str | None) -> str:
     """The unit a key's last part gives its value (``mem_gb=12`` is 12 GB, ``rx_bytes``,
     ``rps``); UNITLESS when it names none. Times and percentages are read by _key_views."""
-    parts = _key_parts(key)
+    parts = key_parts(key)
     last = parts[-1] if parts else ""
     if last in TIME_UNIT_WORDS:
         return _dimension(last)  # p99_latency_ms=1374 is 1374 ms, never 1374 s
@@ -365,7 +360,7 @@ def _key_unit(key: str | None) -> str:
 def _key_views(key: str | None, value: Decimal) -> list[View]:
     """What a number's key says it is: ``cpu_pct=97.2`` is a percentage, ``error_ratio=0.021``
     is 2.1%, ``latency_ms=250`` is a quarter of a second."""
-    parts = _key_parts(key)
+    parts = key_parts(key)
     found: list[View] = []
     if any(part in _PCT_WORDS or part.endswith("pct") for part in parts):
         found.append(View("pct", _ONLY, value, True))
@@ -397,4 +392,7 @@ def _magnitude_queries(anchor: Anchor) -> tuple[Query, ...]:
             found.append(Query("num", _ONLY, _rounding(number, quantum, qualifier), False))
         return tuple(found)
     dims = _ALL if anchor.unit is None else frozenset({_dimension(anchor.unit), UNITLESS})
-    return (Query("num", dims, _rounding(number, quantum, qualifier), True),)
+    near = _rounding(number, quantum, qualifier)
+    return (Query("num", dims, near, True), *(Query("bytes", _ONLY, Interval(
+        near.low * f, near.low_closed, near.high * f, near.high_closed), True)
+        for f in byte_factors(anchor.unit)))

@@ -40,7 +40,7 @@ GUARD_MODULES: Final = (
     "gsar_otel.core.integrity", "gsar_otel.core.anchors", "gsar_otel.core.anchor_compare",
     "gsar_otel.core.anchor_durations", "gsar_otel.core.anchor_fractions",
     "gsar_otel.core.anchor_years", "gsar_otel.core.anchor_differences",
-    "gsar_otel.core.anchor_ranges", "gsar_otel.core.anchor_derived",
+    "gsar_otel.core.anchor_ranges", "gsar_otel.core.anchor_derived", "gsar_otel.core.anchor_sizes",
     "gsar_otel.core.anchor_model", "gsar_otel.core.anchor_scan",
     "gsar_otel.core.anchor_spans", "gsar_otel.core.anchor_times", "gsar_otel.core.anchor_tokens",
     "gsar_otel.core.anchor_words", "gsar_otel.core.evidence", "gsar_otel.core.model",

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from gsar_otel.core.anchor_words import is_spaced_unit
 from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec, extract
 from gsar_otel.judges.staged.lexicon import (
@@ -69,8 +70,8 @@ def _names(text: str) -> frozenset[str]:
         bare = token.lstrip("\"'([“‘")
         if (bare[:1].isupper() and not first and any(ch.islower() for ch in bare)):
             head = words(bare)[:1]
-            if head and head[0] not in STOPWORDS:
-                found.add(head[0])
+            if head and head[0] not in STOPWORDS and not is_spaced_unit(head[0]):
+                found.add(head[0])  # "4 GiB" writes a unit, no name
         first = token.endswith((".", "!", "?", ":", "]", ")"))
     return frozenset(found)
 
