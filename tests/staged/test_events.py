@@ -101,3 +101,27 @@ def test_a_state_now_is_the_latest_events(shape: str, reopened: bool, span: tupl
     first, last = ("closed", "reopened") if reopened else ("opened", "closed")
     assert buckets(f"Ticket TCK-{n} was {first} at {span[0]} UTC.", [record]) == ["grounded"]
     assert buckets(f"Ticket TCK-{n} was {last} at {span[1]} UTC.", [record]) == ["grounded"]
+
+
+DURATIONS = [(45, "45 seconds"), (120, "2 minutes"), (900, "15 minutes"), (5400, "1.5 hours"),
+             (10800, "3 hours")]
+ENDS = ("resolved", "recovered", "ended")
+
+
+@settings(max_examples=80)
+@given(span=st.sampled_from(DURATIONS), said=st.sampled_from(DURATIONS),
+       end=st.sampled_from(ENDS), line=st.sampled_from(["plain", "logfmt"]),
+       others=st.lists(st.sampled_from(OTHER), unique=True, max_size=3))
+@example(span=DURATIONS[2], said=DURATIONS[2], end="resolved", line="plain", others=[])
+def test_a_duration_is_the_span_of_its_events(span: tuple[int, str], said: tuple[int, str],
+                                              end: str, line: str, others: list[str]) -> None:
+    seconds = span[0]
+    later = f"{10 + seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    shapes = {"plain": "2024-05-01T{t}Z {level} {s} outage {e}",
+              "logfmt": 'ts=2024-05-01T{t}Z level={level} service={s} msg="outage {e}"'}
+    items = [shapes[line].format(t="10:00:00", level="WARN", s="checkout-api", e="started"),
+             shapes[line].format(t=later, level="INFO", s="checkout-api", e=end)]
+    claim = f"The checkout-api outage lasted {said[1]}."
+    expected = ["grounded"] if said == span else ["contradicted"]
+    assert buckets(claim, [*others, *items]) == expected, (claim, items)
+    assert buckets(claim, [*reversed(items), *others]) == expected, (claim, items)

@@ -17,10 +17,10 @@ Each check carries a reason a person can act on ("says failed; E9 has status=suc
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from gsar_otel.core.anchor_differences import stated_difference
+from gsar_otel.judges.staged.absence import check_absence
 from gsar_otel.judges.staged.aggregates import (
     check_only,
     check_ordinal,
@@ -28,8 +28,8 @@ from gsar_otel.judges.staged.aggregates import (
     line_count,
 )
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
-from gsar_otel.judges.staged.anchoring import agree, comparable, digits, number_of, shape
-from gsar_otel.judges.staged.check_model import Check, Status
+from gsar_otel.judges.staged.anchoring import agree, comparable, digits, shape
+from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import (
     PREDICTION,
     ClaimSlots,
@@ -40,7 +40,7 @@ from gsar_otel.judges.staged.differences import (
     difference_of,
     written_as_change,
 )
-from gsar_otel.judges.staged.events import check_event_time, check_state_now
+from gsar_otel.judges.staged.events import check_event_time, check_span, check_state_now
 from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.keyed import (
     agreement,
@@ -50,19 +50,12 @@ from gsar_otel.judges.staged.keyed import (
     qualifiers,
 )
 from gsar_otel.judges.staged.levels import check_level
-from gsar_otel.judges.staged.polarity import EMPTY as _EMPTY
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
 from gsar_otel.judges.staged.quantifiers import check_quantifier, record_count
 from gsar_otel.judges.staged.ranges import check_order, check_range, ranges_of
 from gsar_otel.judges.staged.replacement import replaced
-from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.word_values import check_word_values
 from gsar_otel.judges.staged.years import years_check
-
-
-def _words(text: str) -> list[str]:
-    return text.split()
-
 
 TIME_KINDS: Final = frozenset({"CLOCK", "TIMESTAMP"})
 PROSE_CONFLICT_COVERAGE: Final = 0.6
@@ -95,6 +88,8 @@ def check_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignmen
         found = tuple(Check("value", years.status, years.reason, f.ref, f.position) for f in held)
         return found or (Check("value", years.status, years.reason),)
     plain = _plain_value(place, value, slots, alignment, index)
+    if plain.status == "ABSENT" and value.spec.kind == "DURATION":  # "the outage lasted 15m"
+        plain = check_span(value, slots, alignment, index) or plain
     stated = stated_difference(slots.text, value.spec.raw)
     if stated is None or (
             plain.status == "MATCH" and plain.position is not None
@@ -234,63 +229,6 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                                 f"says not {pole.replace('_', ' ')}; {fact.ref} has {stated}",
                                 fact.ref, fact.position))
     return checks
-
-
-LEVEL_STEMS: Final = frozenset(root(w) for w in _words(
-    "error errors warning warnings failure failures exception exceptions fault faults problem "
-    "problems issue issues crash crashes"))
-"""What a log line at a problem level is, whatever else it says: "no errors" against an ERROR
-line is contradicted even when the line itself says "no route to host"."""
-
-
-def check_absence(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> list[Check]:
-    """"No X" / "X-free" / "zero X" against tool facts that state X.
-
-    A field keyed X with a value above zero, a problem-level log line when X is a kind of
-    problem, or any tool fact naming X plainly (an alert row is an alert) contradicts it; a
-    field keyed X holding zero supports it. Prose is not read for absences: its negations are
-    too often another clause's."""
-    checks = []
-    for absent in slots.absent:
-        if slots.subjects:  # any fact about any of them: the host's log, not only its alert
-            pool = [index.facts[p] for p in alignment.about]
-        else:  # "no errors were logged" of nothing in particular: of any fact
-            pool = [index.facts[p] for p in sorted(
-                set(index.by_stem.get(absent, ())) | set(alignment.support))]
-        wanted = expanded(frozenset({absent})) | {absent}
-        found: Check | None = None
-        for fact in pool:
-            if fact.kind == "prose":
-                continue
-            for field in fact.fields:
-                if field.key_stems & wanted and field.value.lower() not in _EMPTY:
-                    # a count of X says how many; any other value (an id, a name) is one X
-                    numeric = [a for a in field.anchors if number_of(a) is not None]
-                    status: Status = "MATCH" if numeric and all(
-                        number_of(a) == 0 for a in numeric) else "CONFLICT"
-                    found = Check("absence", status, f"says no {absent}; {fact.ref} has "
-                                  f"{field.shown}", fact.ref, fact.position)
-                    break
-            if found is None and _ZERO_FOUND.search(fact.text):
-                found = Check("absence", "MATCH", f"{fact.ref} found none", fact.ref,
-                              fact.position)
-            if found is None and fact.problem_level and absent in LEVEL_STEMS:
-                found = Check("absence", "CONFLICT", f"says no {absent}; {fact.ref} logs "
-                              f"{fact.text[:80]!r}", fact.ref, fact.position)
-            if found is None and absent in fact.stems and not fact.facts.negated and not any(
-                    field.key_stems & wanted for field in fact.fields):
-                found = Check("absence", "CONFLICT", f"says no {absent}; {fact.ref} states "
-                              f"{fact.text[:80]!r}", fact.ref, fact.position)
-            if found is not None:
-                break
-        checks.append(found or Check("absence", "MATCH", f"no {absent} in the evidence"))
-    return checks
-
-
-_ZERO_FOUND: Final = re.compile(
-    r"(?:\b(?:0|zero|no)\s(?:results?|matches|hits|rows|entries|records|events|lines|items)\b"
-    r"|\bnone found\b|\b(?:count|total|hits|matches)=0\b)", re.IGNORECASE)
-"""A tool result that found nothing: it supports "there were no X" for the X it searched."""
 
 
 def check_modality(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:

@@ -7,6 +7,11 @@ record's latest event.
   The claim's event is the word it writes just before "at <time>" ("started at", "was opened
   on"). Where no tool line holding the time states that event and a tool line about the claim's
   subjects states it at another time, the claim is contradicted.
+- **A duration is the span of its events.** "The checkout-api outage lasted 15 minutes" beside
+  ``10:00 WARN checkout-api outage started`` and ``10:15 INFO checkout-api outage resolved`` is
+  the time from the first line about the claim's subject naming what lasted to the last such
+  line stating an end (resolved, recovered, ended, stopped ...), at the precision the duration
+  is written; with only those two lines another duration is contradicted.
 - **A state now is the latest event's.** "INC-12 is still open" beside a record with
   ``opened_at`` and a later ``closed_at`` states a state the record has left. A claim states a
   state now when it writes the category after a verb of being or "still" ("is open", "remains
@@ -17,14 +22,17 @@ record's latest event.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Final
 
+from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
+from gsar_otel.core.anchors import compare_anchors
 from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import Spec, agree
 from gsar_otel.judges.staged.categories import Category, category_of
 from gsar_otel.judges.staged.check_model import Check, Status
-from gsar_otel.judges.staged.claims import ClaimSlots
+from gsar_otel.judges.staged.claims import ClaimSlots, Value
 from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.roots import root
 
@@ -116,3 +124,46 @@ def check_state_now(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -
                                 fact.ref, fact.position))
             break
     return checks
+
+
+_END_WORDS: Final = ("resolved recovered ended stopped closed restored finished completed "
+                     "cleared mitigated healthy back")
+END_STEMS: Final = frozenset(root(w) for w in _END_WORDS.split())
+"""Words of a line that ends what lasted."""
+
+
+def _moment(fact: Fact) -> datetime | None:
+    stamp = next((s for s in _times(fact) if s.kind == "TIMESTAMP"), None)
+    if stamp is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(str(stamp.value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def check_span(value: Value, slots: ClaimSlots, alignment: Alignment,
+               index: FactIndex) -> Check | None:
+    """A duration no fact holds, against the span of the lines about the claim's subjects that
+    name what lasted: from the first to the last one ending it (see the module docstring)."""
+    if not slots.subjects:
+        return None
+    named = slots.stems - END_STEMS
+    lines = sorted(((moment, f) for p in alignment.about
+                    if (f := index.facts[p]).kind in TOOL_KINDS and f.stems & named
+                    and (moment := _moment(f)) is not None), key=lambda mf: mf[0])
+    ends = [(m, f) for m, f in lines if f.stems & END_STEMS]
+    if len(lines) < 2 or not ends or ends[-1][0] <= lines[0][0]:
+        return None
+    first, last = lines[0][1], ends[-1][1]
+    seconds = (ends[-1][0] - lines[0][0]).total_seconds()
+    span = Anchor(AnchorKind.DURATION, f"{seconds:g}s", seconds, "s", 0, 0, None)
+    found = compare_anchors(value.spec.raw, span)
+    if found is Agreement.MATCH:
+        return Check("value", "MATCH", f"{value.spec.text} is the span from {first.ref} to "
+                     f"{last.ref}", last.ref, last.position)
+    if len(lines) == 2:
+        return Check("value", "CONFLICT", f"says {value.spec.text}; {first.ref} to {last.ref} "
+                     f"is {seconds:g} s", last.ref, last.position)
+    return None
