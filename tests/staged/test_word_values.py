@@ -109,3 +109,18 @@ def test_a_word_the_evidence_states_elsewhere_is_left_to_the_other_checks(word: 
     items = [f"service=checkout-api {key}=prod replicas=3",
              f"2024-05-01T10:02:11Z INFO checkout-api {key} is {word} today"]
     assert bucket(f"checkout-api runs in the {word} {key}.", items) != "contradicted"
+
+
+@settings(max_examples=40)
+@given(scope=st.sampled_from(["namespace", "environment", "cluster"]),
+       said=st.sampled_from(["staging", "sandbox", "prod", "production"]),
+       held=st.sampled_from(["prod", "production", "eu-prod"]))
+def test_a_scope_named_nowhere_is_no_scope_of_the_evidence(scope: str, said: str,
+                                                           held: str) -> None:
+    # "in the staging namespace" beside a tool run against another: a name found nowhere
+    items = ["\n".join([f"$ kubectl top pods -n {held}",
+                         "NAME                  CPU(cores)   MEMORY(bytes)",
+                         "orders-1332a1-a6s     235m         512Mi"])]
+    claim = f"Pod orders-1332a1-a6s in the {said} {scope} is using 512Mi of memory."
+    written = said.startswith("prod") and "prod" in held
+    assert (bucket(claim, items) == "grounded") == written, (claim, held)

@@ -162,8 +162,18 @@ class ClaimSlots:
         return self.modality != "observation" or self.facts.conclusion
 
 
+_METRIC_ENDS: Final = frozenset(_words(
+    "pct percent ms s sec secs seconds us ns bytes kb mb gb mib gib count total rate ratio avg "
+    "max min sum size latency usage util used free errors requests rps qps p50 p90 p95 p99"))
+"""Last parts of a metric's key: ``cpu_pct`` and ``p99_latency_ms`` name a measure, not a
+thing."""
+
+
 def _names_a_thing(token: str) -> bool:
-    """``maria.lopez``, ``pay_svc``, ``x86host``, ``checkout-api``: a name, not a word."""
+    """``maria.lopez``, ``pay_svc``, ``x86host``, ``checkout-api``: a name, not a word (nor a
+    metric's key, ``cpu_pct``)."""
+    if "_" in token and token.rsplit("_", 1)[1] in _METRIC_ENDS:
+        return False
     dotted = token.replace("_", ".").split(".")
     if len(dotted) > 1:
         return all(len(p) > 1 and p.isalnum() for p in dotted) and not token.replace(
@@ -309,7 +319,8 @@ def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list
             continue
         if root(word) in _QUALIFIER_ROOTS or (word not in STOPWORDS and word not in NUMBER_WORDS
                                              and root(word) not in PREDICATES):
-            stems.append(root(word))
+            # a metric's key written as such ("cpu_pct was 19") names its parts
+            stems.extend(root(part) for part in word.split("_") if part)
             taken += 1
     for _, _, word in tokens[bisect_left(starts, spec.end):][:2]:
         if word[:1].isdigit() or root(word) in PREDICATES:

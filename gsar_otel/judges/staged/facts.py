@@ -37,6 +37,7 @@ from gsar_otel.judges.staged.categories import (
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import sentence_spans
+from gsar_otel.judges.staged.tables import find_tables
 from gsar_otel.judges.staged.textual import TextFacts, facts_of, line_level
 
 FactKind = Literal["row", "signal", "log", "prose"]
@@ -244,7 +245,22 @@ class _Reader:
         signal = self.item_type is EvidenceType.SIGNAL_MATCH
         block: list[Field] = []
         lines: list[str] = []
-        for raw in content.split("\n"):
+        texts = content.split("\n")
+        tables = {t.start: t for t in find_tables([t.strip() for t in texts])} \
+            if len(texts) > 1 else {}
+        skip = 0
+        for number, raw in enumerate(texts):
+            table = tables.get(number)
+            if number < skip:
+                continue
+            if table is not None:  # a table: a record per row (:mod:`.tables`)
+                self.flush(block, lines)
+                for row in table.rows:
+                    fields = tuple(_field(k, v) for k, v in row)
+                    self.add("row", " ".join(f'{k}="{v}"' if " " in v else f"{k}={v}"
+                                             for k, v in row), fields)
+                skip = table.end
+                continue
             line = raw.strip()
             ref_mark = _LINE_REF.match(line)
             if ref_mark:

@@ -107,8 +107,8 @@ def _word_fields(fact: Fact) -> dict[str, tuple[Field, ...]]:
 def _beside(tokens: Sequence[str], stems: frozenset[str],
             own: frozenset[str] = frozenset()) -> list[str]:
     """The claim's words beside its last mention of a key: those just before it (up to a
-    stopword) and the one just after it (past the subject it is of, ``own``, and a copula:
-    "the environment of checkout-api is sandbox")."""
+    stopword), or, with none, the one just after it (past the subject it is of, ``own``, and a
+    copula: "the environment of checkout-api is sandbox")."""
     places = [i for i, t in enumerate(tokens) if root(t) in stems]
     if not places:
         return []
@@ -127,10 +127,9 @@ def _beside(tokens: Sequence[str], stems: frozenset[str],
         after += 2
     while after < len(tokens) and tokens[after] in _COPULAS:
         after += 1
-    found = before
-    if after < len(tokens) and tokens[after] not in STOPWORDS:
-        found = [*before, tokens[after]]
-    return found
+    if before or after >= len(tokens) or tokens[after] in STOPWORDS:
+        return before  # "the staging namespace is used": its value stands before it
+    return [tokens[after]]
 
 
 def _other_value(word: str, stems: frozenset[str], index: FactIndex) -> Field | None:
@@ -154,9 +153,10 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
     value the claim gives another word; a field it states alike adds nothing (its fact is
     already the claim's). A state field (``status.phase=Running``) is named by a verb of being
     ("pod X is Pending"), and is contradicted only by a word another record holds under it."""
-    if not slots.subjects:
+    if not slots.subjects:  # of a host, a service, a pod: not "the economic environment"
         return []
     tokens = _TOKEN.findall(slots.text.lower())
+    scoped = _unknown_scopes(tokens, index)
     # a capitalised word ("Pending", "Azure") is the claim's name and may be a value too
     own = frozenset({*slots.subjects, *(v.spec.text.lower() for v in slots.values)})
     said = {root(t) for t in tokens}
@@ -189,4 +189,33 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
             checks.append(Check("value", "CONFLICT", f"says {word} for {field.key}; "
                                 f"{fact.ref} has {field.shown}", fact.ref, fact.position))
             break
-    return checks
+    return scoped + checks
+
+
+SCOPES: Final = frozenset((
+    "namespace", "namespaces", "environment", "environments", "env", "cluster", "clusters",
+    "datacenter", "datacenters", "tenant", "tenants"))
+"""Nouns of where a thing runs, as written ("clustering" is none): the word naming one ("the
+staging namespace") is a name."""
+
+
+def _unknown_scopes(tokens: Sequence[str], index: FactIndex) -> list[Check]:
+    """A scope the claim names ("in the staging namespace") that no evidence item holds in any
+    writing of it (``prod`` holds "production"): a name found nowhere."""
+    found: list[Check] = []
+    for noun in SCOPES & set(tokens):
+        for word in _beside(tokens, frozenset({root(noun)})):
+            if word in STOPWORDS or word in _NOT_VALUES or word[0].isdigit() or root(word) in (
+                    index.by_stem) or word in index.by_token or _written_anywhere(word, index):
+                continue
+            found.append(Check("subject", "ABSENT", f"{word} ({noun}) appears in no evidence "
+                               "item"))
+            break
+    return found
+
+
+def _written_anywhere(word: str, index: FactIndex) -> bool:
+    """Whether some evidence token, or a part of one, writes ``word`` shortened or in full
+    ("prod", ``eu-prod``)."""
+    return any(_holds(part, [word]) for token in index.by_token if word[0] in token
+               for part in re.split(r"[-_./]", token) if part[:1] == word[:1])

@@ -1,0 +1,135 @@
+"""Tables in tool output: each row a record of its header's columns.
+
+Three shapes are read:
+
+- **Markdown** (``| host | cpu_pct |``, a ``|---|`` rule, then rows);
+- **CSV** with a header (``service,requests,errors`` then ``checkout,2712,35``);
+- **aligned columns**, as ``kubectl get``/``kubectl top``, ``df -h``, ``free -m``, ``helm
+  history`` or ``docker ps`` print them: a header line without digits, then rows with as many
+  cells, header and rows spaced into columns (two spaces or a tab between some cells). A header
+  word that is a short lower-case word joins the one before it (``Mounted on``); a row with one
+  cell more than the header starts with its own label (``Mem:`` in ``free -m``), read under
+  the key ``name``; a row whose cells do not line up with the header ends the table.
+
+A header names its column in the row's field: ``CPU(cores)`` is ``CPU_cores``, ``Use%`` is
+``Use_pct``, ``UP-TO-DATE`` stays itself; ``NAME`` makes the cell the row's subject, as any
+identity key does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+_MD_ROW: Final = re.compile(r"^\|.{0,2000}\|$")
+_MD_RULE: Final = re.compile(r"^\|?(?:\s{0,3}:?-{2,}:?\s{0,3}\|){1,60}\s{0,3}:?-{0,}:?\s{0,3}\|?$")
+_CSV_HEAD: Final = re.compile(r"^[A-Za-z_][\w .()%/-]{0,60}(?:,[A-Za-z_][\w .()%/-]{0,60}){1,60}$")
+_COLUMN: Final = re.compile(r"\S+")
+_GAP: Final = re.compile(r"\S(?: {2}|\t)\s{0,200}\S")
+"""Columns aligned by a run of spaces or a tab between two cells."""
+_JOINING: Final = frozenset({"on", "of", "at", "in", "by", "to"})
+MAX_COLUMNS: Final = 40
+MIN_CELLS: Final = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The lines ``start`` to ``end`` (exclusive) of a text, read as rows of (column, cell)."""
+
+    start: int
+    end: int
+    rows: tuple[tuple[tuple[str, str], ...], ...]
+
+
+def column_key(header: str) -> str:
+    """A header as a field key: ``CPU(cores)`` -> ``CPU_cores``, ``Use%`` -> ``Use_pct``."""
+    key = header.strip().replace("%", "_pct")
+    key = re.sub(r"[^\w.\-/]+", "_", key).strip("_")
+    return key or "column"
+
+
+def find_tables(lines: list[str]) -> list[Table]:
+    """Every table among ``lines`` (stripped lines of one text), in order."""
+    found: list[Table] = []
+    at = 0
+    while at < len(lines) - 1:
+        table = _markdown(lines, at) or _csv(lines, at) or _aligned(lines, at)
+        if table is not None and table.rows:
+            found.append(table)
+        # lines scanned as rows that made no table start none either: each would read the same
+        # rows and stop where this one stopped (one pass over the text, never one per line)
+        at = max(at + 1, table.end if table is not None else 0)
+    return found
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _markdown(lines: list[str], at: int) -> Table | None:
+    if not (_MD_ROW.match(lines[at]) and _MD_RULE.match(lines[at + 1])):
+        return None
+    header = [column_key(c) for c in _cells(lines[at])]
+    rows = []
+    end = at + 2
+    while end < len(lines) and _MD_ROW.match(lines[end]):
+        cells = _cells(lines[end])
+        if len(cells) == len(header):
+            rows.append(tuple(zip(header, cells, strict=True)))
+        end += 1
+    return Table(at, end, tuple(rows)) if rows else None
+
+
+def _csv(lines: list[str], at: int) -> Table | None:
+    if not _CSV_HEAD.match(lines[at]) or any(ch.isdigit() for ch in lines[at]):
+        return None
+    header = [column_key(c) for c in lines[at].split(",")]
+    rows = []
+    end = at + 1
+    while end < len(lines) and lines[end].count(",") == len(header) - 1:
+        rows.append(tuple(zip(header, (c.strip() for c in lines[end].split(",")), strict=True)))
+        end += 1
+    if not rows or not any(ch.isdigit() for line in lines[at + 1:end] for ch in line):
+        return Table(at, end, ())
+    return Table(at, end, tuple(rows))
+
+
+def _header(line: str) -> list[str] | None:
+    """The column names of an aligned header line, or None when the line is no header."""
+    if any(ch.isdigit() for ch in line) or "=" in line or line.endswith((".", ":")) \
+            or line.startswith(("$", "#", ">")) or not _GAP.search(line):
+        return None
+    words = _COLUMN.findall(line)
+    names: list[str] = []
+    for word in words:
+        if names and word in _JOINING:
+            names[-1] = f"{names[-1]}_{word}"
+        else:
+            names.append(word)
+    if not MIN_CELLS <= len(names) <= MAX_COLUMNS:
+        return None
+    return [column_key(n) for n in names]
+
+
+def _aligned(lines: list[str], at: int) -> Table | None:
+    header = _header(lines[at])
+    if header is None:
+        return None
+    rows = []
+    end = at + 1
+    while end < len(lines):
+        cells = _COLUMN.findall(lines[end])
+        if not _GAP.search(lines[end]):
+            break
+        if len(cells) == len(header):
+            rows.append(tuple(zip(header, cells, strict=True)))
+        elif len(cells) == len(header) + 1 and not any(ch.isdigit() for ch in cells[0]):
+            rows.append((("name", cells[0].rstrip(":")),
+                         *zip(header, cells[1:], strict=True)))
+        else:
+            break
+        end += 1
+    if not rows or not any(ch.isdigit() for line in lines[at + 1:end] for ch in line):
+        return Table(at, end, ())
+    return Table(at, end, tuple(rows))
