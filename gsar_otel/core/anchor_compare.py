@@ -23,7 +23,7 @@ from typing import Final, NamedTuple
 
 from gsar_otel.core.anchor_durations import duration_quantum
 from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
-from gsar_otel.core.anchor_sizes import byte_factors, key_parts
+from gsar_otel.core.anchor_sizes import SIZE_UNITS, byte_factors, key_parts, size_unit
 from gsar_otel.core.anchor_times import date_numbers, time_keys
 from gsar_otel.core.anchor_tokens import number_text
 from gsar_otel.core.anchor_words import (
@@ -334,7 +334,8 @@ def _magnitude_views(anchor: Anchor) -> tuple[View, ...]:
         unit = _dimension(anchor.unit) if anchor.unit else _key_unit(anchor.key)
         found.append(View("num", frozenset({unit, ANY}), value, True))
         sized = anchor.unit or (key_parts(anchor.key) or [""])[-1]
-        found += [View("bytes", _ONLY, value * f, True) for f in byte_factors(sized)]
+        found += [View("bytes", frozenset({size_unit(sized) or ""}), value * f, True)
+                  for f in byte_factors(sized)]
         if anchor.unit is None:
             found += _key_views(anchor.key, value)
     return tuple(found)
@@ -393,6 +394,7 @@ def _magnitude_queries(anchor: Anchor) -> tuple[Query, ...]:
         return tuple(found)
     dims = _ALL if anchor.unit is None else frozenset({_dimension(anchor.unit), UNITLESS})
     near = _rounding(number, quantum, qualifier)
-    return (Query("num", dims, near, True), *(Query("bytes", _ONLY, Interval(
+    other = SIZE_UNITS - {size_unit(anchor.unit)}  # "23 GB" is never "21 GB" in bytes
+    return (Query("num", dims, near, True), *(Query("bytes", other, Interval(
         near.low * f, near.low_closed, near.high * f, near.high_closed), True)
         for f in byte_factors(anchor.unit)))

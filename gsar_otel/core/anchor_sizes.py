@@ -19,6 +19,21 @@ _SPELLED: Final = {"byte": "b", "bytes": "b", "kilobytes": "kb", "megabytes": "m
                    "gigabytes": "gb", "terabytes": "tb"}
 
 
+_SHORT: Final = {"ki": "kib", "mi": "mib", "gi": "gib", "ti": "tib"}
+SIZE_UNITS: Final = frozenset({*_DECIMAL, *(u for u in _BINARY if u not in _SHORT)})
+"""Every size unit in one spelling: a size is compared across units, never within one (there
+"23 GB" and "21 GB" are two numbers, whatever bytes each may stand for)."""
+
+
+def size_unit(unit: str | None) -> str | None:
+    """A size unit in one spelling (``GiB`` and ``Gi`` are ``gib``), or None."""
+    if not unit:
+        return None
+    unit = _SPELLED.get(unit.lower(), unit.lower())
+    unit = _SHORT.get(unit, unit)
+    return unit if unit in SIZE_UNITS else None
+
+
 def byte_factors(unit: str | None) -> tuple[Decimal, ...]:
     """Bytes in one ``unit``, in each reading it may have (none when it is no size unit)."""
     if not unit:

@@ -77,3 +77,11 @@ def test_the_judge_reads_memory_in_any_unit(gb: int, wrong: int, shape: str) -> 
     assert bucket(f"api-1 used {gb * 1024} MB of memory.") == "grounded"
     assert bucket(f"api-1 used {gb * wrong} GB of memory.") == "contradicted"
     assert bucket(f"api-1 used {gb} MB of memory.") == "contradicted"
+
+
+@given(said=st.integers(1, 999), held=st.integers(1, 999), unit=st.sampled_from(sorted(POWER)))
+@example(said=23, held=21, unit="GB")
+def test_two_sizes_in_one_unit_are_two_numbers(said: int, held: int, unit: str) -> None:
+    # 21 GB read as binary (22.5e9 bytes) is still not "23 GB": within a unit, numbers compare
+    found = agreement(f"used {said} {unit}", f"mem={held} {unit}")
+    assert found is (Agreement.MATCH if said == held else Agreement.CONFLICT), (said, held)

@@ -17,6 +17,7 @@ evidence for one claim, with no cap that would switch a check off on large evide
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -49,6 +50,10 @@ class FactIndex:
     anchors: tuple[tuple[int, Spec], ...]
     """Every fact's anchors (text and fields), as (fact position, anchor)."""
     anchor_index: AnchorIndex
+    memo: dict[object, object] = dataclasses.field(default_factory=dict, compare=False,
+                                                   repr=False)
+    """What the checks read off the whole evidence once (its keys, a fact's word fields): kept
+    with the index, so it lives and dies with one judgement."""
 
 
 def build_index(evidence: EvidenceSet) -> FactIndex:

@@ -50,6 +50,7 @@ from gsar_otel.judges.staged.keyed import (
     qualifiers,
 )
 from gsar_otel.judges.staged.levels import check_level
+from gsar_otel.judges.staged.plain_names import check_plain_names
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
 from gsar_otel.judges.staged.quantifiers import check_quantifier, record_count
 from gsar_otel.judges.staged.ranges import check_order, check_range, ranges_of
@@ -314,6 +315,7 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                                    frozenset(c.trend for c in checks if c.trend)))
     checks.extend(check_absence(slots, alignment, index))
     checks.extend(check_word_values(slots, alignment, index))
+    checks.extend(check_plain_names(slots, index))
     checks.extend(check_event_time(slots, alignment, index))
     checks.extend(check_state_now(slots, alignment, index))
     for extra in (check_polarity(slots, alignment, index), check_level(slots, alignment, index),

@@ -74,19 +74,14 @@ def _holds(value: str, tokens: Sequence[str]) -> bool:
     return len(wanted) >= 2 and wanted.isalpha() and wanted in initials
 
 
-_TABLES: dict[int, tuple[tuple[Field, ...], dict[str, tuple[Field, ...]]]] = {}
-MAX_TABLES: Final = 4096
-"""Facts whose word fields are kept by key stem (a claim reads a fact's table, never all of
-its fields: a row of thousands of fields costs each claim its few key words)."""
-
-
-def _word_fields(fact: Fact) -> dict[str, tuple[Field, ...]]:
+def _word_fields(index: FactIndex, position: int) -> dict[str, tuple[Field, ...]]:
     """A fact's fields holding one plain word and no typed value, by the telling stems of their
     keys. An identity key's value (``region=eu-west-1``) names a subject, which the subject
     checks read."""
-    held = _TABLES.get(id(fact.fields))
-    if held is not None and held[0] is fact.fields:
-        return held[1]
+    held = index.memo.get(("word fields", position))
+    if held is not None:
+        return held  # type: ignore[return-value]
+    fact = index.facts[position]
     table: dict[str, list[Field]] = {}
     for field in fact.fields if fact.kind != "prose" else ():
         if field.anchors:
@@ -97,10 +92,8 @@ def _word_fields(fact: Fact) -> dict[str, tuple[Field, ...]]:
             continue
         for stem_ in field.key_stems - UNIT_WORDS - _GENERIC_KEYS:
             table.setdefault(stem_, []).append(field)
-    if len(_TABLES) >= MAX_TABLES:
-        _TABLES.clear()
     found = {k: tuple(v) for k, v in table.items()}
-    _TABLES[id(fact.fields)] = (fact.fields, found)
+    index.memo[("word fields", position)] = found  # a claim reads a fact's table, not its fields
     return found
 
 
@@ -135,7 +128,7 @@ def _beside(tokens: Sequence[str], stems: frozenset[str],
 def _other_value(word: str, stems: frozenset[str], index: FactIndex) -> Field | None:
     """The field of another record holding ``word`` under a key of the same stems."""
     for position in index.by_token.get(word, ()):
-        table = _word_fields(index.facts[position])
+        table = _word_fields(index, position)
         for field in (f for s in stems for f in table.get(s, ())):
             if _normal(field.value) == _normal(word):
                 return field
@@ -163,7 +156,7 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
     states = [m.group(1).lower() for m in _STATED.finditer(slots.text)]
     fields: dict[Field, tuple[Fact, frozenset[str], bool]] = {}
     for position in alignment.focus:
-        table = _word_fields(index.facts[position])
+        table = _word_fields(index, position)
         for stem_ in said:
             for field in table.get(stem_, ()):
                 if not _categorical(field):
