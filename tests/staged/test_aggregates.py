@@ -94,3 +94,19 @@ def test_the_first_and_the_last_are_the_earliest_and_the_latest_line(
     claim = f"The {which} connection reset on api-7d9f-0 was at 10:{said:02d} UTC."
     expected = ["grounded"] if said == wanted else ["contradicted"]
     assert buckets(claim, items) == expected, (claim, items)
+
+
+@settings(max_examples=80)
+@given(cpus=st.lists(st.integers(1, 99), min_size=2, max_size=5, unique=True),
+       pick=st.integers(0, 4), word=st.sampled_from(["highest", "lowest", "largest", "least"]),
+       shape=st.sampled_from(["node=node-{i} cpu_pct={c}",
+                              '{{"node": "node-{i}", "cpu_pct": {c}}}']))
+@example(cpus=[32, 88], pick=0, word="highest", shape="node=node-{i} cpu_pct={c}")
+def test_the_highest_and_the_lowest_are_over_every_record(cpus: list[int], pick: int, word: str,
+                                                         shape: str) -> None:
+    items = [shape.format(i=i, c=c) for i, c in enumerate(cpus)]
+    chosen = pick % len(cpus)
+    claim = f"node-{chosen} had the {word} CPU at {cpus[chosen]}%."
+    extreme = min(cpus) if word in ("lowest", "least") else max(cpus)
+    expected = ["grounded"] if cpus[chosen] == extreme else ["contradicted"]
+    assert buckets(claim, items) == expected, (claim, items)

@@ -10,6 +10,9 @@ the first or the last.
   value check.
 - **Only.** "Only api-0 restarted" is contradicted by another record of api-0's kind that
   restarted (a count above zero under the act's key, or the act's category).
+- **Highest and lowest.** "node-254 had the highest CPU at 32%" holds only where no other
+  record of the key holds more (``cpu_pct=88`` on node-431 contradicts it); "the lowest", "the
+  least", "the smallest" where none holds less.
 - **First and last.** "The first connection reset on api-0 was at 10:02" is the time of the
   earliest tool line stating a connection reset about api-0; "the last" the latest.
 """
@@ -173,3 +176,30 @@ def check_ordinal(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> 
     return Check("value", status, f"says the {said.group(1).lower()} at {value.spec.text}; "
                  f"the {'earliest' if early else 'latest'} is {fact.ref} at {time.text}",
                  fact.ref, fact.position)
+
+
+_SUPERLATIVE: Final = re.compile(r"\b(highest|largest|biggest|most|greatest|maximum|lowest|"
+                                 r"smallest|least|fewest|minimum)\b", re.IGNORECASE)
+_LOW: Final = frozenset({"lowest", "smallest", "least", "fewest", "minimum"})
+
+
+def check_superlative(slots: ClaimSlots, alignment: Alignment,
+                      index: FactIndex) -> Check | None:
+    """"S had the highest K at V" against K of every record holding it: another record above
+    S's (below, for "lowest") contradicts it."""
+    said = _SUPERLATIVE.search(slots.text)
+    if said is None or not slots.subjects or not slots.values:
+        return None
+    own = set(alignment.about)
+    for value in slots.values:
+        found = _per_record(value, [f for f in index.facts if f.kind in TOOL_KINDS])
+        mine = [n for f, n in found.items() if f.position in own]
+        if len(found) < 2 or not mine:
+            continue
+        low = said.group(1).lower() in _LOW
+        fact, extreme = (min if low else max)(found.items(), key=lambda fn: fn[1])
+        if (extreme < mine[0]) if low else (extreme > mine[0]):
+            return Check("quantifier", "CONFLICT", f"says {said.group(1).lower()}; {fact.ref} "
+                         f"has {extreme:g}", fact.ref, fact.position)
+        return None
+    return None

@@ -24,6 +24,7 @@ from gsar_otel.judges.staged.absence import check_absence
 from gsar_otel.judges.staged.aggregates import (
     check_only,
     check_ordinal,
+    check_superlative,
     check_total,
     line_count,
 )
@@ -321,7 +322,8 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     for extra in (check_polarity(slots, alignment, index), check_level(slots, alignment, index),
                   check_order(slots, [index.facts[p] for p in alignment.focus]),
                   check_quantifier(slots, alignment, index),
-                  check_only(slots, alignment, index), check_ordinal(slots, alignment, index)):
+                  check_only(slots, alignment, index), check_ordinal(slots, alignment, index),
+                  check_superlative(slots, alignment, index)):
         if extra is not None:
             checks.append(extra)
     if alignment.coverage < coverage:
