@@ -66,3 +66,18 @@ def test_who_acted_is_who_the_record_says(shape: str, actor: str, said: str,
         assert verdict == ["grounded"], (claim, item)
     else:
         assert verdict != ["grounded"], (claim, item)
+
+
+@settings(max_examples=80)
+@given(requests=st.lists(st.integers(100, 9999), min_size=2, max_size=5, unique=True),
+       pick=st.integers(0, 4), other=st.integers(0, 4), csv=st.booleans())
+@example(requests=[2712, 3387], pick=1, other=0, csv=True)
+def test_a_plain_name_a_record_is_about_binds_the_claim_to_its_row(
+        requests: list[int], pick: int, other: int, csv: bool) -> None:
+    rows = list(zip(SERVICES, requests, strict=False))
+    items = (["\n".join(["service,requests,errors", *(f"{s},{r},3" for s, r in rows)])] if csv
+             else [f"service={s} requests={r} errors=3" for s, r in rows])
+    chosen, held = rows[pick % len(rows)], rows[other % len(rows)]
+    claim = f"{chosen[0]} served {held[1]} requests."
+    expected = ["grounded"] if chosen == held else ["contradicted"]
+    assert buckets(claim, items) == expected, (claim, items)

@@ -26,6 +26,7 @@ from gsar_otel.judges.staged.checks import COVERAGE_BACKSTOP, check_claim
 from gsar_otel.judges.staged.claims import slots_of
 from gsar_otel.judges.staged.coordination import each_subject
 from gsar_otel.judges.staged.levels import check_level
+from gsar_otel.judges.staged.plain_names import with_named
 from gsar_otel.judges.staged.segment import segment
 from gsar_otel.judges.staged.verdicts import (
     PARAPHRASE_BUDGET,
@@ -94,12 +95,12 @@ def judge_claims(synthesis: str, index: FactIndex, coverage: float,
     """The verdict of every claim of ``synthesis`` against an indexed evidence set, with the
     coverage backstop at ``coverage`` and the paraphrase budget ``budget`` (None: none)."""
     def judged(text: str) -> list[Check]:
-        slots = slots_of(text)
+        slots = with_named(slots_of(text), index)
         return check_claim(slots, align(slots, index), index, coverage)
 
     verdicts = []
     for span in segment(synthesis):
-        slots = slots_of(span.text)
+        slots = with_named(slots_of(span.text), index)
         alignment = align(slots, index)
         # "api-1 and api-2 had 95% CPU": what it says of each listed subject, too
         checks = check_claim(slots, alignment, index, coverage) + each_subject(slots, judged)

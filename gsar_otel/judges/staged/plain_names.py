@@ -12,6 +12,10 @@ a plain word is a name only by where it stands:
   claim's first words before a verb of acting ("bob restarted the pod", "Alice Smith
   acknowledged the incident").
 
+- **as the evidence's own subject**: a plain word a record is about (``service=checkout``)
+  is the claim's subject where the claim writes it ("checkout served 2712 requests"), so the
+  claim is read against that record, never another row's (:func:`with_named`).
+
 Such a name that no evidence item writes, in full, shortened ("payment" for
 ``payments-api``) or as a part of a name, is a name found nowhere: ungrounded. A word that
 describes rather than names ("the upstream service", "the failing job") is passed over.
@@ -19,6 +23,7 @@ describes rather than names ("the upstream service", "the failing job") is passe
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from typing import Final
@@ -28,6 +33,7 @@ from gsar_otel.judges.staged.alignment import FactIndex
 from gsar_otel.judges.staged.categories import category_of
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
 from gsar_otel.judges.staged.roots import root
 
 
@@ -119,3 +125,37 @@ def check_plain_names(slots: ClaimSlots, index: FactIndex) -> list[Check]:
         checks.append(Check("subject", "ABSENT", f"{word} ({noun}) appears in no evidence "
                             "item"))
     return checks
+
+
+MIN_NAME: Final = 3
+
+
+def _plain_subjects(index: FactIndex) -> frozenset[str]:
+    """Every plain word a record is about under a key that tells two or more records apart
+    (``service=checkout`` beside ``service=cart``: rows to confuse; one entity's own table has
+    none), once per evidence set."""
+    held = index.memo.get("plain subjects")
+    if held is None:
+        by_key: dict[str, set[str]] = {}
+        for fact in index.facts:
+            for field in fact.fields if fact.kind != "prose" else ():
+                value = field.value.lower()
+                if field.key_stems & IDENTITY_KEYS and value.isalpha() and len(
+                        value) >= MIN_NAME and value not in STOPWORDS:
+                    by_key.setdefault(field.key.lower(), set()).add(value)
+        held = index.memo["plain subjects"] = frozenset(
+            v for values in by_key.values() if len(values) > 1 for v in values)
+    return held  # type: ignore[return-value]
+
+
+def with_named(slots: ClaimSlots, index: FactIndex) -> ClaimSlots:
+    """``slots`` with the plain words it writes that records are about as subjects too."""
+    known = _plain_subjects(index)
+    if not known:
+        return slots
+    named = [w for w in dict.fromkeys(t.lower() for t in _WORD.findall(slots.text))
+             if w in known and w not in slots.subjects and category_of(w) is None]
+    if not named:
+        return slots
+    return dataclasses.replace(slots, subjects=(*slots.subjects, *named),
+                               names=tuple(n for n in slots.names if n not in named))
