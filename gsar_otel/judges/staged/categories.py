@@ -61,6 +61,18 @@ _AXES: Final[dict[str, dict[str, str]]] = {
         "open": "open opened reopened",
         "closed": "closed close closes",
     },
+    "permission": {
+        "allowed": "allowed permitted granted authorized authorised",
+        "denied": "denied forbidden refused unauthorized unauthorised",
+    },
+    "enablement": {
+        "enabled": "enabled",
+        "disabled": "disabled",
+    },
+    "sync": {
+        "synced": "synced",
+        "out_of_sync": "outofsync unsynced",
+    },
 }
 
 _TWO_WORD: Final[dict[tuple[str, str], Category]] = {
@@ -75,6 +87,8 @@ _TWO_WORD: Final[dict[tuple[str, str], Category]] = {
     ("goes", "down"): ("direction", "decreased"),
     ("came", "up"): ("availability", "up"),
     ("back", "up"): ("availability", "up"),
+    ("in", "sync"): ("sync", "synced"),
+    ("of", "sync"): ("sync", "out_of_sync"),
 }
 """Word pairs that name one pole: "rolled back" is an outcome, not "back"."""
 
@@ -94,10 +108,15 @@ WORDS: Final = _build()
 
 AMBIGUOUS: Final = frozenset({"up", "down", "open", "close", "complete", "ok", "active", "drop",
                               "fall", "rise", "spike", "warn", "grow", "revert", "climb",
-                              "decline", "increase", "decrease", "success"})
+                              "decline", "increase", "decrease", "success", "allowed",
+                              "permitted", "granted", "authorized", "authorised", "denied",
+                              "forbidden", "refused", "unauthorized", "unauthorised"})
 """Words that name a category only as a predicate or a value, never inside a noun phrase
 reading ("the up link", "a drop of 3%" still count as direction: these are read only from a
 value, a key's value, or after a verb of being; see :func:`categories_of`)."""
+
+TOOL_AXES: Final = frozenset({"permission", "enablement", "sync"})
+"""Axes read off tool output only: a story's "was denied parole" is no record's permission."""
 
 OPPOSITE: Final[dict[str, dict[str, str]]] = {
     axis: (dict(zip(poles, reversed(tuple(poles)), strict=True)) if len(poles) == 2 else {})

@@ -22,11 +22,18 @@ from typing import Final, Literal
 
 from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec
-from gsar_otel.judges.staged.categories import Category, categories_of, category_of, negate
+from gsar_otel.judges.staged.categories import (
+    TOOL_AXES,
+    Category,
+    categories_of,
+    category_of,
+    negate,
+)
 from gsar_otel.judges.staged.lexicon import (
     CAUSAL_WORDS,
     IDENTITY_KEYS,
     INDICATIVE,
+    METRIC_ENDS,
     NEGATIONS,
     NUMBER_WORDS,
     QUALIFIER_FAMILIES,
@@ -162,17 +169,10 @@ class ClaimSlots:
         return self.modality != "observation" or self.facts.conclusion
 
 
-_METRIC_ENDS: Final = frozenset(_words(
-    "pct percent ms s sec secs seconds us ns bytes kb mb gb mib gib count total rate ratio avg "
-    "max min sum size latency usage util used free errors requests rps qps p50 p90 p95 p99"))
-"""Last parts of a metric's key: ``cpu_pct`` and ``p99_latency_ms`` name a measure, not a
-thing."""
-
-
 def _names_a_thing(token: str) -> bool:
     """``maria.lopez``, ``pay_svc``, ``x86host``, ``checkout-api``: a name, not a word (nor a
     metric's key, ``cpu_pct``)."""
-    if "_" in token and token.rsplit("_", 1)[1] in _METRIC_ENDS:
+    if "_" in token and token.rsplit("_", 1)[1] in METRIC_ENDS:
         return False
     dotted = token.replace("_", ".").split(".")
     if len(dotted) > 1:
@@ -382,7 +382,7 @@ def slots_of(text: str) -> ClaimSlots:
     named = {s for s in subjects} | set(names)
     skip = ({root(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
             | HEDGE_STEMS | INDICATIVE_STEMS | CAUSAL_STEMS
-            | {root(w) for w in lowered if category_of(w) is not None})
+            | {root(w) for w in lowered if (c := category_of(w)) and c[0] not in TOOL_AXES})
     # anchors are checked as values; "[CONTINUE]"-style markup is no word of the claim
     inside = _inside(text, [(s.start, s.end) for s in facts.anchors]
                      + [m.span() for m in _MARKUP.finditer(text)])

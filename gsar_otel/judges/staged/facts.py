@@ -30,6 +30,7 @@ from gsar_otel.judges.staged.anchoring import Spec, extract
 from gsar_otel.judges.staged.categories import (
     PENDING,
     PENDING_VALUES,
+    TOOL_AXES,
     Category,
     categories_of,
     negate,
@@ -216,7 +217,8 @@ class _Reader:
         stems.update(root(part.lower()) for name in _CAMEL_NAME.findall(text)
                      for part in _CAMEL_PART.findall(name))
         if kind != "row":  # a log line or alert says its outcome in words too
-            categories.update(dict.fromkeys(categories_of(lowered, negatable=True)))
+            categories.update(dict.fromkeys(c for c in categories_of(lowered, negatable=True)
+                                            if kind != "prose" or c[0] not in TOOL_AXES))
             # and in its CamelCase reasons: ``NodeNotReady`` says the node is not ready
             for name in _CAMEL_NAME.findall(text):
                 categories.update(dict.fromkeys(categories_of(

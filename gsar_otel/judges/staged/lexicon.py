@@ -127,3 +127,9 @@ QUALIFIER_FAMILIES: Final = (
 """Words that tell one measure from another of the same thing, in families of alternatives
 (each group's words one measure): a "p95 latency" is no ``p99_latency_ms``, a "read latency"
 no ``write_latency_ms``, "average CPU" no ``cpu_max``."""
+
+METRIC_ENDS: Final = _set(
+    "pct percent ms s sec secs seconds us ns bytes kb mb gb mib gib count total rate ratio avg "
+    "max min sum size latency usage util used free errors requests rps qps p50 p90 p95 p99")
+"""Last parts of a metric's key: ``cpu_pct`` and ``p99_latency_ms`` name a measure, not a
+thing."""
