@@ -47,11 +47,12 @@ NOUNS: Final = _set("service services svc table tables queue queues topic topics
 ACTOR_KEYS: Final = _set("user username actor author owner assignee by operator approver "
                          "requester initiator")
 """Last parts of keys naming who acted (``user``, ``merged_by``, ``acknowledged_by``)."""
-ACTS: Final = frozenset(root(w) for w in _set(
+ACT_WORDS: Final = _set(
     "restarted deployed rolled pushed approved acknowledged merged deleted created scaled ran "
     "triggered changed updated reverted disabled enabled paged escalated resolved closed opened "
-    "assigned rebooted drained cordoned killed started stopped applied committed"))
+    "assigned rebooted drained cordoned killed started stopped applied committed")
 """Verbs of someone acting: the words before one at the claim's start name who."""
+ACTS: Final = frozenset(root(w) for w in ACT_WORDS)
 DESCRIBING: Final = _set(
     "affected failing failed upstream downstream primary secondary main backend frontend "
     "internal external same other whole entire new old legacy critical slow healthy unhealthy "

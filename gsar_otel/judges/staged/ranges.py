@@ -64,18 +64,72 @@ def check_range(stated: Range, low: Value, high: Value,
                   f"{fact.ref} has {shown}", fact.ref, fact.position),)
 
 
-_FROM_TO: Final = re.compile(r"\bfrom\s+([\w./:-]*\w)\s+to\s+([\w./:-]*\w)", re.IGNORECASE)
+_VALUE_TEXT: Final = r"([\w./:-]{0,60}\w)(?:\s?[a-z%]{1,12})?"
+"""A value as a change writes it, with its unit: bounded, so reading a text stays linear."""
+_FROM_TO: Final = re.compile(rf"\bfrom\s+{_VALUE_TEXT}\s+to\s+([\w./:-]{{0,60}}\w)",
+                           re.IGNORECASE)
+_BEFORE_AFTER: Final = re.compile(rf"(?<![\w./:-]){_VALUE_TEXT}\s+before\s+and\s+{_VALUE_TEXT}"
+                                  r"\s+after\b", re.IGNORECASE)
+_NOW: Final = re.compile(r"\b(?:now|currently)\b", re.IGNORECASE)
 """A change written as from one value to another ("upgraded from v1.4.2 to v1.4.3")."""
+
+
+_BEFORE: Final = ("old", "before", "prev", "previous", "from")
+_AFTER: Final = ("new", "after", "current", "to")
+_PART: Final = re.compile(r"[_.\-]")
+
+
+def _before_after(fact: Fact) -> list[tuple[str, str, str]]:
+    """(before, after, what) for each pair of fields of one key written before and after a
+    change: ``replicas_old``/``replicas_new``, ``previous_version``/``current_version``."""
+    sides: dict[str, dict[str, str]] = {}
+    for field in fact.fields:
+        parts = _PART.split(field.key.lower())
+        for at, part in enumerate(parts):
+            side = "before" if part in _BEFORE else "after" if part in _AFTER else None
+            if side is not None and len(parts) > 1:
+                base = "_".join(parts[:at] + parts[at + 1:])
+                sides.setdefault(base, {})[side] = field.value.lower()
+                break
+    return [(pair["before"], pair["after"], base) for base, pair in sides.items()
+            if "before" in pair and "after" in pair]
+
+
+def _check_now(slots: ClaimSlots, focus: Sequence[Fact]) -> Check | None:
+    """"now has 3 replicas" or "scaled to 3 replicas" beside "scaled from 3 to 5": the value
+    it was, not the value it came to."""
+    # the values the claim says it came to: all of them after "now", else those after "to"
+    now = _NOW.search(slots.text) is not None
+    said = {v.spec.text.lower() for v in slots.values if now or slots.text[
+        max(0, v.spec.raw.start - 8):v.spec.raw.start].rstrip().lower().endswith(" to")}
+    if not said:
+        return None
+    for fact in focus:
+        changes = [(m.group(1).lower(), m.group(2).lower()) for m in _FROM_TO.finditer(
+            fact.text)] + [(one, other) for one, other, _ in _before_after(fact)]
+        for one, other in changes:
+            if one in said and other not in said and one != other:
+                return Check("value", "CONFLICT", f"says {one} now; {fact.ref} has it go from "
+                             f"{one} to {other}", fact.ref, fact.position)
+    return None
 
 
 def check_order(slots: ClaimSlots, focus: Sequence[Fact]) -> Check | None:
     """"from A to B" against a fact stating "from B to A": the same two values, the other way
-    round (an upgrade reported as a downgrade, a scale-up as a scale-down)."""
-    said = _FROM_TO.search(slots.text)
+    round (an upgrade reported as a downgrade, a scale-up as a scale-down), in words or in a
+    record's fields before and after the change."""
+    said = _FROM_TO.search(slots.text) or _BEFORE_AFTER.search(slots.text)
     if said is None:
-        return None
+        return _check_now(slots, focus)
     first, second = (w.lower().strip(".,") for w in said.groups())
     for fact in focus:
+        for one, other, base in _before_after(fact):  # replicas_old=8 replicas_new=1
+            if (one, other) == (second, first) and one != other:
+                return Check("value", "CONFLICT", f"says from {first} to {second}; {fact.ref} "
+                             f"has {base} from {one} to {other}", fact.ref, fact.position)
+            if (one, other) == (first, second):
+                return Check("value", "MATCH", f"from {first} to {second} matches {fact.ref}",
+                             fact.ref, fact.position)
         for held in _FROM_TO.finditer(fact.text):
             one, other = (w.lower().strip(".,") for w in held.groups())
             if (one, other) == (second, first) and one != other:

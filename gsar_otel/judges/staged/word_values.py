@@ -29,6 +29,7 @@ from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.facts import STATE_KEYS, Fact, Field
 from gsar_otel.judges.staged.keyed import UNIT_WORDS
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
+from gsar_otel.judges.staged.plain_names import ACT_WORDS
 from gsar_otel.judges.staged.roots import root
 
 _TOKEN: Final = re.compile(r"[a-z0-9][a-z0-9_./\-]*[a-z0-9]|[a-z0-9]")
@@ -182,7 +183,29 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
             checks.append(Check("value", "CONFLICT", f"says {word} for {field.key}; "
                                 f"{fact.ref} has {field.shown}", fact.ref, fact.position))
             break
-    return scoped + checks
+    return scoped + checks + _check_acts(tokens, alignment, index)
+
+
+ACTION_KEYS: Final = frozenset(root(w) for w in ("action", "verb", "operation", "op", "event",
+                                                  "activity"))
+"""Keys whose value is what was done (``action=scale``, an audit event's ``verb``)."""
+
+
+def _check_acts(tokens: Sequence[str], alignment: Alignment, index: FactIndex) -> list[Check]:
+    """An act the claim says was done ("frank deleted the deployment") against a record of the
+    claim's subjects saying what was done: another act, with the claim's act nowhere in the
+    record, is contradicted (``action=scale``)."""
+    acts = [t for t in tokens if t in ACT_WORDS]  # verbs as written: "deployment" is none
+    for position in alignment.focus if acts else ():
+        fact = index.facts[position]
+        if fact.kind == "prose" or any(root(a) in fact.stems for a in acts):
+            continue
+        done = next((f for f in fact.fields if f.key_stems & ACTION_KEYS
+                     and _WORD_VALUE.fullmatch(f.value.lower())), None)
+        if done is not None:
+            return [Check("value", "CONFLICT", f"says {acts[0]}; {fact.ref} has {done.shown}",
+                          fact.ref, fact.position)]
+    return []
 
 
 SCOPES: Final = frozenset((
