@@ -110,3 +110,19 @@ def test_the_highest_and_the_lowest_are_over_every_record(cpus: list[int], pick:
     extreme = min(cpus) if word in ("lowest", "least") else max(cpus)
     expected = ["grounded"] if cpus[chosen] == extreme else ["contradicted"]
     assert buckets(claim, items) == expected, (claim, items)
+
+
+@settings(max_examples=60)
+@given(cpus=st.lists(st.integers(1, 99), min_size=3, max_size=5, unique=True),
+       pick=st.integers(0, 4), rank=st.sampled_from([("second", 2), ("third", 3)]),
+       low=st.booleans())
+@example(cpus=[32, 88, 26, 29], pick=0, rank=("second", 2), low=False)
+def test_a_rank_is_its_place_among_every_record(cpus: list[int], pick: int,
+                                                rank: tuple[str, int], low: bool) -> None:
+    items = [f"node=node-{i} cpu_pct={c}" for i, c in enumerate(cpus)]
+    chosen = pick % len(cpus)
+    word = "lowest" if low else "highest"
+    claim = f"node-{chosen} had the {rank[0]} {word} CPU at {cpus[chosen]}%."
+    placed = sorted(cpus, reverse=not low)[rank[1] - 1]
+    expected = ["grounded"] if cpus[chosen] == placed else ["contradicted"]
+    assert buckets(claim, items) == expected, (claim, items)

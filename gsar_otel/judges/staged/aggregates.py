@@ -178,8 +178,11 @@ def check_ordinal(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> 
                  fact.ref, fact.position)
 
 
-_SUPERLATIVE: Final = re.compile(r"\b(highest|largest|biggest|most|greatest|maximum|lowest|"
+_SUPERLATIVE: Final = re.compile(r"\b(?:(second|third|fourth|fifth|2nd|3rd|4th|5th)[\s-]{1,3})?"
+                                 r"(highest|largest|biggest|most|greatest|maximum|lowest|"
                                  r"smallest|least|fewest|minimum)\b", re.IGNORECASE)
+_RANKS: Final = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+                 "fifth": 5, "5th": 5}
 _LOW: Final = frozenset({"lowest", "smallest", "least", "fewest", "minimum"})
 
 
@@ -196,10 +199,14 @@ def check_superlative(slots: ClaimSlots, alignment: Alignment,
         mine = [n for f, n in found.items() if f.position in own]
         if len(found) < 2 or not mine:
             continue
-        low = said.group(1).lower() in _LOW
-        fact, extreme = (min if low else max)(found.items(), key=lambda fn: fn[1])
-        if (extreme < mine[0]) if low else (extreme > mine[0]):
-            return Check("quantifier", "CONFLICT", f"says {said.group(1).lower()}; {fact.ref} "
-                         f"has {extreme:g}", fact.ref, fact.position)
+        low = said.group(2).lower() in _LOW
+        rank = _RANKS.get((said.group(1) or "").lower(), 1)  # "the second highest"
+        ordered = sorted(found.items(), key=lambda fn: fn[1], reverse=not low)
+        if rank > len(ordered):
+            return None
+        fact, wanted = ordered[rank - 1]
+        if wanted != mine[0]:
+            return Check("quantifier", "CONFLICT", f"says {said.group(0).lower()}; {fact.ref} "
+                         f"has {wanted:g}", fact.ref, fact.position)
         return None
     return None
