@@ -95,6 +95,15 @@ def _before_after(fact: Fact) -> list[tuple[str, str, str]]:
             if "before" in pair and "after" in pair]
 
 
+def _changes(fact: Fact) -> list[tuple[str, str, str]]:
+    """(before, after, what changed and a space, or nothing) for each change a fact states: in
+    its fields before and after (``replicas_old=8 replicas_new=1``), then in its words ("from 3
+    to 5")."""
+    said = [held.groups() for held in _FROM_TO.finditer(fact.text)]
+    return [(one, other, f"{base} ") for one, other, base in _before_after(fact)] + [
+        (one.lower().strip(".,"), other.lower().strip(".,"), "") for one, other in said]
+
+
 def _check_now(slots: ClaimSlots, focus: Sequence[Fact]) -> Check | None:
     """"now has 3 replicas" or "scaled to 3 replicas" beside "scaled from 3 to 5": the value
     it was, not the value it came to."""
@@ -105,9 +114,7 @@ def _check_now(slots: ClaimSlots, focus: Sequence[Fact]) -> Check | None:
     if not said:
         return None
     for fact in focus:
-        changes = [(m.group(1).lower(), m.group(2).lower()) for m in _FROM_TO.finditer(
-            fact.text)] + [(one, other) for one, other, _ in _before_after(fact)]
-        for one, other in changes:
+        for one, other, _ in _changes(fact):
             if one in said and other not in said and one != other:
                 return Check("value", "CONFLICT", f"says {one} now; {fact.ref} has it go from "
                              f"{one} to {other}", fact.ref, fact.position)
@@ -123,18 +130,10 @@ def check_order(slots: ClaimSlots, focus: Sequence[Fact]) -> Check | None:
         return _check_now(slots, focus)
     first, second = (w.lower().strip(".,") for w in said.groups())
     for fact in focus:
-        for one, other, base in _before_after(fact):  # replicas_old=8 replicas_new=1
+        for one, other, what in _changes(fact):
             if (one, other) == (second, first) and one != other:
                 return Check("value", "CONFLICT", f"says from {first} to {second}; {fact.ref} "
-                             f"has {base} from {one} to {other}", fact.ref, fact.position)
-            if (one, other) == (first, second):
-                return Check("value", "MATCH", f"from {first} to {second} matches {fact.ref}",
-                             fact.ref, fact.position)
-        for held in _FROM_TO.finditer(fact.text):
-            one, other = (w.lower().strip(".,") for w in held.groups())
-            if (one, other) == (second, first) and one != other:
-                return Check("value", "CONFLICT", f"says from {first} to {second}; {fact.ref} "
-                             f"has from {one} to {other}", fact.ref, fact.position)
+                             f"has {what}from {one} to {other}", fact.ref, fact.position)
             if (one, other) == (first, second):
                 return Check("value", "MATCH", f"from {first} to {second} matches {fact.ref}",
                              fact.ref, fact.position)
