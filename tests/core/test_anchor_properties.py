@@ -101,9 +101,11 @@ def test_anchors_of_different_kinds_are_unrelated(first: Token, second: Token) -
         assert agreement is not Agreement.CONFLICT
     elif claim.kind is AnchorKind.NUMBER and evidence.kind in _DATED:
         # a date's year and day stand for the numbers a claim may write them as ("in 2019",
-        # "on the 7th"): those match, any other number is unrelated
+        # "on the 7th"): those match, any other number is unrelated, as is a measure ("1 GB"
+        # is no day)
         held = {Decimal(n) for n in date_numbers(evidence)}
-        assert agreement is (Agreement.MATCH if Decimal(str(claim.value)) in held
+        bare = not claim.unit
+        assert agreement is (Agreement.MATCH if bare and Decimal(str(claim.value)) in held
                              else Agreement.UNRELATED), (claim, evidence)
     else:
         assert agreement is Agreement.UNRELATED, (claim, evidence)

@@ -126,3 +126,40 @@ def test_a_rank_is_its_place_among_every_record(cpus: list[int], pick: int,
     placed = sorted(cpus, reverse=not low)[rank[1] - 1]
     expected = ["grounded"] if cpus[chosen] == placed else ["contradicted"]
     assert buckets(claim, items) == expected, (claim, items)
+
+
+@settings(max_examples=80)
+@given(cpus=st.lists(st.integers(1, 99), min_size=2, max_size=5, unique=True),
+       pick=st.integers(0, 4), word=st.sampled_from(["highest", "lowest", "most", "least"]),
+       key=st.sampled_from([("cpu_pct", "CPU"), ("restarts", "restarts"),
+                            ("memory_mb", "memory")]),
+       others=st.lists(st.sampled_from(OTHER), unique=True, max_size=2), reverse=st.booleans())
+@example(cpus=[32, 88], pick=0, word="lowest", key=("cpu_pct", "CPU"), others=OTHER,
+         reverse=False)
+def test_a_superlative_without_a_value_is_read_over_every_record(
+        cpus: list[int], pick: int, word: str, key: tuple[str, str], others: list[str],
+        reverse: bool) -> None:
+    items = [f"node=node-{i} {key[0]}={c} disk_pct=50" for i, c in enumerate(cpus)]
+    if reverse:
+        items.reverse()
+    chosen = pick % len(cpus)
+    claim = f"node-{chosen} had the {word} {key[1]}."
+    extreme = min(cpus) if word in ("lowest", "least") else max(cpus)
+    expected = ["grounded"] if cpus[chosen] == extreme else ["contradicted"]
+    assert buckets(claim, [*items, *others]) == expected, (claim, items)
+    assert buckets(claim, [*others, *items]) == expected, (claim, items)
+
+
+@settings(max_examples=60)
+@given(scores=st.lists(st.integers(10, 60), min_size=2, max_size=4, unique=True),
+       pick=st.integers(0, 3), word=st.sampled_from(["highest", "lowest"]))
+def test_a_row_a_plain_word_names_is_ranked_over_every_row(scores: list[int], pick: int,
+                                                           word: str) -> None:
+    models = ["LSTM", "GRU", "LRN", "SRU"]
+    items = [f"model={models[i]} bleu={s}.5 meteor=30.{i}" for i, s in enumerate(scores)]
+    chosen = pick % len(scores)
+    claim = f"{models[chosen]} has the {word} BLEU score."
+    extreme = max(scores) if word == "highest" else min(scores)
+    expected = ["grounded"] if scores[chosen] == extreme else ["contradicted"]
+    assert buckets(claim, items) == expected, (claim, items)
+    assert buckets(claim, ["\n".join(reversed(items))]) == expected, (claim, items)

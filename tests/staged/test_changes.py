@@ -59,3 +59,42 @@ def test_the_act_is_the_one_the_record_says(done: tuple[str, str], said: tuple[s
     claim = f"frank {said[1]} the orders-api deployment."
     expected = "grounded" if done == said else "contradicted"
     assert bucket(claim, [item]) == expected, (claim, item)
+
+
+DIFF = """diff --git a/deploy/{svc}/values.yaml b/deploy/{svc}/values.yaml
+@@ -12,8 +12,8 @@ {svc}:
+   http:
+-    {key}: {old}
++    {key}: {new}
+   db:
+     host: pg-primary.prod.svc"""
+KEYS = [("timeoutSeconds", "timeout", "seconds"), ("maxConnections", "max connections", ""),
+        ("replicaCount", "replica count", "")]
+
+
+@settings(max_examples=80)
+@given(key=st.sampled_from(KEYS), old=st.integers(1, 500), new=st.integers(1, 500),
+       off=st.integers(1, 90), form=st.sampled_from(["now", "from", "swapped", "other end"]))
+@example(key=KEYS[0], old=10, new=30, off=370, form="other end")
+@example(key=KEYS[0], old=10, new=30, off=1, form="now")
+def test_a_diff_of_a_key_is_its_change(key: tuple[str, str, str], old: int, new: int, off: int,
+                                       form: str) -> None:
+    if old == new:
+        return
+    item = DIFF.format(svc="search", key=key[0], old=old, new=new)
+    unit = f" {key[2]}" if key[2] else ""
+    faithful = {"now": f"The search {key[1]} is now {new}{unit}.",
+                "from": f"The search {key[1]} went from {old} to {new}{unit}."}
+    unfaithful = {"now": f"The search {key[1]} is now {old}{unit}.",
+                  "from": f"The search {key[1]} went from {new} to {old}{unit}.",
+                  "swapped": f"The search {key[1]} went from {new} to {old}{unit}.",
+                  "other end": f"The search {key[1]} went from {old} to {new + off}{unit}."}
+    if form in faithful:
+        assert bucket(faithful[form], [item]) == "grounded", (faithful[form], item)
+    assert bucket(unfaithful[form], [item]) != "grounded", (unfaithful[form], item)
+
+
+def test_a_yaml_list_item_is_no_change() -> None:
+    from gsar_otel.judges.staged.log_fields import diff_keys
+    assert diff_keys(["- name", "image", "- name"]) == ["- name", "image", "- name"]
+    assert diff_keys(["-    ttl", "+    ttl", "host"]) == ["ttl_old", "ttl_new", "host"]

@@ -243,3 +243,25 @@ def test_a_comparison_of_two_named_rows_with_no_amount_is_read_in_its_order(
     claim = form.format(x="api-1", y="api-2", c="higher" if higher else "lower")
     holds = (values[0] > values[1]) == higher
     assert bucket(claim, rows) == ("grounded" if holds else "contradicted"), (claim, rows)
+
+
+METHODS = ["acoustic supervision", "multi-task learning", "minimizing DCE", "FSEGAN"]
+
+
+@settings(max_examples=60)
+@given(wers=st.lists(st.integers(150, 400), min_size=2, max_size=4, unique=True),
+       first=st.integers(0, 3), second=st.integers(0, 3),
+       word=st.sampled_from(["higher", "lower"]), one_item=st.booleans())
+def test_rows_plain_words_name_are_compared_under_the_measure_the_claim_names(
+        wers: list[int], first: int, second: int, word: str, one_item: bool) -> None:
+    a, b = first % len(wers), second % len(wers)
+    if a == b:
+        return
+    rows = [f'method="{m}" wer={w / 10}' for m, w in zip(METHODS, wers, strict=False)]
+    items = ["\n".join(["table: Table 3: WER (%) on CHiME-4", *rows])] if one_item else [
+        "table: Table 3: WER (%) on CHiME-4", *rows]
+    claim = f"{METHODS[a].capitalize()} shows a {word} WER than {METHODS[b]}."
+    holds = (wers[a] > wers[b]) == (word == "higher")
+    verdicts = judge.explain(synthesis=claim, evidence=EvidenceSet.coerce(items))
+    assert [v.bucket for v in verdicts] == (["grounded"] if holds else ["contradicted"]), (
+        claim, rows)

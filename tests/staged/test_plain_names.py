@@ -81,3 +81,25 @@ def test_a_plain_name_a_record_is_about_binds_the_claim_to_its_row(
     claim = f"{chosen[0]} served {held[1]} requests."
     expected = ["grounded"] if chosen == held else ["contradicted"]
     assert buckets(claim, items) == expected, (claim, items)
+
+
+HIT = ('{{"hits": {{"hits": [{{"_source": {{"kubernetes": {{"namespace": "{ns}", "pod": '
+       '{{"name": "{svc}-7f9c6d-x0"}}, "container": {{"name": "{svc}"}}}}, "log": {{"level": '
+       '"error"}}, "message": "upstream connect error or disconnect/reset before headers"}}}}]}}}}')
+
+
+@settings(max_examples=80)
+@given(held=st.sampled_from(SERVICES), said=st.sampled_from(SERVICES),
+       noun=st.sampled_from(["pod", "container"]), ns=st.sampled_from(["prod", "shop-prod"]),
+       other_ns=st.sampled_from(["staging", "qa", "sandbox"]),
+       others=st.lists(st.sampled_from(OTHER), unique=True, max_size=2))
+@example(held="search", said="cart", noun="pod", ns="prod", other_ns="staging", others=[])
+def test_a_kind_a_nested_key_names_is_a_name_of_the_evidence(
+        held: str, said: str, noun: str, ns: str, other_ns: str, others: list[str]) -> None:
+    items = [HIT.format(ns=ns, svc=held), *others]
+    claim = f"The {said} {noun} logged an upstream connect error."
+    expected = ["grounded"] if said == held else ["ungrounded"]
+    assert buckets(claim, items) == expected, claim
+    # a namespace the records are keyed by, named nowhere, with no subject in the claim
+    claim = f"The {held} errors were in the {other_ns} namespace."
+    assert buckets(claim, items) == ["ungrounded"], claim

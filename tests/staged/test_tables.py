@@ -80,3 +80,76 @@ def test_prose_is_no_table(words: list[str], number: int) -> None:
     lines = [" ".join(words), " ".join([*words[:-1], str(number)])]
     assert find_tables(lines) == []
     assert find_tables([f"{line}." for line in lines]) == []
+
+
+@settings(max_examples=60)
+@given(states=st.lists(st.tuples(st.booleans(), st.integers(1, 23),
+                                 st.sampled_from([1, 137, 143])), min_size=2, max_size=4),
+       pick=st.integers(0, 3))
+def test_a_cell_holding_spaces_is_cut_at_the_headers_columns(
+        states: list[tuple[bool, int, int]], pick: int) -> None:
+    names = ["fluentd", "redis", "nginx", "worker"]
+    status = [f"Up {n} hours (healthy)" if up else f"Exited ({code}) {n} minutes ago"
+              for up, n, code in states]
+    lines = ["NAMES     IMAGE            STATUS",
+             *(f"{names[i]:<10}{names[i] + ':1.2.' + str(i):<17}{s}"
+               for i, s in enumerate(status))]
+    table = "\n".join(lines)
+    chosen = pick % len(states)
+    up, _, code = states[chosen]
+    for claim, holds in ((f"The {names[chosen]} container is up and healthy.", up),
+                         (f"The {names[chosen]} container exited with code {code}.", not up)):
+        verdicts = judge.explain(synthesis=claim, evidence=EvidenceSet.coerce([table]))
+        assert ([v.bucket for v in verdicts] == ["grounded"]) == holds, (claim, table)
+
+
+@settings(max_examples=60)
+@given(lags=st.lists(st.integers(100, 99999), min_size=2, max_size=5, unique=True),
+       pick=st.integers(0, 4), said=st.integers(0, 4), reverse=st.booleans())
+def test_a_key_and_its_number_name_the_record(lags: list[int], pick: int, said: int,
+                                              reverse: bool) -> None:
+    rows = [f"search-consumer  orders.v1      {i:<11}{1000 + i:<16}{1000 + i + lag:<16}{lag:<8}"
+            f"consumer-{i}-abc" for i, lag in enumerate(lags)]
+    if reverse:
+        rows.reverse()
+    table = "\n".join(["GROUP            TOPIC          PARTITION  CURRENT-OFFSET  "
+                       "LOG-END-OFFSET  LAG     CONSUMER-ID", *rows])
+    chosen, stated = pick % len(lags), lags[said % len(lags)]
+    claim = f"Partition {chosen} of orders.v1 has a lag of {stated} for search-consumer."
+    verdicts = judge.explain(synthesis=claim, evidence=EvidenceSet.coerce([table]))
+    expected = "grounded" if stated == lags[chosen] else "contradicted"
+    assert [v.bucket for v in verdicts] == [expected], (claim, table)
+
+
+@settings(max_examples=60)
+@given(locks=st.lists(st.integers(1, 900), min_size=2, max_size=4, unique=True),
+       pick=st.integers(0, 3), said=st.integers(0, 3))
+def test_a_psql_table_is_a_record_per_row_and_a_pid_names_its_row(locks: list[int], pick: int,
+                                                                   said: int) -> None:
+    pids = [73226, 56642, 8747, 1204][:len(locks)]
+    rows = [f" {pid:>5} | {user:<9} | idle                | {n:>5}"
+            for pid, user, n in zip(pids, ["migrator", "reporting", "app_rw", "etl"], locks,
+                                    strict=False)]
+    table = "\n".join(["  pid  |  usename  |        state        | locks", "-------+-----------+"
+                       "---------------------+-------", *rows, f"({len(rows)} rows)"])
+    chosen, stated = pick % len(locks), locks[said % len(locks)]
+    claim = f"Backend {pids[chosen]} held {stated} locks."
+    verdicts = judge.explain(synthesis=claim, evidence=EvidenceSet.coerce([table]))
+    expected = "grounded" if stated == locks[chosen] else "contradicted"
+    assert [v.bucket for v in verdicts] == [expected], (claim, table)
+    assert [len(t.rows) for t in find_tables([line.strip() for line in table.split("\n")])] == [
+        len(locks)]
+
+
+@settings(max_examples=40)
+@given(pod=st.sampled_from(["api-7d9f-k2", "web-5c6d-x1"]), code=st.sampled_from([137, 143, 1]),
+       restarts=st.integers(0, 40))
+def test_key_value_lines_aligned_by_spaces_are_no_table(pod: str, code: int,
+                                                        restarts: int) -> None:
+    text = (f"Name:         {pod}\nNamespace:    prod\nStatus:       Running\n"
+            f"Restart Count:  {restarts}\nLast State:     Terminated\n  Reason:       OOMKilled\n"
+            f"  Exit Code:    {code}\nLimits:\n  memory:  512Mi")
+    assert find_tables([line.strip() for line in text.split("\n")]) == []
+    verdicts = judge.explain(synthesis=f"{pod} was OOMKilled with exit code {code}.",
+                             evidence=EvidenceSet.coerce([text]))
+    assert [v.bucket for v in verdicts] == ["grounded"], text

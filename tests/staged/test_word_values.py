@@ -124,3 +124,39 @@ def test_a_scope_named_nowhere_is_no_scope_of_the_evidence(scope: str, said: str
     claim = f"Pod orders-1332a1-a6s in the {said} {scope} is using 512Mi of memory."
     written = said.startswith("prod") and "prod" in held
     assert (bucket(claim, items) == "grounded") == written, (claim, held)
+
+
+INCIDENT = ('{{"incidents": [{{"incident_number": {n}, "status": "{status}", '
+            '"urgency": "{urgency}", "service": {{"summary": "search-prod"}}}}]}}')
+
+
+@settings(max_examples=60)
+@given(n=st.integers(1000, 99999), urgency=st.sampled_from(["low", "high"]),
+       said=st.sampled_from(["low", "high"]),
+       status=st.sampled_from(["resolved", "acknowledged", "triggered"]),
+       form=st.sampled_from(["Incident {n} is {u} urgency.", "Incident {n} has {u} urgency."]))
+def test_a_numbered_record_is_the_claims_subject(n: int, urgency: str, said: str, status: str,
+                                                 form: str) -> None:
+    item = INCIDENT.format(n=n, status=status, urgency=urgency)
+    claim = form.format(n=n, u=said)
+    verdicts = judge.explain(synthesis=claim, evidence=EvidenceSet.coerce([item]))
+    expected = "grounded" if said == urgency else "contradicted"
+    assert [v.bucket for v in verdicts] == [expected], (claim, item)
+
+
+@settings(max_examples=40)
+@given(key=st.sampled_from(["active", "enabled", "resolved"]),
+       value=st.sampled_from(["failed", "inactive", "degraded", "pending"]),
+       unit=st.sampled_from(["haproxy", "nginx", "pgbouncer"]))
+def test_a_value_stating_its_own_state_is_the_state_whatever_its_key_names(
+        key: str, value: str, unit: str) -> None:
+    item = f"unit={unit} {key}={value} host=db-03"
+    verdicts = judge.explain(synthesis=f"The {unit} unit is {key}.",
+                             evidence=EvidenceSet.coerce([item]))
+    assert [v.bucket for v in verdicts] != ["grounded"], item
+    # a truth or a time under the key still states what the key names
+    for held in ("true", "14:02"):
+        item = f"unit={unit} {key}={held} host=db-03"
+        verdicts = judge.explain(synthesis=f"The {unit} unit is {key}.",
+                                 evidence=EvidenceSet.coerce([item]))
+        assert [v.bucket for v in verdicts] == ["grounded"], item

@@ -23,11 +23,12 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from gsar_otel.core.text import STOPWORDS
+from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import Spec, agree, number_of
 from gsar_otel.judges.staged.check_model import Check, Status
 from gsar_otel.judges.staged.claims import ClaimSlots, Value
+from gsar_otel.judges.staged.differences import named_rows
 from gsar_otel.judges.staged.facts import Fact
 from gsar_otel.judges.staged.keyed import keyed_fields
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, NUMBER_WORDS
@@ -188,14 +189,23 @@ _LOW: Final = frozenset({"lowest", "smallest", "least", "fewest", "minimum"})
 
 def check_superlative(slots: ClaimSlots, alignment: Alignment,
                       index: FactIndex) -> Check | None:
-    """"S had the highest K at V" against K of every record holding it: another record above
-    S's (below, for "lowest") contradicts it."""
+    """"S had the highest K at V" (or "S had the highest K") against K of every record holding
+    it: another record above S's (below, for "lowest") contradicts it."""
     said = _SUPERLATIVE.search(slots.text)
-    if said is None or not slots.subjects or not slots.values:
+    if said is None:
         return None
-    own = set(alignment.about)
-    for value in slots.values:
-        found = _per_record(value, [f for f in index.facts if f.kind in TOOL_KINDS])
+    tool = [f for f in index.facts if f.kind in TOOL_KINDS]
+    # the records of the claim's subjects, or of the one word naming a row ("LSTM has the
+    # highest BLEU" of ``model=LSTM``)
+    own = set(alignment.about) if slots.subjects else {
+        f.position for found in named_rows(slots, words(slots.text), tool).values()
+        if len(found) == 1 for f in found}
+    if not own:
+        return None
+    tool = _same_kind(slots, [index.facts[p] for p in own], tool)
+    measures = [_per_record(value, tool) for value in slots.values] or [
+        _per_measure(slots.text[said.end():said.end() + 40], tool)]
+    for found in measures:
         mine = [n for f, n in found.items() if f.position in own]
         if len(found) < 2 or not mine:
             continue
@@ -208,5 +218,35 @@ def check_superlative(slots: ClaimSlots, alignment: Alignment,
         if wanted != mine[0]:
             return Check("quantifier", "CONFLICT", f"says {said.group(0).lower()}; {fact.ref} "
                          f"has {wanted:g}", fact.ref, fact.position)
-        return None
+        return Check("quantifier", "MATCH", f"{said.group(0).lower()}: {fact.ref} has "
+                     f"{wanted:g}", fact.ref, fact.position) if not slots.values else None
     return None
+
+
+def _same_kind(slots: ClaimSlots, own: Sequence[Fact], facts: Sequence[Fact]) -> list[Fact]:
+    """The records of the subject's kind: those keyed as its own record names it (``node=``
+    for node-0, not a ``host=`` row); all of them where no identity key names it."""
+    named = {*slots.subjects, *slots.names}
+    kinds = {field.key for fact in own for field in fact.fields
+             if field.key_stems & IDENTITY_KEYS and field.value.lower() in named}
+    if not kinds:
+        return list(facts)
+    return [f for f in facts if any(field.key in kinds for field in f.fields)]
+
+
+def _per_measure(words: str, facts: Sequence[Fact]) -> dict[Fact, float]:
+    """"the highest CPU": per record, the number under the key the words after the
+    superlative name (``cpu_pct``); of several such keys, the one most records hold (then the
+    first by name), so the order of the evidence never picks it."""
+    measure = {root(w) for w in re.findall(r"[a-z][a-z0-9]*", words.lower())[:2]} - _STOPS
+    by_key: dict[str, dict[Fact, float]] = {}
+    for fact in facts:
+        for field in fact.fields:
+            if field.key_stems & measure and not field.key_stems & IDENTITY_KEYS:
+                number = next((n for a in field.anchors if (n := number_of(a)) is not None),
+                              None)
+                if number is not None:
+                    by_key.setdefault(field.key, {}).setdefault(fact, number)
+    if not by_key:
+        return {}
+    return by_key[min(by_key, key=lambda k: (-len(by_key[k]), k))]

@@ -18,6 +18,7 @@ evidence for one claim, with no cap that would switch a check off on large evide
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -144,7 +145,8 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
     for positions in values.values():
         for position in positions:
             value_hits[position] = value_hits.get(position, 0) + 1
-    found = frozenset(s for s in slots.subjects if s in index.by_token) | frozenset(
+    found = frozenset(s for s in slots.subjects if s in index.by_token
+                      or _short_hash(s, index)) | frozenset(
         n for n in slots.names if _name_found(n, index))
 
     def score(position: int) -> float:
@@ -160,6 +162,10 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
         candidates = set(stem_hits) | set(value_hits) | set(name_hits)
         best = max((score(p) for p in candidates), default=0.0)
         focus = [p for p in candidates if best > 0 and score(p) == best]
+    # "partition 1", "incident 20772": the record a key's number names, where one holds it
+    numbered = numbered_records(slots.text, index)
+    named = [p for p in focus or sorted(value_hits) if p in numbered] if numbered else []
+    focus = named or focus
     focus.sort(key=lambda p: (-stem_hits.get(p, 0), _key(index, p)))
     pool = focus if slots.subjects else sorted(
         set(stem_hits) | set(focus), key=lambda p: (-score(p), _key(index, p)))
@@ -187,6 +193,45 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
     return Alignment(tuple(focus), tuple(support), coverage,
                      tuple(sorted(claim_stems - covered)), values, found,
                      tuple(sorted(subject_hits)), tuple(related))
+
+
+_HASH: Final = re.compile(r"[0-9a-f]{8,64}")
+SHORT_HASH: Final = 7
+"""A commit written short (``90c192c``) is the long hash it begins (git's own abbreviation)."""
+
+
+def _short_hash(subject: str, index: FactIndex) -> bool:
+    """Whether ``subject`` abbreviates a hash of the evidence (its first 7 characters on); the
+    hashes by their first 7 characters are read once per evidence."""
+    if len(subject) < SHORT_HASH or not _HASH.fullmatch(subject.ljust(8, "0")):
+        return False
+    memo = index.memo.get("short hashes")
+    held: dict[str, list[str]] = memo if isinstance(memo, dict) else {}
+    if not isinstance(memo, dict):
+        index.memo["short hashes"] = held
+        for token in index.by_token:
+            if _HASH.fullmatch(token) and any(ch.isdigit() for ch in token):
+                held.setdefault(token[:SHORT_HASH], []).append(token)
+    return any(token.startswith(subject) for token in held.get(subject[:SHORT_HASH], ()))
+
+
+_NUMBERED: Final = re.compile(r"\b([A-Za-z][A-Za-z_-]{1,30})\s{1,3}#?(\d{1,9})\b(?![.:/]\d)")
+"""A word and a number of a claim ("partition 1", "incident #20772")."""
+_NUMBERING: Final = frozenset({"id", "pid", "number", "num", "no"})
+"""Key words of a record's own number (``pid``, ``incident_number``)."""
+
+
+def numbered_records(text: str, index: FactIndex) -> set[int]:
+    """The records a word and a number of the claim name ("partition 1" of ``PARTITION=1``,
+    "backend 43445" of ``pid=43445``): a field holding that number under the word's key or
+    under a key of a record's own number."""
+    found: set[int] = set()
+    for word, number in _NUMBERED.findall(text):
+        stem = root(word.lower())
+        found.update(p for p in index.by_token.get(number, ()) if any(
+            field.value == number and (stem in field.key_stems or field.key_stems & _NUMBERING)
+            for field in index.facts[p].fields))
+    return found
 
 
 _DEMONYM: Final = ("ians", "ian", "ans", "an", "ese", "ish", "n", "s", "i")

@@ -41,7 +41,7 @@ _AXES: Final[dict[str, dict[str, str]]] = {
     },
     "availability": {
         "up": "up online available reachable uptime",
-        "down": "down offline unavailable unreachable",
+        "down": "down offline unavailable unreachable exited",
     },
     "health": {
         "healthy": "healthy",

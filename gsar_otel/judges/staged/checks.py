@@ -51,12 +51,14 @@ from gsar_otel.judges.staged.keyed import (
     qualifiers,
 )
 from gsar_otel.judges.staged.levels import check_level
+from gsar_otel.judges.staged.pairs import check_pairs
 from gsar_otel.judges.staged.plain_names import check_plain_names
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
 from gsar_otel.judges.staged.quantifiers import check_quantifier, record_count
 from gsar_otel.judges.staged.ranges import check_order, check_range, ranges_of
 from gsar_otel.judges.staged.replacement import replaced
-from gsar_otel.judges.staged.word_values import check_word_values
+from gsar_otel.judges.staged.scope import check_scope
+from gsar_otel.judges.staged.word_values import check_method, check_word_values
 from gsar_otel.judges.staged.years import years_check
 
 TIME_KINDS: Final = frozenset({"CLOCK", "TIMESTAMP"})
@@ -286,10 +288,12 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     if modality is not None:
         checks.append(modality)
     if slots.modality != "prediction":  # a predicted value is no measurement to compare
-        ranges, done = ranges_of(slots), set[int]()
+        ranges = ranges_of(slots)
         # "3 pods restarted", "logged 3 resets": a count of records or lines; "8 in total"
         counted = record_count(slots, index) or line_count(slots, alignment, index)
         total = check_total(slots, alignment, index)
+        paired, done = check_pairs(slots, alignment, index)  # "3/3 ready" beside READY=1/3
+        checks.extend(paired)
         for aggregate in (counted, total):
             if aggregate is not None:
                 checks.append(aggregate[0])
@@ -308,7 +312,8 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
             checks.extend(check_value(place, v, slots, alignment, index))
     if not slots.values:  # "api-1 had higher CPU than api-2": the order of two named rows
         refs = {index.facts[p].ref for p in (*alignment.focus, *alignment.about)}
-        compared = comparison_of(slots, [f for f in index.facts if f.ref in refs])
+        compared = comparison_of(slots, index.facts if not slots.subjects and " than " in
+                                 slots.text else [f for f in index.facts if f.ref in refs])
         if compared is not None:
             checks.append(Check("value", "MATCH" if compared.matches else "CONFLICT",
                                 compared.reason, compared.second.ref, compared.second.position))
@@ -316,14 +321,17 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                                    frozenset(c.trend for c in checks if c.trend)))
     checks.extend(check_absence(slots, alignment, index))
     checks.extend(check_word_values(slots, alignment, index))
+    checks.extend(check_method(slots, index))
     checks.extend(check_plain_names(slots, index))
     checks.extend(check_event_time(slots, alignment, index))
     checks.extend(check_state_now(slots, alignment, index))
     for extra in (check_polarity(slots, alignment, index), check_level(slots, alignment, index),
-                  check_order(slots, [index.facts[p] for p in alignment.focus]),
+                  check_order(slots, [index.facts[p] for p in dict.fromkeys(
+                      (*alignment.focus, *alignment.support))]),
                   check_quantifier(slots, alignment, index),
                   check_only(slots, alignment, index), check_ordinal(slots, alignment, index),
-                  check_superlative(slots, alignment, index)):
+                  check_superlative(slots, alignment, index),
+                  check_scope(slots, alignment, index)):
         if extra is not None:
             checks.append(extra)
     if alignment.coverage < coverage:

@@ -40,7 +40,7 @@ from gsar_otel.judges.staged.lexicon import (
     SPECULATIVE,
 )
 from gsar_otel.judges.staged.roots import root
-from gsar_otel.judges.staged.textual import TextFacts, facts_of
+from gsar_otel.judges.staged.textual import TextFacts, facts_of, is_path
 
 Modality = Literal["observation", "prediction", "cause", "speculation"]
 
@@ -275,15 +275,16 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
     for at, match in enumerate(matches):
         token = match.group().rstrip(".-/").lower()
         # a name, or a joined word after the word for what it names ("service ledger-writer")
-        named = _names_a_thing(token) or (root(previous) in IDENTITY_KEYS and any(
-            ch in token for ch in "-_."))
+        path = is_path(text, match.start())  # "/v2/orders": a path, whatever values it holds
+        named = path or _names_a_thing(token) or (
+            root(previous) in IDENTITY_KEYS and any(ch in token for ch in "-_."))
         if not named and "-" in token and match.group().islower():
             following = ""
             if at + 1 < len(matches) and not _CLAUSE_END.search(
                     text, match.end(), matches[at + 1].start()):
                 following = matches[at + 1].group().rstrip(".").lower()
             named = _kebab_name(token, previous, following)
-        if token and not covered[match.start()] and named:
+        if token and (path or not covered[match.start()]) and named:
             found.setdefault(token, None)
         previous = token
     for match in CAMEL.finditer(text):

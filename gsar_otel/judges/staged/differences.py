@@ -72,7 +72,7 @@ def difference_of(value: Value, slots: ClaimSlots, facts: Sequence[Fact]) -> Gap
         return None
     said = words(slots.text)
     keyed = value.key_stems | _claim_keys(slots)
-    rows = _named_rows(slots, said, facts)
+    rows = named_rows(slots, said, facts)
     names = list(rows)
     pairs: list[tuple[Fact, Fact, int]] = []  # the first's value minus the second's: its sign
     timed = False
@@ -156,12 +156,14 @@ def _claim_keys(slots: ClaimSlots) -> frozenset[str]:
     return slots.stems | {a.text.lower() for a in slots.facts.anchors if a.kind == "PERCENTILE"}
 
 
-def _named_rows(slots: ClaimSlots, said: list[str],
+def named_rows(slots: ClaimSlots, said: list[str],
                 facts: Sequence[Fact]) -> dict[str, list[Fact]]:
     """The rows each name of the claim is a field value of (see the module docstring)."""
     named = dict.fromkeys(n.lower() for n in (*slots.subjects, *slots.names) if len(n) > 1)
+    # a word naming a key names the measure, not a row ("higher WER than" beside ``wer=``)
+    measures = {stem for f in facts for fl in f.fields for stem in fl.key_stems}
     named.update(dict.fromkeys(w for w in said if len(w) > 1 and not w[:1].isdigit()
-                               and w not in STOPWORDS))
+                               and w not in STOPWORDS and root(w) not in measures))
     rows: dict[str, list[Fact]] = {}
     under: dict[str, set[str]] = {}  # the keys each name is a value of
     for name in list(named)[:_MAX_NAMES]:
@@ -184,7 +186,7 @@ def comparison_of(slots: ClaimSlots, facts: Sequence[Fact]) -> Gap | None:
     each), compared under the key the claim names; a Gap that ``matches`` when the order is the
     claim's, None when the claim compares no two such rows."""
     said = words(slots.text)
-    rows = _named_rows(slots, said, facts)
+    rows = named_rows(slots, said, facts)
     names = [n for n, found in rows.items() if len(found) == 1]
     if len(names) != 2 or any(len(found) > 1 for found in rows.values()):
         return None

@@ -26,6 +26,7 @@ from typing import Final, Literal
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import EvidenceType
 from gsar_otel.core.text import words
+from gsar_otel.judges.staged import log_fields
 from gsar_otel.judges.staged.anchoring import Spec, extract
 from gsar_otel.judges.staged.categories import (
     PENDING,
@@ -76,6 +77,7 @@ STATE_KEYS: Final = frozenset(root(w) for w in ("status", "state", "phase", "out
 """Keys whose value is what a record is in (``status=running``)."""
 _FALSE: Final = frozenset({"false", "no", "0", "none", "null"})
 """A field value saying its key does not hold."""
+_TRUE: Final = frozenset({"true", "yes", "1"})
 _LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "crit", "warn", "warning"})
 """Log levels that state a problem: "no errors" against such a line is contradicted."""
 
@@ -164,11 +166,18 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
                   if c[0] != "direction")
     if value.lower() in _FALSE:  # "closed": false states the ticket is open
         named = tuple(o for o in map(negate, named) if o is not None)
-    stated = categories_of((part for w in words(value) for part in _KEY_SPLIT.split(w.lower())),
-                           negatable=True)  # "not complete" states no completion
-    if value.lower() in PENDING_VALUES and key_stems(key) & STATE_KEYS:
+    # "not complete" states no completion; a state key's value is read as after "status"
+    # (docker's ``STATUS  Up 3 hours``)
+    stems = key_stems(key)
+    lead = ["status"] if stems & STATE_KEYS else []
+    stated = categories_of([*lead, *(part for w in words(value) for part in _KEY_SPLIT.split(
+        w.lower()))], negatable=True)
+    if value.lower() in PENDING_VALUES and stems & STATE_KEYS:
         stated = (*stated, PENDING)
-    return Field(key, key_stems(key), value, anchors, stated, named)
+    # a key names what holds under a truth, a time or a count (``merged: true``, ``fired_at``);
+    # a value in words states its own state, whatever its key names ("Active: failed")
+    keyed = not stated and (value.lower() in _FALSE | _TRUE or not value[:1].isalpha())
+    return Field(key, stems, value, anchors, stated, named if keyed else ())
 
 
 def _render(value: object) -> str:
@@ -238,8 +247,10 @@ class _Reader:
 
     def flush(self, block: list[Field], lines: list[str]) -> None:
         """Consecutive ``Key: value`` lines are one record (``host: db-11`` names them all)."""
-        if block:
-            self.add("row", "\n".join(lines), tuple(block))
+        if block:  # "-  ttl: 3" beside "+  ttl: 5": the change of ttl
+            keys = log_fields.diff_keys([f.key for f in block])
+            self.add("row", "\n".join(lines), tuple(
+                f if k == f.key else _field(k, f.value) for f, k in zip(block, keys, strict=True)))
             block.clear()
             lines.clear()
 
@@ -263,7 +274,7 @@ class _Reader:
                                              for k, v in row), fields)
                 skip = table.end
                 continue
-            line = raw.strip()
+            line = log_fields.hunk_context(raw.strip())
             ref_mark = _LINE_REF.match(line)
             if ref_mark:
                 line = line[ref_mark.end():]
@@ -288,17 +299,18 @@ class _Reader:
                 lines.append(line)
                 continue
             self.flush(block, lines)
-            pairs = _PAIR.findall(line)
+            pairs = [*log_fields.access_fields(line), *_PAIR.findall(line)]  # a request is a record
+            read = log_fields.statement_fields(line)  # a statement is logged at a level: a line
             known = extract(line) if pairs and len(line) <= MAX_LINE_SCAN else ()
-            fields = tuple(_field(k, v, known) for k, v in pairs)
+            fields = tuple(_field(k, v, known) for k, v in [*read, *pairs])
             # an item may hold a document ("... Officer X is fired at 10:02:11 ..."): a long
             # line with no fields and no log head (a time or level in its first characters) is
             # prose, read one sentence at a time, whatever the item's type
             story = not fields and len(line) > MAX_SIGNAL_CHARS \
                 and not _LOG_HINT.search(line[:LOG_HEAD])
-            if len(fields) >= 2 and not signal:
+            if len(pairs) >= 2 and not signal:
                 self.add("row", line, fields)
-            elif not story and (signal or _LOG_HINT.search(line)):
+            elif not story and (signal or read or _LOG_HINT.search(line)):
                 self.add("signal" if signal else "log", line, fields)
             elif fields:
                 self.add("row", line, fields)
@@ -365,8 +377,9 @@ class _Reader:
                 nested.append((name, inner, depth + 1))
             elif isinstance(inner, str) and _is_text(name, inner):
                 self.read_text(inner, depth + 1)
-            else:
-                fields.append(_field(name, _render(inner)))
+            else:  # a tag string ("service:shipping,env:prod") is a field per tag
+                tags = log_fields.tag_pairs(inner) if isinstance(inner, str) else []
+                fields.extend([_field(k, v) for k, v in tags] or [_field(name, _render(inner))])
 
 
 def read_item(ref: str, content: str, item_type: EvidenceType, start: int) -> list[Fact]:

@@ -15,7 +15,9 @@ them leave-one-domain-out.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Final
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Bucket, Claim, JudgeOutput
@@ -90,6 +92,11 @@ class StagedJudge:
                             self.settings.budget)
 
 
+_RELATIVE: Final = re.compile(r"\s*(?:which|who|whose)\b", re.IGNORECASE)
+ANTECEDENT_CHARS: Final = 200
+"""How far before a relative clause its subject is looked for."""
+
+
 def judge_claims(synthesis: str, index: FactIndex, coverage: float,
                  budget: int | None = None) -> list[ClaimVerdict]:
     """The verdict of every claim of ``synthesis`` against an indexed evidence set, with the
@@ -101,6 +108,12 @@ def judge_claims(synthesis: str, index: FactIndex, coverage: float,
     verdicts = []
     for span in segment(synthesis):
         slots = with_named(slots_of(span.text), index)
+        if not slots.subjects and _RELATIVE.match(span.text):
+            # "..., but cart-worker, which was at 26.4%, had p99 604ms": the relative clause is
+            # said of the subject just before it
+            before = slots_of(synthesis[max(0, span.start - ANTECEDENT_CHARS):span.start])
+            if before.subjects:
+                slots = with_named(slots_of(f"{before.subjects[-1]} {span.text}"), index)
         alignment = align(slots, index)
         # "api-1 and api-2 had 95% CPU": what it says of each listed subject, too
         checks = check_claim(slots, alignment, index, coverage) + each_subject(slots, judged)

@@ -133,3 +133,11 @@ METRIC_ENDS: Final = _set(
     "max min sum size latency usage util used free errors requests rps qps p50 p90 p95 p99")
 """Last parts of a metric's key: ``cpu_pct`` and ``p99_latency_ms`` name a measure, not a
 thing."""
+
+NOT_SUPERLATIVE: Final = _set(
+    "interest request test guest suggest contest protest honest modest arrest west rest nest "
+    "chest quest harvest digest manifest invest earnest priest conquest behest inquest "
+    "midwest southwest northwest unrest tempest pest vest crest zest everest bequest attest "
+    "detest infest ingest forest latest earliest dearest recent")
+"""Words ending "-est" that are no superlative, and the order in time ("the latest", "the most
+recent")."""

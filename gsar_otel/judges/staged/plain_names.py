@@ -33,7 +33,7 @@ from gsar_otel.judges.staged.alignment import FactIndex
 from gsar_otel.judges.staged.categories import category_of
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
-from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, NUMBER_WORDS
 from gsar_otel.judges.staged.roots import root
 
 
@@ -42,7 +42,8 @@ def _set(text: str) -> frozenset[str]:
 
 
 NOUNS: Final = _set("service services svc table tables queue queues topic topics bucket buckets "
-                    "job jobs repo repository team database db")
+                    "job jobs repo repository team database db pod pods container containers "
+                    "app apps deployment deployments")
 """Nouns a plain word before names one of (where the evidence keys records by the noun)."""
 ACTOR_KEYS: Final = _set("user username actor author owner assignee by operator approver "
                          "requester initiator")
@@ -58,18 +59,21 @@ DESCRIBING: Final = _set(
     "internal external same other whole entire new old legacy critical slow healthy unhealthy "
     "degraded impacted dependent shared public private remote local core this that each every "
     "any its their our your his her my the a an one two three several many all both main "
-    "target source central global regional production staging prod dev test")
+    "target source central global regional production staging prod dev test first second "
+    "third last previous next latest earliest only single")
 """Words before a noun that describe it rather than name it."""
 _WORD: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 MAX_ACTOR_WORDS: Final = 2
 
 
-def _keys(index: FactIndex) -> frozenset[str]:
-    """The last part of every field key of the evidence, lowercased."""
+def key_parts(index: FactIndex) -> frozenset[str]:
+    """Every part of every field key of the evidence, lowercased (``kubernetes.pod.name``
+    keys pods)."""
     held = index.memo.get("keys")
     if held is None:  # once per evidence set, not once per claim
-        held = index.memo["keys"] = frozenset(re.split(r"[_.\-/]", field.key.lower())[-1]
-                                              for fact in index.facts for field in fact.fields)
+        held = index.memo["keys"] = frozenset(part for fact in index.facts
+                                              for field in fact.fields
+                                              for part in re.split(r"[_.\-/]", field.key.lower()))
     return held  # type: ignore[return-value]
 
 
@@ -92,7 +96,7 @@ def _acted(index: FactIndex, act: str) -> bool:
 
 def _candidates(tokens: list[str], index: FactIndex) -> Iterable[tuple[str, str]]:
     """(word, what it names) for each plain word the claim writes as a name."""
-    keys = _keys(index)
+    keys = key_parts(index)
     for at, token in enumerate(tokens[1:], start=1):
         # "the orders table", never "Table 5" (a reference) nor "shows (Table 2)"
         following = tokens[at + 1] if at + 1 < len(tokens) else ""
@@ -115,11 +119,12 @@ def _candidates(tokens: list[str], index: FactIndex) -> Iterable[tuple[str, str]
 def check_plain_names(slots: ClaimSlots, index: FactIndex) -> list[Check]:
     """Each plain word the claim writes as a name, against every evidence item (see the module
     docstring)."""
-    tokens = _WORD.findall(slots.text)
+    tokens = [t.rstrip(".-") for t in _WORD.findall(slots.text)]  # "the billing database."
     checks: list[Check] = []
     for word, noun in _candidates(tokens, index):
         lowered = word.lower().rstrip(".")
         if (lowered in STOPWORDS or lowered in DESCRIBING or lowered in NOUNS
+                or lowered in NUMBER_WORDS or lowered.endswith("ed")  # "the evicted pods"
                 or not lowered.isalpha() or category_of(lowered) is not None
                 or lowered in slots.subjects or written(lowered, index)):
             continue

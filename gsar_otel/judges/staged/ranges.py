@@ -104,6 +104,20 @@ def _changes(fact: Fact) -> list[tuple[str, str, str]]:
         (one.lower().strip(".,"), other.lower().strip(".,"), "") for one, other in said]
 
 
+_LEAD: Final = re.compile(r"-?\d{1,15}(?:\.\d{1,15})?")
+
+
+def _among(written: str, said: set[str]) -> bool:
+    """Whether a value a change writes ("10") is one the claim says ("10 seconds"): the same
+    text, or a bare number equal to the number the claim's value starts with."""
+    if written in said:
+        return True
+    if _LEAD.fullmatch(written) is None:
+        return False
+    return any((lead := _LEAD.match(s)) is not None and float(lead.group()) == float(written)
+               for s in said)
+
+
 def _check_now(slots: ClaimSlots, focus: Sequence[Fact]) -> Check | None:
     """"now has 3 replicas" or "scaled to 3 replicas" beside "scaled from 3 to 5": the value
     it was, not the value it came to."""
@@ -115,26 +129,33 @@ def _check_now(slots: ClaimSlots, focus: Sequence[Fact]) -> Check | None:
         return None
     for fact in focus:
         for one, other, _ in _changes(fact):
-            if one in said and other not in said and one != other:
+            if _among(one, said) and not _among(other, said) and one != other:
                 return Check("value", "CONFLICT", f"says {one} now; {fact.ref} has it go from "
                              f"{one} to {other}", fact.ref, fact.position)
     return None
 
 
 def check_order(slots: ClaimSlots, focus: Sequence[Fact]) -> Check | None:
-    """"from A to B" against a fact stating "from B to A": the same two values, the other way
-    round (an upgrade reported as a downgrade, a scale-up as a scale-down), in words or in a
-    record's fields before and after the change."""
+    """"from A to B" against the changes the claim's facts state, in words or in a record's
+    fields before and after: the same two values match; the other way round (an upgrade
+    reported as a downgrade) or from A to another value (10 to 400 beside 10 to 30)
+    contradicts it."""
     said = _FROM_TO.search(slots.text) or _BEFORE_AFTER.search(slots.text)
     if said is None:
         return _check_now(slots, focus)
     first, second = (w.lower().strip(".,") for w in said.groups())
-    for fact in focus:
-        for one, other, what in _changes(fact):
-            if (one, other) == (second, first) and one != other:
-                return Check("value", "CONFLICT", f"says from {first} to {second}; {fact.ref} "
-                             f"has {what}from {one} to {other}", fact.ref, fact.position)
-            if (one, other) == (first, second):
-                return Check("value", "MATCH", f"from {first} to {second} matches {fact.ref}",
-                             fact.ref, fact.position)
+    changes = [(fact, one, other, what) for fact in focus for one, other, what in _changes(fact)
+               if one != other]
+    for fact, one, other, _ in changes:
+        if _among(one, {first}) and _among(other, {second}):
+            return Check("value", "MATCH", f"from {first} to {second} matches {fact.ref}",
+                         fact.ref, fact.position)
+    for fact, one, other, what in changes:
+        # from A to another value: where the change is a record's, or both ends are numbers
+        # ("from 23 January to polling day" is no change to a value)
+        other_end = _among(one, {first}) and (bool(what) or bool(
+            _LEAD.match(other) and _LEAD.match(second)))
+        if (_among(one, {second}) and _among(other, {first})) or other_end:
+            return Check("value", "CONFLICT", f"says from {first} to {second}; {fact.ref} "
+                         f"has {what}from {one} to {other}", fact.ref, fact.position)
     return None

@@ -1,8 +1,9 @@
 """Tables in tool output: each row a record of its header's columns.
 
-Three shapes are read:
+These shapes are read:
 
-- **Markdown** (``| host | cpu_pct |``, a ``|---|`` rule, then rows);
+- **Markdown** (``| host | cpu_pct |``, a ``|---|`` rule, then rows), and ``psql``'s (``pid |
+  state``, a ``----+----`` rule, then rows);
 - **CSV** with a header (``service,requests,errors`` then ``checkout,2712,35``);
 - **aligned columns**, as ``kubectl get``/``kubectl top``, ``df -h``, ``free -m``, ``helm
   history`` or ``docker ps`` print them: a header line without digits, then rows with as many
@@ -54,7 +55,7 @@ def find_tables(lines: list[str]) -> list[Table]:
     found: list[Table] = []
     at = 0
     while at < len(lines) - 1:
-        table = _markdown(lines, at) or _csv(lines, at) or _aligned(lines, at)
+        table = _markdown(lines, at) or _psql(lines, at) or _csv(lines, at) or _aligned(lines, at)
         if table is not None and table.rows:
             found.append(table)
         # lines scanned as rows that made no table start none either: each would read the same
@@ -81,47 +82,83 @@ def _markdown(lines: list[str], at: int) -> Table | None:
     return Table(at, end, tuple(rows)) if rows else None
 
 
+_PSQL_RULE: Final = re.compile(r"^-{1,200}(?:\+-{1,200}){1,60}$")
+
+
+def _psql(lines: list[str], at: int) -> Table | None:
+    """``psql``'s tables: a header of cells split by ``|``, a ``----+----`` rule, then rows."""
+    if "|" not in lines[at] or not _PSQL_RULE.match(lines[at + 1]):
+        return None
+    header = [column_key(c) for c in lines[at].split("|")]
+    rows, end = _split_rows(lines, at + 2, header, "|")
+    return Table(at, end, tuple(rows))
+
+
+def _split_rows(lines: list[str], start: int, header: list[str],
+                sep: str) -> tuple[list[tuple[tuple[str, str], ...]], int]:
+    """The rows from ``start`` on whose cells, split by ``sep``, are as many as the header's;
+    and where they end."""
+    rows = []
+    end = start
+    while end < len(lines) and lines[end].count(sep) == len(header) - 1:
+        rows.append(tuple(zip(header, (c.strip() for c in lines[end].split(sep)), strict=True)))
+        end += 1
+    return rows, end
+
+
 def _csv(lines: list[str], at: int) -> Table | None:
     if not _CSV_HEAD.match(lines[at]):  # names, each from a letter (``p95_ms`` is one)
         return None
     header = [column_key(c) for c in lines[at].split(",")]
-    rows = []
-    end = at + 1
-    while end < len(lines) and lines[end].count(",") == len(header) - 1:
-        rows.append(tuple(zip(header, (c.strip() for c in lines[end].split(",")), strict=True)))
-        end += 1
+    rows, end = _split_rows(lines, at + 1, header, ",")
     if not rows or not any(ch.isdigit() for line in lines[at + 1:end] for ch in line):
         return Table(at, end, ())
     return Table(at, end, tuple(rows))
 
 
-def _header(line: str) -> list[str] | None:
-    """The column names of an aligned header line, or None when the line is no header."""
+def _header(line: str) -> tuple[list[str], list[int]] | None:
+    """The column names of an aligned header line and where each starts, or None when the line
+    is no header."""
     if any(ch.isdigit() for ch in line) or "=" in line or line.endswith((".", ":")) \
             or line.startswith(("$", "#", ">")) or not _GAP.search(line):
         return None
-    words = _COLUMN.findall(line)
     names: list[str] = []
-    for word in words:
-        if names and word in _JOINING:
-            names[-1] = f"{names[-1]}_{word}"
+    starts: list[int] = []
+    for word in _COLUMN.finditer(line):
+        if names and word.group() in _JOINING:
+            names[-1] = f"{names[-1]}_{word.group()}"
         else:
-            names.append(word)
-    if not MIN_CELLS <= len(names) <= MAX_COLUMNS:
+            names.append(word.group())
+            starts.append(word.start())
+    if not MIN_CELLS <= len(names) <= MAX_COLUMNS or any(n.endswith(":") for n in names):
+        return None  # "Namespace:    prod" is a key and its value (kubectl describe), no header
+    return [column_key(n) for n in names], starts
+
+
+def _sliced(line: str, starts: list[int]) -> list[str] | None:
+    """The cells of a row cut where the header's columns start (``docker ps``' ``Up 3 hours
+    (healthy)`` is one cell), or None where a cut falls inside a word or a cell is empty."""
+    if len(line) <= starts[-1]:
         return None
-    return [column_key(n) for n in names]
+    cells = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
+    if not all(cells) or any(line[at - 1] != " " for at in starts[1:]):
+        return None
+    return cells
 
 
 def _aligned(lines: list[str], at: int) -> Table | None:
-    header = _header(lines[at])
-    if header is None:
+    read = _header(lines[at])
+    if read is None:
         return None
+    header, starts = read
     rows = []
     end = at + 1
     while end < len(lines):
         cells = _COLUMN.findall(lines[end])
         if not _GAP.search(lines[end]):
             break
+        if len(cells) > len(header) + 1:  # a cell holding spaces: cut at the header's columns
+            cells = _sliced(lines[end], starts) or cells
         if len(cells) == len(header):
             rows.append(tuple(zip(header, cells, strict=True)))
         elif len(cells) == len(header) + 1 and not any(ch.isdigit() for ch in cells[0]):

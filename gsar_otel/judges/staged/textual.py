@@ -188,3 +188,9 @@ def line_level(text: str) -> str | None:
     if found is None:
         return None
     return _LEVELS[next(g for g in found.groups() if g).lower()]
+
+
+def is_path(text: str, start: int) -> bool:
+    """Whether the token at ``start`` is a path (``/api/orders``, ``/login``, ``/var/log``): it
+    follows a slash that begins a word, so it names what a request or a file is about."""
+    return start > 0 and text[start - 1] == "/" and (start == 1 or text[start - 2] in " \t\"'(`[")

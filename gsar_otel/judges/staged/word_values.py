@@ -23,13 +23,14 @@ from collections.abc import Sequence
 from typing import Final
 
 from gsar_otel.core.text import STOPWORDS
-from gsar_otel.judges.staged.alignment import Alignment, FactIndex
+from gsar_otel.judges.staged.alignment import Alignment, FactIndex, numbered_records
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
-from gsar_otel.judges.staged.facts import STATE_KEYS, Fact, Field
+from gsar_otel.judges.staged.facts import STATE_KEYS, Fact, Field, key_stems
 from gsar_otel.judges.staged.keyed import UNIT_WORDS
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
-from gsar_otel.judges.staged.plain_names import ACT_WORDS
+from gsar_otel.judges.staged.log_fields import COMMANDS, METHODS
+from gsar_otel.judges.staged.plain_names import ACT_WORDS, key_parts
 from gsar_otel.judges.staged.roots import root
 
 _TOKEN: Final = re.compile(r"[a-z0-9][a-z0-9_./\-]*[a-z0-9]|[a-z0-9]")
@@ -75,6 +76,17 @@ def _holds(value: str, tokens: Sequence[str]) -> bool:
     return len(wanted) >= 2 and wanted.isalpha() and wanted in initials
 
 
+def _telling(key: str) -> frozenset[str]:
+    """The stems that tell a field's key: its last part's (``incidents.urgency`` is urgency,
+    not every field of an incident), or the part before a general one (``priority.summary``)."""
+    stems: frozenset[str] = frozenset()
+    for part in reversed(key.split(".")):
+        stems = key_stems(part) - UNIT_WORDS - _GENERIC_KEYS
+        if stems:
+            break
+    return stems
+
+
 def _word_fields(index: FactIndex, position: int) -> dict[str, tuple[Field, ...]]:
     """A fact's fields holding one plain word and no typed value, by the telling stems of their
     keys. An identity key's value (``region=eu-west-1``) names a subject, which the subject
@@ -91,7 +103,7 @@ def _word_fields(index: FactIndex, position: int) -> dict[str, tuple[Field, ...]
         if not _WORD_VALUE.fullmatch(value) or value in _NOT_VALUES \
                 or field.key_stems & IDENTITY_KEYS:
             continue
-        for stem_ in field.key_stems - UNIT_WORDS - _GENERIC_KEYS:
+        for stem_ in _telling(field.key):
             table.setdefault(stem_, []).append(field)
     found = {k: tuple(v) for k, v in table.items()}
     index.memo[("word fields", position)] = found  # a claim reads a fact's table, not its fields
@@ -126,12 +138,14 @@ def _beside(tokens: Sequence[str], stems: frozenset[str],
     return [tokens[after]]
 
 
-def _other_value(word: str, stems: frozenset[str], index: FactIndex) -> Field | None:
-    """The field of another record holding ``word`` under a key of the same stems."""
+def _other_value(word: str, stems: frozenset[str], index: FactIndex,
+                 held: Field) -> Field | None:
+    """The field of another record holding ``word`` under the key of ``held`` (found by the
+    key's stems): ``status.health.status=Degraded`` is no value of ``status.sync.status``."""
     for position in index.by_token.get(word, ()):
         table = _word_fields(index, position)
         for field in (f for s in stems for f in table.get(s, ())):
-            if _normal(field.value) == _normal(word):
+            if field.key == held.key and _normal(field.value) == _normal(word):
                 return field
     return None
 
@@ -147,10 +161,12 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
     value the claim gives another word; a field it states alike adds nothing (its fact is
     already the claim's). A state field (``status.phase=Running``) is named by a verb of being
     ("pod X is Pending"), and is contradicted only by a word another record holds under it."""
-    if not slots.subjects:  # of a host, a service, a pod: not "the economic environment"
-        return []
     tokens = _TOKEN.findall(slots.text.lower())
-    scoped = _unknown_scopes(tokens, index)
+    # of a host, a service, a pod, or where records are keyed by the scope: not "the economic
+    # environment" of a story
+    scoped = _unknown_scopes(tokens, index, keyed=not slots.subjects)
+    if not slots.subjects and not numbered_records(slots.text, index):  # "incident 20772"
+        return scoped
     # a capitalised word ("Pending", "Azure") is the claim's name and may be a value too
     own = frozenset({*slots.subjects, *(v.spec.text.lower() for v in slots.values)})
     said = {root(t) for t in tokens}
@@ -177,7 +193,7 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
         for word in states if state else _beside(tokens, stems, own):
             if word in own or word in _NOT_VALUES or root(word) in stems or word[0].isdigit():
                 continue
-            other = _other_value(word, stems, index)
+            other = _other_value(word, stems, index, field)
             if other is None and (state or word in index.by_token or root(word) in index.by_stem):
                 continue  # said elsewhere: perhaps the claim's paraphrase, not a value
             checks.append(Check("value", "CONFLICT", f"says {word} for {field.key}; "
@@ -215,11 +231,14 @@ SCOPES: Final = frozenset((
 staging namespace") is a name."""
 
 
-def _unknown_scopes(tokens: Sequence[str], index: FactIndex) -> list[Check]:
+def _unknown_scopes(tokens: Sequence[str], index: FactIndex, keyed: bool) -> list[Check]:
     """A scope the claim names ("in the staging namespace") that no evidence item holds in any
-    writing of it (``prod`` holds "production"): a name found nowhere."""
+    writing of it (``prod`` holds "production"): a name found nowhere. ``keyed``: only a scope
+    some record has a key of (``kubernetes.namespace``)."""
     found: list[Check] = []
     for noun in SCOPES & set(tokens):
+        if keyed and noun.rstrip("s") not in key_parts(index) and noun not in key_parts(index):
+            continue
         for word in _beside(tokens, frozenset({root(noun)})):
             if word in STOPWORDS or word in _NOT_VALUES or word[0].isdigit() or root(word) in (
                     index.by_stem) or word in index.by_token or _written_anywhere(word, index):
@@ -235,3 +254,45 @@ def _written_anywhere(word: str, index: FactIndex) -> bool:
     ("prod", ``eu-prod``)."""
     return any(_holds(part, [word]) for token in index.by_token if word[0] in token
                for part in re.split(r"[-_./]", token) if part[:1] == word[:1])
+
+
+_METHOD: Final = re.compile(rf"\b({'|'.join(METHODS)})\s{{1,3}}(/[^\s,;]{{0,2000}})")
+"""A request a claim names by its method and path ("GET /login"); the method in capitals."""
+_COMMAND: Final = re.compile(
+    rf"\b({'|'.join(COMMANDS)})\s{{1,3}}(?:(?:on|of|against|from|into|to|in)\s{{1,3}})?"
+    r"(?:the\s{1,3})?([A-Za-z_][\w.]{0,120})")
+"""A statement a claim names by its command and table ("an UPDATE on payments")."""
+_ACTS: Final = (("method", "path", _METHOD), ("command", "table", _COMMAND))
+
+
+def check_method(slots: ClaimSlots, index: FactIndex) -> list[Check]:
+    """The method or command a claim gives a path or a table against the lines of it: "GET
+    /login" beside only ``POST /login``, "an UPDATE on payments" beside only a ``SELECT`` of
+    ``payments``, are contradicted."""
+    checks: list[Check] = []
+    for act, thing, pattern in _ACTS:
+        for said in pattern.finditer(slots.text):
+            verb, name = said.group(1), said.group(2).rstrip(".").lower()
+            held = _acts(index, act, thing).get(name, [])
+            if held and not any(field.value.upper() == verb.upper() for _, field in held):
+                fact, field = held[0]
+                checks.append(Check("value", "CONFLICT", f"says {verb} {name}; {fact.ref} "
+                                    f"has {field.shown}", fact.ref, fact.position))
+    return checks
+
+
+def _acts(index: FactIndex, act: str, thing: str) -> dict[str, list[tuple[Fact, Field]]]:
+    """Per path or table, the fields of the method or command done to it (read once per
+    evidence)."""
+    memo = index.memo.get(("acts", act))
+    if isinstance(memo, dict):
+        return memo
+    held: dict[str, list[tuple[Fact, Field]]] = {}
+    index.memo[("acts", act)] = held
+    for fact in index.facts:
+        things = [f.value.lower() for f in fact.fields if f.key == thing]
+        for field in fact.fields:
+            if field.key == act:
+                for name in things:
+                    held.setdefault(name, []).append((fact, field))
+    return held

@@ -1,0 +1,105 @@
+"""The fields of log lines whose format is well known, so a claim is read against the line of
+what it names, never a value on another line.
+
+- **Access logs** (the combined and common formats of nginx, Apache, Envoy and load
+  balancers): ``10.0.0.7 - - [10/Jun/2024:14:50:50 +0000] "GET /api/orders HTTP/1.1" 200 4775``
+  is one request of ``/api/orders``: its method, path, protocol, status, bytes and client.
+- **Unified diffs** of ``key: value`` lines: ``-  timeoutSeconds: 10`` beside
+  ``+  timeoutSeconds: 30`` is one change, ``timeoutSeconds_old`` to ``timeoutSeconds_new``;
+  a hunk head's line numbers (``@@ -12,8 +12,8 @@``) are no values.
+- **Tag strings** as metric APIs return them (Datadog's ``scope``,
+  ``service:shipping,env:prod``): a field per tag.
+- **Logged SQL statements** (Postgres and MySQL slow and statement logs): ``app_rw@core LOG:
+  duration: 8501.646 ms  statement: SELECT * FROM payments ...`` is a ``SELECT`` of the
+  ``payments`` table, run by ``app_rw`` on the ``core`` database.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT",
+                  "TRACE")
+_REQUEST: Final = re.compile(
+    rf'"({"|".join(METHODS)}) ([^\s"]{{1,2000}}) (HTTP/[\d.]{{1,5}})" (\d{{3}}) (\d{{1,15}}|-)')
+_CLIENT: Final = re.compile(r"([0-9a-fA-F.:]{3,45}) ")
+
+
+def access_fields(line: str) -> list[tuple[str, str]]:
+    """The fields of an access log line (none for another line): ``client``, ``method``,
+    ``path``, ``protocol``, ``status``, ``bytes`` and ``request`` (the request line)."""
+    found = _REQUEST.search(line)
+    if found is None:
+        return []
+    method, path, protocol, status, sent = found.groups()
+    fields = [("request", f"{method} {path}"), ("method", method), ("path", path),
+              ("protocol", protocol), ("status", status)]
+    if sent != "-":
+        fields.append(("bytes", sent))
+    client = _CLIENT.match(line)
+    if client is not None and any(ch.isdigit() for ch in client.group(1)):
+        fields.insert(0, ("client", client.group(1)))
+    return fields
+
+
+COMMANDS: Final = ("SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "COPY", "VACUUM", "ANALYZE",
+                   "CREATE", "ALTER", "DROP", "TRUNCATE")
+_STATEMENT: Final = re.compile(
+    rf"\b(?:statement|execute\s[^:]{{0,60}}|query):\s{{1,4}}({'|'.join(COMMANDS)})\b(.{{0,2000}})",
+    re.IGNORECASE)
+_TABLE: Final = re.compile(
+    r"\b(?:FROM|INTO|UPDATE|JOIN|TABLE|ONLY)\s{1,4}([A-Za-z_][\w.\"]{0,120})", re.IGNORECASE)
+_USER_AT_DB: Final = re.compile(r"(?:^|[\s\]])([A-Za-z_][\w-]{0,62})@([A-Za-z_][\w-]{0,62})\s")
+_SQL_WORDS: Final = frozenset({"select", "set", "where", "values", "only", "lateral"})
+
+
+def statement_fields(line: str) -> list[tuple[str, str]]:
+    """The fields of a logged SQL statement (none for another line): ``command``, the
+    ``table`` it names first, and the ``user`` and ``database`` of a ``user@db`` prefix."""
+    found = _STATEMENT.search(line)
+    if found is None:
+        return []
+    command, rest = found.group(1).upper(), found.group(1) + found.group(2)
+    fields = [("command", command)]
+    table = next((t.group(1).strip('"') for t in _TABLE.finditer(rest)
+                  if t.group(1).lower() not in _SQL_WORDS), None)
+    if table is not None:
+        fields.append(("table", table.rsplit(".", 1)[-1].lower()))
+    prefix = _USER_AT_DB.search(line[:found.start()])
+    if prefix is not None:
+        fields.extend((("user", prefix.group(1)), ("database", prefix.group(2))))
+    return fields
+
+
+_HUNK: Final = re.compile(r"@@ -\d{1,9}(?:,\d{1,9})? \+\d{1,9}(?:,\d{1,9})? @@ ?")
+
+
+def hunk_context(line: str) -> str:
+    """A diff's hunk head without its line numbers (``@@ -12,8 +12,8 @@ search:`` is
+    ``search:``): numbers of lines are no values."""
+    head = _HUNK.match(line)
+    return line[head.end():] if head else line
+
+
+def diff_keys(keys: list[str]) -> list[str]:
+    """The keys of a record, a removed and an added line of one key (``-  ttl``, ``+  ttl``)
+    renamed as the change they are (``ttl_old``, ``ttl_new``); a key with no counterpart (a
+    YAML list's ``- name``) is left as it is."""
+    removed = {k[1:].strip() for k in keys if k.startswith("-")}
+    added = {k[1:].strip() for k in keys if k.startswith("+")}
+    both = removed & added
+    return [f"{k[1:].strip()}_{'old' if k[0] == '-' else 'new'}"
+            if k[:1] in "+-" and k[1:].strip() in both else k for k in keys]
+
+
+_TAG: Final = re.compile(r"([A-Za-z_][\w.-]{0,60}):([^,:\s]{1,200})")
+_TAGS: Final = re.compile(r"[A-Za-z_][\w.-]{0,60}:[^,:\s]{1,200}(?:,\s?[A-Za-z_][\w.-]{0,60}:"
+                          r"[^,:\s]{1,200}){1,30}")
+
+
+def tag_pairs(text: str) -> list[tuple[str, str]]:
+    """The tags of a tag string (``service:shipping,env:prod``); none for other text."""
+    if len(text) > 4000 or _TAGS.fullmatch(text.strip()) is None:
+        return []
+    return _TAG.findall(text)
