@@ -134,9 +134,11 @@ verb ("did not complete", "has not yet dropped")."""
 _PREPOSITIONS: Final[dict[str, frozenset[str]]] = {
     "close": frozenset({"to", "by"}), "up": frozenset({"to"}), "down": frozenset({"to"}),
     "resolved": frozenset({"to"}), "resolves": frozenset({"to"}),
+    **{word: frozenset({"over"}) for word in ("fail", "failed", "fails", "failing")},
 }
 """A word before these is a preposition phrase, not its category: "close to 90%" is near it,
-"up to 5 retries" at most, and a name "resolved to 10.1.7.147" an address, no alert state."""
+"up to 5 retries" at most, a name "resolved to 10.1.7.147" an address, no alert state, and
+"failed over to pg-main-4" a failover, no failed outcome."""
 _SPANS: Final = frozenset({"for", "since", "from", "in", "during", "between", "until",
                            "till", "through", "throughout"})
 """Words after "active" that make it a time of activity ("active for 30 years", "active since

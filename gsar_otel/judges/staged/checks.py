@@ -17,6 +17,7 @@ Each check carries a reason a person can act on ("says failed; E9 has status=suc
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from gsar_otel.core.anchor_differences import stated_difference
@@ -32,7 +33,6 @@ from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import agree, comparable, digits, shape
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import (
-    PREDICTION,
     ClaimSlots,
     Value,
 )
@@ -51,23 +51,21 @@ from gsar_otel.judges.staged.keyed import (
     qualifiers,
 )
 from gsar_otel.judges.staged.levels import check_level
+from gsar_otel.judges.staged.modality import check_modality
 from gsar_otel.judges.staged.pairs import check_pairs
 from gsar_otel.judges.staged.plain_names import check_plain_names
-from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE, check_polarity
+from gsar_otel.judges.staged.polarity import check_polarity
 from gsar_otel.judges.staged.quantifiers import check_quantifier, record_count
 from gsar_otel.judges.staged.ranges import check_order, check_range, ranges_of
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.scope import check_scope
+from gsar_otel.judges.staged.textual import line_level
 from gsar_otel.judges.staged.word_values import check_method, check_word_values
 from gsar_otel.judges.staged.years import years_check
 
 TIME_KINDS: Final = frozenset({"CLOCK", "TIMESTAMP"})
 PROSE_CONFLICT_COVERAGE: Final = 0.6
 """Share of a claim's words a prose fact must hold before its other value contradicts it."""
-CAUSE_COVERAGE: Final = 0.5
-SPECULATION_COVERAGE: Final = 0.8
-"""A hedged claim ("probably a memory leak") is grounded only when the evidence states nearly
-all of it: a guess the evidence does not make is the judge's to flag."""
 COVERAGE_BACKSTOP: Final = 0.1
 """Under a tenth of a claim's content words in its support: not grounded. Chosen with the
 paraphrase budget (:data:`~gsar_otel.judges.staged.verdicts.PARAPHRASE_BUDGET`), which bounds
@@ -129,10 +127,13 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
                 return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
                              fact.position)
         # the fact that states the rest of the claim holds the value itself: "4 members left"
-        # is the rebalance line's, not the group row's ``members=2``
+        # is the rebalance line's, not the group row's ``members=2``; in its words, not under
+        # another key (an expiry date is not a row's ``ts``)
         stating = alignment.support[0] if alignment.support else None
         if stating is not None and stating in alignment.value_facts.get(place, ()) \
-                and stating in alignment.focus and all(f.position != stating for f, _, _ in keyed):
+                and stating in alignment.focus and all(f.position != stating for f, _, _ in keyed) \
+                and not any(agreement(value.spec, a) == "match"
+                            for fl in index.facts[stating].fields for a in fl.anchors):
             return Check("value", "MATCH", f"{text} matches {index.facts[stating].ref}",
                          index.facts[stating].ref, stating)
         fact, field, _ = next(((f, fl, sp) for f, fl, sp in keyed
@@ -155,6 +156,16 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
     if held:  # stated of one of the claim's subjects, if not of all of them
         return Check("value", "MATCH", f"{text} matches {index.facts[held[0]].ref}",
                      index.facts[held[0]].ref, held[0])
+    for fact in _tied(place, slots, alignment, index) if not slots.subjects else ():
+        # "requests to 10.6.4.23:8080 failed with status 500": the line about that address
+        # says 503; a 5xx class elsewhere is no status 500
+        clash = next((a for a in fact.facts.anchors if (
+            a.kind == value.spec.kind and agree(value.spec, a) == "conflict") or (
+            value.spec.kind == "HTTP_STATUS" and a.kind == "NUMBER"  # "returned 503"
+            and _STATUS.fullmatch(a.text) and a.text != value.spec.text)), None)
+        if clash is not None:
+            return Check("value", "CONFLICT", f"says {text}; {fact.ref}, about "
+                         f"{_tying(slots, fact)}, says {clash.text}", fact.ref, fact.position)
     if holders and not slots.subjects:
         return Check("value", "MATCH", f"{text} matches {index.facts[min(holders)].ref}",
                      index.facts[min(holders)].ref, min(holders))
@@ -186,6 +197,23 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
     return Check("value", "ABSENT", f"{text} appears in no evidence item")
 
 
+_TYING: Final = frozenset({"IPV4", "IPV6", "HOST", "IDENTIFIER", "URL"})
+"""Kinds of value that say what a claim with no named subject is about (an address, an id)."""
+_STATUS: Final = re.compile(r"[1-5][0-9][0-9]")
+
+
+def _tied(place: int, slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> list[Fact]:
+    """The focus facts holding one of the claim's other values of a :data:`_TYING` kind."""
+    positions = {p for at, v in enumerate(slots.values) if at != place and v.spec.kind in _TYING
+                 for p in alignment.value_facts.get(at, ())}
+    return [index.facts[p] for p in alignment.focus if p in positions]
+
+
+def _tying(slots: ClaimSlots, fact: Fact) -> str:
+    return next((v.spec.text for v in slots.values if v.spec.kind in _TYING
+                 and v.spec.text.lower() in fact.text.lower()), "it")
+
+
 def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                      trends: frozenset[str] = frozenset()) -> list[Check]:
     """Each categorical value against the focus facts' categories on its axis; a direction
@@ -210,6 +238,12 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                                 fact.ref, fact.position))
         elif all(f.kind == "prose" for f in focus):
             continue  # prose paraphrases states freely: only a stated opposite contradicts
+        elif (axis, pole) == ("outcome", "failed") and (failing := next((
+                f for f in (*focus, *(index.facts[p] for p in alignment.about))
+                if f.kind != "prose" and line_level(f.text) == "error"), None)) is not None:
+            # "requests to 10.1.18.71:8080 failed with 503" beside an ERROR line about it
+            checks.append(Check("category", "MATCH", f"failed: {failing.ref} logs it at level "
+                                "error", failing.ref, failing.position))
         elif axis == "direction" and trends:  # the change two samples of the subject show
             shown = "the later sample higher" if "increased" in trends else "the later sample lower"
             checks.append(Check("category", "MATCH" if pole in trends else "CONFLICT",
@@ -233,31 +267,6 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                                 f"says not {pole.replace('_', ' ')}; {fact.ref} has {stated}",
                                 fact.ref, fact.position))
     return checks
-
-
-def check_modality(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> Check | None:
-    """A prediction or a cause needs a fact that states it."""
-    support = [index.facts[p] for p in (*alignment.support, *alignment.related)]
-    if slots.modality == "prediction":
-        if any(PREDICTION.search(f.text) for f in support) and alignment.coverage >= 0.5:
-            return Check("modality", "MATCH", "the prediction is stated")
-        return Check("modality", "ABSENT", "prediction: nothing in the evidence states it")
-    if slots.modality == "cause":
-        if any(f.facts.causal or any("cause" in fl.key for fl in f.fields) for f in support) \
-                and alignment.coverage >= CAUSE_COVERAGE:
-            return Check("modality", "MATCH", "the cause is stated")
-        # one tool line holding the event and its condition is the system's own account
-        # ("Evicted ... The node was low on resource: memory", "handshake failed: cert expired")
-        lead = index.facts[alignment.support[0]] if alignment.support else None
-        if lead is not None and lead.kind != "prose" and len(alignment.support) == 1 \
-                and alignment.coverage >= POLARITY_COVERAGE:
-            return Check("modality", "MATCH", f"{lead.ref} states the event with its reason",
-                         lead.ref, lead.position)
-        return Check("modality", "ABSENT", "cause: no evidence item states this cause")
-    if slots.modality == "speculation" and alignment.coverage < SPECULATION_COVERAGE:
-        shown = ", ".join(alignment.missing[:4])
-        return Check("modality", "ABSENT", f"a guess: the evidence does not state {shown}")
-    return None
 
 
 MIN_REASON_PART: Final = 5

@@ -36,7 +36,7 @@ from gsar_otel.judges.staged.categories import (
     categories_of,
     negate,
 )
-from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, key_meanings
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import sentence_spans
 from gsar_otel.judges.staged.tables import find_tables
@@ -125,8 +125,9 @@ class Fact:
 
 def key_stems(key: str) -> frozenset[str]:
     """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat; ``Spouse(s)`` -> spous."""
-    bare = _KEY_BRACKETS.sub(" ", key.lower().replace("(s)", ""))
-    return frozenset(root(part) for part in _KEY_SPLIT.split(bare) if part)
+    parts = [p for p in _KEY_SPLIT.split(_KEY_BRACKETS.sub(" ", key.lower().replace("(s)", "")))
+             if p]  # and what they mean: ``not_after`` is an expiry
+    return frozenset(root(p) for p in parts) | key_meanings(parts)
 
 
 def _colon_pairs(line: str) -> list[tuple[str, str]]:

@@ -141,3 +141,17 @@ NOT_SUPERLATIVE: Final = _set(
     "detest infest ingest forest latest earliest dearest recent")
 """Words ending "-est" that are no superlative, and the order in time ("the latest", "the most
 recent")."""
+
+KEY_MEANINGS: Final[dict[str, frozenset[str]]] = {
+    key: frozenset(root(w) for w in meaning.split()) for key, meaning in {
+        "notafter": "expiry expires", "validuntil": "expiry expires", "validto": "expiry expires",
+        "notbefore": "issued", "validfrom": "issued", "ttl": "expiry expires", "rss": "memory",
+    }.items()}
+"""What a key, or one part of it, means when none of its parts says it: a certificate's
+``not_after`` is its expiry ("the certificate expires on May 2"), not a time "after" anything;
+lowercased, written without separators."""
+
+
+def key_meanings(parts: list[str]) -> frozenset[str]:
+    """What a key's parts, or the whole key, mean by :data:`KEY_MEANINGS`."""
+    return frozenset().union(*(KEY_MEANINGS.get(p, ()) for p in (*parts, "".join(parts))))
