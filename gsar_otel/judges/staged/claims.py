@@ -36,6 +36,7 @@ from gsar_otel.judges.staged.lexicon import (
     METRIC_ENDS,
     NEGATIONS,
     NUMBER_WORDS,
+    PREDICATE_WORDS,
     QUALIFIER_FAMILIES,
     SPECULATIVE,
 )
@@ -76,15 +77,7 @@ _EXISTS: Final = re.compile(
     r"appeared|fired|showed\sup)\b", re.IGNORECASE)
 """How a claim says that something exists: "no X was logged" is an absence claim, "no node had
 enough CPU" is not; "zero X", "without X" and "X-free" always are."""
-PREDICATES: Final = frozenset(root(w) for w in _words(
-    "reach reached reaches hit hits climb climbed peak peaked stay stayed remain "
-    "remained show showed shows report reported reports log logged record recorded "
-    "observe observed see saw seen return returned run ran measure measured register "
-    "registered sit sat hover hovered hold held read reads note noted indicate "
-    "indicated list listed mention mentioned state stated say said get got top topped "
-    "touch touched went go goes come came become became around approximately roughly "
-    "about nearly almost exactly just over under below above least most value level "
-    "total currently times stand stood sits"))
+PREDICATES: Final = frozenset(root(w) for w in PREDICATE_WORDS)
 """Predicate and hedge words a claim may paraphrase freely: never required of the evidence."""
 NEGATION_STEMS: Final = frozenset(root(w) for w in NEGATIONS) | frozenset(str.split(
     "isn wasn weren aren didn doesn don hasn haven hadn won wouldn couldn shouldn ain"))

@@ -155,3 +155,18 @@ lowercased, written without separators."""
 def key_meanings(parts: list[str]) -> frozenset[str]:
     """What a key's parts, or the whole key, mean by :data:`KEY_MEANINGS`."""
     return frozenset().union(*(KEY_MEANINGS.get(p, ()) for p in (*parts, "".join(parts))))
+
+PREDICATE_WORDS: Final = _set(
+    "reach reached reaches hit hits climb climbed peak peaked stay stayed remain "
+    "remained show showed shows report reported reports log logged record recorded "
+    "observe observed see saw seen return returned run ran measure measured register "
+    "registered sit sat hover hovered hold held read reads note noted indicate "
+    "indicated list listed mention mentioned state stated say said get got top topped "
+    "touch touched went go goes come came become became around approximately roughly "
+    "about nearly almost exactly just over under below above least most value level "
+    "total currently times stand stood sits achieve achieved achieves obtain obtained "
+    "obtains attain attained yield yields yielded perform performs performed performance "
+    "outperform outperforms outperformed")
+"""Verbs of reporting and measuring, and hedges: "reached", "showed", "stood at", "achieved",
+"outperformed", "roughly". A claim may paraphrase them freely (their roots are
+``claims.PREDICATES``)."""
