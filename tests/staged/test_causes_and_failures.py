@@ -126,3 +126,26 @@ def test_a_certificate_expiry_is_its_not_after(host: str, key: str, day: int, sh
     claim = f"The certificate expiry date of {host} was 2025-05-{said:02d}."
     got = buckets(claim, items)
     assert got == (["grounded"] if said == day else ["contradicted"]), (claim, items)
+
+
+EVENTS = [("node-updater: upgraded NVIDIA driver on {h}", "NVIDIA driver upgrade on {h}",
+           "the driver upgrade on {h}"),
+          ("deploy-bot: pushed cfg-8385 to {h}", "config push cfg-8385 to {h}",
+           "the config push cfg-8385"),
+          ("kubelet: {h} NodeNotReady", "{h} went NotReady", "the NotReady node {h}")]
+
+
+@settings(max_examples=40)
+@given(host=st.sampled_from(HOSTS), alert=st.sampled_from(ALERTS), said=st.integers(0, 2),
+       recorded=st.integers(0, 2), flip=st.booleans())
+def test_a_logged_event_is_a_cause_only_when_the_record_names_it(
+        host: str, alert: str, said: int, recorded: int, flip: bool) -> None:
+    """The event the claim calls the cause is on record as an event; the incident's root cause
+    record decides whether it was the cause."""
+    items = [f"ALERT {alert} firing for {host} since 16:14:44 UTC (threshold 90%)",
+             f"2024-10-02 16:10:02 UTC INFO {EVENTS[said][0].format(h=host)}",
+             f'{{"incident": "INC-3370", "root_cause": "{EVENTS[recorded][1].format(h=host)}"}}']
+    items = list(reversed(items)) if flip else items
+    claim = f"So the root cause of the {alert} alert was {EVENTS[said][2].format(h=host)}."
+    got = buckets(claim, items)
+    assert (got == ["grounded"]) == (said == recorded), (claim, items, got)
