@@ -12,6 +12,7 @@ alike, so that both read a word the same way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Final
 
@@ -40,7 +41,7 @@ _AXES: Final[dict[str, dict[str, str]]] = {
         "fired": "fired triggered fire",
     },
     "availability": {
-        "up": "up online available reachable uptime",
+        "up": "up online available reachable uptime running",
         "down": "down offline unavailable unreachable exited",
     },
     "health": {
@@ -88,9 +89,20 @@ _TWO_WORD: Final[dict[tuple[str, str], Category]] = {
     ("came", "up"): ("availability", "up"),
     ("back", "up"): ("availability", "up"),
     ("in", "sync"): ("sync", "synced"),
+    **{(being, "running"): ("availability", "up") for being in ("is", "are", "still", "and")},
     ("of", "sync"): ("sync", "out_of_sync"),
 }
 """Word pairs that name one pole: "rolled back" is an outcome, not "back"."""
+
+
+_RUNS_WHAT: Final = re.compile(r"v?[0-9]|version|release|build|image|on$|in$")
+"""What follows "running" when it says what runs, not that it is up: "was running v3.9.12",
+"running version 2", "running on 3 nodes"."""
+
+
+WHOLE_WORDS: Final = frozenset({"running", "exited"})
+"""Words read as written, never by their stem: "is running" is up, "a nightly run" no state;
+"exited" is down, an "exit code" no state."""
 
 
 def _build() -> dict[str, Category]:
@@ -99,7 +111,8 @@ def _build() -> dict[str, Category]:
         for pole, text in poles.items():
             for word in text.split():
                 table.setdefault(word, (axis, pole))
-                table.setdefault(root(word), (axis, pole))
+                if word not in WHOLE_WORDS:
+                    table.setdefault(root(word), (axis, pole))
     return table
 
 
@@ -107,6 +120,7 @@ WORDS: Final = _build()
 """Word or stem -> category."""
 
 AMBIGUOUS: Final = frozenset({"up", "down", "open", "close", "complete", "ok", "active", "drop",
+                              "running",
                               "fall", "rise", "spike", "warn", "grow", "revert", "climb",
                               "decline", "increase", "decrease", "success", "allowed",
                               "permitted", "granted", "authorized", "authorised", "denied",
@@ -186,6 +200,9 @@ def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Categ
     for at, token in enumerate(sequence):
         pair = _TWO_WORD.get((previous, token))
         following = sequence[at + 1] if at + 1 < len(sequence) else ""
+        if token == "running" and _RUNS_WHAT.match(following):
+            previous = token  # "is running v3.9.12": what runs, not that it is up
+            continue
         if pair is not None:
             pair = negate(pair) if before else pair  # "was not rolled back": no pole stated
             if pair is not None:

@@ -21,6 +21,7 @@ import re
 from typing import Final
 
 from gsar_otel.core.anchor_differences import stated_difference
+from gsar_otel.core.text import words
 from gsar_otel.judges.staged.absence import check_absence
 from gsar_otel.judges.staged.aggregates import (
     check_only,
@@ -51,6 +52,7 @@ from gsar_otel.judges.staged.keyed import (
     qualifiers,
 )
 from gsar_otel.judges.staged.levels import check_level
+from gsar_otel.judges.staged.lexicon import WINDOW
 from gsar_otel.judges.staged.modality import check_modality
 from gsar_otel.judges.staged.pairs import check_pairs
 from gsar_otel.judges.staged.plain_names import check_plain_names
@@ -120,6 +122,11 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
                  index: FactIndex) -> Check:
     focus = [index.facts[p] for p in alignment.focus]
     text = value.spec.text
+    window = next((f for f in focus for fl in f.fields if text.lower() in _KEY_PARTS.split(
+        fl.key.lower())), None) if WINDOW.fullmatch(text) else None
+    if window is not None:  # "the 1h burn rate": the window ``burn_rate_1h`` names
+        return Check("value", "MATCH", f"{text} names a window of {window.ref}'s keys",
+                     window.ref, window.position)
     keyed = keyed_fields(value, focus)
     if keyed:
         for fact, _, spec in keyed:
@@ -152,8 +159,10 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
         if fact.position in holders:
             return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
                          fact.position)
-    held = sorted(holders & set(alignment.about))
-    if held:  # stated of one of the claim's subjects, if not of all of them
+    named = {s.lower() for s in slots.subjects}
+    held = sorted(p for p in holders & set(alignment.about) if index.facts[p].subjects & named
+                  - {field.key.lower() for field in index.facts[p].fields})
+    if held:  # stated of one of the claim's subjects (not only a key named like one: F1)
         return Check("value", "MATCH", f"{text} matches {index.facts[held[0]].ref}",
                      index.facts[held[0]].ref, held[0])
     for fact in _tied(place, slots, alignment, index) if not slots.subjects else ():
@@ -191,12 +200,14 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
                              f"{spec.text}", lead.ref, lead.position)
     if holders and slots.subjects:
         other = index.facts[min(holders)]
+        keys = {field.key.lower() for field in other.fields}
         return Check("value", "ABSENT", f"{text} is in {other.ref}, about "
-                     f"{', '.join(sorted(other.subjects)) or 'something else'}, not about "
-                     f"{', '.join(slots.subjects)}", other.ref)
+                     f"{', '.join(sorted(other.subjects - keys)) or 'something else'}, not "
+                     f"about {', '.join(s for s in slots.subjects if s not in keys)}", other.ref)
     return Check("value", "ABSENT", f"{text} appears in no evidence item")
 
 
+_KEY_PARTS: Final = re.compile(r"[_.\-/\s]+")
 _TYING: Final = frozenset({"IPV4", "IPV6", "HOST", "IDENTIFIER", "URL"})
 """Kinds of value that say what a claim with no named subject is about (an address, an id)."""
 _STATUS: Final = re.compile(r"[1-5][0-9][0-9]")
@@ -222,6 +233,12 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     if slots.absent:
         return checks  # "no alerts fired": the absence check decides, not "fired"
     focus = [index.facts[p] for p in alignment.focus]
+    if focus and all(f.kind == "prose" for f in focus) and not slots.subjects:
+        # "argocd app get checkout" above ``Name: checkout / Health Status: Degraded``: the
+        # record whose subject the claim names ("the checkout app") states its state
+        focus += [f for f in (index.facts[p] for p in (*alignment.support, *alignment.related))
+                  if f.kind != "prose" and f.subjects & set(words(slots.text.lower()))
+                  and f not in focus]
     for axis, pole in slots.categories:
         same = next((f for f in focus if (axis, pole) in f.categories), None)
         if same is not None:

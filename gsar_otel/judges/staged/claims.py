@@ -39,6 +39,7 @@ from gsar_otel.judges.staged.lexicon import (
     PREDICATE_WORDS,
     QUALIFIER_FAMILIES,
     SPECULATIVE,
+    WINDOW,
 )
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.textual import TextFacts, facts_of, is_path
@@ -307,6 +308,8 @@ def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list
     stems: list[str] = list(UNIT_KEYS.get(str(getattr(spec.raw, "unit", "") or "").lower(), ()))
     taken = 0
     for _, _, word in reversed(tokens[max(0, at - 12):at]):
+        if WINDOW.fullmatch(word) and taken:  # "the 6h burn rate": ``burn_rate_6h``
+            stems.append(word)
         if taken >= _KEY_WINDOW or word[:1].isdigit():
             break
         if word in names or root(word) in IDENTITY_KEYS:
@@ -316,7 +319,10 @@ def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list
             # a metric's key written as such ("cpu_pct was 19") names its parts
             stems.extend(root(part) for part in word.split("_") if part)
             taken += 1
-    for _, _, word in tokens[bisect_left(starts, spec.end):][:2]:
+    after = [w for _, _, w in tokens[bisect_left(starts, spec.end):][:4]]
+    while after[:1] and after[0] in ("of", "the", "a", "an") and len(after) > 2:
+        after = after[1:]  # "12.5% of the error budget": the budget's
+    for word in after[:2]:
         if word[:1].isdigit() or root(word) in PREDICATES:
             break
         if word not in STOPWORDS:

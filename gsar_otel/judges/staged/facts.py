@@ -136,7 +136,7 @@ def _colon_pairs(line: str) -> list[tuple[str, str]]:
     if line.count(": ") < 2 or len(line) >= MAX_SIGNAL_CHARS or _LOG_HINT.search(line[:20]):
         return []
     found = [_COLON_PAIR.fullmatch(part.strip()) for part in line.split(", ")]
-    return [(m.group(1), m.group(2)) for m in found if m] if all(found) else []
+    return [(m.group(1), m.group(2)) for m in found if m] if all(found) and len(found) > 1 else []
 
 
 def source_type(item_type: EvidenceType, kind: FactKind, structured: bool) -> EvidenceType:
@@ -259,7 +259,7 @@ class _Reader:
         signal = self.item_type is EvidenceType.SIGNAL_MATCH
         block: list[Field] = []
         lines: list[str] = []
-        texts = content.split("\n")
+        texts = log_fields.nested_keys(content.split("\n"))
         tables = {t.start: t for t in find_tables([t.strip() for t in texts])} \
             if len(texts) > 1 else {}
         skip = 0

@@ -18,8 +18,10 @@ from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.years import year_of
 
 UNIT_WORDS: Final = frozenset(root(w) for w in (
-    "ms", "s", "sec", "secs", "pct", "percent", "gb", "mb", "kb", "bytes", "us", "ns", "per"))
-"""Key words that name a unit, not what is measured."""
+    "ms", "s", "sec", "secs", "pct", "percent", "gb", "mb", "kb", "bytes", "us", "ns", "per",
+    "human"))
+"""Key words that name a unit, not what is measured (``used_memory_human``: the value written
+with its unit)."""
 
 
 _GROUPS: Final = {root(w): root(group.split()[0]) for family in QUALIFIER_FAMILIES

@@ -3,6 +3,7 @@ number words and abbreviations. Plain frozensets, no behaviour."""
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from gsar_otel.judges.staged.roots import root
@@ -108,7 +109,8 @@ VERBS: Final = _set(
 
 IDENTITY_KEYS: Final = frozenset(root(k) for k in _set(
     "host hostname node pod instance service server cluster region zone name id db database "
-    "table container job app application endpoint device user account team component"))
+    "table container job app application endpoint device user account team component unit "
+    "model"))
 """Row keys that name a row's subject (``host=edge-lb-3``): a value of another subject is not
 a conflict."""
 
@@ -170,3 +172,6 @@ PREDICATE_WORDS: Final = _set(
 """Verbs of reporting and measuring, and hedges: "reached", "showed", "stood at", "achieved",
 "outperformed", "roughly". A claim may paraphrase them freely (their roots are
 ``claims.PREDICATES``)."""
+
+WINDOW: Final = re.compile(r"[0-9]{1,3}[smhdw]")
+"""A window a key names: "the 1h burn rate" is ``burn_rate_1h``, "the 5m load" ``load_5m``."""

@@ -103,3 +103,64 @@ def tag_pairs(text: str) -> list[tuple[str, str]]:
     if len(text) > 4000 or _TAGS.fullmatch(text.strip()) is None:
         return []
     return _TAG.findall(text)
+
+
+_HEADER: Final = re.compile(r"( *)([A-Za-z_][\w.-]{0,60}):")
+_CHILD: Final = re.compile(r"( +)([A-Za-z_][\w.-]{0,60}): (\S.{0,400})")
+_ALIGNED: Final = re.compile(r"\S: {2,}\S")
+_INFO: Final = re.compile(r"([a-z][a-z0-9_]{0,60}):([^\s:/][^\s]{0,200})")
+MIN_INFO_LINES: Final = 3
+_UNIT: Final = re.compile(r"[●○×*]?\s?([\w@:.-]{1,200}\.(?:service|socket|timer|mount|target|path|"
+                         r"scope|slice|device|swap))\s+-\s")
+_ACTIVE: Final = re.compile(
+    r"\s*Active: (\w{1,20}) \(([\w-]{1,40})[^)]{0,80}\)(?: since (.{1,80}))?")
+_PLAN: Final = re.compile(
+    r"\bPlan: (\d{1,9}) to (add), (\d{1,9}) to (change), (\d{1,9}) to (destroy)")
+"""Terraform's plan summary: ``plan.add: 3, plan.change: 1, plan.destroy: 2``."""
+
+
+def nested_keys(texts: list[str]) -> list[str]:
+    """Lines of YAML-style blocks with their key paths: ``cache:`` over ``  enabled: true`` is
+    ``cache.enabled: true`` (another block's ``enabled`` is another key), each block a record of
+    its own; ``key:value`` lines of an INFO dump (Redis: ``connected_clients:812``), three or
+    more, are ``key: value``. Output whose values are aligned with runs of spaces (kubectl
+    describe) is left as it is."""
+    info = sum(1 for t in texts if _INFO.fullmatch(t)) >= MIN_INFO_LINES
+    nested = any(_HEADER.fullmatch(t) for t in texts) and not any(
+        _ALIGNED.search(t) for t in texts)
+    if not (info or nested or _UNIT.match(texts[0]) or _PLAN.search(texts[-1])):
+        return texts
+    out: list[str] = []
+    stack: list[tuple[int, str]] = []
+    for text in texts:
+        unit = _UNIT.match(text)  # systemctl status: the unit its Loaded/Active lines are of
+        plan = _PLAN.search(text)
+        active = _ACTIVE.match(text)
+        if active is not None:  # "Active: active (running) since ...": the state is running;
+            # systemd's active state is the unit's availability (failed, inactive: down)
+            state = active.group(2) if active.group(1) == "active" else active.group(1)
+            up = {"active": "up", "failed": "down", "inactive": "down"}.get(active.group(1))
+            out += [f"state: {state}", *([f"availability: {up}"] if up else []),
+                    *([f"since: {active.group(3)}"] if active.group(3) else [])]
+            continue
+        if unit is not None or plan is not None:
+            out.append(f"unit: {unit.group(1)}" if unit is not None else ", ".join(
+                f"plan.{plan.group(at + 1)}: {plan.group(at)}" for at in (1, 3, 5)))
+            continue
+        found = _INFO.fullmatch(text) if info else None
+        if found is not None:
+            out.append(f"{found.group(1)}: {found.group(2)}")
+            continue
+        header = _HEADER.fullmatch(text) if nested else None
+        child = _CHILD.fullmatch(text) if nested and header is None else None
+        indent = len(text) - len(text.lstrip(" "))
+        while stack and stack[-1][0] >= indent and text.strip():
+            stack.pop()
+        if header is not None:  # a block begins: the record before it ends; its name is
+            stack.append((indent, header.group(2)))  # what its record is about
+            out += ["", f"name: {'.'.join(n for _, n in stack)}"]
+        elif child is not None and stack:
+            out.append(f"{'.'.join(n for _, n in stack)}.{child.group(2)}: {child.group(3)}")
+        else:
+            out.append(text)
+    return out

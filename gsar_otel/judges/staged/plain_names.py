@@ -142,15 +142,14 @@ def _plain_subjects(index: FactIndex) -> frozenset[str]:
     none), once per evidence set."""
     held = index.memo.get("plain subjects")
     if held is None:
-        by_key: dict[str, set[str]] = {}
+        by_key: dict[str, set[str]] = {}  # every value of the key: ``model=GPT-2`` tells too
         for fact in index.facts:
             for field in fact.fields if fact.kind != "prose" else ():
-                value = field.value.lower()
-                if field.key_stems & IDENTITY_KEYS and value.isalpha() and len(
-                        value) >= MIN_NAME and value not in STOPWORDS:
-                    by_key.setdefault(field.key.lower(), set()).add(value)
+                if field.key_stems & IDENTITY_KEYS:
+                    by_key.setdefault(field.key.lower(), set()).add(field.value.lower())
         held = index.memo["plain subjects"] = frozenset(
-            v for values in by_key.values() if len(values) > 1 for v in values)
+            v for values in by_key.values() if len(values) > 1 for v in values
+            if v.isalpha() and len(v) >= MIN_NAME and v not in STOPWORDS)
     return held  # type: ignore[return-value]
 
 

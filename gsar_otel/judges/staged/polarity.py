@@ -24,7 +24,7 @@ from gsar_otel.judges.staged.anchoring import number_of
 from gsar_otel.judges.staged.categories import category_of
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
-from gsar_otel.judges.staged.facts import Fact
+from gsar_otel.judges.staged.facts import Fact, key_stems
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.textual import negation_at
 
@@ -69,8 +69,8 @@ def negates(fact: Fact, slots: ClaimSlots, strict: bool = False, anywhere: bool 
             fact.text, acts, fact.kind in ("row", "signal"),
             stems if anywhere and fact.kind == "prose" else None, weak):
         return True
-    for field in fact.fields:
-        if field.key_stems & slots.stems:
+    for field in fact.fields:  # its own name: ``cache.enabled=false`` says nothing of limits
+        if key_stems(field.key.rsplit(".", 1)[-1]) & slots.stems:
             value = field.value.lower()
             numbers = [number_of(a) for a in field.anchors]
             if value in ("false", "no") or (not strict and (
