@@ -132,3 +132,21 @@ def test_running_is_a_state_only_when_nothing_says_what_runs(pod: str, version: 
     assert (bucket(f"{pod} is running.", [row]) == "grounded") == running, row
     assert bucket(f"{pod} was running {version}.", [row]) == "grounded", row
     assert bucket(f"The last exit code of {pod} was {code}.", [row]) == "grounded", row
+
+
+@settings(max_examples=40)
+@given(level=st.integers(0, 5), said=st.integers(0, 5),
+       form=st.sampled_from(["a P{n} incident", "priority P{n}", "a SEV{n} incident"]),
+       shown=st.sampled_from(["P{n}", "SEV{n}", "p{n}"]), p99=st.integers(10, 900))
+def test_a_priority_is_a_level_and_never_a_percentile(level: int, said: int, form: str,
+                                                      shown: str, p99: int) -> None:
+    record = (f'{{"incident": "INC-2231", "priority": "{shown.format(n=level)}", '
+              f'"service": "checkout-api", "p99_ms": {p99}}}')
+    claim = f"INC-2231 is {form.format(n=said)}."
+    same_scale = ("SEV" in form) == ("SEV" in shown)  # a severity is no priority
+    got = bucket(claim, [record])
+    if same_scale:
+        assert got == ("grounded" if said == level else "contradicted"), (claim, record)
+    else:
+        assert got != "grounded", (claim, record)
+    assert bucket(f"The p99 latency of checkout-api was {p99} ms.", [record]) == "grounded"

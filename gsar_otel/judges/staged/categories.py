@@ -95,6 +95,15 @@ _TWO_WORD: Final[dict[tuple[str, str], Category]] = {
 """Word pairs that name one pole: "rolled back" is an outcome, not "back"."""
 
 
+_PRIORITY: Final = re.compile(r"(?:p|sev)([0-5])")
+_DIGIT: Final = re.compile(r"([0-5])")
+_NAMES_LEVEL: Final = frozenset({"is", "was", "are", "were", "be", "been", "as", "a", "an",
+                                "priority", "severity", "at", "status"})
+_LEVELLED: Final = frozenset({"incident", "ticket", "alert", "issue", "page", "bug", "outage",
+                              "priority", "severity", "incidents", "tickets", "alerts"})
+"""An incident's priority or severity level: "a P1 incident", "priority: P3" (axis
+``priority``, poles ``p0`` to ``p5``), "SEV-2" (axis ``sev_level``, ``s0`` to ``s5``: another
+scale), never a percentile ("p1 latency")."""
 _RUNS_WHAT: Final = re.compile(r"v?[0-9]|version|release|build|image|on$|in$")
 """What follows "running" when it says what runs, not that it is up: "was running v3.9.12",
 "running version 2", "running on 3 nodes"."""
@@ -200,6 +209,12 @@ def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Categ
     for at, token in enumerate(sequence):
         pair = _TWO_WORD.get((previous, token))
         following = sequence[at + 1] if at + 1 < len(sequence) else ""
+        level = _PRIORITY.fullmatch(token) or (_DIGIT.fullmatch(token) if previous == "sev"
+                                                else None)
+        if level is not None and (len(sequence) == 1 or previous in _NAMES_LEVEL
+                                  or following in _LEVELLED or previous == "sev"):
+            axis = "priority" if token.startswith("p") else "sev_level"
+            seen.setdefault((axis, f"{axis[0]}{level.group(1)}"), None)
         if token == "running" and _RUNS_WHAT.match(following):
             previous = token  # "is running v3.9.12": what runs, not that it is up
             continue

@@ -143,9 +143,12 @@ def nested_keys(texts: list[str]) -> list[str]:
             out += [f"state: {state}", *([f"availability: {up}"] if up else []),
                     *([f"since: {active.group(3)}"] if active.group(3) else [])]
             continue
-        if unit is not None or plan is not None:
-            out.append(f"unit: {unit.group(1)}" if unit is not None else ", ".join(
-                f"plan.{plan.group(at + 1)}: {plan.group(at)}" for at in (1, 3, 5)))
+        if unit is not None:
+            out.append(f"unit: {unit.group(1)}")
+            continue
+        if plan is not None:
+            out.append(", ".join(f"plan.{plan.group(at + 1)}: {plan.group(at)}"
+                                 for at in (1, 3, 5)))
             continue
         found = _INFO.fullmatch(text) if info else None
         if found is not None:
