@@ -150,3 +150,18 @@ def test_a_priority_is_a_level_and_never_a_percentile(level: int, said: int, for
     else:
         assert got != "grounded", (claim, record)
     assert bucket(f"The p99 latency of checkout-api was {p99} ms.", [record]) == "grounded"
+
+
+EXCEPTIONS = ["java.lang.OutOfMemoryError", "java.lang.NullPointerException",
+              "java.util.ConcurrentModificationException", "org.postgresql.util.PSQLException",
+              "java.net.SocketTimeoutException"]
+
+
+@settings(max_examples=30)
+@given(thrown=st.sampled_from(EXCEPTIONS), said=st.sampled_from(EXCEPTIONS),
+       service=st.sampled_from(["orders-worker", "billing-api", "search-indexer"]))
+def test_a_qualified_class_name_names_its_class(thrown: str, said: str, service: str) -> None:
+    trace = (f'2024-06-10 14:02:11 ERROR [{service}] Uncaught exception in thread "main"\n'
+             f"{thrown}: boom\n\tat com.shop.orders.BatchLoader.load(BatchLoader.java:88)")
+    claim = f"{service} threw a {said.rsplit('.', 1)[1]}."
+    assert (bucket(claim, [trace]) == "grounded") == (said == thrown), (claim, trace)

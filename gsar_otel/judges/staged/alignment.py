@@ -57,6 +57,9 @@ class FactIndex:
     with the index, so it lives and dies with one judgement."""
 
 
+_QUALIFIED: Final = re.compile(r"\b(?:[a-z_][a-z0-9_]{0,40}\.){1,12}([A-Z][A-Za-z0-9_$]{0,80})")
+
+
 def build_index(evidence: EvidenceSet) -> FactIndex:
     """Facts of every item, and the lookups over them; linear in the evidence."""
     facts = read_evidence(evidence)
@@ -64,7 +67,10 @@ def build_index(evidence: EvidenceSet) -> FactIndex:
     by_stem: dict[str, list[int]] = {}
     anchors: list[tuple[int, Spec]] = []
     for fact in facts:
-        for token in fact.tokens | fact.subjects:
+        # a qualified class name names its class: ``java.lang.OutOfMemoryError`` an
+        # OutOfMemoryError, ``com.shop.orders.BatchLoader`` a BatchLoader
+        named = {m.group(1).lower() for m in _QUALIFIED.finditer(fact.text)} - fact.tokens
+        for token in fact.tokens | fact.subjects | named:
             by_token.setdefault(token, []).append(fact.position)
         for stem_ in fact.stems:
             by_stem.setdefault(stem_, []).append(fact.position)

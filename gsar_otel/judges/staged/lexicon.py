@@ -168,10 +168,10 @@ PREDICATE_WORDS: Final = _set(
     "about nearly almost exactly just over under below above least most value level "
     "total currently times stand stood sits achieve achieved achieves obtain obtained "
     "obtains attain attained yield yields yielded perform performs performed performance "
-    "outperform outperforms outperformed")
+    "outperform outperforms outperformed throw throws threw thrown")
 """Verbs of reporting and measuring, and hedges: "reached", "showed", "stood at", "achieved",
-"outperformed", "roughly". A claim may paraphrase them freely (their roots are
-``claims.PREDICATES``)."""
+"outperformed", "threw" (an exception: its name is what the claim states), "roughly". A claim
+may paraphrase them freely (their roots are ``claims.PREDICATES``)."""
 
 WINDOW: Final = re.compile(r"[0-9]{1,3}[smhdw]")
 """A window a key names: "the 1h burn rate" is ``burn_rate_1h``, "the 5m load" ``load_5m``."""

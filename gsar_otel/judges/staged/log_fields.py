@@ -114,25 +114,35 @@ _UNIT: Final = re.compile(r"[●○×*]?\s?([\w@:.-]{1,200}\.(?:service|socket|t
                          r"scope|slice|device|swap))\s+-\s")
 _ACTIVE: Final = re.compile(
     r"\s*Active: (\w{1,20}) \(([\w-]{1,40})[^)]{0,80}\)(?: since (.{1,80}))?")
+_TRACE: Final = re.compile(
+    r"\s*(?:at [\w$.<>]{1,300}\(|Caused by: |\.\.\. \d{1,6} more|"
+    r"(?:[a-z_][a-z0-9_]{0,40}\.){1,12}[A-Z]\w{0,80}(?:Exception|Error)\b)")
+"""A line of a stack trace: a frame, its cause, the exception it names."""
 _PLAN: Final = re.compile(
     r"\bPlan: (\d{1,9}) to (add), (\d{1,9}) to (change), (\d{1,9}) to (destroy)")
 """Terraform's plan summary: ``plan.add: 3, plan.change: 1, plan.destroy: 2``."""
 
 
 def nested_keys(texts: list[str]) -> list[str]:
-    """Lines of YAML-style blocks with their key paths: ``cache:`` over ``  enabled: true`` is
-    ``cache.enabled: true`` (another block's ``enabled`` is another key), each block a record of
-    its own; ``key:value`` lines of an INFO dump (Redis: ``connected_clients:812``), three or
-    more, are ``key: value``. Output whose values are aligned with runs of spaces (kubectl
-    describe) is left as it is."""
+    """Lines of well-known blocks as the reader's records: a stack trace joined to its log line
+    (one event); YAML-style blocks with their key paths (``cache:`` over ``  enabled: true`` is
+    ``cache.enabled: true``, another block's ``enabled`` another key), each block a record of its
+    own named by its path; ``key:value`` lines of an INFO dump (Redis: ``connected_clients:812``),
+    three or more, as ``key: value``; ``systemctl status`` (the unit, its state and
+    availability) and Terraform's plan summary (three counts). Output whose values are aligned
+    with runs of spaces (kubectl describe) keeps its lines."""
     info = sum(1 for t in texts if _INFO.fullmatch(t)) >= MIN_INFO_LINES
     nested = any(_HEADER.fullmatch(t) for t in texts) and not any(
         _ALIGNED.search(t) for t in texts)
-    if not (info or nested or _UNIT.match(texts[0]) or _PLAN.search(texts[-1])):
+    trace = any(_TRACE.match(t) for t in texts[1:])
+    if not (info or nested or trace or _UNIT.match(texts[0]) or _PLAN.search(texts[-1])):
         return texts
     out: list[str] = []
     stack: list[tuple[int, str]] = []
     for text in texts:
+        if trace and out and out[-1].strip() and _TRACE.match(text):
+            out[-1] += f" | {text.strip()}"  # a stack trace is its log line's: one event
+            continue
         unit = _UNIT.match(text)  # systemctl status: the unit its Loaded/Active lines are of
         plan = _PLAN.search(text)
         active = _ACTIVE.match(text)
