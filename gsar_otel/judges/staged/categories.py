@@ -216,9 +216,8 @@ def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Categ
             axis = "priority" if token.startswith("p") else "sev_level"
             seen.setdefault((axis, f"{axis[0]}{level.group(1)}"), None)
         if token == "running" and _RUNS_WHAT.match(following):
-            previous = token  # "is running v3.9.12": what runs, not that it is up
-            continue
-        if pair is not None:
+            pass  # "is running v3.9.12": what runs, not that it is up
+        elif pair is not None:
             pair = negate(pair) if before else pair  # "was not rolled back": no pole stated
             if pair is not None:
                 seen.setdefault(pair, None)

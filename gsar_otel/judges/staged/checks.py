@@ -122,8 +122,8 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
                  index: FactIndex) -> Check:
     focus = [index.facts[p] for p in alignment.focus]
     text = value.spec.text
-    window = next((f for f in focus for fl in f.fields if text.lower() in _KEY_PARTS.split(
-        fl.key.lower())), None) if WINDOW.fullmatch(text) else None
+    window = next((f for f in focus for fl in f.fields if text.lower() in fl.key_stems),
+                  None) if WINDOW.fullmatch(text) else None
     if window is not None:  # "the 1h burn rate": the window ``burn_rate_1h`` names
         return Check("value", "MATCH", f"{text} names a window of {window.ref}'s keys",
                      window.ref, window.position)
@@ -207,7 +207,6 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
     return Check("value", "ABSENT", f"{text} appears in no evidence item")
 
 
-_KEY_PARTS: Final = re.compile(r"[_.\-/\s]+")
 _TYING: Final = frozenset({"IPV4", "IPV6", "HOST", "IDENTIFIER", "URL"})
 """Kinds of value that say what a claim with no named subject is about (an address, an id)."""
 _STATUS: Final = re.compile(r"[1-5][0-9][0-9]")

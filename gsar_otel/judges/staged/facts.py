@@ -259,7 +259,7 @@ class _Reader:
         signal = self.item_type is EvidenceType.SIGNAL_MATCH
         block: list[Field] = []
         lines: list[str] = []
-        texts = log_fields.nested_keys(content.split("\n"))
+        texts = log_fields.well_known_lines(content.split("\n"))
         tables = {t.start: t for t in find_tables([t.strip() for t in texts])} \
             if len(texts) > 1 else {}
         skip = 0

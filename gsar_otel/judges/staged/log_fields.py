@@ -123,7 +123,7 @@ _PLAN: Final = re.compile(
 """Terraform's plan summary: ``plan.add: 3, plan.change: 1, plan.destroy: 2``."""
 
 
-def nested_keys(texts: list[str]) -> list[str]:
+def well_known_lines(texts: list[str]) -> list[str]:
     """Lines of well-known blocks as the reader's records: a stack trace joined to its log line
     (one event); YAML-style blocks with their key paths (``cache:`` over ``  enabled: true`` is
     ``cache.enabled: true``, another block's ``enabled`` another key), each block a record of its

@@ -13,7 +13,7 @@ from typing import Final
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import CAUSAL_STEMS, PREDICTION, ClaimSlots, slots_of
-from gsar_otel.judges.staged.facts import Fact
+from gsar_otel.judges.staged.facts import Fact, key_stems
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE
 from gsar_otel.judges.staged.roots import root
 
@@ -75,7 +75,7 @@ def _stating_cause(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
     if said is None or not words - names:  # the cause not told apart from the effect
         words = ({s for s in slots.stems if s not in CAUSE_TALK} | names) - held or words
     shared = {n for n in names if n in held}  # the effect's host: a piece of every fact
-    pieces = {root(p) for n in shared for p in _PIECES.split(n)}
+    pieces = {p for n in shared for p in key_stems(n)}
     own = words - shared - pieces
     for position in (*alignment.support, *alignment.about, *alignment.related):
         fact = index.facts[position]
@@ -85,7 +85,6 @@ def _stating_cause(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
     return None
 
 
-_PIECES: Final = re.compile(r"[-_.:/]+")
 _CAUSED_BY: Final = re.compile(
     r"\b(?:(?:caused|triggered|induced|provoked|precipitated)\s+by|(?:due|owing|attributed|"
     r"attributable)\s+to|because(?:\s+of)?|result(?:ed|s|ing)?\s+from|blamed\s+on)\b",
