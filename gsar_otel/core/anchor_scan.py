@@ -155,8 +155,7 @@ class _Scanner:
                     next_quote += 1
                     continue
             token = words[index]
-            if token.isalpha() and index not in keyed and (
-                    not token[0].isupper() or not self._may_name(index, token)):
+            if token.isalpha() and index not in keyed and not self._may_name(index, token):
                 index += 1  # a word that is no value, month or name: _read finds nothing
                 continue
             used, pieces = self._read(index)
@@ -198,7 +197,7 @@ class _Scanner:
         token = self.words[index]
         start = self.spans[index][0]
         if token.isalpha():  # most tokens: a word is an anchor only as a name, month or value
-            if token[0].isupper() and token[1:].islower() and len(token) > 1:
+            if self._may_name(index, token):
                 used, pieces = self._capitalised(index, token, start)
                 if pieces:
                     return used, pieces
@@ -280,10 +279,11 @@ class _Scanner:
                                         " ".join(self.text[start:end].lower().split()), None)]
 
     def _may_name(self, index: int, token: str) -> bool:
-        """Whether _capitalised may find something at a capitalised word: a month, or a title
-        word that another follows."""
+        """A month, a title word another follows, or in lowercase a month before a day."""
         if len(token) < 2 or not token[1:].islower():
             return False
+        if not token[0].isupper():
+            return token in MONTHS and _DAY.fullmatch(self.word(index + 1)) is not None
         return token.lower() in MONTHS or name_continues(self.text, self.spans, self.words, index)
 
     def _month_first(self, index: int, month: int, start: int) -> tuple[int, list[Piece]] | None:

@@ -26,8 +26,9 @@ from typing import Final
 from gsar_otel.core.anchors import AnchorIndex
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.staged.anchoring import Spec
-from gsar_otel.judges.staged.claims import KEY_SYNONYMS, ClaimSlots
+from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.facts import Fact, read_evidence
+from gsar_otel.judges.staged.lexicon import KEY_SYNONYMS
 from gsar_otel.judges.staged.roots import root
 
 MAX_SUPPORT: Final = 3

@@ -36,6 +36,7 @@ _AXES: Final[dict[str, dict[str, str]]] = {
     "alert_state": {
         "firing": "firing active",
         "resolved": "resolved cleared",
+        "acknowledged": "acknowledged acked",
     },
     "alert_event": {
         "fired": "fired triggered fire",
@@ -109,6 +110,12 @@ _RUNS_WHAT: Final = re.compile(r"v?[0-9]|version|release|build|image|on$|in$")
 "running version 2", "running on 3 nodes"."""
 
 
+_AMOUNTS: Final = frozenset({"available", "unavailable"})
+_AMOUNT: Final = re.compile(r"[0-9][0-9.,]*[a-z%]*$")
+"""An amount before these says how much, not a state: "380G available", "3 replicas
+unavailable" (counts and sizes; a time such as 14:02 is no amount)."""
+
+
 WHOLE_WORDS: Final = frozenset({"running", "exited"})
 """Words read as written, never by their stem: "is running" is up, "a nightly run" no state;
 "exited" is down, an "exit code" no state."""
@@ -144,8 +151,22 @@ TOOL_AXES: Final = frozenset({"permission", "enablement", "sync"})
 OPPOSITE: Final[dict[str, dict[str, str]]] = {
     axis: (dict(zip(poles, reversed(tuple(poles)), strict=True)) if len(poles) == 2 else {})
     for axis, poles in _AXES.items()
-}
-"""The other pole of a two-pole axis (``outcome`` has three poles: no opposite by negation)."""
+} | {"alert_state": {"firing": "resolved", "resolved": "firing"}}
+"""The other pole of a two-pole axis (``outcome`` has three poles: no opposite by negation);
+an alert that is not firing is resolved, and one not resolved is firing."""
+COMPATIBLE: Final = frozenset({frozenset({("alert_state", "firing"),
+                                          ("alert_state", "acknowledged")})})
+"""Poles of one axis that hold together: an acknowledged incident is still firing (neither
+states the other, neither contradicts it); "resolved" contradicts both."""
+ACK: Final = frozenset({root("acknowledged"), root("acked")})
+"""Read as an alert state only as a state: after a verb of being in a text about an alert or
+incident ("INC-7 was acknowledged"), or as a state's value (``status: acknowledged``); "she
+acknowledged the error" and "Alice acknowledged the incident" (who acted) are no alert state."""
+
+
+def compatible(one: Category, other: Category) -> bool:
+    """Whether two categories of one axis hold together (see :data:`COMPATIBLE`)."""
+    return one == other or frozenset({one, other}) in COMPATIBLE
 
 _BEING: Final = frozenset({"is", "was", "are", "were", "be", "been", "being", "became", "stayed",
                            "remained", "remains", "remain", "stays", "stay", "went", "still",
@@ -166,6 +187,7 @@ _SPANS: Final = frozenset({"for", "since", "from", "in", "during", "between", "u
                            "till", "through", "throughout"})
 """Words after "active" that make it a time of activity ("active for 30 years", "active since
 1998"), not an alert that is firing, unless the text is about an alert."""
+_ALERT_ID: Final = re.compile(r"alrt|inc-?[0-9]")
 ALERT_STEMS: Final = frozenset(root(w) for w in ("alert", "alerts", "alarm", "alarms",
                                                   "alertname", "page", "pager", "incident"))
 """Words of a text about an alert (with any token naming one: ``DiskSpaceAlert``,
@@ -202,7 +224,7 @@ def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Categ
     seen: dict[Category, None] = {}
     negating = False
     sequence = list(tokens)
-    alerting = any(root(token) in ALERT_STEMS or "alert" in token or token.startswith("alrt")
+    alerting = any(root(token) in ALERT_STEMS or "alert" in token or _ALERT_ID.match(token)
                    for token in sequence)
     previous = ""
     before = False  # whether a negation stood before ``previous``
@@ -226,7 +248,11 @@ def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Categ
             if found is not None and (token not in AMBIGUOUS or previous in _BEING
                                       or len(sequence) == 1) \
                     and following not in _PREPOSITIONS.get(token, ()) \
-                    and (token != "active" or alerting or following not in _SPANS):
+                    and (token != "active" or alerting or following not in _SPANS) \
+                    and (root(token) not in ACK or (alerting and previous in _BEING)
+                         or len(sequence) == 1 or previous in ("status", "state")) \
+                    and not (token in _AMOUNTS and any(
+                        _AMOUNT.match(t) for t in sequence[max(0, at - 2):at])):
                 found = negate(found) if negating else found
                 if found is not None:
                     seen.setdefault(found, None)

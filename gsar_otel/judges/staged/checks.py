@@ -32,6 +32,7 @@ from gsar_otel.judges.staged.aggregates import (
 )
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import agree, comparable, digits, shape
+from gsar_otel.judges.staged.categories import compatible
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import (
     ClaimSlots,
@@ -128,7 +129,8 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
         return Check("value", "MATCH", f"{text} names a window of {window.ref}'s keys",
                      window.ref, window.position)
     keyed = keyed_fields(value, focus)
-    if keyed:
+    # a field its value cannot be compared with ("24%" beside ``Used=120G``) decides nothing
+    if any(agreement(value.spec, spec) != "unrelated" for _, _, spec in keyed):
         for fact, _, spec in keyed:
             if agreement(value.spec, spec) == "match":
                 return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
@@ -244,7 +246,8 @@ def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
             checks.append(Check("category", "MATCH", f"{pole} matches {same.ref}", same.ref,
                                 same.position))
             continue
-        other = next(((f, c) for f in focus for c in f.categories if c[0] == axis), None)
+        other = next(((f, c) for f in focus for c in f.categories
+                      if c[0] == axis and not compatible(c, (axis, pole))), None)
         if other is not None:
             fact, (_, theirs) = other
             stated = next((fl.shown for fl in fact.fields if (axis, theirs) in fl.categories),
@@ -312,7 +315,8 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
     modality = check_modality(slots, alignment, index)
     if modality is not None:
         checks.append(modality)
-    if slots.modality != "prediction":  # a predicted value is no measurement to compare
+    if slots.modality != "prediction" or (modality is not None and modality.status == "MATCH"):
+        # a predicted value is no measurement to compare, but a stated prediction's values are
         ranges = ranges_of(slots)
         # "3 pods restarted", "logged 3 resets": a count of records or lines; "8 in total"
         counted = record_count(slots, index) or line_count(slots, alignment, index)

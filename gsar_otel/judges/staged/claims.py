@@ -23,6 +23,7 @@ from typing import Final, Literal
 from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.categories import (
+    ACK,
     TOOL_AXES,
     Category,
     categories_of,
@@ -38,6 +39,8 @@ from gsar_otel.judges.staged.lexicon import (
     NUMBER_WORDS,
     PREDICATE_WORDS,
     QUALIFIER_FAMILIES,
+    ROOT_FS,
+    ROOT_FS_NAME,
     SPECULATIVE,
     WINDOW,
 )
@@ -86,24 +89,6 @@ NEGATION_STEMS: Final = frozenset(root(w) for w in NEGATIONS) | frozenset(str.sp
 HEDGE_STEMS: Final = frozenset(root(w) for w in SPECULATIVE)
 INDICATIVE_STEMS: Final = frozenset(root(w) for w in INDICATIVE)
 CAUSAL_STEMS: Final = frozenset(root(w) for w in CAUSAL_WORDS)
-KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
-    root(k): frozenset(root(w) for w in v.split()) for k, v in {
-        "http": "status code", "status": "http code", "code": "status http",
-        "error": "err errors", "errors": "error err",
-        "latency": "lat duration p50 p90 p95 p99 p999",
-        "connection": "conn connections", "conn": "connection connections",
-        "count": "cnt num total", "memory": "mem", "mem": "memory", "cpu": "processor",
-        "rate": "pct percent ratio rps qps", "percent": "pct rate ratio",
-        "request": "req requests rps qps",
-        "restart": "restarts", "disk": "storage", "requests": "req rps qps",
-        "throughput": "rps qps", "age": "duration", "ip": "address addr",
-        "address": "ip addr", "version": "ver image tag", "severity": "level",
-        "usage": "used use util utilization", "use": "used usage util",
-        "expiry": "expires expire expiration expiring", "date": "at on day ts",
-        "married": "spouse", "marry": "spouse", "wed": "spouse", "spouse": "married marry wed",
-        "served": "service", "serving": "service",
-    }.items()}
-"""Key words a claim may use for a key: "HTTP 200" names ``status=200``."""
 MONTHS: Final = frozenset(
     _words(
     "january february march april may june july august september october november "
@@ -281,6 +266,8 @@ def _subjects(text: str, facts: TextFacts, covered: bytearray) -> list[str]:
         if token and (path or not covered[match.start()]) and named:
             found.setdefault(token, None)
         previous = token
+    if ROOT_FS_NAME.search(text):  # "the root filesystem": the row mounted at "/"
+        found.setdefault(ROOT_FS, None)
     for match in CAMEL.finditer(text):
         # a part of a longer name ("DailyMail" of ``DailyMail.com``) is that name's, read above
         if not _joined(text, match.start(), match.end()):
@@ -382,7 +369,8 @@ def slots_of(text: str) -> ClaimSlots:
     named = {s for s in subjects} | set(names)
     skip = ({root(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
             | HEDGE_STEMS | INDICATIVE_STEMS | CAUSAL_STEMS
-            | {root(w) for w in lowered if (c := category_of(w)) and c[0] not in TOOL_AXES})
+            | {root(w) for w in lowered if (c := category_of(w)) and c[0] not in TOOL_AXES
+               and (root(w) not in ACK or c in stated)})  # "ticket was not acknowledged": a word
     # anchors are checked as values; "[CONTINUE]"-style markup is no word of the claim
     inside = _inside(text, [(s.start, s.end) for s in facts.anchors]
                      + [m.span() for m in _MARKUP.finditer(text)])

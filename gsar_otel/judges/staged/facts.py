@@ -26,7 +26,7 @@ from typing import Final, Literal
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import EvidenceType
 from gsar_otel.core.text import words
-from gsar_otel.judges.staged import log_fields
+from gsar_otel.judges.staged import lexicon, log_fields
 from gsar_otel.judges.staged.anchoring import Spec, extract
 from gsar_otel.judges.staged.categories import (
     PENDING,
@@ -55,11 +55,9 @@ _LOG_HINT: Final = re.compile(
     r"\d{2}:\d{2}:\d{2}")
 _KEY_SPLIT: Final = re.compile(r"[_.\-/\s]+")
 _KEY_BRACKETS: Final = re.compile(r"[()\[\]]")
+_CAMEL_STEP: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _CAMEL_NAME: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][a-z]{1,40}){1,8}\b")
 _CAMEL_PART: Final = re.compile(r"[A-Z][a-z]{2,40}")
-_WRAPPER_KEYS: Final = frozenset({"text", "result", "results", "content", "output", "outputs",
-                                  "message", "body", "data", "value", "response", "stdout"})
-"""Keys whose string value is the tool's own text, not a field of a record."""
 MAX_JSON_CHARS: Final = 5_000_000
 """Larger JSON is read as text lines (``json.loads`` of it would hold the whole tree)."""
 MAX_LINE_SCAN: Final = 2000
@@ -75,11 +73,6 @@ MAX_CONTEXT: Final = 4
 """Identity fields a nested list's records keep of the records holding them."""
 STATE_KEYS: Final = frozenset(root(w) for w in ("status", "state", "phase", "outcome", "result"))
 """Keys whose value is what a record is in (``status=running``)."""
-_FALSE: Final = frozenset({"false", "no", "0", "none", "null"})
-"""A field value saying its key does not hold."""
-_TRUE: Final = frozenset({"true", "yes", "1"})
-_LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "crit", "warn", "warning"})
-"""Log levels that state a problem: "no errors" against such a line is contradicted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +117,9 @@ class Fact:
 
 
 def key_stems(key: str) -> frozenset[str]:
-    """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat; ``Spouse(s)`` -> spous."""
+    """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat; ``Spouse(s)`` -> spous;
+    ``StateValue`` -> stat, valu."""
+    key = _CAMEL_STEP.sub("_", key)  # ``unavailableReplicas``: unavailable, replicas
     parts = [p for p in _KEY_SPLIT.split(_KEY_BRACKETS.sub(" ", key.lower().replace("(s)", "")))
              if p]  # and what they mean: ``not_after`` is an expiry
     return frozenset(root(p) for p in parts) | key_meanings(parts)
@@ -165,7 +160,7 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
     # counts ("fired_at=14:02", "ready=6/6")
     named = tuple(c for c in categories_of(_KEY_SPLIT.split(key.lower()))
                   if c[0] != "direction")
-    if value.lower() in _FALSE:  # "closed": false states the ticket is open
+    if value.lower() in lexicon.FALSE_VALUES:  # "closed": false states the ticket is open
         named = tuple(o for o in map(negate, named) if o is not None)
     # "not complete" states no completion; a state key's value is read as after "status"
     # (docker's ``STATUS  Up 3 hours``)
@@ -177,7 +172,8 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
         stated = (*stated, PENDING)
     # a key names what holds under a truth, a time or a count (``merged: true``, ``fired_at``);
     # a value in words states its own state, whatever its key names ("Active: failed")
-    keyed = not stated and (value.lower() in _FALSE | _TRUE or not value[:1].isalpha())
+    truth = value.lower() in lexicon.FALSE_VALUES | lexicon.TRUE_VALUES
+    keyed = not stated and (truth or not value[:1].isalpha())
     return Field(key, stems, value, anchors, stated, named if keyed else ())
 
 
@@ -190,7 +186,7 @@ def _render(value: object) -> str:
 def _is_text(key: str, value: str) -> bool:
     """A string leaf to read again as text, not as one field's value."""
     leaf = key.rsplit(".", 1)[-1].lower()
-    return (leaf in _WRAPPER_KEYS and len(value.split()) > 2) or "\n" in value or (
+    return (leaf in lexicon.WRAPPER_KEYS and len(value.split()) > 2) or "\n" in value or (
         "=" in value and _PAIR.search(value) is not None) or len(sentence_spans(value)) > 1
 
 
@@ -211,6 +207,8 @@ class _Reader:
             stems |= item.key_stems
             if item.key_stems & IDENTITY_KEYS and item.value:
                 subjects.add(item.value.lower())
+            elif item.value == "/" and item.key_stems & lexicon.MOUNT_KEYS:  # df's "/": the root fs
+                subjects.add(lexicon.ROOT_FS)
             categories.update(dict.fromkeys(item.categories))
         stated_axes = {axis for axis, _ in categories}
         for item in fields:
@@ -240,11 +238,12 @@ class _Reader:
                 kind != "prose" and "alert" in lowered[:3]):
             categories.setdefault(("alert_event", "fired"), None)  # an alert on record fired
         problem = kind in ("log", "signal") and any(
-            w in _LEVELS for w in (t.lower() for t in text.split()[:6]))
+            w in lexicon.PROBLEM_LEVELS for w in (t.lower() for t in text.split()[:6]))
         self.facts.append(Fact(
             self.start + len(self.facts), self.ref, kind, text, fields, facts,
-            frozenset(stems), frozenset(t.strip("'\"") for t in lowered), frozenset(subjects),
-            tuple(categories), problem, source_type(self.item_type, kind, structured)))
+            frozenset(stems), frozenset(t.strip("'\"") for t in lowered)
+            | (subjects & {lexicon.ROOT_FS}), frozenset(subjects), tuple(categories), problem,
+            source_type(self.item_type, kind, structured)))
 
     def flush(self, block: list[Field], lines: list[str]) -> None:
         """Consecutive ``Key: value`` lines are one record (``host: db-11`` names them all)."""

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from gsar_otel.judges.staged.anchoring import Agreement, Spec, agree, comparable
-from gsar_otel.judges.staged.claims import KEY_SYNONYMS, Value
+from gsar_otel.judges.staged.claims import Value
 from gsar_otel.judges.staged.facts import Fact, Field
-from gsar_otel.judges.staged.lexicon import QUALIFIER_FAMILIES
+from gsar_otel.judges.staged.lexicon import KEY_SYNONYMS, QUALIFIER_FAMILIES
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.years import year_of
 

@@ -175,3 +175,43 @@ may paraphrase them freely (their roots are ``claims.PREDICATES``)."""
 
 WINDOW: Final = re.compile(r"[0-9]{1,3}[smhdw]")
 """A window a key names: "the 1h burn rate" is ``burn_rate_1h``, "the 5m load" ``load_5m``."""
+
+KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
+    root(k): frozenset(root(w) for w in v.split()) for k, v in {
+        "http": "status code", "status": "http code", "code": "status http",
+        "error": "err errors", "errors": "error err",
+        "latency": "lat duration p50 p90 p95 p99 p999",
+        "connection": "conn connections", "conn": "connection connections",
+        "count": "cnt num total", "memory": "mem", "mem": "memory", "cpu": "processor",
+        "rate": "pct percent ratio rps qps", "percent": "pct rate ratio",
+        "request": "req requests rps qps",
+        "restart": "restarts", "disk": "storage", "requests": "req rps qps",
+        "throughput": "rps qps", "age": "duration", "ip": "address addr",
+        "address": "ip addr", "version": "ver image tag", "severity": "level",
+        "usage": "used use util utilization", "use": "used usage util",
+        "used": "use usage util", "full": "use used usage util",
+        "expiry": "expires expire expiration expiring", "date": "at on day ts",
+        "married": "spouse", "marry": "spouse", "wed": "spouse", "spouse": "married marry wed",
+        "served": "service", "serving": "service",
+        "free": "avail available", "available": "avail free", "avail": "available free",
+    }.items()}
+"""Key words a claim may use for a key: "HTTP 200" names ``status=200``."""
+
+PROBLEM_LEVELS: Final = _set("error err fatal critical crit warn warning")
+"""Log levels that state a problem: "no errors" against such a line is contradicted."""
+
+MOUNT_KEYS: Final = frozenset(root(k) for k in _set("mounted mount mountpoint target"))
+"""Keys whose value is where a filesystem is mounted (df's ``Mounted on``, findmnt's
+``TARGET``)."""
+ROOT_FS: Final = "root"
+"""The name of the filesystem mounted at ``/``: "the root filesystem", "the root volume" name
+the row whose mount is ``/``."""
+ROOT_FS_NAME: Final = re.compile(
+    r"\broot (?:file ?system|fs|partition|volume|disk|mount|device)s?\b", re.IGNORECASE)
+
+WRAPPER_KEYS: Final = frozenset({"text", "result", "results", "content", "output", "outputs",
+                                  "message", "body", "data", "value", "response", "stdout"})
+"""Keys whose string value is the tool's own text, not a field of a record."""
+FALSE_VALUES: Final = frozenset({"false", "no", "0", "none", "null"})
+"""A field value saying its key does not hold."""
+TRUE_VALUES: Final = frozenset({"true", "yes", "1"})

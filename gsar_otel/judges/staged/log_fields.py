@@ -135,7 +135,8 @@ def well_known_lines(texts: list[str]) -> list[str]:
     nested = any(_HEADER.fullmatch(t) for t in texts) and not any(
         _ALIGNED.search(t) for t in texts)
     trace = any(_TRACE.match(t) for t in texts[1:])
-    if not (info or nested or trace or _UNIT.match(texts[0]) or _PLAN.search(texts[-1])):
+    planned = any(_PLAN.search(t) for t in texts)
+    if not (info or nested or trace or planned or _UNIT.match(texts[0])):
         return texts
     out: list[str] = []
     stack: list[tuple[int, str]] = []

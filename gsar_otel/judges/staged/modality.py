@@ -21,6 +21,10 @@ CAUSE_COVERAGE: Final = 0.5
 SPECULATION_COVERAGE: Final = 0.8
 """A hedged claim ("probably a memory leak") is grounded only when the evidence states nearly
 all of it: a guess the evidence does not make is the judge's to flag."""
+FUTURE_STEMS: Final = frozenset(root(w) for w in (
+    "plan", "scheduled", "next", "expires", "expiry", "forecast", "predicted", "eta"))
+"""A record of what will happen: a plan (``Plan: 1 to change``), a schedule (``next_run``), an
+expiry (``not_after``), a forecast. Its values are the prediction's, compared as any value."""
 CAUSE_TALK: Final = CAUSAL_STEMS | {root(w) for w in ("root", "reason", "source", "origin")}
 """Words of causing, not of the cause: "root cause", "led to", "the reason"."""
 
@@ -29,8 +33,13 @@ def check_modality(slots: ClaimSlots, alignment: Alignment, index: FactIndex) ->
     """A prediction or a cause needs a fact that states it."""
     support = [index.facts[p] for p in (*alignment.support, *alignment.related)]
     if slots.modality == "prediction":
-        if any(PREDICTION.search(f.text) for f in support) and alignment.coverage >= 0.5:
-            return Check("modality", "MATCH", "the prediction is stated")
+        # a record of what will happen states only the values it holds: "the TLS failure will
+        # not happen again" is no certificate's expiry date
+        stating = next((f for f in support if PREDICTION.search(f.text) or (
+            f.kind != "prose" and slots.values and not FUTURE_STEMS.isdisjoint(f.stems))), None)
+        if stating is not None and alignment.coverage >= 0.5:
+            return Check("modality", "MATCH", f"{stating.ref} states what will happen",
+                         stating.ref, stating.position)
         return Check("modality", "ABSENT", "prediction: nothing in the evidence states it")
     if slots.modality == "cause":
         stating = _stating_cause(slots, alignment, index)
