@@ -36,7 +36,8 @@ from gsar_otel.judges.staged.quantifiers import records_that_did
 from gsar_otel.judges.staged.roots import root
 
 _TOTAL: Final = re.compile(r"\b(?:in\s+total|a\s+total\s+of|in\s+all|altogether|combined|"
-                           r"totall?ing|total\s+of)\b", re.IGNORECASE)
+                           r"totall?ing|total\s+of|the\s+total|the\s+sum\s+of|summed)\b",
+                           re.IGNORECASE)
 _LINES: Final = re.compile(r"(?<![\w:.,/\-])(\d{1,6}|one|two|three|four|five|six|seven|eight|"
                            r"nine|ten)\s{1,3}((?:[a-z][\w-]{0,40}\s{1,3}){0,2}?[a-z][\w-]{0,40}?)"
                            r"s?\b(?=\s{1,3}(?:on|in|from|at|for|during|were|was|between|before|"

@@ -6,6 +6,7 @@ anchor) and compares them with :func:`agree` (``core.anchors.compare_anchors``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -78,16 +79,30 @@ def family(kind: str) -> tuple[str, ...]:
 
 
 def comparable(claim: Spec, evidence: Spec) -> bool:
-    """True when the two anchors are of kinds that can agree or conflict."""
-    return evidence.kind in family(claim.kind)
+    """True when the two anchors are of kinds that can agree or conflict (a bare three-digit
+    number and a status code can)."""
+    return evidence.kind in family(claim.kind) or _code_pair(claim, evidence)
+
+
+def _code_pair(claim: Spec, evidence: Spec) -> bool:
+    if {claim.kind, evidence.kind} != {"NUMBER", "HTTP_STATUS"}:
+        return False
+    return _CODE.fullmatch((claim if claim.kind == "NUMBER" else evidence).text) is not None
 
 
 def agree(claim: Spec, evidence: Spec) -> Agreement:
-    """Whether the evidence anchor states the claim anchor's value, another one, or neither."""
+    """Whether the evidence anchor states the claim anchor's value, another one, or neither; a
+    bare three-digit number read against a status code is a code ("returned 200" beside
+    ``status=502``)."""
+    if _code_pair(claim, evidence):
+        return "match" if claim.text == evidence.text else "conflict"
     result = compare_anchors(claim.raw, evidence.raw)
     if result is CoreAgreement.MATCH:
         return "match"
     return "conflict" if result is CoreAgreement.CONFLICT else "unrelated"
+
+
+_CODE: Final = re.compile(r"[1-5]\d\d")
 
 
 def digits(spec: Spec) -> str:

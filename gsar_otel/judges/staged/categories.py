@@ -23,8 +23,8 @@ Category = tuple[str, str]
 
 _AXES: Final[dict[str, dict[str, str]]] = {
     "outcome": {
-        "succeeded": "succeed succeeded succeeds successful successfully completed "
-                     "complete ok",
+        "succeeded": "succeed succeeded succeeds successful successfully ok",
+        "completed": "completed complete",
         "failed": "fail failed fails failing unsuccessful aborted",
         "rolled_back": "rollback rollbacks reverted revert",
     },
@@ -110,6 +110,21 @@ _RUNS_WHAT: Final = re.compile(r"v?[0-9]|version|release|build|image|on$|in$")
 "running version 2", "running on 3 nodes"."""
 
 
+_FIRING_STATES: Final = frozenset({"triggered", "alarm", "alerting"})
+"""A state value of an alert or incident that is firing: PagerDuty's ``status: triggered``,
+CloudWatch's ``StateValue: ALARM``, Grafana's ``alerting``."""
+
+
+def settle(categories: dict[Category, None]) -> None:
+    """What a record's outcome implies: one that succeeded completed, and one that completed
+    succeeded unless it also failed (GitHub Actions' ``status: completed`` beside
+    ``conclusion: failure``: completion says the run ended, its conclusion how)."""
+    if ("outcome", "succeeded") in categories:
+        categories.setdefault(("outcome", "completed"), None)
+    elif ("outcome", "completed") in categories and ("outcome", "failed") not in categories:
+        categories.setdefault(("outcome", "succeeded"), None)
+
+
 _AMOUNTS: Final = frozenset({"available", "unavailable"})
 _AMOUNT: Final = re.compile(r"[0-9][0-9.,]*[a-z%]*$")
 """An amount before these says how much, not a state: "380G available", "3 replicas
@@ -154,10 +169,13 @@ OPPOSITE: Final[dict[str, dict[str, str]]] = {
 } | {"alert_state": {"firing": "resolved", "resolved": "firing"}}
 """The other pole of a two-pole axis (``outcome`` has three poles: no opposite by negation);
 an alert that is not firing is resolved, and one not resolved is firing."""
-COMPATIBLE: Final = frozenset({frozenset({("alert_state", "firing"),
-                                          ("alert_state", "acknowledged")})})
+COMPATIBLE: Final = frozenset({
+    frozenset({("alert_state", "firing"), ("alert_state", "acknowledged")}),
+    frozenset({("outcome", "completed"), ("outcome", "failed")}),
+    frozenset({("outcome", "completed"), ("outcome", "succeeded")})})
 """Poles of one axis that hold together: an acknowledged incident is still firing (neither
-states the other, neither contradicts it); "resolved" contradicts both."""
+states the other, neither contradicts it; "resolved" contradicts both); a run that completed
+may have failed (a record stating only its failure does not contradict "completed")."""
 ACK: Final = frozenset({root("acknowledged"), root("acked")})
 """Read as an alert state only as a state: after a verb of being in a text about an alert or
 incident ("INC-7 was acknowledged"), or as a state's value (``status: acknowledged``); "she
@@ -239,6 +257,8 @@ def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Categ
             seen.setdefault((axis, f"{axis[0]}{level.group(1)}"), None)
         if token == "running" and _RUNS_WHAT.match(following):
             pass  # "is running v3.9.12": what runs, not that it is up
+        elif previous in ("status", "state") and token in _FIRING_STATES:
+            seen.setdefault(("alert_state", "firing"), None)  # PagerDuty's, CloudWatch's
         elif pair is not None:
             pair = negate(pair) if before else pair  # "was not rolled back": no pole stated
             if pair is not None:

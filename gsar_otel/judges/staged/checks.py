@@ -18,6 +18,7 @@ Each check carries a reason a person can act on ("says failed; E9 has status=suc
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Final
 
 from gsar_otel.core.anchor_differences import stated_difference
@@ -128,7 +129,7 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
     if window is not None:  # "the 1h burn rate": the window ``burn_rate_1h`` names
         return Check("value", "MATCH", f"{text} names a window of {window.ref}'s keys",
                      window.ref, window.position)
-    keyed = keyed_fields(value, focus)
+    keyed = keyed_fields(value, focus, slots.stems if len(slots.values) == 1 else frozenset())
     # a field its value cannot be compared with ("24%" beside ``Used=120G``) decides nothing
     if any(agreement(value.spec, spec) != "unrelated" for _, _, spec in keyed):
         for fact, _, spec in keyed:
@@ -323,6 +324,9 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
         total = check_total(slots, alignment, index)
         paired, done = check_pairs(slots, alignment, index)  # "3/3 ready" beside READY=1/3
         checks.extend(paired)
+        if paired:  # "0/1 replicas ready": the pair says how many are, not that all are
+            slots = replace(slots, categories=tuple(
+                c for c in slots.categories if c[0] not in ("readiness", "availability")))
         for aggregate in (counted, total):
             if aggregate is not None:
                 checks.append(aggregate[0])

@@ -35,8 +35,9 @@ from gsar_otel.judges.staged.categories import (
     Category,
     categories_of,
     negate,
+    settle,
 )
-from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, key_meanings
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, key_stems
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import sentence_spans
 from gsar_otel.judges.staged.tables import find_tables
@@ -53,9 +54,8 @@ _LINE_REF: Final = re.compile(r"\[\d{1,6}\]\s")
 _LOG_HINT: Final = re.compile(
     r"\b(?:ERROR|ERR|WARN(?:ING)?|INFO|DEBUG|FATAL|CRITICAL|TRACE|Warning|Normal)\b|"
     r"\d{2}:\d{2}:\d{2}")
-_KEY_SPLIT: Final = re.compile(r"[_.\-/\s]+")
-_KEY_BRACKETS: Final = re.compile(r"[()\[\]]")
-_CAMEL_STEP: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_KEY_SPLIT: Final = lexicon.KEY_SPLIT
+_PART: Final = re.compile(r"(\d{1,6})/(\d{1,6})")
 _CAMEL_NAME: Final = re.compile(r"\b[A-Z][a-z]{1,40}(?:[A-Z][a-z]{1,40}){1,8}\b")
 _CAMEL_PART: Final = re.compile(r"[A-Z][a-z]{2,40}")
 MAX_JSON_CHARS: Final = 5_000_000
@@ -116,15 +116,6 @@ class Fact:
     source: EvidenceType
 
 
-def key_stems(key: str) -> frozenset[str]:
-    """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat; ``Spouse(s)`` -> spous;
-    ``StateValue`` -> stat, valu."""
-    key = _CAMEL_STEP.sub("_", key)  # ``unavailableReplicas``: unavailable, replicas
-    parts = [p for p in _KEY_SPLIT.split(_KEY_BRACKETS.sub(" ", key.lower().replace("(s)", "")))
-             if p]  # and what they mean: ``not_after`` is an expiry
-    return frozenset(root(p) for p in parts) | key_meanings(parts)
-
-
 def _colon_pairs(line: str) -> list[tuple[str, str]]:
     """The pairs of a line of two or more comma-separated ``key: value`` pairs, each of them
     one (a value holding a comma, "Genre: rock, pop", makes the line no such record)."""
@@ -160,8 +151,9 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
     # counts ("fired_at=14:02", "ready=6/6")
     named = tuple(c for c in categories_of(_KEY_SPLIT.split(key.lower()))
                   if c[0] != "direction")
-    if value.lower() in lexicon.FALSE_VALUES:  # "closed": false states the ticket is open
-        named = tuple(o for o in map(negate, named) if o is not None)
+    part = _PART.fullmatch(value)  # "ready=0/1": a part of a whole is not the whole's state
+    if value.lower() in lexicon.FALSE_VALUES or (part and part.group(1) != part.group(2)):
+        named = tuple(o for o in map(negate, named) if o is not None)  # "closed": false is open
     # "not complete" states no completion; a state key's value is read as after "status"
     # (docker's ``STATUS  Up 3 hours``)
     stems = key_stems(key)
@@ -210,6 +202,7 @@ class _Reader:
             elif item.value == "/" and item.key_stems & lexicon.MOUNT_KEYS:  # df's "/": the root fs
                 subjects.add(lexicon.ROOT_FS)
             categories.update(dict.fromkeys(item.categories))
+        settle(categories)  # what succeeded completed; what completed, unless it failed, succeeded
         stated_axes = {axis for axis, _ in categories}
         for item in fields:
             categories.update(dict.fromkeys(c for c in item.key_categories

@@ -52,8 +52,11 @@ def expanded(stems: frozenset[str]) -> frozenset[str]:
     return frozenset(more - UNIT_WORDS)
 
 
-def keyed_fields(value: Value, facts: Sequence[Fact]) -> list[tuple[Fact, Field, Spec]]:
-    """The fields of ``facts`` whose key the claim's words name, best overlap only."""
+def keyed_fields(value: Value, facts: Sequence[Fact],
+                 said: frozenset[str] = frozenset()) -> list[tuple[Fact, Field, Spec]]:
+    """The fields of ``facts`` whose key the claim's words name, best overlap only; on a tie,
+    the key holding more of the claim's other words ``said`` ("20 packets were received" is
+    ``packets received``, not ``packets transmitted``)."""
     wanted = expanded(value.key_stems)
     if not wanted:
         return []
@@ -65,20 +68,21 @@ def keyed_fields(value: Value, facts: Sequence[Fact]) -> list[tuple[Fact, Field,
         getattr(value.spec.raw, "unit", None))
     # The claim's own words count before their synonyms: "p99 latency" is ``p99_latency_ms``,
     # not ``p50_latency_ms``.
-    scored: list[tuple[tuple[int, int, float, bool], Fact, Field, Spec]] = []
+    scored: list[tuple[tuple[int, int, float, bool, int], Fact, Field, Spec]] = []
     for fact in facts:
         for field in fact.fields:
             own = field.key_stems - UNIT_WORDS
             overlap = len(own & wanted)
             if overlap and not clashes(value.key_stems, field.key_stems):
                 unit_agrees = bool(field.key_stems & UNIT_WORDS) == claim_unit
-                rank = (len(own & value.key_stems), overlap, overlap / len(own), unit_agrees)
+                rank = (len(own & value.key_stems), overlap, overlap / len(own), unit_agrees,
+                        len(own & said))
                 scored.extend((rank, fact, field, spec) for spec in _candidates(value.spec, field))
     # values the claim's can be compared with at all come first: "868 requests per second" is
     # not ``http_5xx_rate=56.1%`` when a row holds both
     related = [s for s in scored if agreement(value.spec, s[3]) != "unrelated"]
     scored = related or scored
-    best = max((s[0] for s in scored), default=(0, 0, 0.0, False))
+    best = max((s[0] for s in scored), default=(0, 0, 0.0, False, 0))
     return [(f, fl, sp) for n, f, fl, sp in scored if n == best]
 
 

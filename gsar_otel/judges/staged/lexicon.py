@@ -158,6 +158,21 @@ def key_meanings(parts: list[str]) -> frozenset[str]:
     """What a key's parts, or the whole key, mean by :data:`KEY_MEANINGS`."""
     return frozenset().union(*(KEY_MEANINGS.get(p, ()) for p in (*parts, "".join(parts))))
 
+
+KEY_SPLIT: Final = re.compile(r"[_.\-/\s]+")
+_KEY_BRACKETS: Final = re.compile(r"[()\[\]]")
+_CAMEL_STEP: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def key_stems(key: str) -> frozenset[str]:
+    """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat; ``Spouse(s)`` -> spous;
+    ``StateValue`` -> stat, valu."""
+    key = _CAMEL_STEP.sub("_", key)  # ``unavailableReplicas``: unavailable, replicas
+    parts = [p for p in KEY_SPLIT.split(_KEY_BRACKETS.sub(" ", key.lower().replace("(s)", "")))
+             if p]  # and what they mean: ``not_after`` is an expiry
+    return frozenset(root(p) for p in parts) | key_meanings(parts)
+
+
 PREDICATE_WORDS: Final = _set(
     "reach reached reaches hit hits climb climbed peak peaked stay stayed remain "
     "remained show showed shows report reported reports log logged record recorded "

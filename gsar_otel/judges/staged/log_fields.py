@@ -123,6 +123,36 @@ _PLAN: Final = re.compile(
 """Terraform's plan summary: ``plan.add: 3, plan.change: 1, plan.destroy: 2``."""
 
 
+_SLASHED: Final = re.compile(
+    r"\s*([A-Za-z][\w ]{0,30}?)\s+([a-z]{1,12}(?:/[a-z]{1,12}){1,7})\s*=\s*"
+    r"(-?[\d.]{1,15}(?:/-?[\d.]{1,15}){1,7})\s*([A-Za-z%]{1,6})?\s*")
+"""Slash-joined keys and values: ping's ``rtt min/avg/max/mdev = 0.41/1.87/12.9/2.7 ms``."""
+_COUNTED: Final = re.compile(r"(\d[\d.]{0,14}%?)\s+([a-z][a-z ]{0,30}[a-z])|"
+                             r"([a-z][a-z ]{0,30}[a-z])\s+(\d[\d.]{0,14}[a-z%]{0,3})")
+"""One item of a line of counts, its number before or after its words: ping's ``20 packets
+transmitted, 17 received, 15% packet loss, time 19026ms``."""
+
+
+def counted_fields(line: str) -> str | None:
+    """A line of counts (two or more comma-separated items, each a number and its words) as
+    ``key: value`` pairs, a bare participle keyed with the first item's noun ("17 received"
+    after "20 packets transmitted" is ``packets received``); None for another line. Slash-joined
+    keys and values are a pair each."""
+    slashed = _SLASHED.fullmatch(line)
+    if slashed is not None:
+        prefix, keys, values, unit = slashed.groups()
+        return ", ".join(f"{prefix.strip()}.{k}: {v}{' ' + unit if unit else ''}"
+                         for k, v in zip(keys.split("/"), values.split("/"), strict=False))
+    items = [_COUNTED.fullmatch(part.strip()) for part in line.split(",")]
+    if len(items) < 2 or not all(items) or sum(1 for m in items if m and m.group(1)) < 2:
+        return None
+    pairs = [(m.group(2), m.group(1)) if m.group(1) else (m.group(3), m.group(4))
+             for m in items if m]
+    noun = pairs[0][0].split()[0] if len(pairs[0][0].split()) > 1 else ""
+    return ", ".join(f"{noun + ' ' if noun and ' ' not in key and key.endswith('ed') else ''}"
+                     f"{key}: {value}" for key, value in pairs)
+
+
 def well_known_lines(texts: list[str]) -> list[str]:
     """Lines of well-known blocks as the reader's records: a stack trace joined to its log line
     (one event); YAML-style blocks with their key paths (``cache:`` over ``  enabled: true`` is
@@ -136,11 +166,15 @@ def well_known_lines(texts: list[str]) -> list[str]:
         _ALIGNED.search(t) for t in texts)
     trace = any(_TRACE.match(t) for t in texts[1:])
     planned = any(_PLAN.search(t) for t in texts)
-    if not (info or nested or trace or planned or _UNIT.match(texts[0])):
+    counted = [counted_fields(t) for t in texts]
+    if not (info or nested or trace or planned or any(counted) or _UNIT.match(texts[0])):
         return texts
     out: list[str] = []
     stack: list[tuple[int, str]] = []
-    for text in texts:
+    for text, count in zip(texts, counted, strict=True):
+        if count is not None:
+            out.append(count)
+            continue
         if trace and out and out[-1].strip() and _TRACE.match(text):
             out[-1] += f" | {text.strip()}"  # a stack trace is its log line's: one event
             continue

@@ -13,7 +13,8 @@ from typing import Final
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import CAUSAL_STEMS, PREDICTION, ClaimSlots, slots_of
-from gsar_otel.judges.staged.facts import Fact, key_stems
+from gsar_otel.judges.staged.facts import Fact
+from gsar_otel.judges.staged.lexicon import key_stems
 from gsar_otel.judges.staged.polarity import POLARITY_COVERAGE
 from gsar_otel.judges.staged.roots import root
 

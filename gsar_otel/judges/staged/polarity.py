@@ -24,7 +24,8 @@ from gsar_otel.judges.staged.anchoring import number_of
 from gsar_otel.judges.staged.categories import category_of
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
-from gsar_otel.judges.staged.facts import Fact, key_stems
+from gsar_otel.judges.staged.facts import Fact
+from gsar_otel.judges.staged.lexicon import key_stems
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.textual import negation_at
 

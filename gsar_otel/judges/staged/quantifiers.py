@@ -17,7 +17,7 @@ from typing import Final
 
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.anchoring import number_of
-from gsar_otel.judges.staged.categories import category_of, negate
+from gsar_otel.judges.staged.categories import category_of, compatible, negate
 from gsar_otel.judges.staged.check_model import Check, Status
 from gsar_otel.judges.staged.claims import PREDICATES as PREDICATE_ROOTS
 from gsar_otel.judges.staged.claims import ClaimSlots
@@ -35,13 +35,20 @@ def _singular(noun: str) -> str:
     return root(noun[:-1] if noun.endswith("s") else noun)
 
 
-def _records(kind: str, index: FactIndex) -> list[Fact]:
+def _records(kind: str, index: FactIndex, named_rows: bool = True) -> list[Fact]:
     """The records of a kind: facts with a name field keyed by it (``pod=api-1``,
-    ``deploy_id=dep-5``)."""
+    ``deploy_id=dep-5``); where no fact keys that kind, with ``named_rows``, the rows named by a
+    ``NAME`` column (``kubectl get pods`` names its pods so; a row without the act's key
+    decides nothing of "no pod restarted")."""
     found = {root(kind), _singular(kind)}
-    return [f for f in index.facts if any(
+    keyed = [f for f in index.facts if any(
         field.key_stems & found and not any(number_of(a) is not None for a in field.anchors)
         for field in f.fields)]
+    return keyed or [f for f in index.facts if named_rows and f.kind == "row" and any(
+        field.key_stems == _NAME for field in f.fields)]
+
+
+_NAME: Final = frozenset({root("name")})
 
 
 _ALL: Final = re.compile(r"\b(?:all|both|every|each)\s+(?:of\s+)?(?:the\s+)?([a-z][\w-]*)",
@@ -70,7 +77,7 @@ def check_quantifier(slots: ClaimSlots, alignment: Alignment,
         about = _records(kind, index) if kind else []
     for fact in about:  # "all hosts were up": a record of another pole on that axis
         other = next((c for c in fact.categories for axis, pole in slots.categories
-                      if c[0] == axis and c[1] != pole), None)
+                      if c[0] == axis and not compatible(c, (axis, pole))), None)
         if other is not None:
             return Check("quantifier", "CONFLICT", f"says all; {fact.ref} is "
                          f"{other[1].replace('_', ' ')}", fact.ref, fact.position)
@@ -133,7 +140,7 @@ def record_count(slots: ClaimSlots, index: FactIndex) -> tuple[Check, int] | Non
         return None
     number = NUMBER_WORDS.get(said.group(1).lower(), said.group(1))
     noun = said.group(2).lower()
-    records = _records(noun, index)
+    records = _records(noun, index, named_rows=False)
     if len(records) < 2 or not number.isdigit():
         return None
     kind = _singular(noun)

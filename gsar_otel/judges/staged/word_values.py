@@ -26,9 +26,9 @@ from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex, numbered_records
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
-from gsar_otel.judges.staged.facts import STATE_KEYS, Fact, Field, key_stems
+from gsar_otel.judges.staged.facts import STATE_KEYS, Fact, Field
 from gsar_otel.judges.staged.keyed import UNIT_WORDS
-from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, key_stems
 from gsar_otel.judges.staged.log_fields import COMMANDS, METHODS
 from gsar_otel.judges.staged.plain_names import ACT_WORDS, key_parts
 from gsar_otel.judges.staged.roots import root
