@@ -28,7 +28,7 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.facts import Fact, read_evidence
-from gsar_otel.judges.staged.lexicon import KEY_SYNONYMS
+from gsar_otel.judges.staged.lexicon import KEY_SYNONYMS, key_stems
 from gsar_otel.judges.staged.roots import root
 
 MAX_SUPPORT: Final = 3
@@ -171,7 +171,9 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
         focus = [p for p in candidates if best > 0 and score(p) == best]
     # "partition 1", "incident 20772": the record a key's number names, where one holds it
     numbered = numbered_records(slots.text, index)
-    named = [p for p in focus or sorted(value_hits) if p in numbered] if numbered else []
+    own = numbered_records(slots.text, index, own=True)  # "PID 2210": its row, wherever
+    named = [p for p in sorted({*focus, *value_hits}) if p in own] or (
+        [p for p in focus or sorted(value_hits) if p in numbered] if numbered else [])
     focus = named or focus
     focus.sort(key=lambda p: (-stem_hits.get(p, 0), _key(index, p)))
     pool = focus if slots.subjects else sorted(
@@ -228,15 +230,18 @@ _NUMBERING: Final = frozenset({"id", "pid", "number", "num", "no"})
 """Key words of a record's own number (``pid``, ``incident_number``)."""
 
 
-def numbered_records(text: str, index: FactIndex) -> set[int]:
+def numbered_records(text: str, index: FactIndex, own: bool = False) -> set[int]:
     """The records a word and a number of the claim name ("partition 1" of ``PARTITION=1``,
     "backend 43445" of ``pid=43445``): a field holding that number under the word's key or
-    under a key of a record's own number."""
+    under a key of a record's own number; with ``own``, only under the word's own key, a key of
+    a record's number ("PID 2210" names its process; "status 503" names no record)."""
     found: set[int] = set()
     for word, number in _NUMBERED.findall(text):
         stem = root(word.lower())
         found.update(p for p in index.by_token.get(number, ()) if any(
-            field.value == number and (stem in field.key_stems or field.key_stems & _NUMBERING)
+            field.value == number and (
+                stem in (leaf := key_stems(field.key.rsplit(".", 1)[-1])) and leaf & _NUMBERING
+                if own else stem in field.key_stems or field.key_stems & _NUMBERING)
             for field in index.facts[p].fields))
     return found
 

@@ -31,7 +31,7 @@ from gsar_otel.judges.staged.aggregates import (
     check_total,
     line_count,
 )
-from gsar_otel.judges.staged.alignment import Alignment, FactIndex
+from gsar_otel.judges.staged.alignment import Alignment, FactIndex, numbered_records
 from gsar_otel.judges.staged.anchoring import agree, comparable, digits, shape
 from gsar_otel.judges.staged.categories import compatible
 from gsar_otel.judges.staged.check_model import Check
@@ -178,7 +178,8 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
         if clash is not None:
             return Check("value", "CONFLICT", f"says {text}; {fact.ref}, about "
                          f"{_tying(slots, fact)}, says {clash.text}", fact.ref, fact.position)
-    if holders and not slots.subjects:
+    if holders and not slots.subjects and not (set(alignment.focus) & numbered_records(
+            slots.text, index, own=True)):  # "PID 2210 uses 12.4%": not another PID's
         return Check("value", "MATCH", f"{text} matches {index.facts[min(holders)].ref}",
                      index.facts[min(holders)].ref, min(holders))
     # the same digits under a key of another unit ("15600 minutes" for uptime_s=15600)

@@ -158,8 +158,8 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
     # (docker's ``STATUS  Up 3 hours``)
     stems = key_stems(key)
     lead = ["status"] if stems & STATE_KEYS else []
-    stated = categories_of([*lead, *(part for w in words(value) for part in _KEY_SPLIT.split(
-        w.lower()))], negatable=True)
+    stated = categories_of([*lead, *(part for w in words(lexicon.CAMEL_STEP.sub(" ", value))
+                                     for part in _KEY_SPLIT.split(w))], negatable=True)
     if value.lower() in PENDING_VALUES and stems & STATE_KEYS:
         stated = (*stated, PENDING)
     # a key names what holds under a truth, a time or a count (``merged: true``, ``fired_at``);

@@ -161,13 +161,13 @@ def key_meanings(parts: list[str]) -> frozenset[str]:
 
 KEY_SPLIT: Final = re.compile(r"[_.\-/\s]+")
 _KEY_BRACKETS: Final = re.compile(r"[()\[\]]")
-_CAMEL_STEP: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+CAMEL_STEP: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def key_stems(key: str) -> frozenset[str]:
     """Stems of a key's parts: ``http_5xx_rate`` -> http, 5xx, rat; ``Spouse(s)`` -> spous;
     ``StateValue`` -> stat, valu."""
-    key = _CAMEL_STEP.sub("_", key)  # ``unavailableReplicas``: unavailable, replicas
+    key = CAMEL_STEP.sub("_", key)  # ``unavailableReplicas``: unavailable, replicas
     parts = [p for p in KEY_SPLIT.split(_KEY_BRACKETS.sub(" ", key.lower().replace("(s)", "")))
              if p]  # and what they mean: ``not_after`` is an expiry
     return frozenset(root(p) for p in parts) | key_meanings(parts)
@@ -205,6 +205,9 @@ KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
         "address": "ip addr", "version": "ver image tag", "severity": "level",
         "usage": "used use util utilization", "use": "used usage util",
         "used": "use usage util", "full": "use used usage util",
+        "utilized": "util usage used", "utilised": "util usage used",
+        "utilization": "util usage used", "utilisation": "util usage used",
+        "replica": "ready available", "replicas": "ready available",
         "expiry": "expires expire expiration expiring", "date": "at on day ts",
         "married": "spouse", "marry": "spouse", "wed": "spouse", "spouse": "married marry wed",
         "served": "service", "serving": "service",

@@ -44,8 +44,10 @@ class Table:
 
 
 def column_key(header: str) -> str:
-    """A header as a field key: ``CPU(cores)`` -> ``CPU_cores``, ``Use%`` -> ``Use_pct``."""
-    key = header.strip().replace("%", "_pct")
+    """A header as a field key: ``CPU(cores)`` -> ``CPU_cores``, ``Use%`` -> ``Use_pct``,
+    ``%CPU`` (ps) -> ``CPU_pct``."""
+    key = header.strip()
+    key = f"{key[1:]}_pct" if key.startswith("%") else key.replace("%", "_pct")
     key = re.sub(r"[^\w.\-/]+", "_", key).strip("_")
     return key or "column"
 
@@ -135,15 +137,31 @@ def _header(line: str) -> tuple[list[str], list[int]] | None:
     return [column_key(n) for n in names], starts
 
 
-def _sliced(line: str, starts: list[int]) -> list[str] | None:
+def _sliced(line: str, header: list[str], starts: list[int],
+            tight: frozenset[int]) -> list[tuple[str, str]] | None:
     """The cells of a row cut where the header's columns start (``docker ps``' ``Up 3 hours
-    (healthy)`` is one cell), or None where a cut falls inside a word or a cell is empty."""
+    (healthy)`` is one cell, an empty ``PORTS`` an empty cell); a header word one space after
+    the one before it (``tight``) names one column with it where its cut would fall inside a
+    word or leave the cell empty (``CONTAINER ID``, ``LAST SEEN``). None where another cut falls
+    inside a word."""
     if len(line) <= starts[-1]:
         return None
-    cells = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
-    if not all(cells) or any(line[at - 1] != " " for at in starts[1:]):
+    names, cuts = [header[0]], [starts[0]]
+    for place, (name, at) in enumerate(zip(header[1:], starts[1:], strict=True), 1):
+        following = starts[place + 1] if place + 1 < len(starts) else len(line)
+        if place in tight and (line[at - 1] != " " or not line[at:following].strip()):
+            names[-1] = f"{names[-1]}_{name}"
+            continue
+        names.append(name)
+        cuts.append(at)
+    cells = [line[a:b].strip() for a, b in zip(cuts, [*cuts[1:], len(line)], strict=True)]
+    if not cells[0] or any(line[at - 1] != " " for at in cuts[1:]):
         return None
-    return cells
+    return list(zip(names, cells, strict=True))
+
+
+FREE_TEXT: Final = frozenset({"command", "cmd", "args", "message", "msg", "description"})
+"""A last column of free text (``ps``' ``COMMAND``): a row's cells past the others are its."""
 
 
 def _aligned(lines: list[str], at: int) -> Table | None:
@@ -153,15 +171,24 @@ def _aligned(lines: list[str], at: int) -> Table | None:
     header, starts = read
     rows = []
     end = at + 1
+    tight = frozenset(place for place, start in enumerate(starts)
+                      if place and lines[at][start - 2:start - 1] not in ("", " "))
     while end < len(lines):
         cells = _COLUMN.findall(lines[end])
         if not _GAP.search(lines[end]):
             break
-        if len(cells) > len(header) + 1:  # a cell holding spaces: cut at the header's columns
-            cells = _sliced(lines[end], starts) or cells
+        labelled = len(cells) == len(header) + 1 and not any(ch.isdigit() for ch in cells[0])
+        pairs = (_sliced(lines[end], header, starts, tight)
+                 if len(cells) > len(header) and not labelled else None)
+        if pairs is not None:  # a cell holding spaces: cut at the header's columns
+            rows.append(tuple(pairs))
+            end += 1
+            continue
+        if len(cells) > len(header) and header[-1].lower() in FREE_TEXT:
+            cells = [*cells[:len(header) - 1], " ".join(cells[len(header) - 1:])]
         if len(cells) == len(header):
             rows.append(tuple(zip(header, cells, strict=True)))
-        elif len(cells) == len(header) + 1 and not any(ch.isdigit() for ch in cells[0]):
+        elif labelled:
             rows.append((("name", cells[0].rstrip(":")),
                          *zip(header, cells[1:], strict=True)))
         else:
