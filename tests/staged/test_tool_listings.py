@@ -8,7 +8,8 @@
 - an incident or alarm whose state is ``triggered`` or ``ALARM`` is firing, so "resolved" is
   contradicted;
 - "the total lag" is the sum over the rows;
-- "returned 502" is a status code, read against the access log line of the request it names.
+- "returned 502" is a status code, read against the access log line of the request it names;
+- dig's answer section: each record its name, TTL (in seconds), type and value.
 
 Swapping any one value is never grounded; restating it is."""
 
@@ -134,4 +135,19 @@ def test_returned_a_code_is_the_status_of_the_named_request(codes: list[int], pi
     path = paths[pick]
     assert bucket(f"POST {path} returned {codes[pick]}.", [text]) == "grounded", text
     assert bucket(f"POST {path} returned {codes[(pick + other) % 3]}.",
+                  [text]) == "contradicted", text
+
+
+@settings(max_examples=30)
+@given(addresses=st.lists(st.integers(1, 254), min_size=1, max_size=3, unique=True),
+       ttl=st.integers(30, 86400), other=st.sampled_from([0, 255]), delta=st.integers(1, 20))
+def test_a_dns_answer_is_its_records(addresses: list[int], ttl: int, other: int,
+                                     delta: int) -> None:
+    text = "\n".join([";; ANSWER SECTION:", *(f"api.example.com.\t{ttl}\tIN\tA\t203.0.113.{a}"
+                                               for a in addresses)])
+    said = "api.example.com resolves to 203.0.113.{}."
+    assert bucket(said.format(addresses[0]), [text]) == "grounded", text
+    assert bucket(said.format(other), [text]) != "grounded", text  # an address it holds not
+    assert bucket(f"The TTL of api.example.com is {ttl} seconds.", [text]) == "grounded", text
+    assert bucket(f"The TTL of api.example.com is {ttl + delta} seconds.",
                   [text]) == "contradicted", text

@@ -133,6 +133,20 @@ _COUNTED: Final = re.compile(r"(\d[\d.]{0,14}%?)\s+([a-z][a-z ]{0,30}[a-z])|"
 transmitted, 17 received, 15% packet loss, time 19026ms``."""
 
 
+_RECORD: Final = re.compile(
+    r"([\w.\-*]{1,253}?)\.?\s+(\d{1,10})\s+IN\s+([A-Z]{1,10})\s+(\S.{0,300})")
+"""A DNS resource record as dig prints it: ``api.example.com. 300 IN A 203.0.113.10``."""
+
+
+def dns_record(line: str) -> str | None:
+    """A DNS resource record as its fields (the TTL in seconds), or None for another line."""
+    found = _RECORD.fullmatch(line.strip())
+    if found is None:
+        return None
+    name, ttl, kind, value = found.groups()
+    return f"name: {name}, ttl: {ttl}s, type: {kind}, value: {value.strip()}"
+
+
 def counted_fields(line: str) -> str | None:
     """A line of counts (two or more comma-separated items, each a number and its words) as
     ``key: value`` pairs, a bare participle keyed with the first item's noun ("17 received"
@@ -159,14 +173,15 @@ def well_known_lines(texts: list[str]) -> list[str]:
     ``cache.enabled: true``, another block's ``enabled`` another key), each block a record of its
     own named by its path; ``key:value`` lines of an INFO dump (Redis: ``connected_clients:812``),
     three or more, as ``key: value``; ``systemctl status`` (the unit, its state and
-    availability) and Terraform's plan summary (three counts). Output whose values are aligned
+    availability), Terraform's plan summary (three counts), lines of counts (ping) and DNS
+    records (dig). Output whose values are aligned
     with runs of spaces (kubectl describe) keeps its lines."""
     info = sum(1 for t in texts if _INFO.fullmatch(t)) >= MIN_INFO_LINES
     nested = any(_HEADER.fullmatch(t) for t in texts) and not any(
         _ALIGNED.search(t) for t in texts)
     trace = any(_TRACE.match(t) for t in texts[1:])
     planned = any(_PLAN.search(t) for t in texts)
-    counted = [counted_fields(t) for t in texts]
+    counted = [counted_fields(t) or dns_record(t) for t in texts]
     if not (info or nested or trace or planned or any(counted) or _UNIT.match(texts[0])):
         return texts
     out: list[str] = []
