@@ -144,7 +144,7 @@ def dns_record(line: str) -> str | None:
     if found is None:
         return None
     name, ttl, kind, value = found.groups()
-    return f"name: {name}, ttl: {ttl}s, type: {kind}, value: {value.strip()}"
+    return f"name: {name}, ttl: {ttl} seconds, type: {kind}, value: {value.strip()}"
 
 
 def counted_fields(line: str) -> str | None:
