@@ -234,7 +234,13 @@ def numbered_records(text: str, index: FactIndex, own: bool = False) -> set[int]
     """The records a word and a number of the claim name ("partition 1" of ``PARTITION=1``,
     "backend 43445" of ``pid=43445``): a field holding that number under the word's key or
     under a key of a record's own number; with ``own``, only under the word's own key, a key of
-    a record's number ("PID 2210" names its process; "status 503" names no record)."""
+    a record's number ("PID 2210" names its process; "status 503" names no record). Read once
+    per claim and evidence (alignment and the value checks both ask)."""
+    memo = index.memo.get("numbered records")
+    if not isinstance(memo, dict):
+        memo = index.memo["numbered records"] = {}
+    if (text, own) in memo:
+        return set(memo[text, own])
     found: set[int] = set()
     for word, number in _NUMBERED.findall(text):
         stem = root(word.lower())
@@ -243,6 +249,7 @@ def numbered_records(text: str, index: FactIndex, own: bool = False) -> set[int]
                 stem in (leaf := key_stems(field.key.rsplit(".", 1)[-1])) and leaf & _NUMBERING
                 if own else stem in field.key_stems or field.key_stems & _NUMBERING)
             for field in index.facts[p].fields))
+    memo[text, own] = frozenset(found)
     return found
 
 

@@ -87,7 +87,7 @@ def comparable(claim: Spec, evidence: Spec) -> bool:
 def _code_pair(claim: Spec, evidence: Spec) -> bool:
     if {claim.kind, evidence.kind} != {"NUMBER", "HTTP_STATUS"}:
         return False
-    return _CODE.fullmatch((claim if claim.kind == "NUMBER" else evidence).text) is not None
+    return STATUS_CODE.fullmatch((claim if claim.kind == "NUMBER" else evidence).text) is not None
 
 
 def agree(claim: Spec, evidence: Spec) -> Agreement:
@@ -102,7 +102,8 @@ def agree(claim: Spec, evidence: Spec) -> Agreement:
     return "conflict" if result is CoreAgreement.CONFLICT else "unrelated"
 
 
-_CODE: Final = re.compile(r"[1-5]\d\d")
+STATUS_CODE: Final = re.compile(r"[1-5]\d\d")
+"""A bare number that may be an HTTP status code ("returned 503")."""
 
 
 def digits(spec: Spec) -> str:

@@ -17,7 +17,6 @@ Each check carries a reason a person can act on ("says failed; E9 has status=suc
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Final
 
@@ -32,7 +31,7 @@ from gsar_otel.judges.staged.aggregates import (
     line_count,
 )
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex, numbered_records
-from gsar_otel.judges.staged.anchoring import agree, comparable, digits, shape
+from gsar_otel.judges.staged.anchoring import STATUS_CODE, agree, comparable, digits, shape
 from gsar_otel.judges.staged.categories import compatible
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import (
@@ -174,7 +173,7 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
         clash = next((a for a in fact.facts.anchors if (
             a.kind == value.spec.kind and agree(value.spec, a) == "conflict") or (
             value.spec.kind == "HTTP_STATUS" and a.kind == "NUMBER"  # "returned 503"
-            and _STATUS.fullmatch(a.text) and a.text != value.spec.text)), None)
+            and STATUS_CODE.fullmatch(a.text) and a.text != value.spec.text)), None)
         if clash is not None:
             return Check("value", "CONFLICT", f"says {text}; {fact.ref}, about "
                          f"{_tying(slots, fact)}, says {clash.text}", fact.ref, fact.position)
@@ -213,7 +212,6 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
 
 _TYING: Final = frozenset({"IPV4", "IPV6", "HOST", "IDENTIFIER", "URL"})
 """Kinds of value that say what a claim with no named subject is about (an address, an id)."""
-_STATUS: Final = re.compile(r"[1-5][0-9][0-9]")
 
 
 def _tied(place: int, slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> list[Fact]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from gsar_otel.core.text import STOPWORDS, words
-from gsar_otel.judges.staged.anchoring import Spec
+from gsar_otel.judges.staged.anchoring import STATUS_CODE, Spec
 from gsar_otel.judges.staged.categories import (
     ACK,
     TOOL_AXES,
@@ -109,7 +109,6 @@ UNIT_KEYS: Final[dict[str, tuple[str, ...]]] = {
 """Key words a value's unit names: "4500 RPS" is the value of ``rps``."""
 _RETURNING: Final = frozenset({"returned", "returns", "returning", "responded", "responds",
                                "answered", "served"})
-_STATUS_CODE: Final = re.compile(r"[1-5]\d\d")
 _KEY_WINDOW: Final = 3
 """Content words before a value (and one after it) that may name what it measures."""
 
@@ -318,7 +317,7 @@ def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list
         if word not in STOPWORDS:
             stems.append(root(word))
     verb = [w for _, _, w in tokens[max(0, at - 3):at] if w not in ("with", "a", "an")][-1:]
-    if verb and verb[0] in _RETURNING and _STATUS_CODE.fullmatch(spec.text) and all(
+    if verb and verb[0] in _RETURNING and STATUS_CODE.fullmatch(spec.text) and all(
             w in STOPWORDS for w in after[:1]):  # "returned 502": a response's status, not a
         stems.append(root("status"))  # count ("returned 200 rows")
     return frozenset(stems)
