@@ -7,10 +7,8 @@ identifier, host, version ...). A claim anchor asks *queries*: an interval of va
 written form allows (by rounding at its own precision, widened or made one-sided by
 ``about``, ``over`` ...), or one exact value. A query and a view meet when they share a space
 and a unit dimension; the pair agrees when the value lies in the query; it conflicts when
-both sides are strict (the same concept: ``97%`` against ``cpu_pct=95``, not ``97`` against
-``3 GB``). The index keeps each space's values sorted, so a query is one binary search, or
-one dictionary lookup.
-"""
+both sides are strict (``97%`` against ``cpu_pct=95``, not ``97`` against ``3 GB``). Each
+space's values are kept sorted: a query is one binary search or dictionary lookup."""
 
 from __future__ import annotations
 
@@ -378,9 +376,11 @@ def _magnitude_queries(anchor: Anchor) -> tuple[Query, ...]:
         return ()
     number, quantum = written
     qualifier = anchor.qualifier
+    # "over 30 seconds", "above 5%": a bound no bare number (a size, a count) meets
+    bare = qualifier not in ("over", "at_least", "under", "at_most")
     if anchor.kind is AnchorKind.PERCENT:
-        interval = _rounding(number, quantum, qualifier)
-        return (Query("pct", _ONLY, interval, True), Query("num", _ONLY, interval, False))
+        near = _rounding(number, quantum, qualifier)
+        return (Query("pct", _ONLY, near, True), Query("num", _ONLY, near, False))[:1 + bare]
     if anchor.kind is AnchorKind.DURATION:
         seconds = _decimal(anchor.value)
         if seconds is None:
@@ -389,7 +389,7 @@ def _magnitude_queries(anchor: Anchor) -> tuple[Query, ...]:
         step = (SECONDS_PER_UNIT[unit] * quantum if unit in SECONDS_PER_UNIT
                 else duration_quantum(anchor.text))
         found = [Query("sec", _ONLY, _rounding(seconds, step, qualifier), True)]
-        if anchor.unit is not None:
+        if anchor.unit is not None and bare:
             found.append(Query("num", _ONLY, _rounding(number, quantum, qualifier), False))
         return tuple(found)
     dims = _ALL if anchor.unit is None else frozenset({_dimension(anchor.unit), UNITLESS})

@@ -48,9 +48,13 @@ def byte_factors(unit: str | None) -> tuple[Decimal, ...]:
 
 
 def key_parts(key: str | None) -> list[str]:
-    """The parts of a key (``mem_used_mb`` -> mem, used, mb), split at ``_ . - /``."""
+    """The parts of a key (``mem_used_mb`` -> mem, used, mb), split at ``_ . - /``; a key per
+    a time (iostat's ``w/s``, ``rkB/s``, ``req/min``) is a rate, never a time or a size."""
     if not key:
         return []
+    head, per, unit = key.rpartition("/")
+    if per and head and unit.lower() in ("s", "sec", "min", "h", "hr"):
+        key = f"{head}_rate"
     for separator in ".-/":
         key = key.replace(separator, "_")
     return [part for part in key.split("_") if part]

@@ -10,7 +10,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gsar_otel.core.anchors import AnchorIndex, AnchorKind, extract_anchors
+from gsar_otel.core.anchors import (
+    Agreement,
+    AnchorIndex,
+    AnchorKind,
+    compare_anchors,
+    extract_anchors,
+)
 
 _SPELLINGS = {
     3600: ["h", "hr", "hour", "hours"],
@@ -81,3 +87,21 @@ def test_a_value_with_a_unit_suffixed_key_supports_the_value_with_that_unit(
 def test_a_key_unit_is_not_any_unit(value: int, other: str) -> None:
     (claim,) = extract_anchors(f"{value} {other}")
     assert not AnchorIndex(extract_anchors(f"mem_gb={value}")).supports(claim)
+
+
+def test_a_key_per_a_time_is_a_rate_never_a_time() -> None:
+    """iostat's ``w/s`` and ``rkB/s`` count per second: their values are no seconds (nor
+    kilobytes), while ``took/s`` is no rate word and ``latency_s`` stays seconds."""
+    from gsar_otel.core.anchor_sizes import key_parts
+
+    for key in ("w/s", "r/s", "rkB/s", "req/min", "writes/sec"):
+        assert key_parts(key)[-1] == "rate", key
+        rate = extract_anchors(f"{key}=12.5")[-1]
+        # not a time: another time neither conflicts with it nor is met by it in seconds
+        assert compare_anchors(extract_anchors("took 3 seconds")[0], rate) is not \
+            Agreement.CONFLICT, key
+        assert compare_anchors(extract_anchors("took 12500 ms")[0], rate) is not \
+            Agreement.MATCH, key
+    seconds = extract_anchors("latency_s=12.5")[-1]
+    assert compare_anchors(extract_anchors("took 3 seconds")[0], seconds) is Agreement.CONFLICT
+    assert compare_anchors(extract_anchors("took 12500 ms")[0], seconds) is Agreement.MATCH

@@ -205,3 +205,39 @@ def test_the_5xx_example_still_needs_the_row_with_the_time() -> None:
     (adjustment,) = report.adjustments
     assert adjustment.kind == "unsupported_number"
     assert adjustment.reason.startswith("10:15:32 UTC appear(s) in none of the cited evidence")
+
+
+_BOUNDS = st.sampled_from(["over", "under", "at least", "at most", "more than", "less than",
+                           "above", "below"])
+_BOUNDED_UNITS = st.sampled_from(["ms", "seconds", "s", "minutes", "hours", "%", " percent"])
+
+
+@SETTINGS
+@given(_BOUNDS, st.integers(min_value=1, max_value=500), _BOUNDED_UNITS,
+       st.integers(min_value=0, max_value=100_000))
+def test_a_bound_on_a_time_or_share_is_never_met_by_a_bare_number(
+        bound: str, limit: int, unit: str, bare: int) -> None:
+    """"took over 30 seconds" beside a log line's bare byte count (1432), "above 5%" beside a
+    count of 248: a bare number is of no known unit, so it meets no bound on a time or a
+    share, whichever side of the bound it lies."""
+    claims = [a for a in extract_anchors(f"it took {bound} {limit}{unit} today")
+              if a.kind in (AnchorKind.DURATION, AnchorKind.PERCENT)]
+    assert len(claims) == 1, claims
+    evidence = extract_anchors(f"sent {bare} to them")
+    assert [a.kind for a in evidence] == [AnchorKind.NUMBER]
+    assert compare_anchors(claims[0], evidence[0]) is not Agreement.MATCH
+    assert not AnchorIndex(evidence).supports(claims[0])
+    # the same bound against the same number with the claim's unit is decided by its value
+    with_unit = extract_anchors(f"sent {bare}{unit} to them")
+    meets = {"over": bare > limit, "more than": bare > limit, "above": bare > limit,
+             "at least": bare >= limit, "under": bare < limit, "less than": bare < limit,
+             "below": bare < limit, "at most": bare <= limit}[bound]
+    if meets and abs(bare - limit) > 1:  # clear of the written number's rounding
+        assert compare_anchors(claims[0], with_unit[-1]) is Agreement.MATCH
+
+
+def test_a_number_as_written_may_still_be_its_time_or_share() -> None:
+    """Only a bound is refused: "took 30 seconds" beside a bare 30 stays a match."""
+    for claim, bare in (("took 30 seconds", "value 30 seen"), ("a rate of 12%", "value 12 seen")):
+        anchor = next(a for a in extract_anchors(claim) if a.kind is not AnchorKind.NUMBER)
+        assert compare_anchors(anchor, extract_anchors(bare)[0]) is Agreement.MATCH, claim

@@ -49,8 +49,8 @@ from gsar_otel.judges.staged.keyed import (
     agreement,
     expanded,
     keyed_fields,
+    measure_words,
     other_measure,
-    qualifiers,
 )
 from gsar_otel.judges.staged.levels import check_level
 from gsar_otel.judges.staged.lexicon import WINDOW
@@ -151,13 +151,18 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
                      fact.ref, fact.position)
     measure = other_measure(value, focus)
     if measure is not None:  # "p95 latency" held only as p99: another measure, not this one
-        said = " ".join(sorted(qualifiers(value.key_stems)))
+        said = measure_words(value.key_stems)
         return Check("value", "ABSENT", f"says {text} of {said}; {measure[0].ref} has it as "
                      f"{measure[1].shown}, another measure", measure[0].ref)
     holders = set(alignment.value_facts.get(place, ()))
     first = set(alignment.support[:1])
+    # a measure of the record the claim's address or id names, not of another record ("the
+    # error ratio of 10.0.4.18" is not 10.0.4.17's); an address, an id or a class of status
+    # ("the 5xx burst") is itself no measure
+    tied = [] if slots.subjects or value.spec.kind in _TYING | {"HTTP_CLASS"} else _tied(
+        place, slots, alignment, index, holders)
     # the fact that states the rest of the claim first: a time is the CPU row's, not the alert's
-    for fact in sorted(focus, key=lambda f: f.position not in first):
+    for fact in sorted(tied or focus, key=lambda f: f.position not in first):
         if fact.position in holders:
             return Check("value", "MATCH", f"{text} matches {fact.ref}", fact.ref,
                          fact.position)
@@ -167,7 +172,7 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
     if held:  # stated of one of the claim's subjects (not only a key named like one: F1)
         return Check("value", "MATCH", f"{text} matches {index.facts[held[0]].ref}",
                      index.facts[held[0]].ref, held[0])
-    for fact in _tied(place, slots, alignment, index) if not slots.subjects else ():
+    for fact in tied:
         # "requests to 10.6.4.23:8080 failed with status 500": the line about that address
         # says 503; a 5xx class elsewhere is no status 500
         clash = next((a for a in fact.facts.anchors if (
@@ -177,7 +182,7 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
         if clash is not None:
             return Check("value", "CONFLICT", f"says {text}; {fact.ref}, about "
                          f"{_tying(slots, fact)}, says {clash.text}", fact.ref, fact.position)
-    if holders and not slots.subjects and not (set(alignment.focus) & numbered_records(
+    if holders and not slots.subjects and not tied and not (set(alignment.focus) & numbered_records(
             slots.text, index, own=True)):  # "PID 2210 uses 12.4%": not another PID's
         return Check("value", "MATCH", f"{text} matches {index.facts[min(holders)].ref}",
                      index.facts[min(holders)].ref, min(holders))
@@ -201,12 +206,13 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
                     and shape(spec) == shape(value.spec):
                 return Check("value", "CONFLICT", f"says {text}; {lead.ref} says "
                              f"{spec.text}", lead.ref, lead.position)
-    if holders and slots.subjects:
+    if holders and (slots.subjects or tied):
         other = index.facts[min(holders)]
         keys = {field.key.lower() for field in other.fields}
+        about = [s for s in slots.subjects if s not in keys] or [_tying(slots, tied[0])]
         return Check("value", "ABSENT", f"{text} is in {other.ref}, about "
                      f"{', '.join(sorted(other.subjects - keys)) or 'something else'}, not "
-                     f"about {', '.join(s for s in slots.subjects if s not in keys)}", other.ref)
+                     f"about {', '.join(about)}", other.ref)
     return Check("value", "ABSENT", f"{text} appears in no evidence item")
 
 
@@ -214,11 +220,16 @@ _TYING: Final = frozenset({"IPV4", "IPV6", "HOST", "IDENTIFIER", "URL"})
 """Kinds of value that say what a claim with no named subject is about (an address, an id)."""
 
 
-def _tied(place: int, slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> list[Fact]:
-    """The focus facts holding one of the claim's other values of a :data:`_TYING` kind."""
-    positions = {p for at, v in enumerate(slots.values) if at != place and v.spec.kind in _TYING
-                 for p in alignment.value_facts.get(at, ())}
-    return [index.facts[p] for p in alignment.focus if p in positions]
+def _tied(place: int, slots: ClaimSlots, alignment: Alignment, index: FactIndex,
+          holders: set[int]) -> list[Fact]:
+    """The focus facts holding one of the claim's other values of a :data:`_TYING` kind, and
+    the ``holders`` of the value that are about one (an element of its JSON record's array)."""
+    tying = [at for at, v in enumerate(slots.values) if at != place and v.spec.kind in _TYING]
+    positions = {p for at in tying for p in alignment.value_facts.get(at, ())}
+    names = {slots.values[at].spec.text.lower() for at in tying}
+    return [index.facts[p] for p in sorted({*alignment.focus, *holders}) if (
+        p in positions and p in alignment.focus) or (
+        p in holders and names & {s.lower() for s in index.facts[p].subjects})]
 
 
 def _tying(slots: ClaimSlots, fact: Fact) -> str:

@@ -30,11 +30,18 @@ _GROUPS: Final = {root(w): root(group.split()[0]) for family in QUALIFIER_FAMILI
 _FAMILY: Final = {root(group.split()[0]): frozenset(root(g.split()[0]) for g in family)
                   for family in QUALIFIER_FAMILIES for group in family}
 """A group -> the groups of its family."""
+_WORDS: Final = {root(w): group.split()[0] for family in QUALIFIER_FAMILIES for group in family
+                 for w in group.split()}
 
 
 def qualifiers(stems: frozenset[str]) -> frozenset[str]:
     """The measure-telling words of ``stems``, each as its group's."""
     return frozenset(_GROUPS[s] for s in stems if s in _GROUPS)
+
+
+def measure_words(stems: frozenset[str]) -> str:
+    """The measure-telling words of ``stems`` as a person writes them ("write", "p95")."""
+    return " ".join(sorted(_WORDS[s] for s in stems if s in _WORDS))
 
 
 def clashes(claim: frozenset[str], key: frozenset[str]) -> bool:

@@ -154,9 +154,15 @@ KEY_MEANINGS: Final[dict[str, frozenset[str]]] = {
 lowercased, written without separators."""
 
 
+_DIRECTION_LETTERS: Final = {"r": root("read"), "w": root("write")}
+"""A one-letter part of a longer key that says which way (iostat's ``r_await``, ``w/s``)."""
+
+
 def key_meanings(parts: list[str]) -> frozenset[str]:
-    """What a key's parts, or the whole key, mean by :data:`KEY_MEANINGS`."""
-    return frozenset().union(*(KEY_MEANINGS.get(p, ()) for p in (*parts, "".join(parts))))
+    """What a key's parts, or the whole key, mean by :data:`KEY_MEANINGS`; a key's ``r``/``w``
+    part beside another is read/write (a lone ``r`` is vmstat's run queue)."""
+    letters = {_DIRECTION_LETTERS[p] for p in parts if p in _DIRECTION_LETTERS and len(parts) > 1}
+    return frozenset().union(letters, *(KEY_MEANINGS.get(p, ()) for p in (*parts, "".join(parts))))
 
 
 KEY_SPLIT: Final = re.compile(r"[_.\-/\s]+")

@@ -1,0 +1,74 @@
+"""A measure belongs to the record the claim names and to the measure it names:
+
+- an address or id the claim gives ("instance 10.0.4.18:8080") names its record, so a value
+  another record holds (the other instance's error ratio, as a Prometheus vector lists them)
+  is never grounded, while the record's own value is, wherever its JSON array puts it;
+- a one-letter ``r``/``w`` part of a key is read/write (iostat's ``r_await``, ``w_await``):
+  "the write await" is never grounded by the read column's value.
+
+Swapping the value for another record's or another measure's is never grounded; restating it
+is."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.staged import StagedJudge
+
+judge = StagedJudge()
+
+
+def bucket(claim: str, items: list[str]) -> str:
+    got = [v.bucket for v in judge.explain(synthesis=claim, evidence=EvidenceSet.coerce(items))]
+    assert len(got) == 1, (claim, got)
+    return got[0]
+
+
+def vector(samples: list[tuple[str, str]]) -> str:
+    """A Prometheus instant-vector response, one sample per (instance, value)."""
+    return json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
+        {"metric": {"__name__": "http_requests_error_ratio", "instance": f"{ip}:8080",
+                    "job": "checkout-api"}, "value": [1718028180.123, value]}
+        for ip, value in samples]}})
+
+
+@settings(max_examples=40, deadline=None)
+@given(hosts=st.lists(st.integers(2, 250), min_size=2, max_size=4, unique=True),
+       ratios=st.lists(st.integers(1, 9999), min_size=4, max_size=4, unique=True),
+       pick=st.integers(0, 3), other=st.integers(1, 3))
+def test_a_value_is_the_named_instances_own(hosts: list[int], ratios: list[int], pick: int,
+                                            other: int) -> None:
+    samples = [(f"10.0.4.{h}", f"0.{ratios[at]:04d}") for at, h in enumerate(hosts)]
+    text = vector(samples)
+    at = pick % len(samples)
+    ip, own = samples[at]
+    _, theirs = samples[(at + 1 + other % (len(samples) - 1)) % len(samples)]
+    assert bucket(f"Instance {ip}:8080 has an error ratio of {own}.", [text]) == "grounded"
+    assert bucket(f"Instance {ip}:8080 has an error ratio of {theirs}.", [text]) != "grounded"
+
+
+def test_a_value_of_a_records_nested_array_is_still_its_own() -> None:
+    record = json.dumps({"host": "10.0.0.5", "metrics": {"cpu_pct": 97},
+                         "events": [{"t": "14:02:01", "msg": "restart"}]})
+    assert bucket("10.0.0.5 had CPU at 97%, restarting at 14:02:01.", [record]) == "grounded"
+    assert bucket("10.0.0.5 had CPU at 97%, restarting at 14:05:01.", [record]) != "grounded"
+
+
+IOSTAT = ("Device   r/s   rkB/s  r_await   w/s   wkB/s  w_await  %util\n"
+          "nvme1n1  {rs}  {rkb}  {r}  {ws}  {wkb}  {w}  {util}")
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.integers(1, 9999), min_size=6, max_size=6, unique=True),
+       util=st.integers(1, 999))
+def test_the_read_and_write_columns_are_two_measures(values: list[int], util: int) -> None:
+    rs, rkb, r, ws, wkb, w = (f"{v / 100:.2f}" for v in values)
+    text = IOSTAT.format(rs=rs, rkb=rkb, r=r, ws=ws, wkb=wkb, w=w, util=f"{util / 10:.1f}")
+    assert bucket(f"The read await on nvme1n1 is {r} ms.", [text]) == "grounded", text
+    assert bucket(f"The write await on nvme1n1 is {w} ms.", [text]) == "grounded", text
+    assert bucket(f"The write await on nvme1n1 is {r} ms.", [text]) != "grounded", text
+    assert bucket(f"The read await on nvme1n1 is {w} ms.", [text]) != "grounded", text
