@@ -72,3 +72,31 @@ def test_the_read_and_write_columns_are_two_measures(values: list[int], util: in
     assert bucket(f"The write await on nvme1n1 is {w} ms.", [text]) == "grounded", text
     assert bucket(f"The write await on nvme1n1 is {r} ms.", [text]) != "grounded", text
     assert bucket(f"The read await on nvme1n1 is {w} ms.", [text]) != "grounded", text
+
+
+STATES = ["active", "idle", "idle in transaction", "idle in transaction (aborted)",
+          "fastpath function call"]
+
+
+def activity(rows: list[tuple[int, str]]) -> str:
+    """``pg_stat_activity`` as psql prints it: a state of one or several words per backend."""
+    lines = ["  pid  | usename | state                         | query",
+             "-------+---------+-------------------------------+------"]
+    lines += [f" {pid} | app     | {state:<29} | SELECT 1" for pid, state in rows]
+    return "\n".join(lines) + f"\n({len(rows)} rows)"
+
+
+@settings(max_examples=40, deadline=None)
+@given(pids=st.lists(st.integers(1000, 99999), min_size=2, max_size=4, unique=True),
+       order=st.permutations(range(len(STATES))), pick=st.integers(0, 3),
+       other=st.integers(0, 2))
+def test_a_backends_state_is_its_own_rows(pids: list[int], order: list[int], pick: int,
+                                          other: int) -> None:
+    rows = [(pid, STATES[order[at]]) for at, pid in enumerate(pids)]
+    text = activity(rows)
+    at = pick % len(rows)
+    pid, own = rows[at]
+    _, theirs = rows[(at + 1 + other % (len(rows) - 1)) % len(rows)]
+    assert bucket(f"PID {pid} is {own}.", [text]) == "grounded", text
+    if not own.startswith(theirs):  # "idle in transaction" is also idle
+        assert bucket(f"PID {pid} is {theirs}.", [text]) != "grounded", text

@@ -36,6 +36,8 @@ from gsar_otel.judges.staged.roots import root
 _TOKEN: Final = re.compile(r"[a-z0-9][a-z0-9_./\-]*[a-z0-9]|[a-z0-9]")
 _WORD_VALUE: Final = re.compile(r"[a-z][a-z0-9/\-]{1,39}")
 """A field value that is one plain word (lowercased): a letter first, no spaces."""
+_PHRASE: Final = re.compile(r"[a-z][a-z()\- ]{1,60}")
+"""A field value of plain words (``idle in transaction (aborted)``)."""
 _NOT_VALUES: Final = frozenset({"true", "false", "yes", "no", "none", "null", "never", "not",
                                 "nothing", "unknown", "n/a"})
 """A truth, an absence or a negation: the key's polarity (``merged=false``), which the
@@ -139,13 +141,28 @@ def _beside(tokens: Sequence[str], stems: frozenset[str],
 
 
 def _other_value(word: str, stems: frozenset[str], index: FactIndex,
-                 held: Field) -> Field | None:
+                 held: Field, said: str = "") -> Field | None:
     """The field of another record holding ``word`` under the key of ``held`` (found by the
-    key's stems): ``status.health.status=Degraded`` is no value of ``status.sync.status``."""
+    key's stems): ``status.health.status=Degraded`` is no value of ``status.sync.status``; or,
+    given the claim's text ``said``, a value of words that it begins and the claim writes
+    whole ("PID 31877 is idle in transaction" beside another row's ``idle in transaction``)."""
     for position in index.by_token.get(word, ()):
         table = _word_fields(index, position)
         for field in (f for s in stems for f in table.get(s, ())):
             if field.key == held.key and _normal(field.value) == _normal(word):
+                return field
+    return _phrase_value(word, index, held, said) if said else None
+
+
+def _phrase_value(word: str, index: FactIndex, held: Field, said: str) -> Field | None:
+    """A value of ``held``'s key of words, another than ``held``'s, that ``word`` begins and the
+    claim's text ``said`` writes whole ("idle in transaction", where its record is ``idle``)."""
+    own = " ".join(held.value.lower().split())
+    for position in index.by_token.get(word, ()):
+        for field in index.facts[position].fields:
+            value = " ".join(field.value.lower().split())
+            if field.key == held.key and value.startswith(f"{word} ") and value in said \
+                    and value not in own:
                 return field
     return None
 
@@ -182,18 +199,29 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
         for stem_ in STATE_KEYS if states else ():
             for field in table.get(stem_, ()):
                 fields.setdefault(field, (index.facts[position], field.key_stems, True))
+        for field in index.facts[position].fields if states else ():  # "fastpath function call"
+            if field.key_stems & STATE_KEYS and not field.anchors and " " in field.value.strip() \
+                    and _PHRASE.fullmatch(field.value.strip().lower()):
+                fields.setdefault(field, (index.facts[position], field.key_stems, True))
     checks: list[Check] = []
     done: set[frozenset[str]] = set()
     for field, (fact, stems, state) in fields.items():
         if stems in done:
             continue
         done.add(stems)
+        text = " ".join(slots.text.lower().split())
+        longer = next((f for w in states if (f := _phrase_value(w, index, field, text))),
+                      None) if state else None
+        if longer is not None:  # "is idle in transaction" of a record that is only ``idle``
+            checks.append(Check("value", "CONFLICT", f"says {' '.join(longer.value.split())}; "
+                                f"{fact.ref} has {field.shown}", fact.ref, fact.position))
+            continue
         if any(_holds(fl.value, tokens) for fl, (_, s, _) in fields.items() if s == stems):
             continue
         for word in states if state else _beside(tokens, stems, own):
             if word in own or word in _NOT_VALUES or root(word) in stems or word[0].isdigit():
                 continue
-            other = _other_value(word, stems, index, field)
+            other = _other_value(word, stems, index, field, text if state else "")
             if other is None and (state or word in index.by_token or root(word) in index.by_stem):
                 continue  # said elsewhere: perhaps the claim's paraphrase, not a value
             checks.append(Check("value", "CONFLICT", f"says {word} for {field.key}; "
