@@ -100,3 +100,25 @@ def test_a_backends_state_is_its_own_rows(pids: list[int], order: list[int], pic
     assert bucket(f"PID {pid} is {own}.", [text]) == "grounded", text
     if not own.startswith(theirs):  # "idle in transaction" is also idle
         assert bucket(f"PID {pid} is {theirs}.", [text]) != "grounded", text
+
+
+RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT"]
+VALUES = {"A": "52.20.14.201", "AAAA": "2600:1f18::1", "CNAME": "lb.example.net.",
+          "MX": "10 mail.example.com.", "TXT": '"v=spf1 -all"'}
+
+
+@settings(max_examples=40, deadline=None)
+@given(types=st.lists(st.sampled_from(RECORD_TYPES), min_size=2, max_size=4, unique=True),
+       ttls=st.lists(st.integers(30, 86400), min_size=4, max_size=4, unique=True),
+       pick=st.integers(0, 3), other=st.integers(0, 2))
+def test_records_named_by_their_type_are_those_records(types: list[str], ttls: list[int],
+                                                       pick: int, other: int) -> None:
+    """"The A records have a TTL of 300 seconds": the records of that type (dig's answer
+    section), not a CNAME's TTL."""
+    answer = ";; ANSWER SECTION:\n" + "\n".join(
+        f"api.example.com.\t{ttls[at]}\tIN\t{kind}\t{VALUES[kind]}" for at, kind in enumerate(types))
+    at = pick % len(types)
+    kind, own = types[at], ttls[at]
+    theirs = ttls[(at + 1 + other % (len(types) - 1)) % len(types)]
+    assert bucket(f"The {kind} record has a TTL of {own} seconds.", [answer]) == "grounded"
+    assert bucket(f"The {kind} record has a TTL of {theirs} seconds.", [answer]) != "grounded"

@@ -173,7 +173,8 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
     numbered = numbered_records(slots.text, index)
     own = numbered_records(slots.text, index, own=True)  # "PID 2210": its row, wherever
     named = [p for p in sorted({*focus, *value_hits}) if p in own] or (
-        [p for p in focus or sorted(value_hits) if p in numbered] if numbered else [])
+        [p for p in focus or sorted(value_hits) if p in numbered] if numbered else []) or (
+        sorted(typed_records(slots.text, index)) if not slots.subjects else [])
     focus = named or focus
     focus.sort(key=lambda p: (-stem_hits.get(p, 0), _key(index, p)))
     pool = focus if slots.subjects else sorted(
@@ -250,6 +251,24 @@ def numbered_records(text: str, index: FactIndex, own: bool = False) -> set[int]
                 if own else stem in field.key_stems or field.key_stems & _NUMBERING)
             for field in index.facts[p].fields))
     memo[text, own] = frozenset(found)
+    return found
+
+
+_TYPED: Final = re.compile(r"\b([A-Za-z][\w-]{0,20})\s{1,3}(?:records?|events?|lines?|entries|"
+                          r"entry|rows?|alerts?|messages?)\b")
+"""A word before a noun of records: "the A records", "the Warning events", "the ERROR lines"."""
+_TYPE_KEYS: Final = frozenset(root(k) for k in ("type", "kind", "level", "severity", "reason"))
+
+
+def typed_records(text: str, index: FactIndex) -> set[int]:
+    """The records a claim names by the value of their type ("the A records" of dig's
+    ``type=A``, "the Warning events" of ``TYPE=Warning``, "the ERROR lines" of ``level``)."""
+    found: set[int] = set()
+    for word in _TYPED.findall(text):
+        lowered = word.lower()
+        found.update(p for p in index.by_token.get(lowered, ()) if any(
+            field.value.strip().lower() == lowered and field.key_stems & _TYPE_KEYS
+            for field in index.facts[p].fields))
     return found
 
 
