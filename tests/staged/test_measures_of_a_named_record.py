@@ -28,11 +28,12 @@ def bucket(claim: str, items: list[str]) -> str:
     return got[0]
 
 
-def vector(samples: list[tuple[str, str]]) -> str:
-    """A Prometheus instant-vector response, one sample per (instance, value)."""
+def vector(samples: list[tuple[str, str]], at: float = 1718028180.123) -> str:
+    """A Prometheus instant-vector response, one sample per (instance, value), taken at Unix
+    time ``at``."""
     return json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
         {"metric": {"__name__": "http_requests_error_ratio", "instance": f"{ip}:8080",
-                    "job": "checkout-api"}, "value": [1718028180.123, value]}
+                    "job": "checkout-api"}, "value": [at, value]}
         for ip, value in samples]}})
 
 
@@ -122,3 +123,21 @@ def test_records_named_by_their_type_are_those_records(types: list[str], ttls: l
     theirs = ttls[(at + 1 + other % (len(types) - 1)) % len(types)]
     assert bucket(f"The {kind} record has a TTL of {own} seconds.", [answer]) == "grounded"
     assert bucket(f"The {kind} record has a TTL of {theirs} seconds.", [answer]) != "grounded"
+
+
+@settings(max_examples=40, deadline=None)
+@given(hour=st.integers(0, 23), minute=st.integers(0, 59), shift=st.integers(1, 22),
+       ratio=st.integers(1, 9999))
+def test_a_samples_time_is_read_as_a_time_and_its_value_as_the_value(
+        hour: int, minute: int, shift: int, ratio: int) -> None:
+    """Prometheus writes a sample as ``[unix time, "value"]``: the time is when the value was
+    taken (a time the claim gives is checked against it), never a number the value is
+    compared with."""
+    at = 1718064000 + hour * 3600 + minute * 60  # 2024-06-11 00:00 UTC on
+    text = vector([("10.0.4.17", f"0.{ratio:04d}"), ("10.0.4.18", "0.00001")], at)
+    value = f"0.{ratio:04d}"
+    said = f"Instance 10.0.4.17:8080 had an error ratio of {value} at {hour:02d}:{minute:02d} UTC."
+    assert bucket(said, [text]) == "grounded", text
+    wrong = f"{(hour + shift) % 24:02d}:{minute:02d}"
+    assert bucket(f"Instance 10.0.4.17:8080 had an error ratio of {value} at {wrong} UTC.",
+                  [text]) == "contradicted", text

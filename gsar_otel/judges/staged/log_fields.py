@@ -17,6 +17,7 @@ what it names, never a value on another line.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Final
 
 METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT",
@@ -227,3 +228,22 @@ def well_known_lines(texts: list[str]) -> list[str]:
         else:
             out.append(text)
     return out
+
+
+EPOCH_RANGE: Final = (946684800, 4102444800)
+"""Unix times a sample may carry (2000 to 2100): a larger or smaller first number is no time."""
+
+
+def sample_pair(value: object) -> tuple[str, str] | None:
+    """A sample as Prometheus's HTTP API writes one, ``[1718028180.123, "0.2314"]``: its time
+    (ISO 8601, UTC) and its value, or None for any other list."""
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[1], str)
+            and isinstance(value[0], int | float) and not isinstance(value[0], bool)
+            and EPOCH_RANGE[0] <= value[0] < EPOCH_RANGE[1]):
+        return None
+    try:
+        float(value[1])
+    except ValueError:
+        return None
+    at = datetime.fromtimestamp(value[0], tz=UTC)
+    return at.isoformat(timespec="seconds").replace("+00:00", "Z"), value[1]
