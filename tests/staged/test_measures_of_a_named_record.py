@@ -141,3 +141,36 @@ def test_a_samples_time_is_read_as_a_time_and_its_value_as_the_value(
     wrong = f"{(hour + shift) % 24:02d}:{minute:02d}"
     assert bucket(f"Instance 10.0.4.17:8080 had an error ratio of {value} at {wrong} UTC.",
                   [text]) == "contradicted", text
+
+
+@settings(max_examples=40, deadline=None)
+@given(cpus=st.lists(st.integers(1, 99), min_size=2, max_size=5, unique=True),
+       pick=st.integers(0, 4), other=st.integers(0, 3), host=st.integers(1, 9),
+       alert=st.booleans())
+def test_a_measure_and_its_time_are_of_one_sample(cpus: list[int], pick: int, other: int,
+                                                  host: int, alert: bool) -> None:
+    """"CPU on db-1 was 97% at 14:01": 97% is the 14:02 sample's, so the claim is contradicted
+    by the 14:01 sample; an alert at that time without the measure decides nothing."""
+    rows = [f"ts=2024-06-10T14:{10 + at:02d}:00Z host=db-{host} cpu_pct={cpu}"
+            for at, cpu in enumerate(cpus)]
+    items = [*rows, f"2024-06-10T14:{10 + len(cpus):02d}:00Z ALERT HighCPU fired for db-{host}"
+             ][:len(rows) + alert]
+    at = pick % len(cpus)
+    later = (at + 1 + other % (len(cpus) - 1)) % len(cpus)
+    said = f"CPU on db-{host} was {cpus[at]}% at 14:{10 + at:02d} UTC."
+    assert bucket(said, items) == "grounded", items
+    wrong = f"CPU on db-{host} was {cpus[later]}% at 14:{10 + at:02d} UTC."
+    assert bucket(wrong, items) == "contradicted", items
+    if alert:  # the alert's time holds no CPU: the measure is the sample's, the time the alert's
+        after = f"CPU on db-{host} was {cpus[at]}% at 14:{10 + len(cpus):02d} UTC."
+        assert bucket(after, items) != "contradicted", items
+
+
+def test_a_range_vectors_value_is_its_own_samples() -> None:
+    matrix = json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
+        {"metric": {"instance": "10.0.4.17:8080", "job": "api"},
+         "values": [[1718028000, "0.10"], [1718028060, "0.25"]]}]}})
+    assert bucket("Instance 10.0.4.17:8080 had a value of 0.25 at 14:01 UTC.", [matrix]) \
+        == "grounded"
+    assert bucket("Instance 10.0.4.17:8080 had a value of 0.25 at 14:00 UTC.", [matrix]) \
+        == "contradicted"

@@ -63,6 +63,7 @@ from gsar_otel.judges.staged.ranges import check_order, check_range, ranges_of
 from gsar_otel.judges.staged.replacement import replaced
 from gsar_otel.judges.staged.scope import check_scope
 from gsar_otel.judges.staged.textual import line_level
+from gsar_otel.judges.staged.together import check_together
 from gsar_otel.judges.staged.word_values import check_method, check_word_values
 from gsar_otel.judges.staged.years import years_check
 
@@ -340,6 +341,7 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
         for aggregate in (counted, total):
             if aggregate is not None:
                 checks.append(aggregate[0])
+        by_place: dict[int, tuple[Check, ...]] = {}
         for place, v in enumerate(slots.values):
             if place in done or (counted is not None and v.spec.raw.start == counted[1]) or (
                     total is not None and place == total[1]):
@@ -352,7 +354,11 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                     checks.extend(found)
                     done.add(end)
                     continue
-            checks.extend(check_value(place, v, slots, alignment, index))
+            by_place[place] = check_value(place, v, slots, alignment, index)
+            checks.extend(by_place[place])
+        together = check_together(slots, by_place, index)  # 97% "at 14:01": the 14:01 row's
+        if together is not None:
+            checks.append(together)
     if not slots.values:  # "api-1 had higher CPU than api-2": the order of two named rows
         refs = {index.facts[p].ref for p in (*alignment.focus, *alignment.about)}
         compared = comparison_of(slots, index.facts if not slots.subjects and " than " in
