@@ -174,3 +174,22 @@ def test_a_range_vectors_value_is_its_own_samples() -> None:
         == "grounded"
     assert bucket("Instance 10.0.4.17:8080 had a value of 0.25 at 14:00 UTC.", [matrix]) \
         == "contradicted"
+
+
+@settings(max_examples=40, deadline=None)
+@given(levels=st.lists(st.sampled_from(["ERROR", "WARN", "INFO"]), min_size=3, max_size=6),
+       seconds=st.lists(st.integers(0, 59), min_size=6, max_size=6, unique=True),
+       level=st.sampled_from(["ERROR", "WARN", "INFO"]))
+def test_lines_named_by_their_level_are_those_lines(levels: list[str], seconds: list[int],
+                                                    level: str) -> None:
+    """"The ERROR lines were at 14:02:01 and 14:02:05": a time of a line at another level is
+    none of theirs."""
+    lines = [f"2024-06-10T14:02:{seconds[at]:02d}Z {lv} api-2 upstream timeout"
+             for at, lv in enumerate(levels)]
+    own = [seconds[at] for at, lv in enumerate(levels) if lv == level]
+    other = [seconds[at] for at, lv in enumerate(levels) if lv != level]
+    if not own or not other:
+        return
+    said = f"The {level} lines show an upstream timeout at 14:02:"
+    assert bucket(f"{said}{own[0]:02d}.", lines) == "grounded", lines
+    assert bucket(f"{said}{other[0]:02d}.", lines) != "grounded", lines

@@ -30,6 +30,7 @@ from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.facts import Fact, read_evidence
 from gsar_otel.judges.staged.lexicon import KEY_SYNONYMS, key_stems
 from gsar_otel.judges.staged.roots import root
+from gsar_otel.judges.staged.textual import LEVELS, line_level
 
 MAX_SUPPORT: Final = 3
 """Most facts whose words one claim's coverage is read from."""
@@ -262,13 +263,23 @@ _TYPE_KEYS: Final = frozenset(root(k) for k in ("type", "kind", "level", "severi
 
 def typed_records(text: str, index: FactIndex) -> set[int]:
     """The records a claim names by the value of their type ("the A records" of dig's
-    ``type=A``, "the Warning events" of ``TYPE=Warning``, "the ERROR lines" of ``level``)."""
+    ``type=A``, "the Warning events" of ``TYPE=Warning``), or log lines by their level written
+    in capitals ("the ERROR lines"). Read once per claim and evidence."""
+    memo = index.memo.get("typed records")
+    if not isinstance(memo, dict):
+        memo = index.memo["typed records"] = {}
+    if text in memo:
+        return set(memo[text])
     found: set[int] = set()
     for word in _TYPED.findall(text):
         lowered = word.lower()
+        level = LEVELS.get(lowered) if word.isupper() else None  # "the ERROR lines"
         found.update(p for p in index.by_token.get(lowered, ()) if any(
             field.value.strip().lower() == lowered and field.key_stems & _TYPE_KEYS
-            for field in index.facts[p].fields))
+            for field in index.facts[p].fields) or (
+            level is not None and index.facts[p].kind == "log"
+            and line_level(index.facts[p].text) == level))
+    memo[text] = frozenset(found)
     return found
 
 

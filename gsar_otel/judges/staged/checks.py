@@ -30,7 +30,12 @@ from gsar_otel.judges.staged.aggregates import (
     check_total,
     line_count,
 )
-from gsar_otel.judges.staged.alignment import Alignment, FactIndex, numbered_records
+from gsar_otel.judges.staged.alignment import (
+    Alignment,
+    FactIndex,
+    numbered_records,
+    typed_records,
+)
 from gsar_otel.judges.staged.anchoring import STATUS_CODE, agree, comparable, digits, shape
 from gsar_otel.judges.staged.categories import compatible
 from gsar_otel.judges.staged.check_model import Check
@@ -161,7 +166,8 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
     # error ratio of 10.0.4.18" is not 10.0.4.17's); an address, an id or a class of status
     # ("the 5xx burst") is itself no measure
     tied = [] if slots.subjects or value.spec.kind in _TYING | {"HTTP_CLASS"} else _tied(
-        place, slots, alignment, index, holders)
+        place, slots, alignment, index, holders) or [
+        index.facts[p] for p in sorted(typed_records(slots.text, index))]  # "the ERROR lines"
     # the fact that states the rest of the claim first: a time is the CPU row's, not the alert's
     for fact in sorted(tied or focus, key=lambda f: f.position not in first):
         if fact.position in holders:
@@ -235,7 +241,7 @@ def _tied(place: int, slots: ClaimSlots, alignment: Alignment, index: FactIndex,
 
 def _tying(slots: ClaimSlots, fact: Fact) -> str:
     return next((v.spec.text for v in slots.values if v.spec.kind in _TYING
-                 and v.spec.text.lower() in fact.text.lower()), "it")
+                 and v.spec.text.lower() in fact.text.lower()), "what the claim names")
 
 
 def check_categories(slots: ClaimSlots, alignment: Alignment, index: FactIndex,

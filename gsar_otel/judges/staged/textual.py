@@ -157,7 +157,7 @@ def facts_of(text: str) -> TextFacts:
     )
 
 
-_LEVELS: Final = {"normal": "info", "error": "error", "err": "error", "fatal": "error",
+LEVELS: Final = {"normal": "info", "error": "error", "err": "error", "fatal": "error",
                   "critical": "error", "crit": "error", "warn": "warning", "warning": "warning",
                   "info": "info",
                   "notice": "info", "debug": "debug", "trace": "debug"}
@@ -179,7 +179,7 @@ def said_level(text: str) -> str | None:
     found = _SAID.search(text)
     if found is None:
         return None
-    return _LEVELS[next(g for g in found.groups() if g).lower()]
+    return LEVELS[next(g for g in found.groups() if g).lower()]
 
 
 def line_level(text: str) -> str | None:
@@ -187,7 +187,7 @@ def line_level(text: str) -> str | None:
     found = _HELD.search(text)
     if found is None:
         return None
-    return _LEVELS[next(g for g in found.groups() if g).lower()]
+    return LEVELS[next(g for g in found.groups() if g).lower()]
 
 
 def is_path(text: str, start: int) -> bool:
