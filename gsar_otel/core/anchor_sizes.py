@@ -13,6 +13,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Final
 
+from gsar_otel.core.anchor_words import TIME_UNIT_WORDS
+
 _DECIMAL: Final = {"b": 0, "kb": 1, "mb": 2, "gb": 3, "tb": 4, "pb": 5}
 _BINARY: Final = {"kib": 1, "mib": 2, "gib": 3, "tib": 4, "ki": 1, "mi": 2, "gi": 3, "ti": 4}
 _SPELLED: Final = {"byte": "b", "bytes": "b", "kilobytes": "kb", "megabytes": "mb",
@@ -53,7 +55,7 @@ def key_parts(key: str | None) -> list[str]:
     if not key:
         return []
     head, per, unit = key.rpartition("/")
-    if per and head and unit.lower() in ("s", "sec", "min", "h", "hr"):
+    if per and head and unit.lower() in TIME_UNIT_WORDS:
         key = f"{head}_rate"
     for separator in ".-/":
         key = key.replace(separator, "_")

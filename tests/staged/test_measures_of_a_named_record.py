@@ -161,6 +161,11 @@ def test_a_measure_and_its_time_are_of_one_sample(cpus: list[int], pick: int, ot
     assert bucket(said, items) == "grounded", items
     wrong = f"CPU on db-{host} was {cpus[later]}% at 14:{10 + at:02d} UTC."
     assert bucket(wrong, items) == "contradicted", items
+    # reordered, with an unrelated host's sample added: the same verdicts
+    shuffled = [f"ts=2024-06-10T14:{10 + at:02d}:00Z host=cache-{host} cpu_pct={cpus[later]}",
+                *reversed(items)]
+    assert bucket(said, shuffled) == "grounded", shuffled
+    assert bucket(wrong, shuffled) == "contradicted", shuffled
     if alert:  # the alert's time holds no CPU: the measure is the sample's, the time the alert's
         after = f"CPU on db-{host} was {cpus[at]}% at 14:{10 + len(cpus):02d} UTC."
         assert bucket(after, items) != "contradicted", items
@@ -191,5 +196,6 @@ def test_lines_named_by_their_level_are_those_lines(levels: list[str], seconds: 
     if not own or not other:
         return
     said = f"The {level} lines show an upstream timeout at 14:02:"
-    assert bucket(f"{said}{own[0]:02d}.", lines) == "grounded", lines
-    assert bucket(f"{said}{other[0]:02d}.", lines) != "grounded", lines
+    for items in (lines, [*reversed(lines), "2024-06-10T14:03:00Z INFO batch-7 job done"]):
+        assert bucket(f"{said}{own[0]:02d}.", items) == "grounded", items
+        assert bucket(f"{said}{other[0]:02d}.", items) != "grounded", items

@@ -21,7 +21,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from gsar_otel.core.anchors import AnchorIndex
 from gsar_otel.core.evidence import EvidenceSet
@@ -206,6 +206,14 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
                      tuple(sorted(subject_hits)), tuple(related))
 
 
+def _table(index: FactIndex, name: str) -> dict[Any, Any]:
+    """The index's memo table ``name`` (what is read once per evidence or per claim)."""
+    table = index.memo.get(name)
+    if not isinstance(table, dict):
+        table = index.memo[name] = {}
+    return table
+
+
 _HASH: Final = re.compile(r"[0-9a-f]{8,64}")
 SHORT_HASH: Final = 7
 """A commit written short (``90c192c``) is the long hash it begins (git's own abbreviation)."""
@@ -216,10 +224,9 @@ def _short_hash(subject: str, index: FactIndex) -> bool:
     hashes by their first 7 characters are read once per evidence."""
     if len(subject) < SHORT_HASH or not _HASH.fullmatch(subject.ljust(8, "0")):
         return False
-    memo = index.memo.get("short hashes")
-    held: dict[str, list[str]] = memo if isinstance(memo, dict) else {}
-    if not isinstance(memo, dict):
-        index.memo["short hashes"] = held
+    built = "short hashes" in index.memo
+    held = _table(index, "short hashes")
+    if not built:  # once per evidence, even when it holds no hash
         for token in index.by_token:
             if _HASH.fullmatch(token) and any(ch.isdigit() for ch in token):
                 held.setdefault(token[:SHORT_HASH], []).append(token)
@@ -238,9 +245,7 @@ def numbered_records(text: str, index: FactIndex, own: bool = False) -> set[int]
     under a key of a record's own number; with ``own``, only under the word's own key, a key of
     a record's number ("PID 2210" names its process; "status 503" names no record). Read once
     per claim and evidence (alignment and the value checks both ask)."""
-    memo = index.memo.get("numbered records")
-    if not isinstance(memo, dict):
-        memo = index.memo["numbered records"] = {}
+    memo = _table(index, "numbered records")
     if (text, own) in memo:
         return set(memo[text, own])
     found: set[int] = set()
@@ -265,9 +270,7 @@ def typed_records(text: str, index: FactIndex) -> set[int]:
     """The records a claim names by the value of their type ("the A records" of dig's
     ``type=A``, "the Warning events" of ``TYPE=Warning``), or log lines by their level written
     in capitals ("the ERROR lines"). Read once per claim and evidence."""
-    memo = index.memo.get("typed records")
-    if not isinstance(memo, dict):
-        memo = index.memo["typed records"] = {}
+    memo = _table(index, "typed records")
     if text in memo:
         return set(memo[text])
     found: set[int] = set()

@@ -104,6 +104,8 @@ def agree(claim: Spec, evidence: Spec) -> Agreement:
 
 STATUS_CODE: Final = re.compile(r"[1-5]\d\d")
 """A bare number that may be an HTTP status code ("returned 503")."""
+NAMING_KINDS: Final = frozenset({"IPV4", "IPV6", "HOST", "IDENTIFIER", "URL"})
+"""Kinds of value that name what a claim is about (an address, an id), not a measure of it."""
 
 
 def digits(spec: Spec) -> str:

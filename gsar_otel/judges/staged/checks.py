@@ -36,6 +36,7 @@ from gsar_otel.judges.staged.alignment import (
     numbered_records,
     typed_records,
 )
+from gsar_otel.judges.staged.anchoring import NAMING_KINDS as _TYING  # what a claim is about
 from gsar_otel.judges.staged.anchoring import STATUS_CODE, agree, comparable, digits, shape
 from gsar_otel.judges.staged.categories import compatible
 from gsar_otel.judges.staged.check_model import Check
@@ -221,10 +222,6 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
                      f"{', '.join(sorted(other.subjects - keys)) or 'something else'}, not "
                      f"about {', '.join(about)}", other.ref)
     return Check("value", "ABSENT", f"{text} appears in no evidence item")
-
-
-_TYING: Final = frozenset({"IPV4", "IPV6", "HOST", "IDENTIFIER", "URL"})
-"""Kinds of value that say what a claim with no named subject is about (an address, an id)."""
 
 
 def _tied(place: int, slots: ClaimSlots, alignment: Alignment, index: FactIndex,

@@ -158,9 +158,9 @@ def facts_of(text: str) -> TextFacts:
 
 
 LEVELS: Final = {"normal": "info", "error": "error", "err": "error", "fatal": "error",
-                  "critical": "error", "crit": "error", "warn": "warning", "warning": "warning",
-                  "info": "info",
-                  "notice": "info", "debug": "debug", "trace": "debug"}
+                 "critical": "error", "crit": "error", "warn": "warning", "warning": "warning",
+                 "info": "info", "notice": "info", "debug": "debug", "trace": "debug"}
+"""A log level as written -> the level it is (``crit`` is an error)."""
 _NAMES: Final = "error|err|fatal|critical|crit|warn|warning|info|notice|debug|trace"
 _SAID: Final = re.compile(
     rf"\b(?:at|with|as)\s+(?:an?\s+)?({_NAMES})(?:[- ]level)?\b"

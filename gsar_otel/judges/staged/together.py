@@ -12,14 +12,16 @@ record: at 14:01 the CPU was 50%. A record at that time without that key (an ale
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from gsar_otel.judges.staged.aggregates import TIME_KINDS
 from gsar_otel.judges.staged.alignment import FactIndex
+from gsar_otel.judges.staged.anchoring import NAMING_KINDS
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.keyed import agreement
 
-_NAMING: frozenset[str] = frozenset({"IPV4", "IPV6", "HOST", "IDENTIFIER", "URL", "VERSION"})
+_NAMING: Final = NAMING_KINDS | {"VERSION"}
 """Kinds of value that name a thing rather than measure it at a time."""
 
 
@@ -53,11 +55,10 @@ def check_together(slots: ClaimSlots, found: Mapping[int, Sequence[Check]],
                     moment.subjects & index.facts[there].subjects):
                 continue
             # the key the measure was found under, as the time's record holds it
-            held = next((f for f in index.facts[there].fields if any(
+            key = next((f.key for f in index.facts[there].fields if any(
                 agreement(value.spec, a) == "match" for a in f.anchors)), None)
-            clash = next((f for f in moment.fields if held is not None and f.key == held.key
-                          and any(agreement(value.spec, a) == "conflict" for a in f.anchors)),
-                         None)
+            clash = next((f for f in moment.fields if f.key == key and any(
+                agreement(value.spec, a) == "conflict" for a in f.anchors)), None)
             if clash is not None:
                 return Check("value", "CONFLICT", f"says {value.spec.text} at "
                              f"{values[when_at].spec.text}; {moment.ref} at that time has "

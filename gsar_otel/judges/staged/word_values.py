@@ -154,13 +154,18 @@ def _other_value(word: str, stems: frozenset[str], index: FactIndex,
     return _phrase_value(word, index, held, said) if said else None
 
 
+def _spaced(text: str) -> str:
+    """``text`` lowercased, its runs of spaces one space (a padded table cell as written)."""
+    return " ".join(text.lower().split())
+
+
 def _phrase_value(word: str, index: FactIndex, held: Field, said: str) -> Field | None:
     """A value of ``held``'s key of words, another than ``held``'s, that ``word`` begins and the
     claim's text ``said`` writes whole ("idle in transaction", where its record is ``idle``)."""
-    own = " ".join(held.value.lower().split())
+    own = _spaced(held.value)
     for position in index.by_token.get(word, ()):
         for field in index.facts[position].fields:
-            value = " ".join(field.value.lower().split())
+            value = _spaced(field.value)
             if field.key == held.key and value.startswith(f"{word} ") and value in said \
                     and value not in own:
                 return field
@@ -205,11 +210,11 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
                 fields.setdefault(field, (index.facts[position], field.key_stems, True))
     checks: list[Check] = []
     done: set[frozenset[str]] = set()
+    text = _spaced(slots.text)
     for field, (fact, stems, state) in fields.items():
         if stems in done:
             continue
         done.add(stems)
-        text = " ".join(slots.text.lower().split())
         longer = next((f for w in states if (f := _phrase_value(w, index, field, text))),
                       None) if state else None
         if longer is not None:  # "is idle in transaction" of a record that is only ``idle``
