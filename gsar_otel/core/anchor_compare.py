@@ -46,8 +46,7 @@ _KEY_SECONDS: Final = {"ms": "0.001", "s": "1", "sec": "1", "secs": "1", "second
                        "minutes": "60", "h": "3600", "hours": "3600", "days": "86400"}
 _WIDEN: Final = Decimal("0.1")
 _INFINITY: Final = Decimal("Infinity")
-_SIGNIFICANT: Final = 24
-"""Digits a rounding interval is computed to (the decimal context keeps 28)."""
+_SIGNIFICANT: Final = 24  # digits a rounding interval is computed to (the context keeps 28)
 
 
 class Interval(NamedTuple):
@@ -109,14 +108,12 @@ class AnchorIndex:
 
     ``find(claim)`` returns an evidence anchor that MATCHes ``claim`` (as
     :func:`compare_anchors` would say), or None, after one lookup or binary search per query.
-    Building it is one pass over the anchors; each space is sorted the first time it is asked.
-    """
+    Building it is one pass over the anchors; each space is sorted the first time it is asked."""
 
     def __init__(self, anchors: Iterable[Anchor]) -> None:
         self._exact: dict[tuple[str, str], list[tuple[int, Anchor]]] = {}
         self._filed: dict[tuple[str, str], list[tuple[Decimal, int, Anchor]]] = {}
-        self._sorted: dict[tuple[str, str],
-                           tuple[list[Decimal], list[Anchor], list[int]]] = {}
+        self._sorted: dict[tuple[str, str], tuple[list[Decimal], list[Anchor], list[int]]] = {}
         exact, filed = self._exact, self._filed
         for position, anchor in enumerate(anchors):
             for where, value in _filings(anchor):
@@ -330,12 +327,14 @@ def _magnitude_views(anchor: Anchor) -> tuple[View, ...]:
             found.append(View("num", dims, written[0], False))
     else:
         unit = _dimension(anchor.unit) if anchor.unit else _key_unit(anchor.key)
-        found.append(View("num", frozenset({unit, ANY}), value, True))
+        keyed = [] if anchor.unit else _key_views(anchor.key, value)
+        # a share of 1 (``error_ratio=0.005``, 0.5%) is never a percentage written alike (0.01%)
+        share = any(v.space == "pct" and v.value != value for v in keyed)
+        found.append(View("num", frozenset({ANY} if share else {unit, ANY}), value, True))
         sized = anchor.unit or (key_parts(anchor.key) or [""])[-1]
         found += [View("bytes", frozenset({size_unit(sized) or ""}), value * f, True)
                   for f in byte_factors(sized)]
-        if anchor.unit is None:
-            found += _key_views(anchor.key, value)
+        found += keyed
     return tuple(found)
 
 

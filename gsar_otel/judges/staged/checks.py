@@ -135,7 +135,15 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
     if window is not None:  # "the 1h burn rate": the window ``burn_rate_1h`` names
         return Check("value", "MATCH", f"{text} names a window of {window.ref}'s keys",
                      window.ref, window.position)
-    keyed = keyed_fields(value, focus, slots.stems if len(slots.values) == 1 else frozenset())
+    holders = set(alignment.value_facts.get(place, ()))
+    # a measure of the record the claim's address or id names, not of another record ("the
+    # error ratio of 10.0.4.18" is not 10.0.4.17's); an address, an id or a class of status
+    # ("the 5xx burst") is itself no measure
+    tied = [] if slots.subjects or value.spec.kind in _TYING | {"HTTP_CLASS"} else _tied(
+        place, slots, alignment, index, holders) or [
+        index.facts[p] for p in sorted(typed_records(slots.text, index))]  # "the ERROR lines"
+    keyed = keyed_fields(value, tied or focus,
+                         slots.stems if len(slots.values) == 1 else frozenset())
     # a field its value cannot be compared with ("24%" beside ``Used=120G``) decides nothing
     if any(agreement(value.spec, spec) != "unrelated" for _, _, spec in keyed):
         for fact, _, spec in keyed:
@@ -161,14 +169,7 @@ def _plain_value(place: int, value: Value, slots: ClaimSlots, alignment: Alignme
         said = measure_words(value.key_stems)
         return Check("value", "ABSENT", f"says {text} of {said}; {measure[0].ref} has it as "
                      f"{measure[1].shown}, another measure", measure[0].ref)
-    holders = set(alignment.value_facts.get(place, ()))
     first = set(alignment.support[:1])
-    # a measure of the record the claim's address or id names, not of another record ("the
-    # error ratio of 10.0.4.18" is not 10.0.4.17's); an address, an id or a class of status
-    # ("the 5xx burst") is itself no measure
-    tied = [] if slots.subjects or value.spec.kind in _TYING | {"HTTP_CLASS"} else _tied(
-        place, slots, alignment, index, holders) or [
-        index.facts[p] for p in sorted(typed_records(slots.text, index))]  # "the ERROR lines"
     # the fact that states the rest of the claim first: a time is the CPU row's, not the alert's
     for fact in sorted(tied or focus, key=lambda f: f.position not in first):
         if fact.position in holders:

@@ -332,7 +332,8 @@ class _Reader:
         records of their own that keep the identity fields of the records holding them (a
         container's ``restartCount`` is its pod's too). Text leaves are read again as text."""
         if (pair := log_fields.sample_pair(value)) is not None:  # [time, "value"]: one sample
-            row = (_field(f"{path}.time", pair[0]), _field(path, pair[1]), *context)
+            row = (_field(f"{path}.time", pair[0]),
+                   _field(log_fields.metric_key(path, context), pair[1]), *context)
             self.add("row", " ".join(f"{f.key}={f.value}" for f in row), row, structured=True)
             return
         if isinstance(value, list):
@@ -371,7 +372,8 @@ class _Reader:
             if isinstance(inner, dict) and depth < MAX_DEPTH:
                 self.gather(inner, name, depth + 1, fields, nested)
             elif (pair := log_fields.sample_pair(inner)) is not None:  # Prometheus's sample
-                fields.extend((_field(f"{name}.time", pair[0]), _field(name, pair[1])))
+                fields.extend((_field(f"{name}.time", pair[0]),
+                               _field(log_fields.metric_key(name, fields), pair[1])))
             elif isinstance(inner, list) and depth < MAX_DEPTH:
                 nested.append((name, inner, depth + 1))
             elif isinstance(inner, str) and _is_text(name, inner):

@@ -218,8 +218,12 @@ KEY_SYNONYMS: Final[dict[str, frozenset[str]]] = {
         "married": "spouse", "marry": "spouse", "wed": "spouse", "spouse": "married marry wed",
         "served": "service", "serving": "service",
         "free": "avail available", "available": "avail free", "avail": "available free",
+        "average": "avg mean", "mean": "avg average", "minimum": "min", "maximum": "max",
+        "median": "p50 med", "highest": "max peak", "lowest": "min", "peak": "max",
+        "deviation": "mdev stddev dev std", "round-trip": "rtt", "roundtrip": "rtt",
     }.items()}
-"""Key words a claim may use for a key: "HTTP 200" names ``status=200``."""
+"""Key words a claim may use for a key: "HTTP 200" names ``status=200``; "the average
+round-trip time" names ping's ``rtt avg``."""
 
 PROBLEM_LEVELS: Final = _set("error err fatal critical crit warn warning")
 """Log levels that state a problem: "no errors" against such a line is contradicted."""

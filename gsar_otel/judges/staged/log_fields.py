@@ -17,8 +17,9 @@ what it names, never a value on another line.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Final
+from typing import Final, Protocol
 
 METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT",
                   "TRACE")
@@ -247,3 +248,19 @@ def sample_pair(value: object) -> tuple[str, str] | None:
         return None
     at = datetime.fromtimestamp(value[0], tz=UTC)
     return at.isoformat(timespec="seconds").replace("+00:00", "Z"), value[1]
+
+
+class _Keyed(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def value(self) -> str: ...
+
+
+def metric_key(key: str, fields: Iterable[_Keyed]) -> str:
+    """The key of a Prometheus sample's value: its path and the metric its series'
+    ``__name__`` label names (``value.http_requests_error_ratio``), so the value reads as what
+    the series measures (a ratio is a share of 1, ``..._seconds`` a duration); ``key`` itself
+    when no field of ``fields`` names a metric. The API writes ``metric`` before ``value``."""
+    name = next((f.value for f in fields if f.key.endswith("__name__") and f.value), None)
+    return f"{key}.{name}" if name else key

@@ -22,7 +22,7 @@ from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.facts import Fact
-from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, NOT_SUPERLATIVE
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, KEY_SYNONYMS, NOT_SUPERLATIVE
 from gsar_otel.judges.staged.roots import root
 
 _TIME_SPANS: Final = ("life|lives|lifetime|career|history|existence|tenure|time|reign|run|"
@@ -95,7 +95,8 @@ def _peak_of_value(slots: ClaimSlots, alignment: Alignment, index: FactIndex, en
     """"The longest GC pause on X was 3963 ms": the superlative of a measure (the words after
     it name the key of a field) whose value the claim states and that fact holds: a record's
     peak over its window, not a rank of X."""
-    measure = {root(w) for w in re.findall(r"[a-z]+", slots.text[end:end + 40].lower())[:3]}
+    measure = {root(w) for w in re.findall(r"[a-z][a-z-]*", slots.text[end:end + 40].lower())[:3]}
+    measure |= {s for m in measure for s in KEY_SYNONYMS.get(m, ())}  # "round-trip": ``rtt``
     return any(field.key_stems & measure
                for positions in alignment.value_facts.values() for p in positions
                for field in index.facts[p].fields)
