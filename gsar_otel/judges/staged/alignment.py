@@ -60,6 +60,22 @@ class FactIndex:
 
 
 _QUALIFIED: Final = re.compile(r"\b(?:[a-z_][a-z0-9_]{0,40}\.){1,12}([A-Z][A-Za-z0-9_$]{0,80})")
+_POD: Final = re.compile(r"([a-z0-9][a-z0-9-]{0,200}?[a-z0-9])(?:-[bcdfghjklmnpqrstvwxz2-9]{6,10})?"
+                        r"-[bcdfghjklmnpqrstvwxz2-9]{5}")
+"""A pod Kubernetes named for its workload: ``payments-worker-5c6d7f8b9-lq4wn`` (a Deployment's
+name, its ReplicaSet's hash, the pod's own suffix, both in Kubernetes' own alphabet of no
+vowels and no 0, 1, 3) or ``node-exporter-x7k2p`` (a DaemonSet's, a Job's)."""
+_FILE: Final = re.compile(r"(?:.{0,400}/)?([a-z][a-z0-9_-]{1,80}[a-z0-9])\.[a-z]{1,5}")
+"""A path's file, its name before the extension: ``/opt/orders/orders-service.jar``."""
+
+
+def derived_names(token: str) -> tuple[str, ...]:
+    """The names a token carries: the workload of a pod Kubernetes named (``payments-worker``),
+    the program a path's file is (``orders-service``); names with a hyphen or underscore only,
+    so a plain word is never made a name."""
+    found = [m.group(1) for m in (_POD.fullmatch(token), _FILE.fullmatch(token) if "/" in token
+                                  else None) if m is not None]
+    return tuple(n for n in found if "-" in n or "_" in n)
 
 
 def build_index(evidence: EvidenceSet) -> FactIndex:
@@ -71,7 +87,8 @@ def build_index(evidence: EvidenceSet) -> FactIndex:
     for fact in facts:
         # a qualified class name names its class: ``java.lang.OutOfMemoryError`` an
         # OutOfMemoryError, ``com.shop.orders.BatchLoader`` a BatchLoader
-        named = {m.group(1).lower() for m in _QUALIFIED.finditer(fact.text)} - fact.tokens
+        named = {m.group(1).lower() for m in _QUALIFIED.finditer(fact.text)} | {
+            name for token in fact.tokens for name in derived_names(token)} - fact.tokens
         for token in fact.tokens | fact.subjects | named:
             by_token.setdefault(token, []).append(fact.position)
         for stem_ in fact.stems:
