@@ -21,6 +21,21 @@ from gsar_otel.judges.staged.roots import root
 Category = tuple[str, str]
 """``(axis, pole)``."""
 
+_CONDITIONS: Final = (
+    ("leak", "leaking", "leak leaks leaking leaked"),
+    ("deadlock", "deadlocked", "deadlock deadlocks deadlocked"),
+    ("hang", "hung", "hung hang hangs hanging unresponsive"),
+    ("thrashing", "thrashing", "thrashing thrash thrashes"),
+    ("throttling", "throttled", "throttled throttling throttle throttles"),
+    ("saturation", "saturated", "saturated saturation saturating"),
+    ("overload", "overloaded", "overloaded overload overloading"),
+    ("starvation", "starved", "starved starving starvation"),
+    ("rebalance", "rebalancing", "rebalancing rebalance rebalances rebalanced"),
+    ("flapping", "flapping", "flapping flap flaps flapped"))
+"""Conditions a claim may diagnose: one axis and one pole each (a leak is no opposite of a
+deadlock), read only as a predicate ("is leaking memory", "was rebalancing"), so a claim's
+condition needs a record that states it; a process row is no memory leak."""
+
 _AXES: Final[dict[str, dict[str, str]]] = {
     "outcome": {
         "succeeded": "succeed succeeded succeeds successful successfully ok",
@@ -75,6 +90,7 @@ _AXES: Final[dict[str, dict[str, str]]] = {
         "synced": "synced",
         "out_of_sync": "outofsync unsynced",
     },
+    **{axis: {pole: words} for axis, pole, words in _CONDITIONS},
 }
 
 _TWO_WORD: Final[dict[tuple[str, str], Category]] = {
@@ -159,6 +175,10 @@ AMBIGUOUS: Final = frozenset({"up", "down", "open", "close", "complete", "ok", "
 """Words that name a category only as a predicate or a value, never inside a noun phrase
 reading ("the up link", "a drop of 3%" still count as direction: these are read only from a
 value, a key's value, or after a verb of being; see :func:`categories_of`)."""
+CONDITION_AXES: Final = frozenset(axis for axis, _, _ in _CONDITIONS)
+CONDITION_WORDS: Final = frozenset(w for _, _, words in _CONDITIONS for w in words.split())
+"""Read from a claim only as a predicate ("is leaking"): "the rebalance of X led to" names an
+event the evidence states ("root cause: ... rebalance"), not a condition of X."""
 
 TOOL_AXES: Final = frozenset({"permission", "enablement", "sync"})
 """Axes read off tool output only: a story's "was denied parole" is no record's permission."""
@@ -230,14 +250,16 @@ def category_of(word: str) -> Category | None:
     return WORDS.get(word) or WORDS.get(root(word))
 
 
-def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Category, ...]:
+def categories_of(tokens: Iterable[str], negatable: bool = False,
+                  claim: bool = False) -> tuple[Category, ...]:
     """The categories named in a run of lowercased tokens, in order, each once.
 
     An ambiguous word ("up", "open", "drop") counts only after a verb of being or ``status``/
     ``state`` ("is up", "went down", "state: open") or as a whole value (a one-token text).
     With ``negatable``, a category negated in place ("was not closed", "wasn't ever merged")
     is its opposite pole, or nothing when its axis has no two poles (evidence text; a claim's
-    negation is read over the whole claim by :mod:`.claims`).
+    negation is read over the whole claim by :mod:`.claims`). With ``claim``, a condition
+    (:data:`CONDITION_WORDS`) counts only as a predicate, as an ambiguous word does.
     """
     seen: dict[Category, None] = {}
     negating = False
@@ -265,7 +287,8 @@ def categories_of(tokens: Iterable[str], negatable: bool = False) -> tuple[Categ
                 seen.setdefault(pair, None)
         elif token not in ("back", "ready") or previous not in ("rolled", "roll", "not"):
             found = category_of(token)
-            if found is not None and (token not in AMBIGUOUS or previous in _BEING
+            if found is not None and ((token not in AMBIGUOUS and not (
+                    claim and token in CONDITION_WORDS)) or previous in _BEING
                                       or len(sequence) == 1) \
                     and following not in _PREPOSITIONS.get(token, ()) \
                     and (token != "active" or alerting or following not in _SPANS) \

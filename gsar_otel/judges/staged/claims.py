@@ -24,6 +24,7 @@ from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import STATUS_CODE, Spec
 from gsar_otel.judges.staged.categories import (
     ACK,
+    CONDITION_AXES,
     TOOL_AXES,
     Category,
     categories_of,
@@ -335,7 +336,7 @@ def slots_of(text: str) -> ClaimSlots:
     starts = [t[0] for t in tokens]
     ends = [t[1] for t in tokens]
     lowered = [t[2] for t in tokens]
-    stated = categories_of(part for token in lowered for part in token.split("-"))
+    stated = categories_of((part for token in lowered for part in token.split("-")), claim=True)
     negated = facts.negated
     quoted = [(a.start, a.end) for a in facts.anchors if a.kind == "QUOTED"]
     if negated and quoted:  # "logged "No space left on device"": the quote's, not the claim's
@@ -360,7 +361,7 @@ def slots_of(text: str) -> ClaimSlots:
         categories.append(flipped or category)
     denied: list[Category] = []
     if negated and not absent:  # negated in place ("did not fail"), not the negation ("failed to")
-        kept = categories_of((p for t in lowered for p in t.split("-")), negatable=True)
+        kept = categories_of((p for t in lowered for p in t.split("-")), True, claim=True)
         denied = [c for c in categories if negate(c) is None and c in stated and c not in kept]
         categories = [c for c in categories if c not in denied]
     modality: Modality = "observation"
@@ -376,7 +377,8 @@ def slots_of(text: str) -> ClaimSlots:
     skip = ({root(w) for s in named for w in words(s)} | PREDICATES | NEGATION_STEMS
             | HEDGE_STEMS | INDICATIVE_STEMS | CAUSAL_STEMS
             | {root(w) for w in lowered if (c := category_of(w)) and c[0] not in TOOL_AXES
-               and (root(w) not in ACK or c in stated)})  # "ticket was not acknowledged": a word
+               and ((root(w) not in ACK and c[0] not in CONDITION_AXES) or c in stated)})
+    # "ticket was not acknowledged", "quietly rebalanced": words, where they state no category
     # anchors are checked as values; "[CONTINUE]"-style markup is no word of the claim
     inside = _inside(text, [(s.start, s.end) for s in facts.anchors]
                      + [m.span() for m in _MARKUP.finditer(text)])
