@@ -187,8 +187,9 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
     # of a host, a service, a pod, or where records are keyed by the scope: not "the economic
     # environment" of a story
     scoped = _unknown_scopes(tokens, index, keyed=not slots.subjects)
-    if not slots.subjects and not numbered_records(slots.text, index):  # "incident 20772"
-        return scoped
+    # a record the claim does not name ("the run was on the release branch" of the one run
+    # listed): another word for its field is a value no evidence item states, not a conflict
+    named = bool(slots.subjects) or bool(numbered_records(slots.text, index))  # "incident 2077"
     # a capitalised word ("Pending", "Azure") is the claim's name and may be a value too
     own = frozenset({*slots.subjects, *(v.spec.text.lower() for v in slots.values)})
     said = {root(t) for t in tokens}
@@ -229,10 +230,11 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
             other = _other_value(word, stems, index, field, text if state else "")
             if other is None and (state or word in index.by_token or root(word) in index.by_stem):
                 continue  # said elsewhere: perhaps the claim's paraphrase, not a value
-            checks.append(Check("value", "CONFLICT", f"says {word} for {field.key}; "
-                                f"{fact.ref} has {field.shown}", fact.ref, fact.position))
+            checks.append(Check("value", "CONFLICT" if named else "ABSENT", f"says {word} for "
+                                f"{field.key}; {fact.ref} has {field.shown}", fact.ref,
+                                fact.position))
             break
-    return scoped + checks + _check_acts(tokens, alignment, index)
+    return scoped + checks + (_check_acts(tokens, alignment, index) if named else [])
 
 
 ACTION_KEYS: Final = frozenset(root(w) for w in ("action", "verb", "operation", "op", "event",
