@@ -178,8 +178,10 @@ def gsar_score(
         return NEUTRAL_SCORE
     # One exact sum per side: G and K enter identically (P4), whatever bucket a claim sits in.
     support = math.fsum(weights_of((*partition.grounded, *partition.complementary), weights))
-    penalty = math.fsum([*weights_of(partition.ungrounded, penalties),
-                         *(rho * w for w in weights_of(partition.contradicted, penalties))])
+    # M = W(U) + rho * W(X) as written: rho scales the contradicted weight's sum, not each
+    # weight (a tiny weight times rho alone may round to 0 where the sum does not)
+    penalty = math.fsum(weights_of(partition.ungrounded, penalties)) + rho * math.fsum(
+        weights_of(partition.contradicted, penalties))
     denominator = support + penalty
     if denominator == 0.0:
         return NEUTRAL_SCORE
