@@ -4,7 +4,9 @@
   pod; ``node-exporter-x7k2p``, a DaemonSet's) is a pod of that workload, so "the
   payments-worker pod has restarted 7 times" reads that pod's row;
 - a path's file (``java -jar /opt/orders/orders-service.jar``) names its program, so "the
-  orders-service process" reads that process's row.
+  orders-service process" reads that process's row;
+- a process's command words ("the nginx worker" of ``nginx: worker process``) name its row,
+  and a value another row holds is not its own.
 
 The workload's or program's own value is grounded; another row's value is not; a name no
 token carries (a changed workload or program) is never grounded."""
@@ -80,3 +82,29 @@ def test_a_paths_file_names_its_process(programs: list[str], cpus: list[int], ex
     assert bucket(f"The {program} process is using {theirs} CPU.", [listing]) != "grounded", \
         listing
     assert bucket(f"The {other} process is using {own} CPU.", [listing]) != "grounded", listing
+
+
+COMMANDS = [("nginx: worker process", "nginx worker"), ("postgres: checkpointer",
+                                                         "postgres checkpointer"),
+            ("sshd: session", "sshd session"), ("haproxy: master process", "haproxy master")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.permutations(range(len(COMMANDS))), count=st.integers(2, 4),
+       cpus=st.lists(st.integers(1, 999), min_size=4, max_size=4, unique=True),
+       pick=st.integers(0, 3))
+def test_a_process_named_by_its_command_words_is_its_row(rows: list[int], count: int,
+                                                         cpus: list[int], pick: int) -> None:
+    """"The nginx worker is using 85.3% CPU": the row whose command the words name, not the row
+    that happens to hold 85.3%."""
+    listed = rows[:count]
+    lines = ["USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND"]
+    for at, which in enumerate(listed):
+        lines.append(f"svc{at:<6} {2200 + at:>5} {cpus[at] / 10:4.1f}  1.2 612340 198220 ?     "
+                     f"S    09:12   1:02 {COMMANDS[which][0]}")
+    listing = "\n".join(lines)
+    at = pick % count
+    words = COMMANDS[listed[at]][1]
+    own, theirs = cpus[at] / 10, cpus[(at + 1) % count] / 10
+    assert bucket(f"The {words} is using {own:.1f}% CPU.", [listing]) == "grounded", listing
+    assert bucket(f"The {words} is using {theirs:.1f}% CPU.", [listing]) != "grounded", listing

@@ -187,6 +187,10 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
         candidates = set(stem_hits) | set(value_hits) | set(name_hits)
         best = max((score(p) for p in candidates), default=0.0)
         focus = [p for p in candidates if best > 0 and score(p) == best]
+        # a tie between a record the claim's words name ("the nginx worker") and one holding
+        # only its value (another process's 85.3% CPU): the named record is the claim's
+        named = max((stem_hits.get(p, 0) for p in focus), default=0)
+        focus = [p for p in focus if stem_hits.get(p, 0) == named]
     # "partition 1", "incident 20772": the record a key's number names, where one holds it
     numbered = numbered_records(slots.text, index)
     own = numbered_records(slots.text, index, own=True)  # "PID 2210": its row, wherever
