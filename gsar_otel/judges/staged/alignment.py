@@ -189,8 +189,8 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
         focus = [p for p in candidates if best > 0 and score(p) == best]
         # a tie between a record the claim's words name ("the nginx worker") and one holding
         # only its value (another process's 85.3% CPU): the named record is the claim's
-        named = max((stem_hits.get(p, 0) for p in focus), default=0)
-        focus = [p for p in focus if stem_hits.get(p, 0) == named]
+        words_named = max((stem_hits.get(p, 0) for p in focus), default=0)
+        focus = [p for p in focus if stem_hits.get(p, 0) == words_named]
     # "partition 1", "incident 20772": the record a key's number names, where one holds it
     numbered = numbered_records(slots.text, index)
     own = numbered_records(slots.text, index, own=True)  # "PID 2210": its row, wherever
@@ -227,7 +227,7 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
                      tuple(sorted(subject_hits)), tuple(related))
 
 
-def _table(index: FactIndex, name: str) -> dict[Any, Any]:
+def memo_table(index: FactIndex, name: str) -> dict[Any, Any]:
     """The index's memo table ``name`` (what is read once per evidence or per claim)."""
     table = index.memo.get(name)
     if not isinstance(table, dict):
@@ -246,7 +246,7 @@ def _short_hash(subject: str, index: FactIndex) -> bool:
     if len(subject) < SHORT_HASH or not _HASH.fullmatch(subject.ljust(8, "0")):
         return False
     built = "short hashes" in index.memo
-    held = _table(index, "short hashes")
+    held = memo_table(index, "short hashes")
     if not built:  # once per evidence, even when it holds no hash
         for token in index.by_token:
             if _HASH.fullmatch(token) and any(ch.isdigit() for ch in token):
@@ -266,7 +266,7 @@ def numbered_records(text: str, index: FactIndex, own: bool = False) -> set[int]
     under a key of a record's own number; with ``own``, only under the word's own key, a key of
     a record's number ("PID 2210" names its process; "status 503" names no record). Read once
     per claim and evidence (alignment and the value checks both ask)."""
-    memo = _table(index, "numbered records")
+    memo = memo_table(index, "numbered records")
     if (text, own) in memo:
         return set(memo[text, own])
     found: set[int] = set()
@@ -291,7 +291,7 @@ def typed_records(text: str, index: FactIndex) -> set[int]:
     """The records a claim names by the value of their type ("the A records" of dig's
     ``type=A``, "the Warning events" of ``TYPE=Warning``), or log lines by their level written
     in capitals ("the ERROR lines"). Read once per claim and evidence."""
-    memo = _table(index, "typed records")
+    memo = memo_table(index, "typed records")
     if text in memo:
         return set(memo[text])
     found: set[int] = set()

@@ -39,6 +39,7 @@ from gsar_otel.judges.staged.alignment import (
 from gsar_otel.judges.staged.anchoring import NAMING_KINDS as _TYING  # what a claim is about
 from gsar_otel.judges.staged.anchoring import STATUS_CODE, agree, comparable, digits, shape
 from gsar_otel.judges.staged.categories import compatible
+from gsar_otel.judges.staged.cells import check_cells
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import (
     ClaimSlots,
@@ -374,6 +375,7 @@ def check_claim(slots: ClaimSlots, alignment: Alignment, index: FactIndex,
                                    frozenset(c.trend for c in checks if c.trend)))
     checks.extend(check_absence(slots, alignment, index))
     checks.extend(check_word_values(slots, alignment, index))
+    checks.extend(check_cells(slots, alignment, index))
     checks.extend(check_method(slots, index))
     checks.extend(check_plain_names(slots, index))
     checks.extend(check_event_time(slots, alignment, index))
