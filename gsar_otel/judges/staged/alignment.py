@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from gsar_otel.core.anchors import AnchorIndex
 from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.claims import ClaimSlots
 from gsar_otel.judges.staged.facts import Fact, read_evidence
@@ -139,10 +140,20 @@ def value_matches(slots: ClaimSlots, index: FactIndex) -> dict[int, tuple[int, .
     return found
 
 
+def _parts(stem: str) -> tuple[str, ...]:
+    """The roots of a hyphenated word's parts, stopwords aside ("crash-looping": crash, loop;
+    "out-of-memory": memory), or none."""
+    return tuple(root(p) for p in stem.split("-") if p and p not in STOPWORDS) \
+        if "-" in stem else ()
+
+
 def _covers(claim_stems: frozenset[str], fact_stems: frozenset[str]) -> set[str]:
-    """The claim's stems a fact holds, itself or as a key synonym ("http" by ``status``)."""
+    """The claim's stems a fact holds, itself, as a key synonym ("http" by ``status``), or, a
+    hyphenated word, by all its parts ("crash-looping" by ``CrashLoopBackOff``, "round-trip"
+    by "round trip")."""
     return {s for s in claim_stems
-            if s in fact_stems or not KEY_SYNONYMS.get(s, _NONE).isdisjoint(fact_stems)}
+            if s in fact_stems or not KEY_SYNONYMS.get(s, _NONE).isdisjoint(fact_stems)
+            or ((parts := _parts(s)) and all(p in fact_stems for p in parts))}
 
 
 def _postings(index: FactIndex, words: Iterable[str], table: str) -> dict[int, int]:
@@ -155,6 +166,9 @@ def _postings(index: FactIndex, words: Iterable[str], table: str) -> dict[int, i
         if table == "stem":
             for synonym in KEY_SYNONYMS.get(word, ()):
                 positions.update(lookup.get(synonym, ()))
+            if parts := _parts(word):  # the facts holding every part of a hyphenated word
+                held = [set(lookup.get(p, ())) for p in parts]
+                positions.update(set.intersection(*held))
         for position in positions:
             counts[position] = counts.get(position, 0) + 1
     return counts

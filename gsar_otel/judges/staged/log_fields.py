@@ -140,6 +140,21 @@ _RECORD: Final = re.compile(
 """A DNS resource record as dig prints it: ``api.example.com. 300 IN A 203.0.113.10``."""
 
 
+_STATUS_LINE: Final = re.compile(
+    r"(HTTP/[0-9.]{1,3}) ([1-5][0-9]{2})(?: ([A-Za-z][A-Za-z '-]{0,60}))?")
+"""The status line of an HTTP response as curl -i/-I prints it: ``HTTP/2 503``,
+``HTTP/1.1 404 Not Found``."""
+
+
+def status_line(line: str) -> str | None:
+    """An HTTP response's status line as its fields (protocol, status, reason), or None."""
+    found = _STATUS_LINE.fullmatch(line.strip())
+    if found is None:
+        return None
+    protocol, status, reason = found.groups()
+    return f"protocol: {protocol}, status: {status}" + (f", reason: {reason}" if reason else "")
+
+
 def dns_record(line: str) -> str | None:
     """A DNS resource record as its fields (the TTL in seconds), or None for another line."""
     found = _RECORD.fullmatch(line.strip())
@@ -175,15 +190,15 @@ def well_known_lines(texts: list[str]) -> list[str]:
     ``cache.enabled: true``, another block's ``enabled`` another key), each block a record of its
     own named by its path; ``key:value`` lines of an INFO dump (Redis: ``connected_clients:812``),
     three or more, as ``key: value``; ``systemctl status`` (the unit, its state and
-    availability), Terraform's plan summary (three counts), lines of counts (ping) and DNS
-    records (dig). Output whose values are aligned
+    availability), Terraform's plan summary (three counts), lines of counts (ping), DNS
+    records (dig) and an HTTP response's status line (curl). Output whose values are aligned
     with runs of spaces (kubectl describe) keeps its lines."""
     info = sum(1 for t in texts if _INFO.fullmatch(t)) >= MIN_INFO_LINES
     nested = any(_HEADER.fullmatch(t) for t in texts) and not any(
         _ALIGNED.search(t) for t in texts)
     trace = any(_TRACE.match(t) for t in texts[1:])
     planned = any(_PLAN.search(t) for t in texts)
-    counted = [counted_fields(t) or dns_record(t) for t in texts]
+    counted = [counted_fields(t) or dns_record(t) or status_line(t) for t in texts]
     if not (info or nested or trace or planned or any(counted) or _UNIT.match(texts[0])):
         return texts
     out: list[str] = []
