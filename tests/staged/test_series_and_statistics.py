@@ -106,3 +106,21 @@ def test_a_statistic_named_in_words_is_its_own_column(
     assert bucket(f"The {said} round-trip time was {own} {unit}.", [text]) == "grounded", text
     assert bucket(f"The {said} round-trip time was {theirs} {unit}.", [text]) != "grounded", \
         text
+
+
+@settings(max_examples=40, deadline=None)
+@given(hosts=st.lists(st.sampled_from(["db-primary.internal", "10.0.3.17", "cache-2",
+                                       "api.example.com"]), min_size=2, max_size=2, unique=True),
+       losses=st.lists(st.integers(0, 100), min_size=2, max_size=2, unique=True))
+def test_pings_summary_is_of_the_host_its_head_names(hosts: list[str],
+                                                       losses: list[int]) -> None:
+    """``--- db-1 ping statistics ---`` heads the counts of db-1: "packet loss to db-1 was 0%"
+    reads them; another host's figure is not db-1's."""
+    blocks = [f"--- {host} ping statistics ---\n"
+              f"20 packets transmitted, {20 - loss // 5} received, {loss}% packet loss, "
+              f"time 19027ms\nrtt min/avg/max/mdev = 0.412/0.538/1.907/0.322 ms"
+              for host, loss in zip(hosts, losses, strict=True)]
+    own, other = hosts
+    assert bucket(f"Packet loss to {own} was {losses[0]}%.", blocks) == "grounded", blocks
+    assert bucket(f"Packet loss to {own} was {losses[1]}%.", blocks) != "grounded", blocks
+    assert bucket(f"Packet loss to {other} was {losses[1]}%.", blocks) == "grounded", blocks

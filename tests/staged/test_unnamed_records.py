@@ -41,3 +41,17 @@ def test_another_word_for_a_field_of_an_unnamed_record_is_never_grounded(
     assert bucket(f"The run used the {said} {noun}.", [record]) != "grounded", record
     assert bucket(f"The deploy-prod run used the {said} {noun}.", [record]) == "contradicted", \
         record
+
+
+@settings(max_examples=20, deadline=None)
+@given(status=st.sampled_from(["completed", "in_progress", "queued"]), run=st.integers(1, 9999))
+def test_a_run_in_progress_has_no_outcome_yet(status: str, run: int) -> None:
+    """"Still in progress" is a run with no outcome yet: contradicted by a completed run,
+    grounded by one in progress."""
+    record = json.dumps({"id": run, "name": "deploy-prod", "status": status,
+                         "conclusion": "success" if status == "completed" else None})
+    verdict = bucket("The deploy-prod run is still in progress.", [record])
+    # queued is under way too (no outcome), but not running: never contradicted as finished
+    assert verdict == {"completed": "contradicted", "in_progress": "grounded"}.get(
+        status, verdict), record
+    assert verdict != "contradicted" or status == "completed", record

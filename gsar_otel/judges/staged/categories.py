@@ -108,6 +108,7 @@ _TWO_WORD: Final[dict[tuple[str, str], Category]] = {
     ("in", "sync"): ("sync", "synced"),
     **{(being, "running"): ("availability", "up") for being in ("is", "are", "still", "and")},
     ("of", "sync"): ("sync", "out_of_sync"),
+    ("in", "progress"): ("outcome", "pending"),  # a run still under way: no outcome yet
 }
 """Word pairs that name one pole: "rolled back" is an outcome, not "back"."""
 

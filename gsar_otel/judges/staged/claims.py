@@ -112,6 +112,7 @@ _RETURNING: Final = frozenset({"returned", "returns", "returning", "responded", 
                                "answered", "served"})
 _KEY_WINDOW: Final = 3
 """Content words before a value (and one after it) that may name what it measures."""
+_ADDRESS: Final = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +301,8 @@ def _key_stems(tokens: list[tuple[int, int, str]], ends: list[int], starts: list
     for _, _, word in reversed(tokens[max(0, at - 12):at]):
         if WINDOW.fullmatch(word) and taken:  # "the 6h burn rate": ``burn_rate_6h``
             stems.append(word)
+        if _ADDRESS.fullmatch(word) and taken == 0:
+            continue  # "packet loss to 10.0.3.17 was 20%": the loss's words, past the address
         if taken >= _KEY_WINDOW or word[:1].isdigit():
             break
         if word in names or root(word) in IDENTITY_KEYS:

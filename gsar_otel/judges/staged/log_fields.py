@@ -129,6 +129,8 @@ _SLASHED: Final = re.compile(
     r"\s*([A-Za-z][\w ]{0,30}?)\s+([a-z]{1,12}(?:/[a-z]{1,12}){1,7})\s*=\s*"
     r"(-?[\d.]{1,15}(?:/-?[\d.]{1,15}){1,7})\s*([A-Za-z%]{1,6})?\s*")
 """Slash-joined keys and values: ping's ``rtt min/avg/max/mdev = 0.41/1.87/12.9/2.7 ms``."""
+_PING_HEAD: Final = re.compile(r"--- ?(\S{1,253}) ping statistics ?---")
+"""The head of ping's summary: the host its counts and round-trip times are of."""
 _COUNTED: Final = re.compile(r"(\d[\d.]{0,14}%?)\s+([a-z][a-z ]{0,30}[a-z])|"
                              r"([a-z][a-z ]{0,30}[a-z])\s+(\d[\d.]{0,14}[a-z%]{0,3})")
 """One item of a line of counts, its number before or after its words: ping's ``20 packets
@@ -203,9 +205,12 @@ def well_known_lines(texts: list[str]) -> list[str]:
         return texts
     out: list[str] = []
     stack: list[tuple[int, str]] = []
+    about = ""  # "--- db-1 ping statistics ---": the host the counts below it are of
     for text, count in zip(texts, counted, strict=True):
+        if (head := _PING_HEAD.fullmatch(text.strip())) is not None:
+            about = head.group(1)
         if count is not None:
-            out.append(count)
+            out.append(f"host: {about}, {count}" if about else count)
             continue
         if trace and out and out[-1].strip() and _TRACE.match(text):
             out[-1] += f" | {text.strip()}"  # a stack trace is its log line's: one event
