@@ -39,6 +39,12 @@ SUBJECT_SCORE: Final = 4.0
 VALUE_SCORE: Final = 2.0
 NAME_SCORE: Final = 1.5
 _NONE: Final[frozenset[str]] = frozenset()
+RECORD_NOUNS: Final = {kind: frozenset(root(w) for w in words.split()) for kind, words in {
+    "log": "line lines entry entries log logs message messages record",
+    "signal": "line lines entry entries message messages record",
+    "row": "row rows record records entry entries"}.items()}
+"""Nouns for the kind of record a fact is: "the INFO line" is said of a log line, "that row" of
+a row; no word of the record's own, and no content the record must hold."""
 RELATED: Final = 8
 """Best-scoring facts beyond the support a stated cause or prediction is looked for in."""
 
@@ -233,6 +239,8 @@ def align(slots: ClaimSlots, index: FactIndex) -> Alignment:
             break
         support.append(best_at)
         covered |= _covers(claim_stems, index.facts[best_at].stems)
+    if support:  # "the INFO line", "that row": the noun for the kind of record it is
+        covered |= claim_stems & RECORD_NOUNS.get(index.facts[support[0]].kind, _NONE)
     coverage = len(covered) / len(claim_stems) if claim_stems else 1.0
     related = sorted(set(stem_hits) - set(support),
                      key=lambda p: (-score(p), _key(index, p)))[:RELATED]
@@ -295,9 +303,10 @@ def numbered_records(text: str, index: FactIndex, own: bool = False) -> set[int]
     return found
 
 
-_TYPED: Final = re.compile(r"\b([A-Za-z][\w-]{0,20})\s{1,3}(?:records?|events?|lines?|entries|"
-                          r"entry|rows?|alerts?|messages?)\b")
-"""A word before a noun of records: "the A records", "the Warning events", "the ERROR lines"."""
+_TYPED: Final = re.compile(r"\b([A-Za-z][\w-]{0,20})\s{1,3}(?:log\s{1,3})?(?:records?|events?|"
+                          r"lines?|entries|entry|rows?|alerts?|messages?)\b")
+"""A word before a noun of records: "the A records", "the Warning events", "the ERROR (log)
+lines"."""
 _TYPE_KEYS: Final = frozenset(root(k) for k in ("type", "kind", "level", "severity", "reason"))
 
 
