@@ -44,6 +44,7 @@ _RATIO_WORDS: Final = frozenset({"rate", "ratio", "share", "fraction", "utilizat
 _KEY_SECONDS: Final = {"ms": "0.001", "s": "1", "sec": "1", "secs": "1", "seconds": "1",
                        "us": "0.000001", "ns": "0.000000001", "min": "60", "mins": "60",
                        "minutes": "60", "h": "3600", "hours": "3600", "days": "86400"}
+_MEASURED_IN: Final = {"await": "ms", "svctm": "ms"}  # keys kept in a unit: iostat's waits
 _WIDEN: Final = Decimal("0.1")
 _INFINITY: Final = Decimal("Infinity")
 _SIGNIFICANT: Final = 24  # digits a rounding interval is computed to (the context keeps 28)
@@ -347,7 +348,7 @@ def _key_unit(key: str | None) -> str:
     """The unit a key's last part gives its value (``mem_gb=12`` is 12 GB, ``rx_bytes``,
     ``rps``); UNITLESS when it names none. Times and percentages are read by _key_views."""
     parts = key_parts(key)
-    last = parts[-1] if parts else ""
+    last = _MEASURED_IN.get(parts[-1], parts[-1]) if parts else ""
     if last in TIME_UNIT_WORDS:
         return _dimension(last)  # p99_latency_ms=1374 is 1374 ms, never 1374 s
     if not is_spaced_unit(last) or last in PERCENT_WORDS:
@@ -356,16 +357,16 @@ def _key_unit(key: str | None) -> str:
 
 
 def _key_views(key: str | None, value: Decimal) -> list[View]:
-    """What a number's key says it is: ``cpu_pct=97.2`` is a percentage, ``error_ratio=0.021``
-    is 2.1%, ``latency_ms=250`` is a quarter of a second."""
+    """What a number's key says it is: ``error_ratio=0.021`` is 2.1%, ``latency_ms=250`` 0.25 s."""
     parts = key_parts(key)
     found: list[View] = []
     if any(part in _PCT_WORDS or part.endswith("pct") for part in parts):
         found.append(View("pct", _ONLY, value, True))
     elif any(part in _RATIO_WORDS for part in parts) and 0 <= value <= 1:
         found.append(View("pct", _ONLY, value * 100, True))
-    if parts and parts[-1] in _KEY_SECONDS:
-        found.append(View("sec", _ONLY, value * Decimal(_KEY_SECONDS[parts[-1]]), True))
+    last = _MEASURED_IN.get(parts[-1], parts[-1]) if parts else ""
+    if last in _KEY_SECONDS:
+        found.append(View("sec", _ONLY, value * Decimal(_KEY_SECONDS[last]), True))
     return found
 
 

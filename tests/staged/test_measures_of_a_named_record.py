@@ -199,3 +199,20 @@ def test_lines_named_by_their_level_are_those_lines(levels: list[str], seconds: 
     for items in (lines, [*reversed(lines), "2024-06-10T14:03:00Z INFO batch-7 job done"]):
         assert bucket(f"{said}{own[0]:02d}.", items) == "grounded", items
         assert bucket(f"{said}{other[0]:02d}.", items) != "grounded", items
+
+
+@settings(max_examples=40, deadline=None)
+@given(waits=st.lists(st.integers(1, 99999), min_size=2, max_size=2, unique=True),
+       key=st.sampled_from(["await", "r_await", "w_await", "svctm"]))
+def test_an_iostat_wait_is_in_milliseconds(waits: list[int], key: str) -> None:
+    """iostat's ``await`` columns are milliseconds: "the await on nvme0n1 is 18.4 ms" is its
+    row's; the other device's figure is contradicted, and the figure in seconds is not it."""
+    own, other = (f"{w / 100:.2f}" for w in waits)
+    text = (f"Device            r/s     w/s   {key:>8}  %util\n"
+            f"nvme0n1         120.00  850.00  {own:>8}  97.20\n"
+            f"nvme1n1           2.00    5.00  {other:>8}   1.10")
+    said = {"await": "await", "r_await": "read await", "w_await": "write await",
+            "svctm": "svctm"}[key]
+    assert bucket(f"The {said} on nvme0n1 is {own} ms.", [text]) == "grounded", text
+    assert bucket(f"The {said} on nvme0n1 is {other} ms.", [text]) == "contradicted", text
+    assert bucket(f"The {said} on nvme0n1 is {own} seconds.", [text]) != "grounded", text
