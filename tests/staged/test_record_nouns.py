@@ -39,3 +39,19 @@ def test_the_noun_is_a_word_of_prose() -> None:
     verdicts = judge.explain(synthesis="The row boat was built in Leeds in 1990.",
                              evidence=EvidenceSet.coerce(story))
     assert [v.missing for v in verdicts] == [("row",)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(100, 99999), min_size=2, max_size=2, unique=True),
+       ids=st.lists(st.integers(1, 9999), min_size=2, max_size=2, unique=True))
+def test_an_access_log_line_is_a_request_and_its_response(sizes: list[int],
+                                                         ids: list[int]) -> None:
+    """"GET /api/v1/orders/8812 returned a 1432-byte response": the line is the request and
+    its response; another request's size is not its own."""
+    lines = [f'10.0.4.{17 + at} - - [10/Jun/2024:14:02:1{at} +0000] "GET /api/v1/orders/'
+             f'{ids[at]} HTTP/1.1" 200 {sizes[at]} "-" "okhttp/4.12.0"' for at in range(2)]
+    said = "response"
+    assert bucket(f"GET /api/v1/orders/{ids[0]} returned a {sizes[0]}-byte {said}.", lines) \
+        == "grounded", lines
+    assert bucket(f"GET /api/v1/orders/{ids[0]} returned a {sizes[1]}-byte {said}.", lines) \
+        != "grounded", lines

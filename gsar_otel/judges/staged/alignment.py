@@ -40,11 +40,13 @@ VALUE_SCORE: Final = 2.0
 NAME_SCORE: Final = 1.5
 _NONE: Final[frozenset[str]] = frozenset()
 RECORD_NOUNS: Final = {kind: frozenset(root(w) for w in words.split()) for kind, words in {
-    "log": "line lines entry entries log logs message messages record",
+    "log": "line lines entry entries log logs message messages record request requests "
+           "response responses",
     "signal": "line lines entry entries message messages record",
-    "row": "row rows record records entry entries"}.items()}
+    "row": "row rows record records entry entries request requests response responses"}.items()}
 """Nouns for the kind of record a fact is: "the INFO line" is said of a log line, "that row" of
-a row; no word of the record's own, and no content the record must hold."""
+a row, "a 1432-byte response" of an access log's line; no word of the record's own, and no
+content the record must hold."""
 RELATED: Final = 8
 """Best-scoring facts beyond the support a stated cause or prediction is looked for in."""
 
