@@ -65,7 +65,8 @@ def keyed_fields(value: Value, facts: Sequence[Fact],
     the key holding more of the claim's other words ``said`` ("20 packets were received" is
     ``packets received``, not ``packets transmitted``)."""
     wanted = expanded(value.key_stems)
-    if not wanted:
+    unit_named = value.key_stems & UNIT_WORDS  # "a 1432-byte response": the key ``bytes``
+    if not wanted and not unit_named:
         return []
     # A key is named best when the claim holds most of its words, then the largest share of
     # them: "error count" names ``errors`` (all its words), not ``conn_count`` (half of them).
@@ -78,8 +79,8 @@ def keyed_fields(value: Value, facts: Sequence[Fact],
     scored: list[tuple[tuple[int, int, float, bool, int], Fact, Field, Spec]] = []
     for fact in facts:
         for field in fact.fields:
-            own = field.key_stems - UNIT_WORDS
-            overlap = len(own & wanted)
+            own = (field.key_stems - UNIT_WORDS) or (field.key_stems & unit_named)
+            overlap = len(own & (wanted | unit_named))
             if overlap and not clashes(value.key_stems, field.key_stems):
                 unit_agrees = bool(field.key_stems & UNIT_WORDS) == claim_unit
                 rank = (len(own & value.key_stems), overlap, overlap / len(own), unit_agrees,
