@@ -61,7 +61,9 @@ def check_cells(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> li
         column = columns.get(field.key, {})
         if own in tokens or own not in column:
             continue  # the row's own cell is written, or is no plain word
-        for word in sorted(tokens & column.keys() - cells):
-            return [Check("value", "CONFLICT", f"says {word} for {field.key}; {lead.ref} has "
-                          f"{field.shown} ({word} is another row's)", lead.ref, lead.position)]
+        others = sorted(tokens & column.keys() - cells)
+        if others:
+            return [Check("value", "CONFLICT", f"says {others[0]} for {field.key}; {lead.ref} "
+                          f"has {field.shown} ({others[0]} is another row's)", lead.ref,
+                          lead.position)]
     return []

@@ -106,7 +106,7 @@ _CLAUSE_END: Final = re.compile(r"[,;:()!?\"]|\.\s")
 """Punctuation between two tokens that ends a clause."""
 UNIT_KEYS: Final[dict[str, tuple[str, ...]]] = {
     "req/s": ("rps", "qps"), "rps": ("rps",), "qps": ("qps",), "%": ("pct", "percent"),
-    "gb": ("gb",), "mb": ("mb",), "kb": ("kb",), "byte": ("byt",), "b": ("byt",)}
+    "gb": ("gb",), "mb": ("mb",), "kb": ("kb",), "byte": (root("bytes"),), "b": (root("bytes"),)}
 """Key words a value's unit names: "4500 RPS" is the value of ``rps``, "1432 bytes" of ``bytes``."""
 _RETURNING: Final = frozenset({"returned", "returns", "returning", "responded", "responds",
                                "answered", "served"})
