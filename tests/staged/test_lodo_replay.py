@@ -13,7 +13,7 @@ from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.model import Decision
 from gsar_otel.judges.staged import StagedJudge
 from gsar_otel.judges.staged.checks import COVERAGE_BACKSTOP
-from gsar_otel.judges.staged.verdicts import PARAPHRASE_BUDGET
+from gsar_otel.judges.staged.verdicts import PARAPHRASE_BUDGET, SENTENCE_BUDGET
 from gsar_otel.measure.datasets import BenchExample, load_examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +31,11 @@ WRITTEN = [
     # a sentence with nothing to check, beside claims the record states
     "Joe Rogan was born in 1967. She said: 'Couldn't be.' He has 2 children.",
     "Joe Rogan was born in 1967. Totally unrelated words appear here.",
+    # the paraphrase budgets: one sentence adding a few words, then a second adding two
+    "Joe Rogan, the famed podcast host, was born in 1967. He has 2 children.",
+    "Joe Rogan, the famed podcast host, was born in 1967. He married Jessica Ditzel in 2009 "
+    "in a private ceremony.",
+    "Joe Rogan was born in 1967. He married Jessica Ditzel in 2009 in a private ceremony.",
 ]
 
 
@@ -44,7 +49,8 @@ def _examples() -> list[BenchExample]:
 
 @pytest.mark.parametrize("example", _examples(), ids=lambda e: e.id)
 def test_the_replay_decides_as_the_product_does(example: BenchExample) -> None:
-    replayed = proceeds(judge_all([example])[0], COVERAGE_BACKSTOP, PARAPHRASE_BUDGET)
+    replayed = proceeds(judge_all([example])[0], COVERAGE_BACKSTOP, PARAPHRASE_BUDGET,
+                        SENTENCE_BUDGET)
     result = GSAREvaluator(StagedJudge()).evaluate_sync(
         report_synthesis=example.synthesis, evidence_corpus=example.evidence_set)
     assert replayed == (result.final_decision is Decision.PROCEED), (

@@ -25,45 +25,73 @@ def _claim(n: int, extra: int) -> str:
     return f"On web-{n}, CPU was {10 + n}.5%{' ' + added if added else ''}."
 
 
-@settings(max_examples=60, deadline=None)
-@given(extras=st.lists(st.integers(0, 2), min_size=1, max_size=8),
-       budget=st.one_of(st.none(), st.integers(0, 8)))
-def test_the_budget_grounds_exactly_the_claims_that_fit_it(extras: list[int],
-                                                           budget: int | None) -> None:
+def _expected_cuts(added: list[int], budget: int | None,
+                   sentence_budget: int | None) -> set[int]:
+    """The claims (one per sentence) the budgets hold back, from their definition: any over
+    ``budget``; then, the loosest left aside (the most words, the earliest on a tie), any over
+    ``sentence_budget``."""
+    cut = {i for i, n in enumerate(added) if budget is not None and n > budget}
+    left = [i for i, n in enumerate(added) if i not in cut and n]
+    if left and sentence_budget is not None:
+        loosest = min(left, key=lambda i: (-added[i], i))
+        cut |= {i for i in left if i != loosest and added[i] > sentence_budget}
+    return cut
+
+
+@settings(max_examples=80, deadline=None)
+@given(extras=st.lists(st.integers(0, 4), min_size=1, max_size=8),
+       budget=st.one_of(st.none(), st.integers(0, 8)),
+       sentence_budget=st.one_of(st.none(), st.integers(0, 4)))
+def test_the_budgets_ground_exactly_the_sentences_that_fit_them(
+        extras: list[int], budget: int | None, sentence_budget: int | None) -> None:
     answer = " ".join(_claim(n, extra) for n, extra in enumerate(extras))
     index = build_index(EvidenceSet.coerce(ROWS))
-    verdicts = judge_claims(answer, index, 0.0, budget)
-    grounded = [v for v in verdicts if v.bucket == "grounded"]
-    held = sum(len(v.missing) for v in grounded)
-    # every claim is grounded without a budget; with one, the grounded ones fit it, and each
-    # held-back claim adds at least as many words as any grounded one
-    assert [v.bucket for v in judge_claims(answer, index, 0.0, None)] == ["grounded"] * len(
-        extras)
-    if budget is None or sum(extras) <= budget:
-        assert len(grounded) == len(extras)
-    else:
-        assert held <= budget
-        cut = [v for v in verdicts if v.rule == "budget"]
-        assert cut and all(v.bucket == "ungrounded" for v in cut)
-        assert min(len(v.missing) for v in cut) >= max((len(v.missing) for v in grounded),
-                                                       default=0)
+    free = judge_claims(answer, index, 0.0, None)
+    # every claim is grounded without a budget, adding exactly its extra words
+    assert [v.bucket for v in free] == ["grounded"] * len(extras)
+    assert [len(v.missing) for v in free] == extras
+    verdicts = judge_claims(answer, index, 0.0, budget, sentence_budget)
+    cut = {i for i, v in enumerate(verdicts) if v.bucket != "grounded"}
+    assert cut == _expected_cuts(extras, budget, sentence_budget)
+    assert all(verdicts[i].rule == "budget" and verdicts[i].bucket == "ungrounded"
+               for i in cut)
+    # what is grounded fits: at most one sentence over the sentence budget, none over the budget
+    held = [extras[i] for i in range(len(extras)) if i not in cut]
+    assert budget is None or all(n <= budget for n in held)
+    assert sentence_budget is None or sum(n > sentence_budget for n in held) <= 1
     # unrelated items, added or reordered, change nothing
     more = build_index(EvidenceSet.coerce([*reversed(ROWS), "ALERT DiskFull on db-9 fired"]))
-    assert [v.bucket for v in judge_claims(answer, more, 0.0, budget)] == [
+    assert [v.bucket for v in judge_claims(answer, more, 0.0, budget, sentence_budget)] == [
         v.bucket for v in verdicts]
+
+
+def test_a_sentence_spends_its_budget_across_its_claims() -> None:
+    # two clauses adding a word each are one sentence adding two: the loosest (the earlier of
+    # two adding two), so the later sentence's two words are over its budget of one
+    answer = ("On web-1, CPU was 11.5% quietly and on web-2, CPU was 12.5% nightly. "
+              "On web-3, CPU was 13.5% quorum vacuum.")
+    verdicts = judge_claims(answer, build_index(EvidenceSet.coerce(ROWS)), 0.0, 4, 1)
+    assert [v.bucket for v in verdicts] == ["grounded", "grounded", "ungrounded"]
+    assert verdicts[2].reason == ("another sentence of the answer already adds words no evidence "
+                                  "item states; this claim adds quorum, vacuum")
+    # alone, the same sentence is the answer's loosest and fits its budget of four
+    alone = judge_claims("On web-3, CPU was 13.5% quorum vacuum.",
+                         build_index(EvidenceSet.coerce(ROWS)), 0.0, 4, 1)
+    assert [v.bucket for v in alone] == ["grounded"]
 
 
 def test_a_restated_answer_spends_no_budget() -> None:
     answer = " ".join(_claim(n, 0) for n in range(8))
-    judge = StagedJudge(OfflineSettings(budget=0))
+    judge = StagedJudge(OfflineSettings(budget=0, sentence_budget=0))
     assert {v.bucket for v in judge.explain(synthesis=answer,
                                             evidence=EvidenceSet.coerce(ROWS))} == {"grounded"}
 
 
+@pytest.mark.parametrize("name", ["budget", "sentence_budget"])
 @pytest.mark.parametrize("budget", [-1, 1.5, True, "4"])
-def test_a_bad_budget_is_a_clear_error(budget: object) -> None:
-    with pytest.raises(ValueError, match="budget must be an integer >= 0 or None"):
-        OfflineSettings(budget=budget)  # type: ignore[arg-type]
+def test_a_bad_budget_is_a_clear_error(name: str, budget: object) -> None:
+    with pytest.raises(ValueError, match=f"^{name} must be an integer >= 0 or None"):
+        OfflineSettings(**{name: budget})  # type: ignore[arg-type]
 
 
 TABLE = ["title: Karen Gillan\nBorn: 28 November 1987, Inverness, Scotland\n"

@@ -15,6 +15,8 @@ linear in the answer's length.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -250,3 +252,9 @@ def claim_sentences(answer: str, claims: tuple[ClaimSpan, ...] | list[ClaimSpan]
         if i < len(starts) and starts[i] < end:
             count += 1
     return count
+
+
+def sentence_of(answer: str, claims: Sequence[ClaimSpan]) -> list[int]:
+    """Each claim's sentence of ``answer`` (its place among :func:`sentence_spans`)."""
+    starts = [start for start, _ in sentence_spans(answer)]
+    return [max(bisect_right(starts, claim.start) - 1, 0) for claim in claims]
