@@ -29,6 +29,8 @@ STOPWORDS = frozenset(
     a an the and or but if then than that this these those there here of in on at to for from
     by with without within into onto over under as is are was were be been being it its it's
     we our us you your they their them he she his her i me my not no nor so such also just only
+    him hers ours yours theirs myself yourself yourselves himself herself itself ourselves
+    themselves
     very more most much many some any all each every both either neither other another same
     which who whom whose what when where why how do does did done has have had having can could
     should would may might must will shall about after before during while until up down out off

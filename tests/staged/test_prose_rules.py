@@ -187,3 +187,15 @@ def test_active_without_a_span_of_time_is_still_an_alert_that_fires(claim: str) 
     evidence = EvidenceSet.coerce(["alertname=HighCPU host=db-prod-1 state=resolved"])
     verdicts = StagedJudge().explain(synthesis=claim, evidence=evidence)
     assert [v.bucket for v in verdicts] == ["contradicted"], verdicts[0].reason
+
+
+@pytest.mark.parametrize("pronoun", str.split(
+    "him her hers them it us me you ours yours theirs myself yourself yourselves himself herself "
+    "itself ourselves themselves"))
+def test_a_pronoun_is_no_word_a_record_must_hold(pronoun: str) -> None:
+    # not even with no paraphrase budget at all: a pronoun names what the record already holds
+    item = "2024-05-01T10:00:00Z ERROR checkout-api: worker restarted after OOM"
+    judge = StagedJudge(OfflineSettings(budget=0, sentence_budget=0))
+    verdicts = judge.explain(synthesis=f"The checkout-api worker restarted {pronoun} after an OOM.",
+                             evidence=EvidenceSet.coerce([item]))
+    assert [(v.bucket, v.missing) for v in verdicts] == [("grounded", ())], pronoun
