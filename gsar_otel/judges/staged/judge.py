@@ -25,11 +25,12 @@ from gsar_otel.core.scoring import gsar_score
 from gsar_otel.judges.staged.alignment import FactIndex, align, build_index
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.checks import COVERAGE_BACKSTOP, check_claim
-from gsar_otel.judges.staged.claims import slots_of
+from gsar_otel.judges.staged.claims import ClaimSlots, slots_of
 from gsar_otel.judges.staged.coordination import each_subject
 from gsar_otel.judges.staged.levels import check_level
 from gsar_otel.judges.staged.plain_names import with_named
 from gsar_otel.judges.staged.segment import segment, sentence_of
+from gsar_otel.judges.staged.triggers import as_trigger
 from gsar_otel.judges.staged.verdicts import (
     PARAPHRASE_BUDGET,
     SENTENCE_BUDGET,
@@ -109,19 +110,19 @@ def judge_claims(synthesis: str, index: FactIndex, coverage: float,
     coverage backstop at ``coverage`` and the paraphrase budgets ``budget`` (the loosest
     sentence) and ``sentence_budget`` (each other sentence; None: no limit)."""
     def judged(text: str) -> list[Check]:
-        slots = with_named(slots_of(text), index)
+        slots = _read(text, index)
         return check_claim(slots, align(slots, index), index, coverage)
 
     verdicts = []
     spans = segment(synthesis)
     for span in spans:
-        slots = with_named(slots_of(span.text), index)
+        slots = _read(span.text, index)
         if not slots.subjects and _RELATIVE.match(span.text):
             # "..., but cart-worker, which was at 26.4%, had p99 604ms": the relative clause is
             # said of the subject just before it
             before = slots_of(synthesis[max(0, span.start - ANTECEDENT_CHARS):span.start])
             if before.subjects:
-                slots = with_named(slots_of(f"{before.subjects[-1]} {span.text}"), index)
+                slots = _read(f"{before.subjects[-1]} {span.text}", index)
         alignment = align(slots, index)
         # "api-1 and api-2 had 95% CPU": what it says of each listed subject, too
         checks = check_claim(slots, alignment, index, coverage) + each_subject(slots, judged)
@@ -133,6 +134,12 @@ def judge_claims(synthesis: str, index: FactIndex, coverage: float,
         verdicts.append(decide(span, text, slots, alignment, index, checks))
     return budget_pass(synthesis_pass(verdicts), budget, sentence_budget,
                        sentence_of(synthesis, spans))
+
+
+def _read(text: str, index: FactIndex) -> ClaimSlots:
+    """A claim's slots, its plain-word names found (:mod:`.plain_names`) and a run's trigger
+    read as its field (:mod:`.triggers`)."""
+    return as_trigger(with_named(slots_of(text), index))
 
 
 def assemble(verdicts: list[ClaimVerdict], evidence: EvidenceSet) -> JudgeOutput:

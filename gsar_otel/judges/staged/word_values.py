@@ -32,6 +32,7 @@ from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, key_stems
 from gsar_otel.judges.staged.log_fields import COMMANDS, METHODS
 from gsar_otel.judges.staged.plain_names import ACT_WORDS, key_parts
 from gsar_otel.judges.staged.roots import root
+from gsar_otel.judges.staged.triggers import TRIGGER_VERBS, check_trigger, trigger_of
 
 _TOKEN: Final = re.compile(r"[a-z0-9][a-z0-9_./\-]*[a-z0-9]|[a-z0-9]")
 _WORD_VALUE: Final = re.compile(r"[a-z][a-z0-9/\-]{1,39}")
@@ -234,7 +235,10 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
                                 f"{field.key}; {fact.ref} has {field.shown}", fact.ref,
                                 fact.position))
             break
-    return scoped + checks + (_check_acts(tokens, alignment, index) if named else [])
+    trigger = check_trigger(slots, alignment, index)
+    if trigger_of(slots.text):  # "triggered by a push": the run's trigger, not an act done
+        tokens = [t for t in tokens if t not in TRIGGER_VERBS]
+    return scoped + checks + trigger + (_check_acts(tokens, alignment, index) if named else [])
 
 
 ACTION_KEYS: Final = frozenset(root(w) for w in ("action", "verb", "operation", "op", "event",
