@@ -73,7 +73,8 @@ NUMBER_WORDS: Final = {
     "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
     "hundred": "100", "thousand": "1000", "million": "1000000", "billion": "1000000000",
     "once": "1", "twice": "2", "single": "1", "double": "2", "triple": "3", "dozen": "12",
-    "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
+    "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
+    "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
 }
 """Number words and the digits they stand for: "three" counts as the number 3."""
 

@@ -30,6 +30,7 @@ from gsar_otel.judges.staged.facts import STATE_KEYS, Fact, Field
 from gsar_otel.judges.staged.keyed import UNIT_WORDS
 from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, key_stems
 from gsar_otel.judges.staged.log_fields import COMMANDS, METHODS
+from gsar_otel.judges.staged.ordinals import check_ordinals
 from gsar_otel.judges.staged.plain_names import ACT_WORDS, key_parts
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.triggers import TRIGGER_VERBS, check_trigger, trigger_of
@@ -235,7 +236,8 @@ def check_word_values(slots: ClaimSlots, alignment: Alignment,
                                 f"{field.key}; {fact.ref} has {field.shown}", fact.ref,
                                 fact.position))
             break
-    trigger = check_trigger(slots, alignment, index)
+    trigger = check_trigger(slots, alignment, index) + check_ordinals(
+        slots, alignment, index, named)
     if trigger_of(slots.text):  # "triggered by a push": the run's trigger, not an act done
         tokens = [t for t in tokens if t not in TRIGGER_VERBS]
     return scoped + checks + trigger + (_check_acts(tokens, alignment, index) if named else [])
