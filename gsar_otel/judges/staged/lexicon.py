@@ -111,7 +111,7 @@ VERBS: Final = _set(
 IDENTITY_KEYS: Final = frozenset(root(k) for k in _set(
     "host hostname node pod instance service server cluster region zone name id db database "
     "table container job app application endpoint device user account team component unit "
-    "model"))
+    "model process program"))
 """Row keys that name a row's subject (``host=edge-lb-3``): a value of another subject is not
 a conflict."""
 

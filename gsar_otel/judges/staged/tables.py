@@ -14,7 +14,8 @@ These shapes are read:
 
 A header names its column in the row's field: ``CPU(cores)`` is ``CPU_cores``, ``Use%`` is
 ``Use_pct``, ``UP-TO-DATE`` stays itself; ``NAME`` makes the cell the row's subject, as any
-identity key does.
+identity key does (``Process``, too: ``ss -p``'s ``users:(("redis-server",pid=1502,fd=6))`` is
+the process ``redis-server`` with ``pid`` 1502).
 """
 
 from __future__ import annotations
@@ -59,11 +60,28 @@ def find_tables(lines: list[str]) -> list[Table]:
     while at < len(lines) - 1:
         table = _markdown(lines, at) or _psql(lines, at) or _csv(lines, at) or _aligned(lines, at)
         if table is not None and table.rows:
-            found.append(table)
+            found.append(Table(table.start, table.end,
+                               tuple(_with_processes(row) for row in table.rows)))
         # lines scanned as rows that made no table start none either: each would read the same
         # rows and stop where this one stopped (one pass over the text, never one per line)
         at = max(at + 1, table.end if table is not None else 0)
     return found
+
+
+_SOCKET_USERS: Final = re.compile(r'users:\(\("([^"]{1,200})",pid=([0-9]{1,10})')
+"""``ss -p``'s process cell: ``users:(("redis-server",pid=1502,fd=6))``."""
+
+
+def _with_processes(row: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """A row whose cell names the process holding a socket as ``ss -p`` writes it, with the
+    process's name in that cell and its pid beside it (the first process, where several share
+    the socket)."""
+    cells: list[tuple[str, str]] = []
+    for column, cell in row:
+        found = _SOCKET_USERS.match(cell)
+        cells.extend([(column, found.group(1)), ("pid", found.group(2))] if found
+                     else [(column, cell)])
+    return tuple(cells)
 
 
 def _cells(line: str) -> list[str]:
@@ -143,13 +161,15 @@ def _sliced(line: str, header: list[str], starts: list[int],
     (healthy)`` is one cell, an empty ``PORTS`` an empty cell); a header word one space after
     the one before it (``tight``) names one column with it where its cut would fall inside a
     word or leave the cell empty (``CONTAINER ID``, ``LAST SEEN``). None where another cut falls
-    inside a word."""
+    inside a word. A cell right-aligned under the second word of such a column (``ss``' ``Local
+    Address:Port``) leaves the first word's cut empty: the two are one column too."""
     if len(line) <= starts[-1]:
         return None
     names, cuts = [header[0]], [starts[0]]
     for place, (name, at) in enumerate(zip(header[1:], starts[1:], strict=True), 1):
         following = starts[place + 1] if place + 1 < len(starts) else len(line)
-        if place in tight and (line[at - 1] != " " or not line[at:following].strip()):
+        if place in tight and (line[at - 1] != " " or not line[at:following].strip()
+                               or not line[cuts[-1]:at].strip()):
             names[-1] = f"{names[-1]}_{name}"
             continue
         names.append(name)
@@ -179,7 +199,8 @@ def _aligned(lines: list[str], at: int) -> Table | None:
             break
         labelled = len(cells) == len(header) + 1 and not any(ch.isdigit() for ch in cells[0])
         pairs = (_sliced(lines[end], header, starts, tight)
-                 if len(cells) > len(header) and not labelled else None)
+                 if (len(cells) > len(header) and not labelled)
+                 or (tight and len(cells) < len(header)) else None)
         if pairs is not None:  # a cell holding spaces: cut at the header's columns
             rows.append(tuple(pairs))
             end += 1
