@@ -19,6 +19,7 @@ from typing import Final
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots
+from gsar_otel.judges.staged.lexicon import KEY_SPLIT
 
 ORDINAL_WORDS: Final = {word: place for place, word in enumerate(str.split(
     "first second third fourth fifth sixth seventh eighth ninth tenth"), start=1)}
@@ -29,19 +30,17 @@ _ORDINAL: Final = re.compile(
     rf"\b(?:({'|'.join(ORDINAL_WORDS)})|([1-9][0-9]{{0,3}})(?:st|nd|rd|th))\s+"
     rf"({'|'.join(SEQUENCE_NOUNS)})\b", re.IGNORECASE)
 _NUMBER: Final = re.compile(r"[0-9]{1,6}")
-_KEY_PARTS: Final = re.compile(r"[_.\-\s]+")
+_NUMBERING: Final = frozenset({"number", "num", "no", "seq"})
+"""A key's last part that says the part before it is numbered (``run_number``)."""
 
 
 def _place_field_key(key: str) -> str:
     """The noun a key numbers: its last part, as written (``run_attempt``: attempt), or the
     part before a number's (``run_number``, ``build_no``: run, build)."""
-    parts = [p for p in _KEY_PARTS.split(key.lower()) if p]
+    parts = [p for p in KEY_SPLIT.split(key.lower()) if p]
     if len(parts) > 1 and parts[-1] in _NUMBERING:
         return parts[-2]
     return parts[-1] if parts else ""
-
-
-_NUMBERING: Final = frozenset({"number", "num", "no", "seq"})
 
 
 def check_ordinals(slots: ClaimSlots, alignment: Alignment, index: FactIndex,

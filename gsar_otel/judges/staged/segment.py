@@ -244,14 +244,7 @@ def segment(answer: str) -> tuple[ClaimSpan, ...]:
 def claim_sentences(answer: str, claims: tuple[ClaimSpan, ...] | list[ClaimSpan]) -> int:
     """How many of ``answer``'s sentences hold at least one of ``claims`` (its segments): one
     for a single sentence however many clauses it splits into."""
-    starts = sorted(c.start for c in claims)
-    count = i = 0
-    for start, end in sentence_spans(answer):
-        while i < len(starts) and starts[i] < start:
-            i += 1
-        if i < len(starts) and starts[i] < end:
-            count += 1
-    return count
+    return len(set(sentence_of(answer, claims)))
 
 
 def sentence_of(answer: str, claims: Sequence[ClaimSpan]) -> list[int]:

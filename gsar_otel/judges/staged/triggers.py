@@ -77,9 +77,8 @@ def check_trigger(slots: ClaimSlots, alignment: Alignment, index: FactIndex) -> 
                       and _VALUE.fullmatch(f.value.strip().lower())), None)
         if field is None:
             continue
-        value = _normal(field.value)
-        if value and (value in written or written in value
-                      or any(_normal(w) == value for w in said)):
+        value = _normal(field.value)  # a letter first: never empty
+        if value in written or written in value:
             return []
         return [Check("value", "CONFLICT", f"says triggered by {' '.join(said)}; {fact.ref} "
                       f"has {field.shown}", fact.ref, fact.position)]
