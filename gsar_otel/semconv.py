@@ -87,6 +87,11 @@ GSAR_CLAIM_TEXT: Final = "gsar.claim.text"
 GSAR_CLAIM_ADJUSTMENT: Final = "gsar.claim.adjustment"
 GSAR_CLAIM_CONCLUSION: Final = "gsar.claim.conclusion"
 """True on a claim that states a cause or a conclusion (set only then)."""
+GSAR_CLAIM_VERIFIABLE: Final = "gsar.claim.verifiable"
+"""False on a claim its judge could not check against any record (set only then): it is left
+out of S and counted in ``gsar.unverified_share``."""
+GSAR_UNVERIFIED_SHARE: Final = "gsar.unverified_share"
+"""On the evaluate span: the share of the answer's claims its judge could not check."""
 GSAR_CLAIM_START: Final = "gsar.claim.start"
 """Character offset in the judged answer where the claim starts (set when the claim is a
 passage of the answer; a paraphrasing judge's claim has none)."""

@@ -38,6 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final, TypeVar
 
 from gsar_otel.core.evidence import EvidenceSet
@@ -321,11 +322,15 @@ async def judge_and_check(
             if recorded is not None:  # the guard's own report on exactly these inputs
                 return verdict, recorded
         pool = get_pool()
+        # A judge that checks every typed value against the records itself (and derives some)
+        # is not second-guessed by the guard's plainer number check.
+        guard = (partial(check_judge_output, check_values=False)
+                 if getattr(judge, "checks_values", False) else check_judge_output)
         if timeout_s is None and small_judgement(synthesis, evidence):
-            report = pool.run_here(check_judge_output, verdict.output, **guard_options)
+            report = pool.run_here(guard, verdict.output, **guard_options)
         else:
             try:
-                report = await pool.run(check_judge_output, verdict.output, **guard_options)
+                report = await pool.run(guard, verdict.output, **guard_options)
             except PoolBusyError as error:
                 failed = failed_verdict(judge, POOL_BUSY, started, f"not checked: {error}")
                 return failed, IntegrityReport(failed.output, ())

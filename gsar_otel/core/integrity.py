@@ -114,8 +114,12 @@ def check_judge_output(
     weight_map: WeightMapInput | None = None,
     contradiction_penalty: float = 0.5,
     default_unknown: float = DEFAULT_UNKNOWN_WEIGHT,
+    check_values: bool = True,
 ) -> IntegrityReport:
     """Check and repair ``output`` against the answer and the evidence it was judged on.
+
+    ``check_values=False`` skips the check that a grounded claim's numbers stand in its cited
+    items, for a judge that checks (and derives) every typed value against the records itself.
 
     ``weight_map``, ``contradiction_penalty`` and ``default_unknown`` are those used for scoring;
     they choose the type of added claims so that omitting a claim never pays (see
@@ -143,7 +147,7 @@ def check_judge_output(
     _dedupe(buckets, adjustments)
     # Claims, answer sentences and evidence items often share a text: read each text once.
     read = _memo_reader()
-    _check_grounded(buckets, evidence, adjustments, read)
+    _check_grounded(buckets, evidence, adjustments, read, check_values)
     _check_coverage(buckets, synthesis, adjustments, read, weight_map, contradiction_penalty,
                     default_unknown)
 
@@ -176,7 +180,7 @@ def _dedupe(buckets: dict[Bucket, list[Claim]], adjustments: list[Adjustment]) -
 
 def _check_grounded(
     buckets: dict[Bucket, list[Claim]], evidence: EvidenceSet, adjustments: list[Adjustment],
-    read: _Reader,
+    read: _Reader, check_values: bool = True,
 ) -> None:
     known = {normalize_ref(item.id): item for item in evidence}
     # One index per set of cited items (judges cite the same few items again and again); each
@@ -220,7 +224,7 @@ def _check_grounded(
         key = tuple(valid)
         if key not in index_by_refs:
             index_by_refs[key] = _index_of(tuple(known[ref].content for ref in valid), read)
-        written = read(claim.text)
+        written = read(claim.text) if check_values else ()
         missing = _unsupported(written, index_by_refs[key], SUPPORT_CHECKED_KINDS,
                                derived_reader(claim.text, written, partial(cited_years, key),
                                               partial(cited_numbers, key)))

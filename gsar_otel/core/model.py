@@ -103,6 +103,13 @@ class Claim(_Frozen):
                     "conclusion caps the decision at regenerate under the default conclusion "
                     "policy.",
     )
+    verifiable: bool = Field(
+        default=True,
+        description="False for a claim its judge could not check against any record (prose, "
+                    "reasoning, context): an unverified claim sits in U but is left out of S, "
+                    "and its share is reported as the unverified share. Model judges leave it "
+                    "True.",
+    )
 
     def __init__(self, *args: Any, **data: Any) -> None:
         if len(args) > 3:
@@ -229,7 +236,7 @@ DECISION_RANK: Mapping[Decision, int] = MappingProxyType(
 """How bad a decision is, for "did it get worse" comparisons (higher is worse)."""
 
 
-_CLAIM_FIELDS = ("text", "type", "evidence_refs", "conclusion")
+_CLAIM_FIELDS = ("text", "type", "evidence_refs", "conclusion", "verifiable")
 
 
 class JudgeOutput(_Frozen):

@@ -174,6 +174,7 @@ def gsar_score(
     def weights_of(claims: Iterable[Claim], table: WeightMap) -> list[float]:
         return [claim_weight(claim, table, unknown) for claim in claims]
 
+    partition = checkable(partition)
     if partition.is_empty:
         return NEUTRAL_SCORE
     # One exact sum per side: G and K enter identically (P4), whatever bucket a claim sits in.
@@ -186,6 +187,23 @@ def gsar_score(
     if denominator == 0.0:
         return NEUTRAL_SCORE
     return min(1.0, max(0.0, support / denominator))
+
+
+def checkable(partition: Partition) -> Partition:
+    """``partition`` without the claims its judge could not check (``Claim.verifiable`` False):
+    the claims S is computed over. The same partition when every claim is checkable."""
+    if all(claim.verifiable for _, claims in partition.buckets() for claim in claims):
+        return partition
+    return Partition(**{name: tuple(c for c in claims if c.verifiable)
+                        for name, claims in partition.buckets()})
+
+
+def unverified_share(partition: Partition) -> float:
+    """The share of an answer's claims its judge could not check (0.0 for no claim)."""
+    total = partition.total_claims
+    if not total:
+        return 0.0
+    return sum(not c.verifiable for _, claims in partition.buckets() for c in claims) / total
 
 
 def decide(score: float, *, thresholds: GSARThresholds | None = None) -> Decision:
@@ -271,7 +289,7 @@ def apply_contradiction_policy(
     """
     if check_contradiction_policy(policy) == "score" or decision is not Decision.PROCEED:
         return decision, False
-    if any(claim.type in TOOL_BACKED_TYPES
+    if any(claim.type in TOOL_BACKED_TYPES and claim.verifiable
            for claim in (*partition.contradicted, *partition.ungrounded)):
         return Decision.REGENERATE, True
     return decision, False

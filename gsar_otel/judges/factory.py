@@ -35,6 +35,10 @@ def make_judge(name: str | None = None, *, model: str | None = None) -> Judge:
         from gsar_otel.judges.staged.judge import StagedJudge
 
         return StagedJudge()
+    if chosen == "records":
+        from gsar_otel.judges.records.judge import RecordsJudge
+
+        return RecordsJudge()
     if chosen == "anthropic":
         from gsar_otel.judges.anthropic.judge import AnthropicJudge
 

@@ -17,7 +17,7 @@ from gsar_otel import semconv as sc
 from gsar_otel.core.model import DEFAULT_UNKNOWN_WEIGHT, Claim, EvidenceType, GSARThresholds
 from gsar_otel.core.protocol import judge_model, judge_name
 from gsar_otel.core.result import Action, GSAREvaluation, GSARResult
-from gsar_otel.core.scoring import WeightMap, claim_weight, resolve_weight_map
+from gsar_otel.core.scoring import WeightMap, claim_weight, resolve_weight_map, unverified_share
 from gsar_otel.otel.claim_identity import identity_attributes
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
 
@@ -167,6 +167,7 @@ class EvaluationRecorder:
         }
         for bucket, count in partition.counts().items():
             attributes[sc.CLAIM_COUNT_ATTRIBUTES[bucket]] = count
+        attributes[sc.GSAR_UNVERIFIED_SHARE] = unverified_share(partition)
         if result.judge_model:
             attributes[sc.GSAR_JUDGE_MODEL] = result.judge_model
         if result.degraded_reason:
@@ -224,6 +225,8 @@ class EvaluationRecorder:
             attributes[sc.GSAR_CLAIM_ADJUSTMENT] = list(kinds)
         if claim.conclusion:
             attributes[sc.GSAR_CLAIM_CONCLUSION] = True
+        if not claim.verifiable:
+            attributes[sc.GSAR_CLAIM_VERIFIABLE] = False
         if self.capture_content:
             text = _redact(claim.text, sc.REDACT_KIND_CLAIM)
             if text is not None:

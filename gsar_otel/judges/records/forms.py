@@ -1,0 +1,170 @@
+"""Equivalent forms as data: states across tools, the words of a claim's stance, name keys.
+
+Every table here is read by one general mechanism; a new tool's status or a new way of saying a
+state is one row. :data:`STATES` maps a normalised word (or a joined CamelCase value, lower-cased)
+to its state and the family of states it belongs to: two different states of one family exclude
+each other (``Running`` and ``CrashLoopBackOff`` are both pod states), states of different
+families never conflict (``Running`` and ``healthy``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from types import MappingProxyType
+from typing import Final, NamedTuple
+
+
+class State(NamedTuple):
+    """One state a record or a claim can state: its family and its canonical name."""
+
+    family: str
+    name: str
+
+
+def _rows(family: str, table: dict[str, tuple[str, ...]]) -> dict[str, State]:
+    return {form: State(family, name) for name, forms in table.items() for form in forms}
+
+
+_OUTCOMES: Final = {
+    # a run, job, step, check, build, deploy, payment or plan that ended
+    "succeeded": ("succeeded", "success", "successful", "successfully", "succeed", "passed",
+                  "pass", "passing", "completed", "complete", "finished", "ok", "done",
+                  "green", "applied", "paid", "delivered", "resolved"),
+    "failed": ("failed", "failure", "failing", "fail", "fails", "errored", "red", "broken",
+               "backofflimitexceeded", "deadlineexceeded", "timed_out", "timedout",
+               "declined", "rejected"),
+    "cancelled": ("cancelled", "canceled", "aborted", "abort"),
+    "skipped": ("skipped", "skip", "neutral"),
+    "in_progress": ("in_progress", "running", "queued", "pending", "waiting", "in-progress",
+                    "inprogress", "started", "ongoing"),
+}
+_POD_STATES: Final = {
+    "running": ("running",),
+    "pending": ("pending", "containercreating", "podinitializing"),
+    "crashloop": ("crashloopbackoff", "crash-looping", "crashlooping", "crash-loop",
+                  "crashloop", "crash_loop"),
+    "oomkilled": ("oomkilled", "oom-killed", "oom_killed"),
+    "imagepull": ("imagepullbackoff", "errimagepull"),
+    "completed": ("completed",),
+    "terminating": ("terminating",),
+    "evicted": ("evicted",),
+}
+_HEALTH: Final = {
+    "healthy": ("healthy", "up", "available", "ready", "green", "online", "active",
+                "inservice", "in_service"),
+    "unhealthy": ("unhealthy", "down", "unavailable", "notready", "not-ready", "degraded",
+                  "offline", "draining", "outofservice", "red", "failing", "impaired",
+                  "inactive"),
+}
+_ALERTS: Final = {
+    "firing": ("firing", "fired", "triggered"),
+    "resolved": ("resolved",),
+    "inactive": ("inactive",),
+}
+
+STATES: Final = MappingProxyType({
+    **_rows("outcome", _OUTCOMES),
+    **_rows("alert", _ALERTS),
+})
+"""Run outcomes and alert states by every form they are written in."""
+
+POD_STATES: Final = MappingProxyType(_rows("pod", _POD_STATES))
+"""Kubernetes pod and container states (read only where a record holds one)."""
+
+HEALTH: Final = MappingProxyType(_rows("health", _HEALTH))
+"""Health and availability."""
+
+STATE_TABLES: Final = (POD_STATES, STATES, HEALTH)
+"""Where a word's state is looked up, most specific first: ``completed`` is a pod state beside
+a pod's row and a run's outcome beside a run."""
+
+PHRASES: Final = MappingProxyType({
+    # several words a claim writes for one state form
+    "ran out of memory": "oomkilled", "out of memory": "oomkilled", "oom killed": "oomkilled",
+    "out-of-memory": "oomkilled", "oom": "oomkilled",
+    "crash looping": "crash-looping", "crash loop": "crash-looping",
+    "in progress": "in_progress", "still running": "in_progress",
+    "not ready": "notready", "timed out": "timed_out", "time out": "timed_out",
+    "back-off": "crashloopbackoff", "backing off": "crashloopbackoff",
+    "in service": "inservice", "out of service": "outofservice",
+})
+"""A claim's multi-word forms, rewritten to one form before states are read."""
+
+LEVELS: Final = MappingProxyType({
+    "error": "error", "errors": "error", "err": "error", "fatal": "fatal", "warn": "warn",
+    "warning": "warn", "warnings": "warn", "info": "info", "debug": "debug", "panic": "fatal",
+})
+"""Log levels by the words that name them."""
+
+NEGATIONS: Final = frozenset({"not", "no", "never", "none", "neither", "nor", "without",
+                              "didn't", "didnt", "wasn't", "isn't", "aren't", "weren't",
+                              "hasn't", "haven't", "hadn't", "doesn't", "don't", "cannot",
+                              "can't", "won't", "zero"})
+"""Words that negate the state or level that follows them closely."""
+NEGATION_REACH: Final = 3
+"""How many words after a negation a negated state may stand."""
+
+ADVICE: Final = re.compile(
+    r"\b(?:consider(?:ing)?|recommend(?:ed|ation)?|suggest(?:ed|ion)?|should|you (?:may|might|"
+    r"could|can) (?:want|also|need)|(?:i'?d|i would|we'?d|we would) (?:recommend|suggest|"
+    r"look|check|start)|next steps?|worth (?:checking|looking|investigating|a look)|"
+    r"it (?:may|might|would) (?:be|help)|might want|may want|try (?:to|increasing|raising|"
+    r"restarting|scaling)|to be safe|(?:please|make sure|ensure)\b|follow(?:-| )up|"
+    r"i (?:can|could)|let me know|if (?:you|needed|it)|keep an eye)", re.IGNORECASE)
+"""A recommendation, a hedged suggestion or an offer: complementary, not a fact about the
+evidence."""
+
+CAUSE: Final = re.compile(
+    r"\b(?:because(?: of)?|due to|caused by|(?:the )?root cause|as a result of|led to|"
+    r"leading to|resulting in|resulted in|which (?:caused|triggered)|triggered by|"
+    r"attributable to|explains? (?:why|the)|is why|that'?s why|thanks to|owing to)\b",
+    re.IGNORECASE)
+"""The words of a stated cause: the cause itself must be stated of the claim's records."""
+
+NAME_KEYS: Final = frozenset({
+    "name", "id", "pod", "node", "host", "hostname", "instance", "service", "job", "user",
+    "username", "container", "deployment", "namespace", "cluster", "database", "db", "table",
+    "index", "topic", "group", "queue", "bucket", "key", "function", "functionname", "repo",
+    "repository", "branch", "workflow", "title", "email", "customer", "sku", "product",
+    "resource", "address", "arn", "identifier", "dbinstanceidentifier", "instanceid",
+    "loadbalancername", "targetgroupname", "alertname", "source", "module", "release", "tag",
+    "check", "step", "stage", "pipeline", "project", "application", "app", "account",
+    "principal", "role", "client", "consumer", "region", "zone", "device", "disk", "volume",
+    "process", "command", "program", "eventname", "login", "actor", "author",
+    "owner", "assignee", "requester", "sender", "committer",
+})
+"""Keys whose value names its record (or a kind of record): a claim that writes such a value
+speaks of that record."""
+
+STOP_NAMES: Final = frozenset({
+    "true", "false", "null", "none", "yes", "no", "the", "and", "n/a", "-", "<none>", "default",
+    "info", "warn", "error", "debug", "ok", "running", "pending", "active", "enabled", "disabled",
+})
+"""Values that name nothing (a record holding them is no subject of a claim that writes them):
+booleans, placeholders, levels and states (these are read as states and levels instead)."""
+
+
+AFFIXES: Final = frozenset({"non", "pre", "re", "co", "sub", "un", "anti", "mid", "out", "via",
+                            "per", "ex", "one", "two", "top", "low", "end", "day", "key", "new",
+                            "old", "all", "off", "log", "use", "set", "get", "run"})
+"""Short parts of hyphenated English words (``non-zero``, ``re-run``, ``one-off``): a token of
+such parts is a word, not a name."""
+_WORDS: Final = re.compile(r"[a-z][a-z_-]*")
+
+
+def states_of(values: Iterable[str]) -> set[State]:
+    """The states some values state: a short value as written or joined (``Crash-Loop`` as
+    ``crashloop``), and the words of a longer one (a log message, a sentence)."""
+    found = set()
+    for raw in values:
+        word = raw.lower().strip()
+        candidates = [word] if len(word) <= 30 else []
+        candidates += _WORDS.findall(word) if " " in word else []
+        for candidate in candidates:
+            joined = candidate.replace("-", "").replace("_", "").replace(" ", "")
+            for table in STATE_TABLES:
+                state = table.get(candidate) or table.get(joined)
+                if state is not None:
+                    found.add(state)
+    return found

@@ -1,0 +1,112 @@
+"""The records of one evidence set, indexed once: by name, by a name's leading parts, by log
+level, by typed value (:class:`gsar_otel.core.anchors.AnchorIndex`) and by word, so a claim is
+checked in time linear in what it states, not in the evidence."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cached_property
+from typing import Final
+
+from gsar_otel.core.anchors import Anchor, AnchorIndex
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.text import content_stem_set
+from gsar_otel.judges.records.forms import State, states_of
+from gsar_otel.judges.records.reading import read_evidence
+from gsar_otel.judges.records.record import Record
+
+MAX_HITS: Final = 256
+"""Most records a typed value is looked up on."""
+SCOPE_LIMIT: Final = 2000
+"""Most records a derivation reads."""
+_PART: Final = re.compile(r"[-_.]")
+
+
+class RecordIndex:
+    """Records of an evidence set and the look-ups a claim needs."""
+
+    def __init__(self, evidence: EvidenceSet) -> None:
+        self.evidence = evidence
+        self.records: list[Record] = read_evidence(evidence)
+        self._names: dict[str, set[int]] = {}
+        self._prefixes: dict[str, set[int]] = {}
+        self._levels: dict[str, set[int]] = {}
+        self._groups: dict[str, list[int]] = {}
+        places: list[int] = []
+        anchors: list[Anchor] = []
+        for position, record in enumerate(self.records):
+            self._groups.setdefault(record.group, []).append(position)
+            for name in record.names:
+                self._names.setdefault(name, set()).add(position)
+                parts = _PART.split(name)
+                for cut in range(1, len(parts)):
+                    prefix = name[:len("-".join(parts[:cut]))]
+                    if len(prefix) >= 3 and any(c.isalpha() for c in prefix):
+                        self._prefixes.setdefault(prefix, set()).add(position)
+            level = record.level
+            if level:
+                self._levels.setdefault(level, set()).add(position)
+            for value in record.values:
+                for anchor in value.anchors:
+                    places.append(position)
+                    anchors.append(anchor)
+        self._places = places
+        self._anchors = AnchorIndex(anchors)
+        self._text = "\n".join(item.content.lower() for item in evidence)
+
+    def named(self, token: str) -> frozenset[int]:
+        """Records one of whose names is ``token``."""
+        return frozenset(self._names.get(token, ()))
+
+    def prefixed(self, token: str) -> frozenset[int]:
+        """Records with a name whose leading parts are ``token`` (``checkout-api`` of
+        ``checkout-api-7d9f8-q8lmn``)."""
+        return frozenset(self._prefixes.get(token, ()))
+
+    def at_level(self, level: str) -> frozenset[int]:
+        """Log records written at ``level``."""
+        return frozenset(self._levels.get(level, ()))
+
+    def mentions(self, token: str) -> bool:
+        """True when ``token`` stands in some item's text as a word of its own."""
+        at = self._text.find(token)
+        while at >= 0:
+            before = self._text[at - 1] if at else " "
+            after = self._text[at + len(token)] if at + len(token) < len(self._text) else " "
+            if not (before.isalnum() or after.isalnum()):
+                return True
+            at = self._text.find(token, at + 1)
+        return False
+
+    def holding(self, anchor: Anchor) -> frozenset[int]:
+        """Records holding a value that matches ``anchor``."""
+        return frozenset(self._places[p] for p in self._anchors.matches(anchor, MAX_HITS))
+
+    def scope(self, records: Iterable[int]) -> list[int]:
+        """The records of every group (table, array, item) the given records are rows of; all
+        records when none is given."""
+        chosen = sorted(set(records))
+        if not chosen:
+            return list(range(min(len(self.records), SCOPE_LIMIT)))
+        groups = {self.records[i].group for i in chosen}
+        if len(chosen) > 1:
+            return chosen[:SCOPE_LIMIT]
+        out = [i for group in groups for i in self._groups[group]]
+        return out[:SCOPE_LIMIT]
+
+    def refs(self, records: Iterable[int]) -> tuple[str, ...]:
+        """The evidence ids of ``records``, in order, once each."""
+        return tuple(dict.fromkeys(self.records[i].item for i in sorted(records)))
+
+    def states(self, position: int) -> set[State]:
+        """The states record ``position`` states."""
+        return self._states[position]
+
+    def stems(self, position: int) -> frozenset[str]:
+        """The content stems of record ``position``'s text."""
+        return content_stem_set(self.records[position].text)
+
+    @cached_property
+    def _states(self) -> list[set[State]]:
+        return [states_of(v.raw for v in record.values) for record in self.records]

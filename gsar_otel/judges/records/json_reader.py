@@ -1,0 +1,131 @@
+"""The JSON reader: a document (or JSON lines) as records, objects flattened by key path, each
+object of an array a row of that array's group, ``[{"Key": k, "Value": v}]`` tag lists fields
+of their owner, ``[time, value]`` samples (Prometheus) a time and a value, epoch times read as
+timestamps."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from gsar_otel.judges.records.record import Record, last_key
+
+MAX_DEPTH: Final = 40
+"""Deepest JSON nesting flattened; deeper values are kept as their text."""
+
+
+def read_json(item: str, text: str) -> list[Record] | None:
+    """A JSON document (or JSON lines) as records: objects flattened by key path, each object of
+    an array a row of that array's group."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return None
+    try:
+        documents = [json.loads(stripped)]
+    except (ValueError, RecursionError):
+        documents = []
+        for line in stripped.splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                documents.append(json.loads(line))
+            except (ValueError, RecursionError):
+                return None
+    records: list[Record] = []
+    group = f"{item}#{'lines' if len(documents) > 1 else 'doc'}"
+    for document in documents:
+        root = Record(item, group)
+        children: list[Record] = []
+        _flatten(document, "", root, children, item, 0, frozenset())
+        if root.values:
+            records.append(root)
+        records.extend(children)
+    return records
+
+
+def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, depth: int,
+             inherited: frozenset[str]) -> None:
+    if depth > MAX_DEPTH:
+        owner.add(path, json.dumps(node)[:2000])
+        return
+    if isinstance(node, dict):
+        for key, child in node.items():
+            _flatten(child, f"{path}.{key}" if path else str(key), owner, out, item, depth + 1,
+                     inherited)
+        return
+    if isinstance(node, list):
+        if node and all(isinstance(e, dict) and _tag(e) for e in node):
+            for entry in node:  # [{"Key": "Name", "Value": "web-1"}]: fields of the owner
+                tag_key, tag_value = _tag(entry) or ("", "")
+                owner.add(f"{path}.{tag_key}", tag_value)
+            return
+        if node and all(isinstance(e, dict | list) for e in node):
+            names = frozenset(owner.names) | inherited
+            for entry in node:
+                row = Record(item, f"{item}:{path}")
+                row.names |= names
+                if isinstance(entry, list):
+                    _sample(entry, row)
+                else:
+                    _flatten(entry, "", row, out, item, depth + 1, names)
+                out.append(row)
+            return
+        if len(node) == 2 and _epoch(node[0]) is not None and not isinstance(node[1], dict | list):
+            _sample(node, owner, path)
+            return
+        for entry in node:
+            _flatten(entry, path, owner, out, item, depth + 1, inherited)
+        return
+    if node is None:
+        return
+    if isinstance(node, bool):
+        owner.add(path, "true" if node else "false")
+        return
+    stamp = _epoch(node) if _timeish(path) else None
+    owner.add(path, stamp or (node if isinstance(node, str) else json.dumps(node)))
+
+
+def _sample(pair: list[Any], row: Record, path: str = "") -> None:
+    """A ``[time, value]`` sample (Prometheus): its time as a timestamp, its value as the value."""
+    prefix = f"{path}." if path else ""
+    if len(pair) == 2 and _epoch(pair[0]) is not None:
+        row.add(f"{prefix}time", _epoch(pair[0]) or "")
+        row.add(f"{prefix}value" if path else "value", pair[1])
+    else:
+        for entry in pair:
+            row.add(path or "value", entry if not isinstance(entry, dict | list)
+                    else json.dumps(entry))
+
+
+def _tag(entry: dict[str, Any]) -> tuple[str, str] | None:
+    keys = {k.lower(): k for k in entry}
+    for name_key in ("key", "name"):
+        if len(entry) == 2 and name_key in keys and "value" in keys:
+            name, value = entry[keys[name_key]], entry[keys["value"]]
+            if isinstance(name, str) and not isinstance(value, dict | list):
+                return name, "" if value is None else str(value)
+    return None
+
+
+def _timeish(path: str) -> bool:
+    last = last_key(path.lower())
+    return any(w in last for w in ("time", "ts", "date", "_at", "at", "stamp", "seen",
+                                   "created", "updated", "started", "finished"))
+
+
+def _epoch(value: object) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    if 1e12 <= number < 2.5e12:
+        number /= 1000.0
+    if not 9e8 <= number < 2.5e9:
+        return None
+    moment = datetime.fromtimestamp(number, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + (
+        f".{moment.microsecond // 1000:03d}" if moment.microsecond else "") + "Z"

@@ -1,0 +1,103 @@
+"""Records: what an evidence item is read into (a row, an object, a line, a sentence), with
+its values typed once and the names it carries."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors
+from gsar_otel.judges.records.forms import LEVELS, NAME_KEYS, STOP_NAMES
+
+_UNTYPED: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.CLOCK,
+                             AnchorKind.TIMESTAMP, AnchorKind.DATE, AnchorKind.DURATION,
+                             AnchorKind.QUOTED, AnchorKind.HTTP_STATUS, AnchorKind.PORT,
+                             AnchorKind.PERCENTILE, AnchorKind.HTTP_CLASS})
+"""Anchor kinds that are measures, not names."""
+NAME_TOKEN: Final = re.compile(
+    r"(?<![\w@.-])(?=[\w.@/:-]*[a-z])[a-z0-9][\w.@/:-]*[a-z0-9_]", re.IGNORECASE)
+"""A token that can name a record: letters and digits joined by ``-_.@/:``."""
+_NAMEISH: Final = re.compile(r"[-_.@/:]|\d")
+_KEY_SPLIT: Final = re.compile(r"[._\-\s\[\]/]+|(?<=[a-z])(?=[A-Z])")
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One value of a record: its key path (``""`` for prose), its text and its typed anchors."""
+
+    key: str
+    raw: str
+    anchors: tuple[Anchor, ...]
+
+    @property
+    def key_words(self) -> frozenset[str]:
+        """The words of the key path, lower-cased (``restartCount`` -> restart, count)."""
+        return key_words(self.key)
+
+
+@dataclass(slots=True)
+class Record:
+    """One row, object, line or sentence of an evidence item."""
+
+    item: str
+    group: str
+    """The table, array or item the record is a row of (records of one group share columns)."""
+    values: list[Value] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)
+    text: str = ""
+    """The record's own text, lower-cased, for words and states."""
+
+    def add(self, key: str, raw: object) -> None:
+        """Add a value under ``key`` (its anchors read with the key as context)."""
+        text = raw if isinstance(raw, str) else json.dumps(raw)
+        text = text.strip()
+        if not text:
+            return
+        key_l = key.lower()
+        anchors = extract_anchors(f"{last_key(key_l)}={text}" if key_l and short(text)
+                                  else text)
+        if key_l and short(text):
+            anchors = tuple(a for a in anchors if a.start >= len(last_key(key_l)) + 1)
+        self.values.append(Value(key_l, text, anchors))
+        self.text += (" " if self.text else "") + text.lower()
+        name = text.lower()
+        if (last_key(key_l).replace("_", "") in NAME_KEYS or any(
+                word in NAME_KEYS for word in key_words(key_l))) and nameable(name):
+            self.names.add(name)
+        for token in NAME_TOKEN.findall(text):
+            token = token.rstrip(".:/")
+            if _NAMEISH.search(token) and nameable(token.lower()) and not _measure(token):
+                self.names.add(token.lower())
+
+    @property
+    def level(self) -> str | None:
+        """The log level the record was written at, if it is a log line."""
+        for value in self.values:
+            if value.key in ("level", "severity", "lvl", "loglevel", "log.level"):
+                return LEVELS.get(value.raw.lower().strip("[]"))
+        return None
+
+
+def key_words(key: str) -> frozenset[str]:
+    """The words of a key path, lower-cased, digits and one-letter parts dropped."""
+    return frozenset(w.lower() for w in _KEY_SPLIT.split(key)
+                     if len(w) > 1 and not w.isdigit())
+
+
+def last_key(key: str) -> str:
+    return key.rsplit(".", 1)[-1] if key else ""
+
+
+def short(text: str) -> bool:
+    return len(text) <= 80 and "\n" not in text
+
+
+def nameable(name: str) -> bool:
+    return 2 <= len(name) <= 120 and name not in STOP_NAMES and any(c.isalpha() for c in name)
+
+
+def _measure(token: str) -> bool:
+    anchors = extract_anchors(token)
+    return bool(anchors) and all(a.kind in _UNTYPED for a in anchors)

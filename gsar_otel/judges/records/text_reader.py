@@ -1,0 +1,158 @@
+"""The text reader: tables as rows keyed by their header (aligned columns, ``|`` tables, psql),
+``key: value`` blocks with the path of their indented headings, ``key=value`` and log lines
+(time, level, pairs, message), and any other line as prose."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from gsar_otel.core.text import split_sentences
+from gsar_otel.judges.records.record import Record, nameable
+
+_COLUMN_GAP: Final = re.compile(r"\s{2,}|\t|\s*\|\s*")
+_HEADER_WORD: Final = re.compile(r"^[A-Z][A-Z0-9_%()./:-]*(?: [A-Z][A-Z0-9_%()./:-]*)*$|"
+                                 r"^[a-z_][a-z0-9_]*$|^[A-Z][a-z]+(?: [A-Za-z]+)*$")
+_RULE: Final = re.compile(r"^[\s|+:=-]+$")
+_TIMESTAMP: Final = re.compile(
+    r"^\s*\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2}| UTC)?"
+    r"|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|\d{2}:\d{2}:\d{2}(?:\.\d+)?)\]?")
+_LEVEL_TOKEN: Final = re.compile(r"^\[?(ERROR|ERR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL|CRIT|"
+                                 r"TRACE|error|warn|warning|info|debug|fatal)\]?:?$")
+_PAIR: Final = re.compile(r'(?<![\w.])([A-Za-z_][\w.\-/]*)=("[^"]*"|\S+)')
+_COLON_LINE: Final = re.compile(r"^(\s*)([A-Za-z][\w .()/'-]{0,60}?):(?:\s+(.*\S))?\s*$")
+_ROWS_FOOTER: Final = re.compile(r"^\(\d+ rows?\)$")
+
+
+def read_text(item: str, text: str) -> list[Record]:
+    """Text as records: tables, ``key: value`` blocks, ``key=value`` and log lines, prose."""
+    records: list[Record] = []
+    lines = text.splitlines()
+    position = 0
+    block = 0
+    while position < len(lines):
+        line = lines[position]
+        if not line.strip() or _RULE.match(line) or _ROWS_FOOTER.match(line.strip()):
+            position += 1
+            continue
+        table = _table(lines, position)
+        if table is not None:
+            rows, position = table
+            group = f"{item}#t{block}"
+            header, body = rows[0], rows[1:]
+            for cells in body:
+                row = Record(item, group)
+                for name, cell in zip(header, cells, strict=False):
+                    row.add(name, cell)
+                if cells and nameable(cells[0].lower()):
+                    row.names.add(cells[0].lower())
+                records.append(row)
+            block += 1
+            continue
+        colon = _colon_block(lines, position)
+        if colon is not None:
+            record, position = colon
+            record.item, record.group = item, f"{item}#k{block}"
+            block += 1
+            records.append(record)
+            continue
+        records.append(_line(item, f"{item}#l", line))
+        position += 1
+    return records
+
+
+def _cells(line: str) -> list[str]:
+    return [cell for cell in _COLUMN_GAP.split(line.strip().strip("|")) if cell != ""]
+
+
+def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
+    """A header line of column names and the rows under it (at least one)."""
+    header = _cells(lines[start])
+    if len(header) < 2 or not all(_HEADER_WORD.match(cell.strip()) for cell in header):
+        return None
+    if "=" in lines[start] or (":" in lines[start] and "|" not in lines[start]
+                               and lines[start].strip().endswith(":")):
+        return None
+    rows = [header]
+    position = start + 1
+    while position < len(lines):
+        line = lines[position]
+        if _RULE.match(line) and line.strip():
+            position += 1
+            continue
+        if not line.strip() or _ROWS_FOOTER.match(line.strip()):
+            break
+        cells = _cells(line)
+        if len(cells) < 2:
+            break
+        if len(cells) != len(header):
+            cells = _by_position(lines[start], line, len(header)) or cells
+        rows.append(cells)
+        position += 1
+    if len(rows) < 2:
+        return None
+    return rows, position
+
+
+def _by_position(header_line: str, line: str, count: int) -> list[str] | None:
+    starts = [m.start() for m in re.finditer(r"(?:(?<=\s\s)|(?<=\t)|^)\S", header_line)]
+    if len(starts) != count:
+        return None
+    cells = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
+    return cells if all(cells[:1]) else None
+
+
+def _colon_block(lines: list[str], start: int) -> tuple[Record, int] | None:
+    """Consecutive ``Key: value`` lines (at least two), nested by indentation."""
+    record = Record("", "")
+    stack: list[tuple[int, str]] = []
+    position = start
+    pairs = 0
+    while position < len(lines):
+        line = lines[position]
+        if not line.strip():
+            if pairs and position + 1 < len(lines) and _COLON_LINE.match(lines[position + 1]):
+                position += 1
+                continue
+            break
+        match = _COLON_LINE.match(line)
+        if match is None or _TIMESTAMP.match(line):
+            if pairs and line.startswith((" ", "\t")) and stack:
+                record.add(stack[-1][1], line.strip())
+                position += 1
+                continue
+            break
+        indent, key, value = len(match.group(1)), match.group(2).strip(), match.group(3)
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = ".".join([*(k for _, k in stack), key])
+        if value:
+            record.add(path, value)
+            pairs += 1
+        stack.append((indent, key))
+        position += 1
+    if pairs < 2:
+        return None
+    return record, position
+
+
+def _line(item: str, group: str, line: str) -> Record:
+    """One line: a log line (time, level, ``key=value`` pairs, message) or a line of prose."""
+    record = Record(item, group)
+    rest = line.strip()
+    stamp = _TIMESTAMP.match(rest)
+    if stamp:
+        record.add("time", stamp.group(0).strip("[] "))
+        rest = rest[stamp.end():].strip()
+    first = rest.split(" ", 1)
+    if first and _LEVEL_TOKEN.match(first[0]):
+        record.add("level", first[0].strip("[]:").lower())
+        rest = first[1] if len(first) > 1 else ""
+    pairs = _PAIR.findall(rest)
+    for key, value in pairs:
+        record.add(key, value.strip('"'))
+    message = _PAIR.sub("", rest).strip() if len(pairs) >= 2 else rest
+    if message:
+        for sentence in split_sentences(message) or [message]:
+            record.add("", sentence)
+    return record
