@@ -40,6 +40,7 @@ EXPECTED_EVALUATE_ATTRIBUTES: dict[str, Any] = {
     "gsar.claims.ungrounded": 1,
     "gsar.claims.contradicted": 0,
     "gsar.claims.complementary": 0,
+    "gsar.unverified_share": 0.0,
     "gsar.evidence.count": 1,
     "gsar.evidence.truncated": False,
     "gsar.adjustments": 0,
