@@ -222,12 +222,10 @@ class TraceAssembler:
                 entry.spans_dropped += 1
                 self._count(SPAN_OVER_TRACE_CAP)
                 continue
-            entry.spans[span.span_id] = span
             self._hold(entry, held_size(span))
             over_cap = entry.runs_over_cap
-            entry.consider(span, now)
+            entry.add(span, now)
             self._count(RUNS_OVER_CAP, entry.runs_over_cap - over_cap)
-            entry.arrived(span, now)
             if entry.runs:
                 self._fragments.pop(span.trace_id, None)
             self._count(SPAN_ACCEPTED)
