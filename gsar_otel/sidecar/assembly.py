@@ -8,7 +8,8 @@ child can arrive before its root. A trace with no settled run is released at the
 (``max_age_s`` from its first span), flagged incomplete.
 
 Memory is bounded in bytes as well as in counts. Records hold plain values cut at intake
-(:mod:`gsar_otel.sidecar.spans`), each with an estimate of what it holds; past
+(:mod:`gsar_otel.sidecar.spans`), each charged what it holds after decoding
+(:mod:`gsar_otel.sidecar.sizes`), and each trace buffer its own overhead. Past
 ``max_held_bytes`` (what is buffered here plus what the caller reports as queued for judging,
 ``outside_bytes``), or past ``max_traces``, a trace is evicted: traces with no run span
 (fragments) first, oldest first, then the oldest trace with runs. Evicted runs
@@ -31,7 +32,8 @@ from dataclasses import dataclass
 
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, run_kind
 from gsar_otel.sidecar.late import LateBatch, LateTracker
-from gsar_otel.sidecar.spans import RECORD_OVERHEAD, LogRecordData, SpanRecord
+from gsar_otel.sidecar.sizes import TRACE_OVERHEAD
+from gsar_otel.sidecar.spans import LogRecordData, SpanRecord, held_size
 from gsar_otel.sidecar.trace_buffer import TraceBuffer
 
 READY_SETTLED = "settled"
@@ -81,7 +83,7 @@ class AssemblyLimits:
         max_spans_per_trace / max_logs_per_trace: more are dropped (counted) and the run is
             flagged incomplete.
         remember_released: trace ids remembered after release, to count late spans.
-        max_held_bytes: most bytes held (estimated, after decoding); traces are evicted past it.
+        max_held_bytes: most bytes held (after decoding, :mod:`.sizes`); traces are evicted past it.
     """
 
     decision_wait_s: float = 10.0
@@ -140,20 +142,6 @@ class ReadyRun:
         return INCOMPLETE_VALUES_TRUNCATED if self.values_truncated else ""
 
 
-def held_size(item: SpanRecord | LogRecordData) -> int:
-    """The bytes ``item`` holds: its decoder's estimate, else a rough one from its values."""
-    if item.size:
-        return item.size
-    total = RECORD_OVERHEAD
-    for key, value in item.attributes.items():
-        total += 100 + len(key) + len(str(value))
-    if isinstance(item, SpanRecord):
-        total += len(item.name) + sum(100 + len(str(dict(e.attributes))) for e in item.events)
-    else:
-        total += len(str(item.body))
-    return total
-
-
 class TraceAssembler:
     """Buffers spans and logs per trace and releases finished runs (see the module docstring).
 
@@ -180,7 +168,7 @@ class TraceAssembler:
         """Spans and logs by outcome (:data:`ITEM_KEYS`), traces evicted (``evicted``: runs,
         ``evicted_fragment``: traces with no run span) and ``runs_over_cap``."""
         self.held_bytes = 0
-        """Estimated bytes buffered now."""
+        """Bytes buffered now (records and trace buffers)."""
         self.outside_bytes = 0
         """Bytes of released runs still held by the caller (queued, being judged): set by the
         caller, counted against ``max_held_bytes``."""
@@ -280,6 +268,7 @@ class TraceAssembler:
         if released is not None:
             entry.not_before_ns = released[1]
         self._fragments[trace_id] = None
+        self._hold(entry, TRACE_OVERHEAD)
         return entry
 
     def _hold(self, entry: TraceBuffer, size: int) -> None:
