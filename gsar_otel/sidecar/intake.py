@@ -1,5 +1,5 @@
 """OTLP values turned into plain Python values at intake, cut to their bounds and charged what they
-hold (:mod:`gsar_otel.sidecar.sizes`), and small resources shared between requests.
+hold (:mod:`gsar_otel.sidecar.sizes`), and resources shared between requests when identical.
 
 A string or bytes value longer than ``max_value_bytes`` is cut to it; past ``max_item_bytes``
 held for one span (its attributes and events) or log record, further values are dropped, an
@@ -41,7 +41,10 @@ size replaces it once the map is built."""
 SHARED_RESOURCE_BYTES = 16 * 1024
 """Resources up to this size on the wire are shared between requests (by their encoded bytes)."""
 SHARED_RESOURCES = 1024
-"""How many resources are kept for sharing (least recently used go first)."""
+"""Most resources kept for sharing (least recently used go first) ..."""
+SHARED_RESOURCES_HELD = 8 * 1024 * 1024
+"""... and most bytes they hold, encoded keys and decoded values together. The cache is the one
+thing decoded that no budget counts: at most this much, whatever is sent."""
 
 
 class Intake:
@@ -145,35 +148,41 @@ def attributes_of(pairs: Sequence[KeyValue]) -> Mapping[str, Any]:
 
 
 class SharedResources:
-    """Small resources shared between requests, keyed by their encoded bytes (thread-safe:
-    requests are decoded in worker threads)."""
+    """Resources shared between requests, keyed by their encoded bytes, so identical ones are one
+    object (thread-safe: requests are decoded in worker threads). Bounded in count and bytes."""
 
     def __init__(self) -> None:
-        self._cache: OrderedDict[bytes, Mapping[str, Any]] = OrderedDict()
+        self._cache: OrderedDict[bytes, tuple[Mapping[str, Any], int]] = OrderedDict()
+        self._held = 0
         self._lock = threading.Lock()
 
     def get(self, resource: Any, intake: Intake) -> tuple[Mapping[str, Any], int]:
-        """The resource's attributes and the bytes each span must count for them (0 when
-        shared)."""
+        """The resource's attributes and the bytes they hold (for whoever holds the spans to
+        charge once per distinct resource: identical resources are the same object)."""
         encoded = resource.SerializeToString()
-        if len(encoded) > SHARED_RESOURCE_BYTES:
-            intake.start_item()
-            attributes = intake.attributes(resource.attributes)
-            return attributes, intake.held
-        with self._lock:
-            found = self._cache.get(encoded)
-            if found is not None:
-                self._cache.move_to_end(encoded)
-                return found, 0
+        shared = len(encoded) <= SHARED_RESOURCE_BYTES
+        if shared:
+            with self._lock:
+                found = self._cache.get(encoded)
+                if found is not None:
+                    self._cache.move_to_end(encoded)
+                    return found
         intake.start_item()
         attributes = intake.attributes(resource.attributes)
-        with self._lock:
-            self._cache[encoded] = attributes
-            while len(self._cache) > SHARED_RESOURCES:
-                self._cache.popitem(last=False)
-        return attributes, 0
+        found = attributes, intake.held if attributes else 0
+        cost = sys.getsizeof(encoded) + found[1]
+        if shared and cost <= SHARED_RESOURCES_HELD // 16:
+            with self._lock:
+                if encoded not in self._cache:
+                    self._cache[encoded] = found
+                    self._held += cost
+                while len(self._cache) > SHARED_RESOURCES or self._held > SHARED_RESOURCES_HELD:
+                    key, (_, size) = self._cache.popitem(last=False)
+                    self._held -= sys.getsizeof(key) + size
+        return found
 
     def clear(self) -> None:
         """Forget every resource kept for sharing (the spans holding them keep them)."""
         with self._lock:
             self._cache.clear()
+            self._held = 0

@@ -11,8 +11,10 @@ are constants measured once with ``tracemalloc`` on CPython 3.11 (64-bit) and ro
 property test ``tests/sidecar/test_held_accounting.py`` checks the whole against tracemalloc for
 any shape of OTLP content.
 
-A record's ``size`` covers what is its own, and the resource of its request unless that is
-shared (:mod:`gsar_otel.sidecar.intake`).
+A record's ``size`` covers what is its own. What spans share (a request's resource, a scope's
+name) is charged once per distinct object held, by whoever holds the spans
+(:class:`SharedBytes` in the assembler; once per run for a released run); identical resources
+are one object (:mod:`gsar_otel.sidecar.spans` shares them by their encoded bytes).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ MAPPING_BYTES = 96
 TRACE_OVERHEAD = 1024
 """A trace buffer before its spans: the buffer, its empty mappings, its parent links and its
 entries in the assembler's ordered mappings: 810 measured for a trace of one span."""
+SHARED_OVERHEAD = 192
+"""A shared object's entry in the holders' table (:class:`SharedBytes`): a list of three (80)
+and its slot in the table's dict (up to 112 when the dict has just grown)."""
 _SMALL_INTS = range(-5, 257)
 
 
@@ -81,3 +86,35 @@ def value_bytes(value: Any) -> int:
         else:
             total += sys.getsizeof(item)
     return total
+
+
+class SharedBytes:
+    """Objects that held records share (a resource, a scope name), each charged once while any
+    holder holds it: ``total`` is their bytes."""
+
+    __slots__ = ("_held", "total")
+
+    def __init__(self) -> None:
+        self._held: dict[int, list[Any]] = {}
+        """id -> [the object (kept so its id is not reused), holders, bytes]."""
+        self.total = 0
+
+    def hold(self, shared: object, size: int) -> None:
+        """One more holder of ``shared`` (charged ``size`` bytes and its entry here the first
+        time)."""
+        slot = self._held.get(id(shared))
+        if slot is None:
+            size += SHARED_OVERHEAD
+            self._held[id(shared)] = [shared, 1, size]
+            self.total += size
+        else:
+            slot[1] += 1
+
+    def drop(self, shared: object) -> None:
+        """One holder fewer; the last one frees the charge."""
+        slot = self._held.get(id(shared))
+        if slot is not None:
+            slot[1] -= 1
+            if not slot[1]:
+                del self._held[id(shared)]
+                self.total -= slot[2]

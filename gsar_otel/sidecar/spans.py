@@ -13,15 +13,16 @@ to it, and past ``max_item_bytes`` held for one span (its attributes and events)
 further values are dropped; both are counted in :attr:`Decoded.truncated` and in the record's
 ``truncated``. Each record carries ``size``, the bytes it holds of its own after decoding
 (:mod:`gsar_otel.sidecar.sizes`), which the assembler's ``max_held_bytes`` budget is counted on.
-Resources are shared between the spans of a request, and a small resource (the usual SDK one)
-between requests too.
+A resource is one object for the spans of a request, and for identical resources of other
+requests too; what spans share (their resource, ``resource_size`` bytes, and their scope name)
+is charged once per distinct object by whoever holds them (:func:`shared_parts`).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -80,9 +81,12 @@ class SpanRecord:
     resource: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
     scope: str = ""
     size: int = field(default=0, compare=False)
-    """Bytes held (0: not measured; then measured from its values, :func:`held_size`)."""
+    """Bytes held of its own, resource and scope name aside (0: not measured; then measured
+    from its values, :func:`held_size`)."""
     truncated: int = field(default=0, compare=False)
     """Values cut or dropped at intake."""
+    resource_size: int = field(default=0, compare=False)
+    """Bytes ``resource`` holds, charged once per distinct resource held (0: not measured)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +136,23 @@ def held_size(item: SpanRecord | LogRecordData) -> int:
     return total
 
 
+def shared_parts(span: SpanRecord) -> Iterator[tuple[object, int]]:
+    """What ``span`` shares with other spans, and its bytes: its resource and its scope name."""
+    if span.resource:
+        yield span.resource, span.resource_size or value_bytes(span.resource)
+    if span.scope:
+        yield span.scope, text_bytes(span.scope)
+
+
+def shared_size(spans: Iterable[SpanRecord]) -> int:
+    """The bytes of the distinct resources and scope names ``spans`` hold (each once)."""
+    seen: dict[int, int] = {}
+    for span in spans:
+        for part, size in shared_parts(span):
+            seen[id(part)] = size
+    return sum(seen.values())
+
+
 _RESOURCES = SharedResources()
 
 
@@ -174,7 +195,7 @@ def spans_from_request(request: ExportTraceServiceRequest, *, intake: Intake | N
     reasons: Counter[str] = Counter(rejected or {})
     spans: list[SpanRecord] = []
     for resource_spans in request.resource_spans:
-        resource, resource_bytes = _RESOURCES.get(resource_spans.resource, intake)
+        resource, resource_size = _RESOURCES.get(resource_spans.resource, intake)
         for scope_spans in resource_spans.scope_spans:
             scope = scope_spans.scope.name[:1024]
             for span in scope_spans.spans:
@@ -196,9 +217,8 @@ def spans_from_request(request: ExportTraceServiceRequest, *, intake: Intake | N
                     start_ns=span.start_time_unix_nano, end_ns=span.end_time_unix_nano,
                     kind=span.kind, attributes=attributes, events=events,
                     resource=resource, scope=scope,
-                    size=(RECORD_OVERHEAD + EVENT_OVERHEAD * len(events) + intake.held
-                          + resource_bytes),
-                    truncated=intake.truncated - cut_before))
+                    size=RECORD_OVERHEAD + EVENT_OVERHEAD * len(events) + intake.held,
+                    truncated=intake.truncated - cut_before, resource_size=resource_size))
     return _decoded(tuple(spans), (), reasons, intake, "span(s)")
 
 

@@ -1,7 +1,8 @@
 """One byte accounting for what the sidecar holds: every decoded value (an empty one too), array,
-map and record is charged what it costs in memory after decoding, checked against tracemalloc.
-Before this an array of empty values was charged nothing (12 requests of 18 MB held 1 GB
-against a 64 MiB budget).
+map, record, scope name and resource is charged what it costs in memory after decoding, checked
+against tracemalloc; each distinct resource is charged, identical ones are shared and charged
+once. Before this an array of empty values was charged nothing (12 requests of 18 MB held 1 GB
+against a 64 MiB budget) and resources under 16 KB were charged nothing even when each differed.
 """
 
 from __future__ import annotations
@@ -75,14 +76,18 @@ ATTRIBUTES = st.one_of(
 
 @st.composite
 def requests(draw: Callable[..., Any]) -> bytes:
-    """An OTLP/protobuf trace request of any shape of values: spans with any attributes and
-    events (the resource and scope name of each left empty)."""
+    """An OTLP/protobuf trace request of any shape: resources distinct, repeated or empty, any
+    scope names, spans with any attributes and events."""
     request = trace_service_pb2.ExportTraceServiceRequest()
+    resources = draw(st.lists(ATTRIBUTES, min_size=1, max_size=3))
     span_id = 0
     for _ in range(draw(st.integers(1, 5))):
         resource_spans = request.resource_spans.add()
+        resource_spans.resource.CopyFrom(resource_pb2.Resource(
+            attributes=draw(st.sampled_from(resources))))
         for _ in range(draw(st.integers(1, 2))):
             scope_spans = resource_spans.scope_spans.add()
+            scope_spans.scope.name = draw(st.one_of(TEXT, LONG_TEXT))
             for _ in range(draw(st.integers(1, 3))):
                 span_id += 1
                 span = scope_spans.spans.add(
@@ -130,7 +135,7 @@ WARM = request_of(one_span(0xFFFF_FFFF, [KeyValue(key=kind, value=value) for kin
     "bytes": AnyValue(bytes_value=b"warm"), "array": empties(3),
     "kvlist": AnyValue(kvlist_value=common_pb2.KeyValueList(values=[
         KeyValue(key="k"), KeyValue(key="k", value=empties(2))])),  # a repeated key
-}.items()]))
+}.items()], [KeyValue(key="warm", value=AnyValue(string_value="resource"))]))
 """Every kind of value once, decoded before measuring (first uses allocate for good)."""
 
 
@@ -154,12 +159,18 @@ def held_by_assembler(body: bytes) -> tuple[TraceAssembler, int]:
                                                                    HealthCheck.data_too_large])
 @given(requests())
 @example(request_of(one_span(1, [KeyValue(key="payload", value=empties(200_000))])))
+@example(request_of(*(one_span(n, [], [KeyValue(key="id", value=AnyValue(int_value=n)),
+                                       *(KeyValue(key=f"k{k:04d}") for k in range(300))])
+                      for n in range(1, 30))))
 def test_what_is_charged_is_what_the_decoded_spans_hold(body: bytes) -> None:
-    """For any OTLP values the assembler's held bytes cover the memory its spans (values,
-    arrays, maps, records) and its buffers hold, within ``FACTOR`` x + ``CONSTANT``."""
+    """For any OTLP content the assembler's held bytes cover the memory its spans (values,
+    arrays, maps, records, scope names, resources) and its buffers hold, within
+    ``FACTOR`` x + ``CONSTANT``."""
     assembler, memory = held_by_assembler(body)
     assert memory <= assembler.held_bytes <= FACTOR * memory + CONSTANT, (
         memory, assembler.held_bytes)
+    assembler.drain()
+    assert assembler.held_bytes == 0  # shared resources and scope names given back too
 
 
 def test_an_array_of_empty_values_is_charged_its_slots() -> None:
@@ -190,6 +201,23 @@ def test_requests_of_empty_values_stay_within_the_budget_and_are_evicted() -> No
         most = max(most, assembler.held_bytes)
     assert most <= 6 * MiB
     assert assembler.counts["evicted_fragment"] >= 10
+
+
+def test_distinct_small_resources_are_each_charged_identical_ones_once() -> None:
+    def resource(n: int) -> list[Any]:
+        return [KeyValue(key="id", value=AnyValue(int_value=n)),
+                *(KeyValue(key=f"k{k:04d}") for k in range(1_000))]
+
+    distinct, memory = held_by_assembler(request_of(*(one_span(n, [], resource(n))
+                                                      for n in range(1, 101))))
+    assert memory <= distinct.held_bytes  # 100 resources of 1,000 keys each, all charged
+    shared, _ = held_by_assembler(request_of(*(one_span(n, [], resource(7))
+                                               for n in range(1, 101))))
+    assert shared.held_bytes < distinct.held_bytes / 20  # one resource for the 100 spans
+    spans_module.clear_shared_resources()
+    first = decode_traces(request_of(one_span(1, [], resource(7))), json_encoded=False)
+    again = decode_traces(request_of(one_span(2, [], resource(7))), json_encoded=False)
+    assert first.spans[0].resource is again.spans[0].resource  # shared between requests
 
 
 def test_a_sidecar_sent_empty_values_holds_no_more_than_its_budget() -> None:
