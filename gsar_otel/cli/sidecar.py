@@ -47,9 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="spans held per trace; more are dropped, counted "
                              f"({_default('max_spans_per_trace')})")
     parser.add_argument("--max-held-bytes", type=int, default=None,
-                        help="bytes of spans and runs held (estimated after decoding); past "
-                             "it traces with no run span are evicted first, then the oldest, "
-                             f"counted ({_default('max_held_bytes')})")
+                        help="bytes of spans and runs held (what they cost in memory after "
+                             "decoding: every value, empty ones too, and each distinct "
+                             "resource); past it traces with no run span are evicted first, "
+                             f"then the oldest, counted ({_default('max_held_bytes')})")
     parser.add_argument("--queue-size", type=int, default=None,
                         help="runs waiting to be judged before backpressure "
                              f"({_default('queue_size')})")

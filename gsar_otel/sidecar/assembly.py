@@ -8,7 +8,9 @@ child can arrive before its root. A trace with no settled run is released at the
 (``max_age_s`` from its first span), flagged incomplete.
 
 Memory is bounded in bytes as well as in counts. Records hold plain values cut at intake
-(:mod:`gsar_otel.sidecar.spans`), each with an estimate of what it holds; past
+(:mod:`gsar_otel.sidecar.spans`), each charged what it holds after decoding
+(:mod:`gsar_otel.sidecar.sizes`); a resource or scope name that spans share is charged once
+while any buffered span holds it, and each trace buffer its own overhead. Past
 ``max_held_bytes`` (what is buffered here plus what the caller reports as queued for judging,
 ``outside_bytes``), or past ``max_traces``, a trace is evicted: traces with no run span
 (fragments) first, oldest first, then the oldest trace with runs. Evicted runs
@@ -31,7 +33,14 @@ from dataclasses import dataclass
 
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, run_kind
 from gsar_otel.sidecar.late import LateBatch, LateTracker
-from gsar_otel.sidecar.spans import RECORD_OVERHEAD, LogRecordData, SpanRecord
+from gsar_otel.sidecar.sizes import TRACE_OVERHEAD, SharedBytes
+from gsar_otel.sidecar.spans import (
+    LogRecordData,
+    SpanRecord,
+    held_size,
+    shared_parts,
+    shared_size,
+)
 from gsar_otel.sidecar.trace_buffer import TraceBuffer
 
 READY_SETTLED = "settled"
@@ -81,7 +90,7 @@ class AssemblyLimits:
         max_spans_per_trace / max_logs_per_trace: more are dropped (counted) and the run is
             flagged incomplete.
         remember_released: trace ids remembered after release, to count late spans.
-        max_held_bytes: most bytes held (estimated, after decoding); traces are evicted past it.
+        max_held_bytes: most bytes held (after decoding, :mod:`.sizes`); traces are evicted past it.
     """
 
     decision_wait_s: float = 10.0
@@ -140,20 +149,6 @@ class ReadyRun:
         return INCOMPLETE_VALUES_TRUNCATED if self.values_truncated else ""
 
 
-def held_size(item: SpanRecord | LogRecordData) -> int:
-    """The bytes ``item`` holds: its decoder's estimate, else a rough one from its values."""
-    if item.size:
-        return item.size
-    total = RECORD_OVERHEAD
-    for key, value in item.attributes.items():
-        total += 100 + len(key) + len(str(value))
-    if isinstance(item, SpanRecord):
-        total += len(item.name) + sum(100 + len(str(dict(e.attributes))) for e in item.events)
-    else:
-        total += len(str(item.body))
-    return total
-
-
 class TraceAssembler:
     """Buffers spans and logs per trace and releases finished runs (see the module docstring).
 
@@ -179,8 +174,8 @@ class TraceAssembler:
         self.counts: dict[str, int] = {}
         """Spans and logs by outcome (:data:`ITEM_KEYS`), traces evicted (``evicted``: runs,
         ``evicted_fragment``: traces with no run span) and ``runs_over_cap``."""
-        self.held_bytes = 0
-        """Estimated bytes buffered now."""
+        self._held = 0
+        self._shared = SharedBytes()
         self.outside_bytes = 0
         """Bytes of released runs still held by the caller (queued, being judged): set by the
         caller, counted against ``max_held_bytes``."""
@@ -188,6 +183,12 @@ class TraceAssembler:
     def _count(self, key: str, n: int = 1) -> None:
         if n:
             self.counts[key] = self.counts.get(key, 0) + n
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes buffered now: records, trace buffers, and the resources and scope names their
+        spans share (each once)."""
+        return self._held + self._shared.total
 
     @property
     def pending(self) -> int:
@@ -222,12 +223,12 @@ class TraceAssembler:
                 entry.spans_dropped += 1
                 self._count(SPAN_OVER_TRACE_CAP)
                 continue
-            entry.spans[span.span_id] = span
             self._hold(entry, held_size(span))
+            for part, size in shared_parts(span):
+                self._shared.hold(part, size)
             over_cap = entry.runs_over_cap
-            entry.consider(span, now)
+            entry.add(span, now)
             self._count(RUNS_OVER_CAP, entry.runs_over_cap - over_cap)
-            entry.arrived(span, now)
             if entry.runs:
                 self._fragments.pop(span.trace_id, None)
             self._count(SPAN_ACCEPTED)
@@ -272,7 +273,8 @@ class TraceAssembler:
         self._count(SPAN_LATE)
         released = self._released.get(span.trace_id)
         if released is not None and released[0]:
-            self.late.add_span(span.trace_id, released[0], span, now, held_size(span))
+            self.late.add_span(span.trace_id, released[0], span, now, held_size(span)
+                               + sum(size for _, size in shared_parts(span)))
 
     def _open(self, trace_id: str, now: float, evicted: list[ReadyRun]) -> TraceBuffer:
         while len(self._traces) >= self.limits.max_traces:
@@ -282,11 +284,12 @@ class TraceAssembler:
         if released is not None:
             entry.not_before_ns = released[1]
         self._fragments[trace_id] = None
+        self._hold(entry, TRACE_OVERHEAD)
         return entry
 
     def _hold(self, entry: TraceBuffer, size: int) -> None:
         entry.held += size
-        self.held_bytes += size
+        self._held += size
 
     def _fit(self, evicted: list[ReadyRun]) -> None:
         """Evict until what is held fits ``max_held_bytes``."""
@@ -322,7 +325,10 @@ class TraceAssembler:
     def _release(self, trace_id: str, now: float, *, shutdown: bool = False) -> list[ReadyRun]:
         entry = self._traces.pop(trace_id)
         self._fragments.pop(trace_id, None)
-        self.held_bytes -= entry.held
+        self._held -= entry.held
+        for span in entry.spans.values():
+            for part, _ in shared_parts(span):
+                self._shared.drop(part)
         if not entry.spans and not entry.logs:
             self._remember(trace_id, "", 0)
             return []
@@ -342,7 +348,8 @@ class TraceAssembler:
                 reason = INCOMPLETE_PARENT_MISSING
             else:
                 reason = INCOMPLETE_HARD_CAP
-            size = sum(held_size(s) for s in spans) + sum(held_size(r) for r in logs)
+            size = (sum(held_size(s) for s in spans) + shared_size(spans)
+                    + sum(held_size(r) for r in logs))
             runs.append(ReadyRun(
                 trace_id=trace_id, spans=spans, logs=logs, run_span=run_span,
                 convention=state.convention if state is not None else CONVENTION_ROOT,

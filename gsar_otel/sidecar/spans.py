@@ -7,30 +7,36 @@ fields ignored). A span or log record with a malformed id, or one its schema can
 by reason, so one bad item never costs the rest of the request (OTLP partial success,
 :mod:`gsar_otel.sidecar.otlp_wire`).
 
-Records hold plain Python values, never the decoded protobuf objects, and are bounded at intake:
-a string or bytes value longer than ``max_value_bytes`` is cut to it, and past
-``max_item_bytes`` of values in one span (its attributes and events) or log record further values
-are dropped; both are counted in :attr:`Decoded.truncated` and in the record's ``truncated``.
-Each record carries ``size``, an estimate of the bytes it holds, which the assembler's
-``max_held_bytes`` budget is counted on. Resources are shared between the spans of a request,
-and a small resource (the usual SDK one) between requests too.
+Records hold plain Python values, never the decoded protobuf objects, and are bounded at intake
+(:mod:`gsar_otel.sidecar.intake`): a string or bytes value longer than ``max_value_bytes`` is cut
+to it, and past ``max_item_bytes`` held for one span (its attributes and events) or log record
+further values are dropped; both are counted in :attr:`Decoded.truncated` and in the record's
+``truncated``. Each record carries ``size``, the bytes it holds of its own after decoding
+(:mod:`gsar_otel.sidecar.sizes`), which the assembler's ``max_held_bytes`` budget is counted on.
+A resource is one object for the spans of a request, and for identical resources of other
+requests too; what spans share (their resource, ``resource_size`` bytes, and their scope name)
+is charged once per distinct object by whoever holds them (:func:`shared_parts`).
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections import Counter, OrderedDict
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from google.protobuf import json_format  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
+from gsar_otel.sidecar.intake import (
+    EMPTY,
+    MAX_ITEM_BYTES,
+    MAX_VALUE_BYTES,
+    Intake,
+    SharedResources,
+)
 from gsar_otel.sidecar.otlp_wire import (
     REJECT_BAD_ID,
     MalformedBody,
@@ -38,21 +44,12 @@ from gsar_otel.sidecar.otlp_wire import (
     read_json,
     read_protobuf,
 )
-
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
-MAX_VALUE_DEPTH = 16
-"""Deepest nesting of array / kvlist values decoded; deeper values become their JSON text."""
-MAX_VALUE_BYTES = 1024 * 1024
-"""Default cut of one string or bytes value (characters or bytes) at intake."""
-MAX_ITEM_BYTES = 8 * 1024 * 1024
-"""Default most bytes of values held for one span (attributes and events) or log record."""
-RECORD_OVERHEAD = 600
-"""Bytes a span record costs before its values: the record, its three ids and name, the
-mappings around its attributes and its place in the assembler's buffers."""
-SHARED_RESOURCE_BYTES = 16 * 1024
-"""Resources up to this size are shared between requests (by their encoded bytes)."""
-SHARED_RESOURCES = 1024
-"""How many resources are kept for sharing (least recently used go first)."""
+from gsar_otel.sidecar.sizes import (
+    EVENT_OVERHEAD,
+    RECORD_OVERHEAD,
+    text_bytes,
+    value_bytes,
+)
 
 
 class MalformedRequest(ValueError):
@@ -65,7 +62,7 @@ class EventRecord:
 
     name: str
     time_ns: int
-    attributes: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    attributes: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,14 +76,17 @@ class SpanRecord:
     start_ns: int = 0
     end_ns: int = 0
     kind: int = 0
-    attributes: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    attributes: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
     events: tuple[EventRecord, ...] = ()
-    resource: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    resource: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
     scope: str = ""
     size: int = field(default=0, compare=False)
-    """Estimated bytes held (0: not estimated; the assembler then estimates it)."""
+    """Bytes held of its own, resource and scope name aside (0: not measured; then measured
+    from its values, :func:`held_size`)."""
     truncated: int = field(default=0, compare=False)
     """Values cut or dropped at intake."""
+    resource_size: int = field(default=0, compare=False)
+    """Bytes ``resource`` holds, charged once per distinct resource held (0: not measured)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ class LogRecordData:
     event_name: str
     time_ns: int = 0
     body: Any = None
-    attributes: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    attributes: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
     size: int = field(default=0, compare=False)
     truncated: int = field(default=0, compare=False)
 
@@ -115,117 +115,50 @@ class Decoded:
     logs: tuple[LogRecordData, ...] = ()
     rejected: int = 0
     error: str = ""
-    reasons: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
+    reasons: Mapping[str, int] = field(default_factory=lambda: EMPTY)
     truncated: int = 0
 
 
-# --- values ---------------------------------------------------------------------------------------
+# --- bytes held -----------------------------------------------------------------------------------
 
 
-class Intake:
-    """Turns OTLP values into plain ones within the byte bounds, counting what it holds.
-
-    Args:
-        max_value_bytes: a longer string or bytes value is cut to this many characters/bytes.
-        max_item_bytes: past this many bytes of values in one item, further values are None.
-    """
-
-    __slots__ = ("held", "max_item_bytes", "max_value_bytes", "truncated")
-
-    def __init__(self, max_value_bytes: int = MAX_VALUE_BYTES,
-                 max_item_bytes: int = MAX_ITEM_BYTES) -> None:
-        self.max_value_bytes, self.max_item_bytes = max_value_bytes, max_item_bytes
-        self.held = 0
-        self.truncated = 0
-
-    def start_item(self) -> None:
-        """The next values belong to a new span or log record."""
-        self.held = 0
-
-    def value(self, value: AnyValue, depth: int = 0) -> Any:
-        """``value`` as a plain Python value (str, bool, int, float, bytes, list, dict)."""
-        which = value.WhichOneof("value")
-        if which is None:
-            return None
-        if self.held >= self.max_item_bytes:
-            self.truncated += 1
-            return None
-        if which in ("array_value", "kvlist_value") and depth >= MAX_VALUE_DEPTH:
-            return self._text(json_format.MessageToJson(value, indent=None))
-        if which == "array_value":
-            self.held += 56
-            return [self.value(v, depth + 1) for v in value.array_value.values]
-        if which == "kvlist_value":
-            self.held += 64
-            return {self._text(kv.key): self.value(kv.value, depth + 1)
-                    for kv in value.kvlist_value.values}
-        if which == "string_value":
-            return self._text(value.string_value)
-        if which == "bytes_value":
-            raw: bytes = value.bytes_value
-            if len(raw) > self.max_value_bytes:
-                raw, self.truncated = raw[:self.max_value_bytes], self.truncated + 1
-            self.held += 33 + len(raw)
-            return raw
-        self.held += 32
-        return getattr(value, which)
-
-    def _text(self, text: str) -> str:
-        if len(text) > self.max_value_bytes:
-            text, self.truncated = text[:self.max_value_bytes], self.truncated + 1
-        self.held += 49 + (len(text) if text.isascii() else 4 * len(text))
-        return text
-
-    def attributes(self, pairs: Iterable[KeyValue]) -> Mapping[str, Any]:
-        """Key-value pairs as a read-only mapping (a repeated key keeps its last value)."""
-        decoded = {self._text(kv.key): self.value(kv.value) for kv in pairs}
-        if not decoded:
-            return _EMPTY
-        self.held += 100 + 40 * len(decoded)
-        return MappingProxyType(decoded)
+def held_size(item: SpanRecord | LogRecordData) -> int:
+    """The bytes ``item`` holds of its own: its decoder's ``size``, else measured from its
+    values (a record made in code)."""
+    if item.size:
+        return item.size
+    total = RECORD_OVERHEAD + value_bytes(item.attributes)
+    if isinstance(item, SpanRecord):
+        total += text_bytes(item.name) + sum(
+            EVENT_OVERHEAD + text_bytes(e.name) + value_bytes(e.attributes) for e in item.events)
+    else:
+        total += text_bytes(item.event_name) + value_bytes(item.body)
+    return total
 
 
-def any_value(value: AnyValue, depth: int = 0) -> Any:
-    """An OTLP AnyValue as a plain Python value, within the default bounds."""
-    return Intake().value(value, depth)
+def shared_parts(span: SpanRecord) -> Iterator[tuple[object, int]]:
+    """What ``span`` shares with other spans, and its bytes: its resource and its scope name."""
+    if span.resource:
+        yield span.resource, span.resource_size or value_bytes(span.resource)
+    if span.scope:
+        yield span.scope, text_bytes(span.scope)
 
 
-def attributes_of(pairs: Iterable[KeyValue]) -> Mapping[str, Any]:
-    """Key-value pairs as a read-only mapping (a repeated key keeps its last value)."""
-    return Intake().attributes(pairs)
+def shared_size(spans: Iterable[SpanRecord]) -> int:
+    """The bytes of the distinct resources and scope names ``spans`` hold (each once)."""
+    seen: dict[int, int] = {}
+    for span in spans:
+        for part, size in shared_parts(span):
+            seen[id(part)] = size
+    return sum(seen.values())
 
 
-class _Resources:
-    """Small resources shared between requests, keyed by their encoded bytes (thread-safe:
-    requests are decoded in worker threads)."""
-
-    def __init__(self) -> None:
-        self._cache: OrderedDict[bytes, Mapping[str, Any]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, resource: Any, intake: Intake) -> tuple[Mapping[str, Any], int]:
-        """The resource's attributes and the bytes each span must count for them (0 when
-        shared)."""
-        encoded = resource.SerializeToString()
-        if len(encoded) > SHARED_RESOURCE_BYTES:
-            intake.start_item()
-            attributes = intake.attributes(resource.attributes)
-            return attributes, intake.held
-        with self._lock:
-            found = self._cache.get(encoded)
-            if found is not None:
-                self._cache.move_to_end(encoded)
-                return found, 0
-        intake.start_item()
-        attributes = intake.attributes(resource.attributes)
-        with self._lock:
-            self._cache[encoded] = attributes
-            while len(self._cache) > SHARED_RESOURCES:
-                self._cache.popitem(last=False)
-        return attributes, 0
+_RESOURCES = SharedResources()
 
 
-_RESOURCES = _Resources()
+def clear_shared_resources() -> None:
+    """Forget the resources kept for sharing between requests (tests measure without them)."""
+    _RESOURCES.clear()
 
 
 def _hex_id(raw: bytes, size: int, *, optional: bool = False) -> str | None:
@@ -248,7 +181,7 @@ def _decoded(spans: tuple[SpanRecord, ...], logs: tuple[LogRecordData, ...],
                  for reason, n in sorted(reasons.items())]
         error = f"{rejected} {what} rejected: " + "; ".join(parts)
     return Decoded(spans=spans, logs=logs, rejected=rejected, error=error,
-                   reasons=MappingProxyType(dict(reasons)) if reasons else _EMPTY,
+                   reasons=MappingProxyType(dict(reasons)) if reasons else EMPTY,
                    truncated=intake.truncated)
 
 
@@ -262,7 +195,7 @@ def spans_from_request(request: ExportTraceServiceRequest, *, intake: Intake | N
     reasons: Counter[str] = Counter(rejected or {})
     spans: list[SpanRecord] = []
     for resource_spans in request.resource_spans:
-        resource, resource_bytes = _RESOURCES.get(resource_spans.resource, intake)
+        resource, resource_size = _RESOURCES.get(resource_spans.resource, intake)
         for scope_spans in resource_spans.scope_spans:
             scope = scope_spans.scope.name[:1024]
             for span in scope_spans.spans:
@@ -274,9 +207,9 @@ def spans_from_request(request: ExportTraceServiceRequest, *, intake: Intake | N
                     continue
                 intake.start_item()
                 cut_before = intake.truncated
-                name = intake._text(span.name)
+                name = intake.text(span.name)
                 attributes = intake.attributes(span.attributes)
-                events = tuple(EventRecord(intake._text(e.name), e.time_unix_nano,
+                events = tuple(EventRecord(intake.text(e.name), e.time_unix_nano,
                                            intake.attributes(e.attributes))
                                for e in span.events)
                 spans.append(SpanRecord(
@@ -284,8 +217,8 @@ def spans_from_request(request: ExportTraceServiceRequest, *, intake: Intake | N
                     start_ns=span.start_time_unix_nano, end_ns=span.end_time_unix_nano,
                     kind=span.kind, attributes=attributes, events=events,
                     resource=resource, scope=scope,
-                    size=RECORD_OVERHEAD + 100 * len(events) + intake.held + resource_bytes,
-                    truncated=intake.truncated - cut_before))
+                    size=RECORD_OVERHEAD + EVENT_OVERHEAD * len(events) + intake.held,
+                    truncated=intake.truncated - cut_before, resource_size=resource_size))
     return _decoded(tuple(spans), (), reasons, intake, "span(s)")
 
 
@@ -307,8 +240,8 @@ def logs_from_request(request: ExportLogsServiceRequest, *, intake: Intake | Non
                 intake.start_item()
                 cut_before = intake.truncated
                 attributes = intake.attributes(record.attributes)
-                name = intake._text(record.event_name
-                                    or str(attributes.get("event.name", "")))
+                name = intake.text(record.event_name
+                                   or str(attributes.get("event.name", "")))
                 logs.append(LogRecordData(
                     trace_id=trace_id, span_id=span_id, event_name=name,
                     time_ns=record.time_unix_nano or record.observed_time_unix_nano,

@@ -15,6 +15,11 @@ every run is complete and the settle window has passed since the last of them co
 Released, each run takes the spans below its run span, the spans above it, and the trace's
 spans that are under no run (shared context such as a request span's own attributes); logs
 follow the span they name. With one run, that is the whole trace.
+
+The work is linear in the trace's spans: the chain above a span is walked once with shortcuts
+left behind (:mod:`gsar_otel.sidecar.parent_links`); whether a new span is above a run is read
+off the span the run waits for, without a walk; depths (for the stand-in of a trace with no run)
+come from one pass, and the split from one pass over the spans.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, run_kind
+from gsar_otel.sidecar.parent_links import GAP, ROOT, STOP, ParentLinks
 from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
 
 MAX_RUNS_PER_TRACE = 64
@@ -54,6 +60,15 @@ class TraceBuffer:
     not_before_ns: int = 0
     """Set when the trace id came back after a verdict: spans that ended before this (the end
     of the judged run) belong to the judged run and are late, not part of the new one."""
+    links: ParentLinks = field(init=False)
+    """The parent links of :attr:`spans`, walked with shortcuts (:mod:`.parent_links`)."""
+    _waiting: dict[str, list[str]] = field(default_factory=dict, init=False)
+    """Absent span id -> the runs whose chain waits for it."""
+    _candidate: str = field(default="", init=False)
+    """The span being considered as a run (walks stop at it, never pass it)."""
+
+    def __post_init__(self) -> None:
+        self.links = ParentLinks(self.spans)
 
     # --- runs ---------------------------------------------------------------------------------
 
@@ -67,7 +82,21 @@ class TraceBuffer:
             return None
         return max(t for t in times if t is not None)
 
-    def consider(self, span: SpanRecord, now: float) -> None:
+    def add(self, span: SpanRecord, now: float) -> None:
+        """Hold ``span`` (its id not held yet): a run when it is a top-level run candidate,
+        and the runs whose chain waited for it climb on."""
+        self.spans[span.span_id] = span
+        self._candidate = span.span_id
+        try:
+            self._consider(span, now)
+        finally:
+            self._candidate = ""
+        for run_id in self._waiting.pop(span.span_id, ()):
+            state = self.runs.get(run_id)
+            if state is not None and state.settle_from is None and state.missing == span.span_id:
+                self._climb(state, span.span_id, now)
+
+    def _consider(self, span: SpanRecord, now: float) -> None:
         """Make ``span`` a run when it is a top-level run candidate; drop runs it is above."""
         kind = run_kind(span)
         if kind is None:
@@ -78,12 +107,9 @@ class TraceBuffer:
         else:
             for span_id in [s for s, r in self.runs.items() if r.convention == CONVENTION_ROOT]:
                 del self.runs[span_id]
-        for run in self.runs.values():
-            if kind == CONVENTION_ROOT and run.convention == CONVENTION_ROOT:
-                continue
-            if self._above(run.span, span):
-                return  # below a run: part of it
-        for span_id in [s for s, r in self.runs.items() if self._above(span, r.span)]:
+        if self._below_a_run(span):
+            return  # below a run: part of it
+        for span_id in [s for s, r in self.runs.items() if self._above(span, r)]:
             del self.runs[span_id]
         if kind == CONVENTION_ROOT:  # one root stands in for the run: the latest
             self.runs.clear()
@@ -91,65 +117,61 @@ class TraceBuffer:
             self.runs_over_cap += 1
             return
         state = self.runs[span.span_id] = RunState(span, kind)
-        self._climb(state, span, now)
+        self._climb(state, span.span_id, now)
 
-    def arrived(self, span: SpanRecord, now: float) -> None:
-        """``span`` is in the buffer: a run whose chain waited for it climbs on; a run that
-        turns out to be below another is dropped from the runs."""
-        for state in [r for r in self.runs.values()
-                      if r.settle_from is None and r.missing == span.span_id]:
-            if state.span.span_id in self.runs:
-                self._climb(state, span, now)
+    def _stops(self) -> _Stops:
+        return _Stops(self.runs, self._candidate)
 
-    def _climb(self, state: RunState, span: SpanRecord, now: float) -> None:
-        """Walk up from ``span``: a root completes the chain, an absent parent is waited for,
-        another run on the way makes this one part of it."""
-        seen = {span.span_id}
-        node = span
-        own = state.span.span_id
-        while node.parent_span_id:
-            parent = node.parent_span_id
-            if parent in seen:  # a cycle never completes; the hard cap releases it
-                state.missing = parent
-                return
-            if parent in self.runs and parent != own:
-                del self.runs[own]  # below another run
-                return
-            following = self.spans.get(parent)
-            if following is None:
-                state.missing = parent
-                return
-            seen.add(parent)
-            node = following
-        state.settle_from, state.missing = now, ""
-
-    def _above(self, upper: SpanRecord, lower: SpanRecord) -> bool:
-        """``upper`` is an ancestor of ``lower``, or (while the chain above ``lower`` is
-        broken) spans it in time."""
-        parent, seen = lower.parent_span_id, {lower.span_id}
-        while parent and parent not in seen:
-            if parent == upper.span_id:
-                return True
-            seen.add(parent)
-            node = self.spans.get(parent)
-            if node is None:
-                return _contains(upper, lower)  # the link may not have arrived yet
-            parent = node.parent_span_id
+    def _below_a_run(self, span: SpanRecord) -> bool:
+        """A run is an ancestor of ``span``, or (while the chain above ``span`` is broken) a run
+        spans it in time."""
+        what, found = self.links.above(span.span_id, self._stops())
+        if what == STOP:
+            return found != span.span_id  # back at the span itself: a loop
+        if what == GAP:
+            return any(_contains(run.span, span) for run in self.runs.values())
         return False
 
-    def depth(self, span: SpanRecord) -> int:
-        """Ancestors of ``span`` present in the buffer (bounded: ids may form a cycle)."""
-        depth, parent, seen = 0, span.parent_span_id, {span.span_id}
-        while parent and parent in self.spans and parent not in seen:
-            seen.add(parent)
-            depth += 1
-            parent = self.spans[parent].parent_span_id
-        return depth
+    def _above(self, span: SpanRecord, run: RunState) -> bool:
+        """``span`` (just arrived) is an ancestor of ``run``'s span, or (while the chain above
+        the run is broken) spans it in time. No walk: a run's chain has been climbed up to the
+        first span it lacks (``missing``), so it is below ``span`` exactly when it waits for it.
+        A settled run's chain was complete before ``span`` arrived; a loop never reaches it."""
+        if run.settle_from is not None:
+            return False
+        if run.missing == span.span_id:
+            return True
+        if run.missing in self.spans:
+            return False  # a loop above the run
+        return _contains(span, run.span)  # the link may not have arrived yet
+
+    def _climb(self, state: RunState, start: str, now: float) -> None:
+        """Walk up from ``start``: a root completes the chain, an absent parent is waited for,
+        another run on the way makes this one part of it."""
+        own = state.span.span_id
+        node, passed, stops = start, {start}, self._stops()
+        while True:
+            what, found = self.links.above(node, stops)
+            if what == STOP and found != own:
+                del self.runs[own]  # below another run
+                return
+            if what == STOP and found not in passed:
+                passed.add(found)
+                node = found  # the run span itself on the way up: a loop, walked once round
+                continue
+            if what == ROOT:
+                state.settle_from, state.missing = now, ""
+                return
+            state.missing = found  # a loop never completes; the hard cap releases it
+            if what == GAP:
+                self._waiting.setdefault(found, []).append(own)
+            return
 
     # --- splitting ----------------------------------------------------------------------------
 
     def split(self) -> list[tuple[SpanRecord, tuple[SpanRecord, ...], tuple[LogRecordData, ...]]]:
-        """Each run's span, spans and logs (see the module docstring); one entry per run."""
+        """Each run's span, spans and logs (see the module docstring); one entry per run. One
+        pass over the spans and logs: each goes to the run it is under, or to every run."""
         runs = list(self.runs.values())
         if len(runs) <= 1:
             return [(runs[0].span if runs else self._stand_in(), tuple(self.spans.values()),
@@ -167,17 +189,33 @@ class TraceBuffer:
                     continue
                 owner[span_id] = state.span.span_id
                 stack.extend(children.get(span_id, ()))
-        out = []
-        for state in runs:
-            own = state.span.span_id
-            spans = tuple(s for s in self.spans.values() if owner.get(s.span_id, own) == own)
-            logs = tuple(r for r in self.logs if owner.get(r.span_id, own) == own)
-            out.append((state.span, spans, logs))
-        return out
+        spans: dict[str, list[SpanRecord]] = {state.span.span_id: [] for state in runs}
+        logs: dict[str, list[LogRecordData]] = {state.span.span_id: [] for state in runs}
+        for span in self.spans.values():
+            for own in ((owner[span.span_id],) if span.span_id in owner else spans):
+                spans[own].append(span)
+        for record in self.logs:
+            for own in ((owner[record.span_id],) if record.span_id in owner else logs):
+                logs[own].append(record)
+        return [(state.span, tuple(spans[state.span.span_id]), tuple(logs[state.span.span_id]))
+                for state in runs]
 
     def _stand_in(self) -> SpanRecord:
         """No root and no agent span: the shallowest span present stands in for the run."""
-        return min(self.spans.values(), key=lambda s: (self.depth(s), s.start_ns))
+        depth = self.links.depths()
+        return min(self.spans.values(), key=lambda s: (depth[s.span_id], s.start_ns))
+
+
+class _Stops:
+    """Where a walk up stops: at a run, and at the span being considered (``candidate``)."""
+
+    __slots__ = ("candidate", "runs")
+
+    def __init__(self, runs: dict[str, RunState], candidate: str) -> None:
+        self.runs, self.candidate = runs, candidate
+
+    def __contains__(self, span_id: object) -> bool:
+        return span_id in self.runs or (bool(self.candidate) and span_id == self.candidate)
 
 
 def _contains(outer: SpanRecord, inner: SpanRecord) -> bool:
