@@ -1,4 +1,4 @@
-"""The offline judge gives the same verdict for the same input in every process: nothing in it
+"""The offline judges give the same verdict for the same input in every process: nothing in it
 may depend on the hash seed (set iteration order feeding float sums and tie-breaks)."""
 
 from __future__ import annotations
@@ -8,28 +8,35 @@ import subprocess
 import sys
 from pathlib import Path
 
-WICE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "grounding" / "wice.jsonl"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+DATA = [BENCHMARKS / "synthetic_incidents.jsonl",
+        *sorted((BENCHMARKS / "realistic").glob("*.jsonl"))]
+"""Case files of the repository itself: synthetic incidents and the realistic answer set."""
 PROGRAM = """
 import asyncio, hashlib, json, sys
-from gsar_otel import EvidenceSet, StagedJudge
-judge, digest = StagedJudge(), hashlib.sha256()
-for line in open(sys.argv[1], encoding="utf-8").readlines()[:150]:
-    row = json.loads(line)
-    output = asyncio.run(judge.judge(synthesis=row["synthesis"],
-                                     evidence=EvidenceSet.coerce(row["evidence"])))
-    digest.update(output.model_dump_json().encode())
+from gsar_otel import EvidenceSet
+from gsar_otel.judges.factory import make_judge
+judges, digest = [make_judge("staged"), make_judge("records")], hashlib.sha256()
+for path in sys.argv[1:]:
+    for line in open(path, encoding="utf-8").readlines()[:60]:
+        row = json.loads(line)
+        evidence = EvidenceSet.coerce(row["evidence"])
+        for judge in judges:
+            output = asyncio.run(judge.judge(synthesis=row.get("synthesis") or row["answer"],
+                                             evidence=evidence))
+            digest.update(output.model_dump_json().encode())
 print(digest.hexdigest())
 """
 
 
 def verdicts_digest(seed: str) -> str:
-    done = subprocess.run([sys.executable, "-c", PROGRAM, str(WICE)], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", PROGRAM, *map(str, DATA)], capture_output=True,
                           text=True, check=True, env={**os.environ, "PYTHONHASHSEED": seed},
                           timeout=300)
     return done.stdout.strip()
 
 
 def test_verdicts_do_not_depend_on_the_hash_seed() -> None:
-    assert WICE.is_file(), f"the labelled data must lie beside the project: {WICE}"
-    # Seeds 1 and 2 gave different evidence_refs on these rows before sums were ordered.
+    assert all(path.is_file() for path in DATA) and len(DATA) > 1
+    # Seeds 1 and 2 gave different evidence_refs on WiCE rows before sums were ordered.
     assert verdicts_digest("1") == verdicts_digest("2") == verdicts_digest("3")

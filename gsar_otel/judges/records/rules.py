@@ -269,8 +269,8 @@ class StateRule:
     def _state(self, state: State, negated: bool, own: frozenset[int],
                index: RecordIndex) -> Iterable[Check]:
         held: dict[State, int] = {}
-        for i in own:
-            for record_state in index.states(i):
+        for i in sorted(own):  # in a fixed order: the first state held is the one reported
+            for record_state in sorted(index.states(i)):
                 held.setdefault(record_state, i)
         same_family = {s: i for s, i in held.items() if s.family == state.family}
         if not same_family:
