@@ -118,9 +118,3 @@ def read_claim(text: str) -> ClaimText:
     claim.cause = CAUSE.search(clean)
     return claim
 
-
-def content_stems(text: str) -> set[str]:
-    """Stems of the content words of ``text`` (no stopwords, no one-letter words)."""
-    from gsar_otel.core.text import content_stems as stems
-
-    return stems(text)

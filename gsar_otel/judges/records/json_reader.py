@@ -9,8 +9,10 @@ import json
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from gsar_otel.judges.records.record import Record, last_key
+from gsar_otel.judges.records.record import Record, key_words, last_key
 
+_TIME_WORDS: Final = frozenset({"time", "ts", "timestamp", "date", "stamp", "seen", "created",
+                                "updated", "started", "finished", "when", "epoch"})
 MAX_DEPTH: Final = 40
 """Deepest JSON nesting flattened; deeper values are kept as their text."""
 
@@ -110,9 +112,10 @@ def _tag(entry: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def _timeish(path: str) -> bool:
-    last = last_key(path.lower())
-    return any(w in last for w in ("time", "ts", "date", "_at", "at", "stamp", "seen",
-                                   "created", "updated", "started", "finished"))
+    """A key whose number may be an epoch time: one of its words names a time (``ts``,
+    ``timestamp``, ``created``, ``lastSeen``), or it ends in ``_at``/``At``."""
+    last = last_key(path)
+    return bool(key_words(last) & _TIME_WORDS) or last.endswith(("_at", "At"))
 
 
 def _epoch(value: object) -> str | None:

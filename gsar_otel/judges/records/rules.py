@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
-from gsar_otel.core.text import STOPWORDS, stem
-from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText, content_stems
+from gsar_otel.core.text import STOPWORDS, content_stems, stem
+from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.derive import OPERATIONS, derived
 from gsar_otel.judges.records.forms import AFFIXES, State, states_of
 from gsar_otel.judges.records.index import RecordIndex
