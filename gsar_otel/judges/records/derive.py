@@ -71,9 +71,15 @@ def derived(claim_text: str, anchor: Anchor, records: list[Record],
     asks = {name for name, op in OPERATIONS.items() if op.cue.search(around)}
     if anchor.kind in _NUMERIC:
         yield from _conversions(anchor, records)
-        yield from _counts(records)
+        groups: dict[str, list[Record]] = {}
+        for record in records:
+            groups.setdefault(record.group, []).append(record)
+        if anchor.kind is AnchorKind.NUMBER and not anchor.unit:
+            for rows in groups.values():  # counted within one table, array or item
+                yield from _counts(rows)
         columns = _columns(records)
-        for key, numbers in columns.items():
+        for column, numbers in columns.items():
+            key = column.split("\0", 1)[1]
             if len(numbers) < 2:
                 continue
             values = [n for n, _ in numbers]
@@ -85,10 +91,11 @@ def derived(claim_text: str, anchor: Anchor, records: list[Record],
             if "extreme" in asks:
                 yield _like(source, max(values), key), f"max of {key}"
                 yield _like(source, min(values), key), f"min of {key}"
-        pool = [(n, a, key) for key, numbers in columns.items() for n, a in numbers]
+        pool = [(n, a, column.split("\0", 1)[1]) for column, numbers in columns.items()
+                for n, a in numbers]
         pool += [(float(a.value), a, a.key or "") for a in claim_numbers
                  if a is not anchor and isinstance(a.value, float)]
-        pool = pool[:MAX_VALUES]
+        pool = sorted(pool, key=lambda entry: (entry[0], entry[2]))[:MAX_VALUES]  # any order
         if "difference" in asks or "ratio" in asks:
             yield from _pairs(pool, asks)
     if anchor.kind in (AnchorKind.DURATION, AnchorKind.NUMBER) and "difference" in asks:
@@ -116,7 +123,8 @@ def _columns(records: list[Record]) -> dict[str, list[tuple[float, Anchor]]]:
             numeric = [(a.value, a) for a in value.anchors if a.kind in _NUMERIC
                        and isinstance(a.value, float)]
             if len(numeric) == 1:
-                columns.setdefault(value.key, []).append(numeric[0])
+                # a column is one key of one group: rows of unrelated items never add up
+                columns.setdefault(f"{record.group}\0{value.key}", []).append(numeric[0])
     return columns
 
 
