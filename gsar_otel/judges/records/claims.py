@@ -5,15 +5,17 @@ a recommendation)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors
-from gsar_otel.core.text import split_sentences, stem
+from gsar_otel.core.text import STOPWORDS, split_sentences, stem
 from gsar_otel.judges.records.forms import (
     ADVICE,
     CAUSE,
     LEVELS,
+    MODAL_REACH,
+    MODALS,
     NEGATION_REACH,
     NEGATIONS,
     PHRASES,
@@ -33,6 +35,7 @@ NAMED_KINDS: Final = frozenset({AnchorKind.IDENTIFIER, AnchorKind.HOST, AnchorKi
 """Typed values that name something: found as written or not at all (never derived)."""
 _MARKUP: Final = re.compile(r"\*\*|__|`|(?<!\w)_(?=\w)|(?<=\w)_(?!\w)|^#+\s*|^>\s*",
                             re.MULTILINE)
+_ANSWER: Final = re.compile(r"\s*[,.:;!\u2014\u2013-]")
 _WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\w.]*")
 
 
@@ -44,6 +47,8 @@ class StatedState:
     state: State | None
     level: str | None
     negated: bool
+    hypothetical: bool = False
+    """Stated after a modal or a condition ("can be picked up", "if it fails"): no fact."""
 
 
 @dataclass(slots=True)
@@ -70,16 +75,39 @@ _SHORT: Final = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9}
 
 
 def _scaled(anchor: Anchor) -> Anchor:
-    """A number written short (``14.8k``) as the number it stands for, about."""
+    """A number written short (``14.8k``) as the number it stands for, about. The multiplier is
+    the number's whole unit (``0.75 GiB`` and ``1.2 MB`` are sizes, not multiples)."""
     if anchor.kind is not AnchorKind.NUMBER or not isinstance(anchor.value, float):
         return anchor
-    text = anchor.text.rstrip()
-    suffix = next((s for s in ("bn", "k", "K", "M", "B") if text.endswith(s)), None)
+    suffix = next((s for s in _SHORT if anchor.unit == s.lower()
+                   and anchor.text.rstrip().endswith(s)), None)
     if suffix is None:
         return anchor
     value = anchor.value * _SHORT[suffix]
     return Anchor(AnchorKind.NUMBER, f"{value:.0f}", value, None, anchor.start, anchor.end,
                   anchor.key, "about")
+
+
+_RANGE: Final = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|or)\s*$")
+
+
+def _ranges(values: list[Anchor], text: str) -> list[Anchor]:
+    """Values with the unit of a range's last member given to the bare numbers before it
+    ("41 and 44 minutes", "2-3 GiB")."""
+    out = list(values)
+    for i in range(len(out) - 2, -1, -1):
+        bare, unit = out[i], out[i + 1]
+        if (bare.kind is not AnchorKind.NUMBER or bare.unit or unit.unit is None
+                or not _RANGE.match(text[bare.end:unit.start])):
+            continue
+        digits = re.match(r"[\d.,]+", unit.text)
+        if digits is None:
+            continue
+        read = extract_anchors(bare.text + unit.text[digits.end():])
+        if len(read) == 1 and read[0].kind is unit.kind:
+            shift = bare.start - read[0].start
+            out[i] = replace(read[0], start=read[0].start + shift, end=bare.end)
+    return out
 
 
 def split_claims(answer: str) -> list[str]:
@@ -96,24 +124,31 @@ def read_claim(text: str) -> ClaimText:
             lowered = re.sub(rf"\b{re.escape(phrase)}\b", form, lowered)
     claim = ClaimText(text=text, clean=clean)
     anchors = extract_anchors(clean)
-    claim.values = [_scaled(a) for a in anchors if a.kind in VALUE_KINDS]
+    claim.values = _ranges([_scaled(a) for a in anchors if a.kind in VALUE_KINDS], clean)
     claim.measures = {(a.start, a.end) for a in anchors}
     claim.tokens = [(m.start(), m.group(0).lower().rstrip(".:/"))
                     for m in NAME_TOKEN.finditer(clean)]
     words = [(m.start(), m.group(0).lower()) for m in _WORD.finditer(lowered)]
     claim.stems = {stem(w) for _, w in words}
-    negated_until = -1
+    since_negation = NEGATION_REACH + 1
+    modal_at = -MODAL_REACH - 1
     for index, (position, word) in enumerate(words):
         if word in NEGATIONS or word.endswith("n't"):
-            negated_until = index + NEGATION_REACH
+            if not _ANSWER.match(lowered, position + len(word)):
+                since_negation = 0  # "No —", "No," answer a question: they negate nothing
             continue
-        negated = index <= negated_until
+        if word in MODALS:
+            modal_at = index
+        elif word not in STOPWORDS and not word[0].isdigit():
+            since_negation += 1  # only content words count: "none of the 12 failed"
+        negated = since_negation <= NEGATION_REACH
         joined = word.replace("-", "").replace("_", "")
         state = next((table.get(word) or table.get(joined) for table in STATE_TABLES
                       if table.get(word) or table.get(joined)), None)
         level = LEVELS.get(word)
         if state is not None or level is not None:
-            claim.states.append(StatedState(position, state, level, negated))
+            claim.states.append(StatedState(position, state, level, negated,
+                                            index - modal_at <= MODAL_REACH))
     claim.advice = bool(ADVICE.search(clean))
     claim.cause = CAUSE.search(clean)
     return claim

@@ -81,7 +81,8 @@ a pod's row and a run's outcome beside a run."""
 
 PHRASES: Final = MappingProxyType({
     # several words a claim writes for one state form
-    "ran out of memory": "oomkilled", "out of memory": "oomkilled", "oom killed": "oomkilled",
+    "running out of memory": "oomkilled", "ran out of memory": "oomkilled",
+    "out of memory": "oomkilled", "oom killed": "oomkilled",
     "out-of-memory": "oomkilled", "oom": "oomkilled",
     "crash looping": "crash-looping", "crash loop": "crash-looping",
     "in progress": "in_progress", "still running": "in_progress",
@@ -103,7 +104,12 @@ NEGATIONS: Final = frozenset({"not", "no", "never", "none", "neither", "nor", "w
                               "can't", "won't", "zero"})
 """Words that negate the state or level that follows them closely."""
 NEGATION_REACH: Final = 3
-"""How many words after a negation a negated state may stand."""
+"""How many content words after a negation a negated state may stand."""
+MODALS: Final = frozenset({"can", "could", "would", "will", "should", "might", "may", "if",
+                           "unless", "until", "once", "whether", "expect", "expected"})
+"""Words after which a state is a possibility or a condition, not a fact."""
+MODAL_REACH: Final = 4
+"""How many words after a modal a state is read as hypothetical."""
 
 ADVICE: Final = re.compile(
     r"\b(?:consider(?:ing)?|recommend(?:ed|ation)?|suggest(?:ed|ion)?|should|you (?:may|might|"
@@ -151,6 +157,20 @@ AFFIXES: Final = frozenset({"non", "pre", "re", "co", "sub", "un", "anti", "mid"
 """Short parts of hyphenated English words (``non-zero``, ``re-run``, ``one-off``): a token of
 such parts is a word, not a name."""
 _WORDS: Final = re.compile(r"[a-z][a-z_-]*")
+
+
+STATUS_KEYS: Final = frozenset({"status", "state", "phase", "health", "result", "conclusion",
+                                 "outcome", "reason", "level", "severity", "condition",
+                                 "ready", "verdict", "disposition"})
+"""Key words of a column that holds a record's state: the state a claim can contradict."""
+
+
+def status_of(keyed: Iterable[tuple[frozenset[str], str]]) -> set[State]:
+    """The states a record holds as an attribute: values under a state-naming key
+    (:data:`STATUS_KEYS`), or a value of one or two words under any key (a table's STATUS
+    cell); not a state word inside a longer message."""
+    return states_of(raw for words, raw in keyed
+                     if words & STATUS_KEYS or (words and len(raw.split()) <= 2))
 
 
 def states_of(values: Iterable[str]) -> set[State]:

@@ -12,7 +12,7 @@ from typing import Final
 from gsar_otel.core.anchors import Anchor, AnchorIndex
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.text import content_stem_set
-from gsar_otel.judges.records.forms import State, states_of
+from gsar_otel.judges.records.forms import State, states_of, status_of
 from gsar_otel.judges.records.reading import read_evidence
 from gsar_otel.judges.records.record import Record
 
@@ -103,9 +103,19 @@ class RecordIndex:
         """The states record ``position`` states."""
         return self._states[position]
 
+    def status(self, position: int) -> set[State]:
+        """The states record ``position`` holds as an attribute (a state column, a short
+        cell): the ones a claim's state can contradict."""
+        return self._status[position]
+
     def stems(self, position: int) -> frozenset[str]:
         """The content stems of record ``position``'s text."""
         return content_stem_set(self.records[position].text)
+
+    @cached_property
+    def _status(self) -> list[set[State]]:
+        return [status_of((v.key_words, v.raw) for v in record.values)
+                for record in self.records]
 
     @cached_property
     def _states(self) -> list[set[State]]:

@@ -26,7 +26,7 @@ from typing import Final, Literal
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Bucket, Claim, EvidenceType, JudgeOutput, check_unit_interval
 from gsar_otel.core.scoring import gsar_score
-from gsar_otel.judges.records.claims import read_claim, split_claims
+from gsar_otel.judges.records.claims import ClaimText, read_claim, split_claims
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.rules import Check, check_claim
 
@@ -93,14 +93,25 @@ class RecordsJudge:
     def explain(self, *, synthesis: str, evidence: EvidenceSet) -> list[ClaimOutcome]:
         """Every claim with its outcome and the checks behind it."""
         index = RecordIndex(evidence)
-        return [outcome_of(text, index) for text in split_claims(synthesis)]
+        outcomes = []
+        spoken: frozenset[int] = frozenset()
+        for text in split_claims(synthesis):
+            outcome, spoken = outcome_of(text, index, spoken)
+            outcomes.append(outcome)
+        return outcomes
 
 
-def outcome_of(text: str, index: RecordIndex) -> ClaimOutcome:
-    """One claim's outcome against indexed records."""
+def outcome_of(text: str, index: RecordIndex,
+               inherited: frozenset[int] = frozenset()) -> tuple[ClaimOutcome, frozenset[int]]:
+    """One claim's outcome against indexed records, and the records it spoke of last (what a
+    next claim naming none speaks of)."""
     claim = read_claim(text)
-    checks = tuple(c for c in check_claim(claim, index)
-                   if not (claim.advice and c.rule == "value"))
+    found, subjects = check_claim(claim, index, inherited)
+    return _outcome(text, claim, found), subjects.last
+
+
+def _outcome(text: str, claim: ClaimText, found: list[Check]) -> ClaimOutcome:
+    checks = tuple(c for c in found if not (claim.advice and c.rule == "value"))
     conclusion = claim.cause is not None
 
     def made(outcome: Outcome, bucket: Bucket, kind: EvidenceType, chosen: list[Check],
@@ -119,6 +130,10 @@ def outcome_of(text: str, index: RecordIndex) -> ClaimOutcome:
     if claim.advice:
         return made("advice", "complementary", EvidenceType.COMPLEMENTARY_FINDING, [],
                     "a recommendation")
+    elsewhere = [c for c in checks if c.outcome == "elsewhere"]
+    if elsewhere:
+        return made("unverified", "ungrounded", EvidenceType.SPECIFIC_DATA, elsewhere,
+                    elsewhere[0].reason)
     verified = [c for c in checks if c.outcome == "verified"]
     if verified:
         kind = (EvidenceType.SPECIFIC_DATA if any(c.derived for c in verified)

@@ -3,37 +3,46 @@
 A :class:`ClaimRule` says whether it applies to a read claim and returns :class:`Check` values,
 each one of three outcomes: ``verified`` (found on the claim's records or derived from them),
 ``contradicted`` (the claim's record holds another value for the same attribute, or the opposite
-state), ``absent`` (a typed value or a name found nowhere and not derivable: never grounded).
+state), ``absent`` (a typed value or a name found nowhere and not derivable: never grounded),
+``elsewhere`` (a typed value found only on records the claim does not speak of: not grounded,
+and not a contradiction either, since the claim names no attribute of its own record that
+differs).
 :data:`RULES` is the registry :func:`check_claim` loops over. What a claim speaks of is decided
-once per claim by :class:`Subjects`: the records it names (by a value of a naming key, an
-identifier, a table's first column, or a log level it names).
+once per claim (:mod:`.subjects`). A value is bound to the attribute a word beside it names (not
+past a neighbouring value), and conflicts only with a value of the same measure.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
+from gsar_otel.core.anchor_compare import queries, views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.core.text import STOPWORDS, content_stems, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.derive import OPERATIONS, derived
 from gsar_otel.judges.records.forms import AFFIXES, State, states_of
 from gsar_otel.judges.records.index import RecordIndex
+from gsar_otel.judges.records.record import Record, Value
+from gsar_otel.judges.records.subjects import CLAUSE, Subjects, subjects_of
 
-Outcome = Literal["verified", "contradicted", "absent"]
+Outcome = Literal["verified", "contradicted", "absent", "elsewhere"]
 
 GENERIC_KEYS: Final = frozenset({
     "value", "values", "data", "result", "results", "metric", "metadata", "spec", "items",
     "item", "text", "message", "msg", "the", "info", "detail", "details", "attributes", "body",
     "content", "fields", "labels", "tags", "properties", "summary"})
 """Key words too general to say which attribute a claim speaks of."""
+IDENTITY_KEYS: Final = frozenset({"id", "ids", "uuid", "guid", "sha", "hash", "pid", "uid",
+                                   "digest", "fingerprint"})
+"""Key words of values that identify rather than measure."""
 LOCAL_REACH: Final = 30
 """How many characters around a value are read for the words of an operation."""
-AFTER_REACH: Final = 40
-"""How far after a value or a state the record it is said of may be named ("14 restarts on
-cart-7d9f")."""
+_WHOLE: Final = re.compile(r"\b(?:of|out of)(?: the| all)?\s*$", re.IGNORECASE)
+_WORDS: Final = re.compile(r"\b[A-Za-z][A-Za-z-]*\b")
 CAUSE_SHARE: Final = 0.6
 """The share of a stated cause's content words one record of the claim must hold."""
 
@@ -61,53 +70,6 @@ class ClaimRule(Protocol):
         """The checks of this rule on ``claim``."""
 
 
-@dataclass(slots=True)
-class Subjects:
-    """The records a claim names, each mention with its place in the claim."""
-
-    mentions: list[tuple[int, frozenset[int]]]
-
-    @property
-    def all(self) -> frozenset[int]:
-        """Every record the claim names."""
-        return frozenset(i for _, records in self.mentions for i in records)
-
-    def near(self, position: int) -> frozenset[int]:
-        """The records named closest before ``position`` (else named just after it, within
-        :data:`AFTER_REACH` characters; else none)."""
-        before = [(p, r) for p, r in self.mentions if p <= position]
-        if before:
-            return before[-1][1]
-        after = [(p, r) for p, r in self.mentions if p - position <= AFTER_REACH]
-        return after[0][1] if after else frozenset()
-
-
-def subjects_of(claim: ClaimText, index: RecordIndex) -> Subjects:
-    """The records ``claim`` names: exact names first, a name's leading parts when no name is
-    exact; a log level it names selects the lines at that level."""
-    exact = [(p, index.named(t)) for p, t in claim.tokens if index.named(t)]
-    words = [(p, w) for p, w in _plain_words(claim) if index.named(w)]
-    exact += [(p, index.named(w)) for p, w in words]
-    if not exact:
-        exact = [(p, index.prefixed(t)) for p, t in claim.tokens if index.prefixed(t)]
-    levels = [(s.position, index.at_level(s.level)) for s in claim.states
-              if s.level and not s.negated and index.at_level(s.level)]
-    mentions = sorted(exact + levels, key=lambda m: m[0])
-    return Subjects([(p, frozenset(r)) for p, r in mentions])
-
-
-def _plain_words(claim: ClaimText) -> list[tuple[int, str]]:
-    out = []
-    position = 0
-    for word in claim.clean.split():
-        at = claim.clean.find(word, position)
-        position = at + len(word)
-        token = word.strip(".,;:()[]\"'").lower()
-        if token and token not in STOPWORDS and len(token) > 2:
-            out.append((at, token))
-    return out
-
-
 class ValueRule:
     """Typed values: found on the claim's record, derived from its records, another value of
     the record's same attribute (contradicted), or found nowhere (absent)."""
@@ -130,7 +92,7 @@ class ValueRule:
         written = anchor.text
         if own:
             # the attribute the claim names decides, when the record holds it
-            by_attribute = _attribute(claim, anchor, own, index)
+            by_attribute = _attribute(claim, anchor, own, index, hits)
             if by_attribute is not None:
                 return by_attribute
         if own and hits & own:
@@ -148,39 +110,42 @@ class ValueRule:
                 if compare_anchors(anchor, candidate) is Agreement.MATCH:
                     return Check(self.name, "verified", index.refs(scope), f"{written} is the "
                                  f"{how}", derived=True)
-        if hits:
+        if hits and not subjects.all:
             return Check(self.name, "verified", index.refs(hits), f"{written} found")
+        if hits:
+            return Check(self.name, "elsewhere", index.refs(hits), f"{written} is found only on "
+                         f"records the claim does not speak of")
         return Check(self.name, "absent", (), f"{written} is in no evidence item and derives "
                      f"from none")
 
 
-def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int],
-               index: RecordIndex) -> Check | None:
-    """The value of the attribute the claim names on the claim's record: the same (verified),
-    another (contradicted), or None when the record holds no such attribute. Not where the
-    words around the value ask for a total, a mean or a difference (the value is derived, not
-    the record's own)."""
+def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: RecordIndex,
+               hits: frozenset[int]) -> Check | None:
+    """The value of the attribute the claim names beside ``anchor`` on the claim's record: the
+    same (verified), another of the same measure (contradicted), or None when the record holds
+    no such attribute. Never contradicted when the record holds the claimed value under another
+    key, nor where the words around the value ask for a total, a mean or a difference (the
+    value is derived, not the record's own)."""
     around = claim.clean[max(0, anchor.start - LOCAL_REACH):anchor.end + LOCAL_REACH]
-    if any(OPERATIONS[name].cue.search(around) for name in ("sum", "mean", "difference")):
+    if anchor.kind in _NAMES or any(OPERATIONS[name].cue.search(around)
+                                    for name in ("sum", "mean", "difference")):
         return None
-    words = claim.stems
+    if _WHOLE.search(claim.clean[max(0, anchor.start - 12):anchor.start]):
+        return None  # "2,210 of the 11,049": a whole the record is part of
+    before, after = _stems_around(claim, anchor)
+    named = _named_values(own, index, before) or _named_values(own, index, after)
+    if not named and anchor.kind in _MOMENT_KINDS:  # a log line's time is its time
+        named = [(index.records[i], v) for i in sorted(own) if index.records[i].level
+                 for v in index.records[i].values if _time_key(v.key)]
     conflicts = []
-    for record_index in own:
-        record = index.records[record_index]
-        for value in record.values:
-            keys = {stem(w.rstrip("s")) for w in value.key_words
-                    if w not in GENERIC_KEYS and len(w) > 2 and w not in STOPWORDS}
-            by_kind = record.level is not None and anchor.kind in (
-                AnchorKind.TIMESTAMP, AnchorKind.CLOCK, AnchorKind.DATE)
-            if not _names_key(keys, words) and not (by_kind and _time_key(value.key)):
-                continue
-            for evidence in value.anchors:
-                agreement = compare_anchors(anchor, evidence)
-                if agreement is Agreement.MATCH:
-                    return Check("value", "verified", (record.item,),
-                                 f"{anchor.text} is {record.item}'s {value.key}")
-                if agreement is Agreement.CONFLICT:
-                    conflicts.append((record, value))
+    for record, value in named:
+        for evidence in value.anchors:
+            agreement = compare_anchors(anchor, evidence)
+            if agreement is Agreement.MATCH:
+                return Check("value", "verified", (record.item,),
+                             f"{anchor.text} is {record.item}'s {value.key}")
+            if agreement is Agreement.CONFLICT and same_measure(anchor, evidence):
+                conflicts.append((record, value))
     if not conflicts:
         return None
     record, value = conflicts[0]
@@ -189,11 +154,61 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int],
                  f"says {anchor.text}; {record.item} {name} has {value.key}={value.raw}")
 
 
+_ANY_UNIT: Final = frozenset({"", "*"})
+_NAMES: Final = frozenset({AnchorKind.IDENTIFIER, AnchorKind.HOST})
+"""Kinds that name rather than measure: found or not, never another value of an attribute."""
+_MOMENT_KINDS: Final = frozenset({AnchorKind.TIMESTAMP, AnchorKind.CLOCK, AnchorKind.DATE})
+
+
+def _named_values(own: frozenset[int], index: RecordIndex,
+                  words: set[str]) -> list[tuple[Record, Value]]:
+    """The values of the claim's records whose key ``words`` name (ids left out: an id is no
+    quantity a claimed number could differ from)."""
+    out = []
+    for record_index in sorted(own):
+        record = index.records[record_index]
+        for value in record.values:
+            if value.key_words & IDENTITY_KEYS:
+                continue
+            keys = {stem(w.rstrip("s")) for w in value.key_words
+                    if w not in GENERIC_KEYS and len(w) > 2 and w not in STOPWORDS}
+            if _names_key(keys, words):
+                out.append((record, value))
+    return out
+
+
+def _stems_around(claim: ClaimText, anchor: Anchor) -> tuple[set[str], set[str]]:
+    """The stems of the words that can name the attribute ``anchor`` is a value of, before it
+    and after it: within :data:`LOCAL_REACH` characters, in its own clause, and not past a
+    neighbouring value ("256Mi of memory and is capped at 1 CPU": memory names the first)."""
+    start = max([a.end for a in claim.values if a.end <= anchor.start]
+                + [anchor.start - LOCAL_REACH, 0])
+    end = min([a.start for a in claim.values if a.start >= anchor.end]
+              + [anchor.end + LOCAL_REACH])
+    before = CLAUSE.split(claim.clean[start:anchor.start])[-1]
+    after = CLAUSE.split(claim.clean[anchor.end:end])[0]
+    return ({stem(w.lower()) for w in _WORDS.findall(before)},
+            {stem(w.lower()) for w in _WORDS.findall(after)})
+
+
+def same_measure(claim: Anchor, evidence: Anchor) -> bool:
+    """True when ``evidence`` offers a value of the measure ``claim`` is written in: a claimed
+    size, duration, amount of money or percentage never conflicts with a bare count."""
+    asked = list(queries(claim))
+    spaces = {q.space for q in asked if q.strict and q.space != "num"}
+    offered = list(views(evidence))
+    if spaces:
+        return any(v.strict and v.space in spaces for v in offered)
+    units = {d for q in asked for d in q.dims} - _ANY_UNIT
+    return not units or any(v.strict and (v.dims - _ANY_UNIT) & units for v in offered)
+
+
 def _names_key(keys: set[str], words: set[str]) -> bool:
-    """True when a claim's word is a key's word, or one begins the other (``conns`` and
-    ``connections``, ``mem`` and ``memory``)."""
+    """True when a claim's word is a key's word, or one begins the other: a key may abbreviate
+    a word (``mem`` for memory, ``conns`` for connections), a word may stand for a key only
+    with four letters or more (``run`` is no ``runtime``)."""
     return bool(keys & words) or any(
-        len(k) >= 3 and len(w) >= 3 and (w.startswith(k) or k.startswith(w))
+        (len(k) >= 3 and w.startswith(k)) or (len(w) >= 4 and k.startswith(w))
         for k in keys for w in words)
 
 
@@ -262,8 +277,10 @@ class StateRule:
                                     f"says no {stated.level}; {index.records[at[0]].item} "
                                     f"holds a line at {stated.level}")
                 continue
-            if stated.state is None or not own:
+            if stated.state is None or stated.hypothetical or not own:
                 continue
+            if not subjects.stated_of(stated.position, claim.clean):
+                continue  # the state is said of something the claim does not name
             yield from self._state(stated.state, stated.negated, own, index)
 
     def _state(self, state: State, negated: bool, own: frozenset[int],
@@ -272,17 +289,20 @@ class StateRule:
         for i in sorted(own):  # in a fixed order: the first state held is the one reported
             for record_state in sorted(index.states(i)):
                 held.setdefault(record_state, i)
-        same_family = {s: i for s, i in held.items() if s.family == state.family}
-        if not same_family:
-            return
-        if state in same_family:
-            i = same_family[state]
+        if state in held:
+            i = held[state]
             outcome: Outcome = "contradicted" if negated else "verified"
+            if negated and state not in index.status(i):
+                return  # said of a word of a message, not of the record's state
             yield Check(self.name, outcome, (index.records[i].item,),
                         f"{'says not ' if negated else ''}{state.name}; "
                         f"{index.records[i].item} is {state.name}")
             return
-        other, i = next(iter(same_family.items()))
+        status = {s: i for i in sorted(own) for s in sorted(index.status(i))
+                  if s.family == state.family}
+        if not status:
+            return
+        other, i = next(iter(status.items()))
         if negated:
             yield Check(self.name, "verified", (index.records[i].item,),
                         f"not {state.name}; {index.records[i].item} is {other.name}")
@@ -326,9 +346,10 @@ RULES: Final[Sequence[ClaimRule]] = (ValueRule(), NameRule(), StateRule(), Cause
 """Every rule, in the order their checks are reported."""
 
 
-def check_claim(claim: ClaimText, index: RecordIndex) -> list[Check]:
-    """Every check of every rule that applies to ``claim``."""
-    subjects = subjects_of(claim, index)
+def check_claim(claim: ClaimText, index: RecordIndex,
+                inherited: frozenset[int] = frozenset()) -> tuple[list[Check], Subjects]:
+    """Every check of every rule that applies to ``claim``, and the records it spoke of."""
+    subjects = subjects_of(claim, index, inherited)
     return [check for rule in RULES if rule.applies(claim)
-            for check in rule.check(claim, subjects, index)]
+            for check in rule.check(claim, subjects, index)], subjects
 

@@ -1,0 +1,92 @@
+"""What a claim speaks of: the records it names (by a value of a naming key, an identifier, a
+table's first column, or a log level it names), each mention with its place in the claim, and
+the records the claim before spoke of last, which a claim naming none inherits ("It has 57
+events")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from gsar_otel.core.text import STOPWORDS
+from gsar_otel.judges.records.claims import ClaimText
+from gsar_otel.judges.records.index import RecordIndex
+
+AFTER_REACH: Final = 40
+"""How far after a value or a state the record it is said of may be named ("14 restarts on
+cart-7d9f")."""
+STATE_REACH: Final = 60
+"""How far before a state the record it is said of may be named."""
+CLAUSE: Final = re.compile(r"[,;:\u2014(]| and | but | while | whereas ")
+"""What ends a clause: a value, a state or a word of an attribute stays within its own."""
+
+
+@dataclass(slots=True)
+class Subjects:
+    """The records a claim names, each mention with its place in the claim."""
+
+    mentions: list[tuple[int, frozenset[int]]]
+    inherited: frozenset[int] = frozenset()
+    """The records the claim before spoke of last: a claim that names none speaks of them
+    ("It has 57 events")."""
+
+    @property
+    def all(self) -> frozenset[int]:
+        """Every record the claim names (else the ones it inherits)."""
+        named = frozenset(i for _, records in self.mentions for i in records)
+        return named or self.inherited
+
+    @property
+    def last(self) -> frozenset[int]:
+        """The records the claim names last: what the next claim inherits."""
+        return self.mentions[-1][1] if self.mentions else self.inherited
+
+    def stated_of(self, position: int, text: str) -> bool:
+        """True when what stands at ``position`` of ``text`` is said of a record: one named
+        within :data:`STATE_REACH` characters before it, or :data:`AFTER_REACH` after it in
+        the same clause, or the inherited one when it opens the claim."""
+        if any(0 <= position - p <= STATE_REACH
+               or (0 < p - position <= AFTER_REACH and not CLAUSE.search(text, position, p))
+               for p, _ in self.mentions):
+            return True
+        return not self.mentions and bool(self.inherited) and position <= STATE_REACH
+
+    def near(self, position: int) -> frozenset[int]:
+        """The records named closest before ``position`` (else named just after it, within
+        :data:`AFTER_REACH` characters; else the inherited ones when the claim names none)."""
+        before = [(p, r) for p, r in self.mentions if p <= position]
+        if before:
+            return before[-1][1]
+        after = [(p, r) for p, r in self.mentions if p - position <= AFTER_REACH]
+        if after:
+            return after[0][1]
+        return frozenset() if self.mentions else self.inherited
+
+
+def subjects_of(claim: ClaimText, index: RecordIndex,
+                inherited: frozenset[int] = frozenset()) -> Subjects:
+    """The records ``claim`` names: exact names first, a name's leading parts when no name is
+    exact; a log level it names selects the lines at that level. ``inherited`` are the records
+    the claim before named last."""
+    exact = [(p, index.named(t)) for p, t in claim.tokens if index.named(t)]
+    words = [(p, w) for p, w in _plain_words(claim) if index.named(w)]
+    exact += [(p, index.named(w)) for p, w in words]
+    if not exact:
+        exact = [(p, index.prefixed(t)) for p, t in claim.tokens if index.prefixed(t)]
+    levels = [(s.position, index.at_level(s.level)) for s in claim.states
+              if s.level and not s.negated and index.at_level(s.level)]
+    mentions = sorted(exact + levels, key=lambda m: m[0])
+    return Subjects([(p, frozenset(r)) for p, r in mentions], inherited)
+
+
+def _plain_words(claim: ClaimText) -> list[tuple[int, str]]:
+    out = []
+    position = 0
+    for word in claim.clean.split():
+        at = claim.clean.find(word, position)
+        position = at + len(word)
+        token = word.strip(".,;:()[]\"'").lower()
+        if token and token not in STOPWORDS and len(token) > 2:
+            out.append((at, token))
+    return out

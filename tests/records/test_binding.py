@@ -1,0 +1,113 @@
+"""How a claim's values, states and subjects are bound to records: a value to the attribute
+named beside it (not past a neighbouring value), a state to a record named in its clause, a
+claim that names nothing to the record the claim before spoke of; a size, a duration or an
+amount never conflicts with a bare count; hypothetical states and answering "No," are no facts.
+Each mechanism is a table; the pronoun case is also a property over any row of a table."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gsar_otel.core.anchors import extract_anchors
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.records.claims import read_claim
+from gsar_otel.judges.records.judge import RecordsJudge
+from gsar_otel.judges.records.rules import _names_key, same_measure
+
+judge = RecordsJudge()
+
+
+def outcomes(answer: str, items: list[str]) -> list[str]:
+    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
+
+
+@pytest.mark.parametrize(("claimed", "evidence", "same"), [
+    ("0.75 GiB", "restart_count=6", False),      # a size is no count
+    ("$7,028.30", "refunds=117", False),         # an amount is no count
+    ("3 minutes", "replicas=2", False),          # a duration is no count
+    ("200 GB", "allocated_storage=200", False),  # the record's unit is unknown
+    ("97%", "cpu_pct=95", True),                 # a percentage against a percentage key
+    ("4 GiB", "memory=3.5GiB", True),
+    ("12", "restarts=14", True),                 # bare against bare
+])
+def test_a_conflict_needs_the_same_measure(claimed, evidence, same):
+    assert same_measure(extract_anchors(claimed)[0], extract_anchors(evidence)[0]) is same
+
+
+@pytest.mark.parametrize(("keys", "words", "named"), [
+    ({"mem"}, {"memori"}, True),            # a key abbreviates a word
+    ({"conn"}, {"connect"}, True),
+    ({"runtim"}, {"run"}, False),           # a three-letter word stands for no key
+    ({"supplier"}, {"sup"}, False),
+    ({"restart"}, {"restart"}, True),
+    ({"complet"}, {"memori"}, False),
+])
+def test_a_word_names_a_key(keys, words, named):
+    assert _names_key(keys, words) is named
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("completed in 41 and 44 minutes", ["41 minutes", "44 minutes"]),
+    ("between 2–3 GiB", ["2 GiB", "3 GiB"]),
+    ("from 5 to 9%", ["5%", "9%"]),
+    ("about 14.8k events", ["14800"]),
+    ("capped at 0.75 GiB", ["0.75 GiB"]),   # a size unit is no multiplier
+    ("1.2B rows", ["1200000000"]),
+])
+def test_values_read_from_a_claim(text, expected):
+    assert [a.text for a in read_claim(text).values] == expected
+
+
+@pytest.mark.parametrize(("text", "negated", "hypothetical"), [
+    ("none of the 12 jobs failed", True, False),      # only content words count for reach
+    ("No, the job failed", False, False),             # an answer negates nothing
+    ("No — only the job failed", False, False),
+    ("the job did not fail", True, False),
+    ("so the job can be retried and succeed", False, True),
+    ("if the pod fails again", False, True),
+    ("the job failed", False, False),
+])
+def test_negated_and_hypothetical_states(text, negated, hypothetical):
+    stated = read_claim(text).states[-1]
+    assert (stated.negated, stated.hypothetical) == (negated, hypothetical)
+
+
+PODS = ("NAME                 STATUS             RESTARTS   AGE\n"
+        "cart-7d9f-tq7wn      CrashLoopBackOff   14         2h\n"
+        "payments-6c8f-t6zqw  Running            0          2h\n"
+        "search-6d9c-pl6xr    Running            3          2h")
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # a value bound to the attribute named beside it, not past a neighbouring value
+    ("cart-7d9f-tq7wn has 14 restarts and is 2h old.", ["verified"]),
+    ("cart-7d9f-tq7wn has 3 restarts.", ["contradicted"]),
+    # a state said of another clause's subject is not the row's
+    ("Two pods are Running, and cart-7d9f-tq7wn is crash-looping.", ["verified"]),
+    ("cart-7d9f-tq7wn could be Running again after a restart.", ["unverified"]),
+    # a claim naming nothing speaks of the record named last
+    ("cart-7d9f-tq7wn is crash-looping. It has restarted 14 times.",
+     ["verified", "verified"]),
+    ("cart-7d9f-tq7wn is crash-looping. It has 3 restarts.", ["verified", "contradicted"]),
+    # a whole is no attribute of the row it holds ("14 of the 17 restarts")
+    ("cart-7d9f-tq7wn accounts for 14 of the 17 restarts.", ["verified"]),
+])
+def test_binding_table(answer, expected):
+    assert outcomes(answer, [PODS]) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_a_pronoun_claim_with_another_rows_value_is_never_grounded(data):
+    rows = [(f"worker-{i}a{i}", restarts)
+            for i, restarts in enumerate(data.draw(st.lists(
+                st.integers(1, 900), min_size=2, max_size=6, unique=True)))]
+    text = "NAME        RESTARTS\n" + "\n".join(f"{n:<12}{r}" for n, r in rows)
+    own = data.draw(st.sampled_from(rows))
+    other = data.draw(st.sampled_from([r for r in rows if r != own]))
+    found = outcomes(f"{own[0]} is the one to look at. It has {other[1]} restarts.", [text])
+    assert found[1] != "verified"
+    assert outcomes(f"{own[0]} is the one to look at. It has {own[1]} restarts.",
+                    [text])[1] == "verified"
