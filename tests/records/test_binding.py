@@ -111,3 +111,44 @@ def test_a_pronoun_claim_with_another_rows_value_is_never_grounded(data):
     assert found[1] != "verified"
     assert outcomes(f"{own[0]} is the one to look at. It has {own[1]} restarts.",
                     [text])[1] == "verified"
+
+
+PAYMENTS = (" user_id | amount_cents | count | any_refunded | status\n"
+            "---------+--------------+-------+--------------+-----------\n"
+            "   20311 |         4999 |     2 | f            | captured\n"
+            "   48810 |        12900 |     2 | t            | authorized\n")
+REQUESTS = ('{"ts":"2024-06-12T12:04:18.194Z","level":"info","msg":"request completed",'
+            '"order_id":88412,"route":"/v1/orders/:id/pay","duration_ms":1834,'
+            '"paid_at":"2024-06-12T12:01:55Z"}')
+STACK = "IllegalStateException at CartFragment.kt:214 in onPriceUpdated"
+INIT = ('{"name":"wait-for-db","state":{"terminated":{"startedAt":"2024-05-14T10:02:00Z",'
+        '"finishedAt":"2024-05-14T10:02:12Z","exitCode":0}}}')
+
+
+@pytest.mark.parametrize(("answer", "items", "expected"), [
+    # a key's unit read in the claim's: cents as an amount, milliseconds as seconds
+    ("User 48810 was charged $129.00 twice.", [PAYMENTS], ["verified"]),
+    ("User 48810 was charged $12.90 twice.", [PAYMENTS], ["absent"]),
+    ("Order 88412's request took 1.8 s.", [REQUESTS], ["verified"]),
+    # a number after a colon ("file:line") is also a number
+    ("It crashed in CartFragment.kt, line 214.", [STACK], ["verified"]),
+    # a number under a naming key names its record
+    ("User 48810 has a count of 3.", [PAYMENTS], ["contradicted"]),
+    # a true flag whose key names a state: the record is in it
+    ("User 48810's charges were refunded.", [PAYMENTS], ["verified"]),
+    ("User 48810 has not been refunded.", [PAYMENTS], ["contradicted"]),
+    ("User 20311 has not been refunded.", [PAYMENTS], ["verified"]),
+    # payment states are one family: authorised is not captured
+    ("User 48810's payment was captured.", [PAYMENTS], ["contradicted"]),
+    # a plural pronoun speaks of every record the claim before named
+    ("Users 20311 and 48810 were each charged 2 times. None of them has been refunded.",
+     [PAYMENTS], ["verified", "contradicted"]),
+    # words inside a path name no attribute ("/pay" is no paid_at)
+    ("Order 88412 was a POST to /v1/orders/88412/pay at 12:04:18 UTC.", [REQUESTS],
+     ["verified"]),
+    # a duration of a named record may be the span between two of its moments
+    ("wait-for-db completed in about 12 seconds.", [INIT], ["verified"]),
+    ("wait-for-db completed in about 40 seconds.", [INIT], ["absent"]),
+])
+def test_reading_table(answer, items, expected):
+    assert outcomes(answer, items) == expected

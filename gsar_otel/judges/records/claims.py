@@ -19,6 +19,7 @@ from gsar_otel.judges.records.forms import (
     NEGATION_REACH,
     NEGATIONS,
     PHRASES,
+    PLURAL_PRONOUNS,
     STATE_TABLES,
     State,
 )
@@ -35,6 +36,7 @@ NAMED_KINDS: Final = frozenset({AnchorKind.IDENTIFIER, AnchorKind.HOST, AnchorKi
 """Typed values that name something: found as written or not at all (never derived)."""
 _MARKUP: Final = re.compile(r"\*\*|__|`|(?<!\w)_(?=\w)|(?<=\w)_(?!\w)|^#+\s*|^>\s*",
                             re.MULTILINE)
+_COMPOUND: Final = re.compile(r"[/_.@:]|\d")
 _ANSWER: Final = re.compile(r"\s*[,.:;!\u2014\u2013-]")
 _WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\w.]*")
 
@@ -59,12 +61,17 @@ class ClaimText:
     """As written in the answer."""
     clean: str
     """Without Markdown markup: what is read."""
+    plain: str = ""
+    """``clean`` with names and paths blanked out: its words are words of the sentence, not
+    parts of ``/v1/orders/88412/pay``."""
     values: list[Anchor] = field(default_factory=list)
     tokens: list[tuple[int, str]] = field(default_factory=list)
     """Name-like tokens (lower-cased) with their positions."""
     stems: set[str] = field(default_factory=set)
     states: list[StatedState] = field(default_factory=list)
     advice: bool = False
+    plural: bool = False
+    """It speaks of several things it does not name ("they", "none of them")."""
     cause: re.Match[str] | None = None
     measures: set[tuple[int, int]] = field(default_factory=set)
     """Where the claim's anchors stand (a token inside one is no name)."""
@@ -128,6 +135,8 @@ def read_claim(text: str) -> ClaimText:
     claim.measures = {(a.start, a.end) for a in anchors}
     claim.tokens = [(m.start(), m.group(0).lower().rstrip(".:/"))
                     for m in NAME_TOKEN.finditer(clean)]
+    claim.plain = NAME_TOKEN.sub(
+        lambda m: " " * len(m.group(0)) if _COMPOUND.search(m.group(0)) else m.group(0), clean)
     words = [(m.start(), m.group(0).lower()) for m in _WORD.finditer(lowered)]
     claim.stems = {stem(w) for _, w in words}
     since_negation = NEGATION_REACH + 1
@@ -150,6 +159,7 @@ def read_claim(text: str) -> ClaimText:
             claim.states.append(StatedState(position, state, level, negated,
                                             index - modal_at <= MODAL_REACH))
     claim.advice = bool(ADVICE.search(clean))
+    claim.plural = any(word in PLURAL_PRONOUNS for _, word in words[:6])
     claim.cause = CAUSE.search(clean)
     return claim
 

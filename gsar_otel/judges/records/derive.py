@@ -64,11 +64,15 @@ percentages; ``difference`` differences, percent changes and time spans)."""
 
 
 def derived(claim_text: str, anchor: Anchor, records: list[Record],
-            claim_numbers: list[Anchor]) -> Iterator[tuple[Anchor, str]]:
+            claim_numbers: list[Anchor], named: bool = False) -> Iterator[tuple[Anchor, str]]:
     """Candidate values for ``anchor`` derived from ``records`` (and the claim's other numbers),
-    each with a short description of how it was derived."""
+    each with a short description of how it was derived. When the claim ``named`` the records,
+    a duration may be the span between two of their moments without a cue ("the init container
+    completed in 12 seconds")."""
     around = claim_text[max(0, anchor.start - CUE_REACH):anchor.end + CUE_REACH]
     asks = {name for name, op in OPERATIONS.items() if op.cue.search(around)}
+    if named and anchor.kind is AnchorKind.DURATION:
+        asks.add("difference")
     if anchor.kind in _NUMERIC:
         yield from _conversions(anchor, records)
         groups: dict[str, list[Record]] = {}
@@ -199,10 +203,37 @@ SIZE_FACTORS: Final = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2.0**
 """Bytes per size unit a claim may write."""
 
 
+KEY_UNITS: Final = (
+    # key words -> (what the claim writes, factor to it); first match wins
+    (frozenset({"cents", "cent"}), "money", 0.01),
+    (frozenset({"ms", "millis", "milliseconds", "msec"}), "duration", 0.001),
+    (frozenset({"us", "micros", "microseconds", "usec"}), "duration", 1e-6),
+    (frozenset({"ns", "nanos", "nanoseconds", "nsec"}), "duration", 1e-9),
+    (frozenset({"minutes", "mins"}), "duration", 60.0),
+    (frozenset({"hours"}), "duration", 3600.0),
+    (frozenset({"kb", "kib", "kilobytes"}), "bytes", 1024.0),
+    (frozenset({"mb", "mib", "megabytes"}), "bytes", 2.0**20),
+)
+"""Units a key names for its unit-less number (``amount_cents``, ``duration_ms``): the number
+read in the claim's unit. A key naming none is read as seconds for a duration, bytes for a
+size."""
+MONEY_UNITS: Final = frozenset({"$", "€", "£", "usd", "eur", "gbp"})
+
+
+def _key_unit(words: frozenset[str], measure: str) -> float:
+    for keys, unit, factor in KEY_UNITS:
+        if words & keys:
+            return factor if unit == measure else 0.0
+    return 1.0 if measure in ("duration", "bytes") else 0.0
+
+
 def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor, str]]:
     """Unit-less numbers of the records read in the claim's unit: a share (0.042) as a
-    percentage, seconds as a duration, bytes as a size."""
+    percentage, a duration or a size in the unit its key names (seconds and bytes when it
+    names none), cents as an amount."""
     unit = (anchor.unit or "").lower().split("/")[0]
+    measure = ("duration" if anchor.kind is AnchorKind.DURATION else
+               "bytes" if unit in SIZE_FACTORS else "money" if unit in MONEY_UNITS else "")
     for record in records:
         for value in record.values:
             for evidence in value.anchors:
@@ -212,10 +243,19 @@ def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor
                 number = evidence.value
                 if anchor.kind is AnchorKind.PERCENT and 0 < abs(number) <= 1:
                     yield _percent(100.0 * number), "share as a percentage"
-                elif anchor.kind is AnchorKind.DURATION:
-                    yield (Anchor(AnchorKind.DURATION, f"{number:g}s", number, "s", 0, 0, None,
-                                  None), "seconds")
-                elif unit in SIZE_FACTORS:
-                    size = number / SIZE_FACTORS[unit]
+                    continue
+                factor = _key_unit(value.key_words, measure) if measure else 0.0
+                if not factor:
+                    continue
+                if measure == "duration":
+                    seconds = number * factor
+                    yield (Anchor(AnchorKind.DURATION, f"{seconds:g}s", seconds, "s", 0, 0,
+                                  None, None), f"{value.key} in seconds")
+                elif measure == "bytes":
+                    size = number * factor / SIZE_FACTORS[unit]
                     yield (Anchor(AnchorKind.NUMBER, f"{size:.6g}", size, anchor.unit, 0, 0,
-                                  None, None), "bytes in the claim's unit")
+                                  None, None), f"{value.key} in the claim's unit")
+                else:
+                    amount = number * factor
+                    yield (Anchor(AnchorKind.NUMBER, f"{amount:.2f}", amount, anchor.unit, 0,
+                                  0, None, None), f"{value.key} as an amount")

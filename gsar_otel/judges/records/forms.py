@@ -57,6 +57,14 @@ _HEALTH: Final = {
                   "offline", "draining", "outofservice", "red", "failing", "impaired",
                   "inactive"),
 }
+_PAYMENTS: Final = {
+    # a card payment's life: authorised, then captured (or voided), maybe refunded or disputed
+    "authorized": ("authorized", "authorised", "requires_capture", "requirescapture"),
+    "captured": ("captured",),
+    "refunded": ("refunded", "partially_refunded", "partiallyrefunded"),
+    "voided": ("voided", "void"),
+    "disputed": ("disputed", "chargeback", "charged_back"),
+}
 _ALERTS: Final = {
     "firing": ("firing", "fired", "triggered"),
     "resolved": ("resolved",),
@@ -75,7 +83,10 @@ POD_STATES: Final = MappingProxyType(_rows("pod", _POD_STATES))
 HEALTH: Final = MappingProxyType(_rows("health", _HEALTH))
 """Health and availability."""
 
-STATE_TABLES: Final = (POD_STATES, STATES, HEALTH)
+PAYMENT_STATES: Final = MappingProxyType(_rows("payment", _PAYMENTS))
+"""Where a card payment stands."""
+
+STATE_TABLES: Final = (POD_STATES, PAYMENT_STATES, STATES, HEALTH)
 """Where a word's state is looked up, most specific first: ``completed`` is a pod state beside
 a pod's row and a run's outcome beside a run."""
 
@@ -105,6 +116,9 @@ NEGATIONS: Final = frozenset({"not", "no", "never", "none", "neither", "nor", "w
 """Words that negate the state or level that follows them closely."""
 NEGATION_REACH: Final = 3
 """How many content words after a negation a negated state may stand."""
+PLURAL_PRONOUNS: Final = frozenset({"they", "them", "those", "these", "both", "all", "each",
+                                     "their", "none"})
+"""Words opening a claim that speaks of several records it does not name."""
 MODALS: Final = frozenset({"can", "could", "would", "will", "should", "might", "may", "if",
                            "unless", "until", "once", "whether", "expect", "expected"})
 """Words after which a state is a possibility or a condition, not a fact."""
@@ -165,12 +179,24 @@ STATUS_KEYS: Final = frozenset({"status", "state", "phase", "health", "result", 
 """Key words of a column that holds a record's state: the state a claim can contradict."""
 
 
+TRUE_WORDS: Final = frozenset({"t", "true", "yes", "y", "1"})
+"""How a boolean column writes true."""
+
+
 def status_of(keyed: Iterable[tuple[frozenset[str], str]]) -> set[State]:
     """The states a record holds as an attribute: values under a state-naming key
-    (:data:`STATUS_KEYS`), or a value of one or two words under any key (a table's STATUS
-    cell); not a state word inside a longer message."""
+    (:data:`STATUS_KEYS`), a value of one or two words under any key (a table's STATUS
+    cell), a true flag whose key names a state (``any_refunded = t``, ``paused: true``); not a
+    state word inside a longer message."""
+    keyed = list(keyed)
     return states_of(raw for words, raw in keyed
-                     if words & STATUS_KEYS or (words and len(raw.split()) <= 2))
+                     if words & STATUS_KEYS or (words and len(raw.split()) <= 2)) | flags_of(keyed)
+
+
+def flags_of(keyed: Iterable[tuple[frozenset[str], str]]) -> set[State]:
+    """The states true flags name by their keys."""
+    return states_of(word for words, raw in keyed if raw.strip().lower() in TRUE_WORDS
+                     for word in sorted(words))
 
 
 def states_of(values: Iterable[str]) -> set[State]:

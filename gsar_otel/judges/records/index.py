@@ -12,7 +12,7 @@ from typing import Final
 from gsar_otel.core.anchors import Anchor, AnchorIndex
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.text import content_stem_set
-from gsar_otel.judges.records.forms import State, states_of, status_of
+from gsar_otel.judges.records.forms import State, flags_of, states_of, status_of
 from gsar_otel.judges.records.reading import read_evidence
 from gsar_otel.judges.records.record import Record
 
@@ -119,4 +119,6 @@ class RecordIndex:
 
     @cached_property
     def _states(self) -> list[set[State]]:
-        return [states_of(v.raw for v in record.values) for record in self.records]
+        return [states_of(v.raw for v in record.values)
+                | flags_of((v.key_words, v.raw) for v in record.values)
+                for record in self.records]

@@ -29,6 +29,7 @@ from gsar_otel.core.scoring import gsar_score
 from gsar_otel.judges.records.claims import ClaimText, read_claim, split_claims
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.rules import Check, check_claim
+from gsar_otel.judges.records.subjects import Subjects
 
 UNVERIFIED_ABSTAIN: Final = "unverified"
 """The abstain reason of an answer most of whose claims the rules cannot check."""
@@ -94,20 +95,13 @@ class RecordsJudge:
         """Every claim with its outcome and the checks behind it."""
         index = RecordIndex(evidence)
         outcomes = []
-        spoken: frozenset[int] = frozenset()
+        before: Subjects | None = None
         for text in split_claims(synthesis):
-            outcome, spoken = outcome_of(text, index, spoken)
-            outcomes.append(outcome)
+            claim = read_claim(text)
+            inherited = before.passed_on(claim.plural) if before else frozenset()
+            found, before = check_claim(claim, index, inherited)
+            outcomes.append(_outcome(text, claim, found))
         return outcomes
-
-
-def outcome_of(text: str, index: RecordIndex,
-               inherited: frozenset[int] = frozenset()) -> tuple[ClaimOutcome, frozenset[int]]:
-    """One claim's outcome against indexed records, and the records it spoke of last (what a
-    next claim naming none speaks of)."""
-    claim = read_claim(text)
-    found, subjects = check_claim(claim, index, inherited)
-    return _outcome(text, claim, found), subjects.last
 
 
 def _outcome(text: str, claim: ClaimText, found: list[Check]) -> ClaimOutcome:

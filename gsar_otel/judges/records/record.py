@@ -19,6 +19,7 @@ _UNTYPED: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.C
 NAME_TOKEN: Final = re.compile(
     r"(?<![\w@.-])(?=[\w.@/:-]*[a-z])[a-z0-9][\w.@/:-]*[a-z0-9_]", re.IGNORECASE)
 """A token that can name a record: letters and digits joined by ``-_.@/:``."""
+_NUMBER_ID: Final = re.compile(r"\d{4,20}")
 _NAMEISH: Final = re.compile(r"[-_.@/:]|\d")
 _KEY_SPLIT: Final = re.compile(r"[._\-\s\[\]/]+|(?<=[a-z])(?=[A-Z])")
 
@@ -60,12 +61,17 @@ class Record:
                                   else text)
         if key_l and short(text):
             anchors = tuple(a for a in anchors if a.start >= len(last_key(key_l)) + 1)
+        anchors += tuple(  # ":214" of "CartFragment.kt:214" is also the number 214
+            Anchor(AnchorKind.NUMBER, a.text.lstrip(":"), float(a.text.lstrip(":")), None,
+                   a.start, a.end, a.key, None)
+            for a in anchors if a.kind is AnchorKind.PORT and a.text.lstrip(":").isdigit())
         self.values.append(Value(key_l, text, anchors))
         self.text += (" " if self.text else "") + text.lower()
         name = text.lower()
-        if (last_key(key_l).replace("_", "") in NAME_KEYS or any(
-                word in NAME_KEYS for word in key_words(key_l))) and nameable(name):
-            self.names.add(name)
+        naming = last_key(key_l).replace("_", "") in NAME_KEYS or any(
+            word in NAME_KEYS for word in key_words(key_l))
+        if naming and (nameable(name) or _NUMBER_ID.fullmatch(name)):
+            self.names.add(name)  # a number under a naming key is an id: "user 51277"
         for token in NAME_TOKEN.findall(text):
             token = token.rstrip(".:/")
             if _NAMEISH.search(token) and nameable(token.lower()) and not _measure(token):

@@ -41,7 +41,7 @@ IDENTITY_KEYS: Final = frozenset({"id", "ids", "uuid", "guid", "sha", "hash", "p
 """Key words of values that identify rather than measure."""
 LOCAL_REACH: Final = 30
 """How many characters around a value are read for the words of an operation."""
-_WHOLE: Final = re.compile(r"\b(?:of|out of)(?: the| all)?\s*$", re.IGNORECASE)
+_WHOLE: Final = re.compile(r"\d[\d,.]*\s+(?:of|out of)(?: the| all)?\s*$", re.IGNORECASE)
 _WORDS: Final = re.compile(r"\b[A-Za-z][A-Za-z-]*\b")
 CAUSE_SHARE: Final = 0.6
 """The share of a stated cause's content words one record of the claim must hold."""
@@ -81,8 +81,9 @@ class ValueRule:
 
     def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
         for anchor in claim.values:
-            if anchor.kind is AnchorKind.HOST and index.named(anchor.text.lower()):
-                continue  # a name of a record: read as the claim's subject
+            if anchor.kind in (AnchorKind.HOST, AnchorKind.NUMBER) and index.named(
+                    anchor.text.lower()):
+                continue  # a name of a record ("order 769877"): read as the claim's subject
             yield self._one(claim, anchor, subjects, index)
 
     def _one(self, claim: ClaimText, anchor: Anchor, subjects: Subjects,
@@ -106,7 +107,7 @@ class ValueRule:
             scope = index.scope(own or subjects.all)
             numbers = [a for a in claim.values if a.kind not in NAMED_KINDS]
             for candidate, how in derived(claim.clean, anchor, [index.records[i] for i in scope],
-                                          numbers):
+                                          numbers, named=bool(own)):
                 if compare_anchors(anchor, candidate) is Agreement.MATCH:
                     return Check(self.name, "verified", index.refs(scope), f"{written} is the "
                                  f"{how}", derived=True)
@@ -130,7 +131,7 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
     if anchor.kind in _NAMES or any(OPERATIONS[name].cue.search(around)
                                     for name in ("sum", "mean", "difference")):
         return None
-    if _WHOLE.search(claim.clean[max(0, anchor.start - 12):anchor.start]):
+    if _WHOLE.search(claim.clean[max(0, anchor.start - 24):anchor.start]):
         return None  # "2,210 of the 11,049": a whole the record is part of
     before, after = _stems_around(claim, anchor)
     named = _named_values(own, index, before) or _named_values(own, index, after)
@@ -185,8 +186,8 @@ def _stems_around(claim: ClaimText, anchor: Anchor) -> tuple[set[str], set[str]]
                 + [anchor.start - LOCAL_REACH, 0])
     end = min([a.start for a in claim.values if a.start >= anchor.end]
               + [anchor.end + LOCAL_REACH])
-    before = CLAUSE.split(claim.clean[start:anchor.start])[-1]
-    after = CLAUSE.split(claim.clean[anchor.end:end])[0]
+    before = CLAUSE.split(claim.plain[start:anchor.start])[-1]
+    after = CLAUSE.split(claim.plain[anchor.end:end])[0]
     return ({stem(w.lower()) for w in _WORDS.findall(before)},
             {stem(w.lower()) for w in _WORDS.findall(after)})
 

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from gsar_otel.core.anchors import AnchorKind
 from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.index import RecordIndex
@@ -37,10 +38,12 @@ class Subjects:
         named = frozenset(i for _, records in self.mentions for i in records)
         return named or self.inherited
 
-    @property
-    def last(self) -> frozenset[int]:
-        """The records the claim names last: what the next claim inherits."""
-        return self.mentions[-1][1] if self.mentions else self.inherited
+    def passed_on(self, plural: bool) -> frozenset[int]:
+        """What the next claim inherits: the records this one named last, or all it named when
+        the next speaks of several ("None of them")."""
+        if not self.mentions:
+            return self.inherited
+        return self.all if plural else self.mentions[-1][1]
 
     def stated_of(self, position: int, text: str) -> bool:
         """True when what stands at ``position`` of ``text`` is said of a record: one named
@@ -72,6 +75,8 @@ def subjects_of(claim: ClaimText, index: RecordIndex,
     exact = [(p, index.named(t)) for p, t in claim.tokens if index.named(t)]
     words = [(p, w) for p, w in _plain_words(claim) if index.named(w)]
     exact += [(p, index.named(w)) for p, w in words]
+    exact += [(a.start, index.named(a.text)) for a in claim.values  # "order 5531877"
+              if a.kind is AnchorKind.NUMBER and a.text.isdigit() and index.named(a.text)]
     if not exact:
         exact = [(p, index.prefixed(t)) for p, t in claim.tokens if index.prefixed(t)]
     levels = [(s.position, index.at_level(s.level)) for s in claim.states
