@@ -152,3 +152,42 @@ INIT = ('{"name":"wait-for-db","state":{"terminated":{"startedAt":"2024-05-14T10
 ])
 def test_reading_table(answer, items, expected):
     assert outcomes(answer, items) == expected
+
+
+@pytest.mark.parametrize(("text", "kind", "value", "unit"), [
+    ("about $402k", "number", 402000.0, "$"),        # a short amount is scaled, its unit kept
+    ("19.9 MB/s", "number", 19.9, "mb"),             # a size per second is a size
+    ("380m CPU", "number", 0.38, "cores"),           # millicores of CPU are no minutes
+    ("6.1 cores", "number", 6.1, "cores"),
+    ("four 502s", "http_status", "502", None),       # statuses, not seconds
+    ("retried after 300s", "http_status", "300", None),
+    ("300s ago", "duration", 300.0, "s"),
+])
+def test_a_claims_units(text, kind, value, unit):
+    read = read_claim(text).values[-1]
+    assert (read.kind.value, read.value, read.unit) == (kind, value, unit)
+
+
+TOP = ("NAME              CPU(cores)   MEMORY(bytes)\n"
+       "ip-10-42-11-87    1200m        9100Mi\n"
+       "ip-10-42-12-143   2415m        12400Mi\n"
+       "ip-10-42-13-201   1300m        5200Mi\n"
+       "ip-10-42-14-66    1200m        5800Mi")
+WEEKS = ("week       | orders | revenue\n"
+         "2024-04-29 |   6120 | 412880.15\n"
+         "2024-05-06 |   5587 | 371204.60")
+
+
+@pytest.mark.parametrize(("answer", "items", "expected"), [
+    ("The four nodes use about 6.1 cores in total.", [TOP], ["verified"]),
+    ("The four nodes use about 7.1 cores in total.", [TOP], ["absent"]),
+    ("ip-10-42-12-143 uses 2415m CPU.", [TOP], ["verified"]),
+    ("gunicorn-shop has about 1.1 GB of memory in use.", ["Memory: 1.1G"], ["verified"]),
+    # a percent change of one column, at the precision written
+    ("Revenue fell about 10% week over week.", [WEEKS], ["verified"]),
+    ("Revenue fell roughly 12% week over week.", [WEEKS], ["absent"]),
+    # values of unrelated columns are never combined
+    ("Revenue per order changed by 67.46.", [WEEKS], ["absent"]),
+])
+def test_derivations_table(answer, items, expected):
+    assert outcomes(answer, items) == expected

@@ -24,6 +24,7 @@ from gsar_otel.judges.records.forms import (
     State,
 )
 from gsar_otel.judges.records.record import NAME_TOKEN
+from gsar_otel.judges.records.units import reread
 
 VALUE_KINDS: Final = frozenset({
     AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION, AnchorKind.CLOCK,
@@ -77,24 +78,6 @@ class ClaimText:
     """Where the claim's anchors stand (a token inside one is no name)."""
 
 
-_SHORT: Final = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9}
-"""Multipliers of a number written short (``14.8k``, ``3.2M``)."""
-
-
-def _scaled(anchor: Anchor) -> Anchor:
-    """A number written short (``14.8k``) as the number it stands for, about. The multiplier is
-    the number's whole unit (``0.75 GiB`` and ``1.2 MB`` are sizes, not multiples)."""
-    if anchor.kind is not AnchorKind.NUMBER or not isinstance(anchor.value, float):
-        return anchor
-    suffix = next((s for s in _SHORT if anchor.unit == s.lower()
-                   and anchor.text.rstrip().endswith(s)), None)
-    if suffix is None:
-        return anchor
-    value = anchor.value * _SHORT[suffix]
-    return Anchor(AnchorKind.NUMBER, f"{value:.0f}", value, None, anchor.start, anchor.end,
-                  anchor.key, "about")
-
-
 _RANGE: Final = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|or)\s*$")
 
 
@@ -131,7 +114,7 @@ def read_claim(text: str) -> ClaimText:
             lowered = re.sub(rf"\b{re.escape(phrase)}\b", form, lowered)
     claim = ClaimText(text=text, clean=clean)
     anchors = extract_anchors(clean)
-    claim.values = _ranges([_scaled(a) for a in anchors if a.kind in VALUE_KINDS], clean)
+    claim.values = _ranges([reread(a, clean) for a in anchors if a.kind in VALUE_KINDS], clean)
     claim.measures = {(a.start, a.end) for a in anchors}
     claim.tokens = [(m.start(), m.group(0).lower().rstrip(".:/"))
                     for m in NAME_TOKEN.finditer(clean)]

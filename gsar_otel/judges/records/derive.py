@@ -22,6 +22,7 @@ from typing import Final, NamedTuple
 from gsar_otel.core.anchors import Anchor, AnchorKind
 from gsar_otel.judges.records.forms import states_of
 from gsar_otel.judges.records.record import Record
+from gsar_otel.judges.records.units import SIZE_FACTORS, cores, key_factor, measure_of
 
 CUE_REACH: Final = 40
 """How many characters around a claimed number are read for the words of an operation."""
@@ -82,24 +83,26 @@ def derived(claim_text: str, anchor: Anchor, records: list[Record],
             for rows in groups.values():  # counted within one table, array or item
                 yield from _counts(rows)
         columns = _columns(records)
+        pool: list[Entry] = []
         for column, numbers in columns.items():
             key = column.split("\0", 1)[1]
+            pool += [Entry(n, a, column, row) for n, a, row in numbers]
             if len(numbers) < 2:
                 continue
-            values = [n for n, _ in numbers]
+            values = [n for n, _, _ in numbers]
             source = numbers[0][1]
+            total = math.fsum(values)
+            pool.append(Entry(total, source, column, _TOTAL))  # a row's share of its column
             if "sum" in asks or "ratio" in asks:
-                yield _like(source, math.fsum(values), key), f"sum of {key}"
+                yield _like(source, total, key), f"sum of {key}"
             if "mean" in asks:
-                yield _like(source, math.fsum(values) / len(values), key), f"mean of {key}"
+                yield _like(source, total / len(values), key), f"mean of {key}"
             if "extreme" in asks:
                 yield _like(source, max(values), key), f"max of {key}"
                 yield _like(source, min(values), key), f"min of {key}"
-        pool = [(n, a, column.split("\0", 1)[1]) for column, numbers in columns.items()
-                for n, a in numbers]
-        pool += [(float(a.value), a, a.key or "") for a in claim_numbers
+        pool += [Entry(float(a.value), a, "", _CLAIMED) for a in claim_numbers
                  if a is not anchor and isinstance(a.value, float)]
-        pool = sorted(pool, key=lambda entry: (entry[0], entry[2]))[:MAX_VALUES]  # any order
+        pool = sorted(pool, key=lambda e: (e.number, e.column, e.row))[:MAX_VALUES]  # any order
         if "difference" in asks or "ratio" in asks:
             yield from _pairs(pool, asks)
     if anchor.kind in (AnchorKind.DURATION, AnchorKind.NUMBER) and "difference" in asks:
@@ -120,15 +123,18 @@ def _percent(value: float) -> Anchor:
     return Anchor(AnchorKind.PERCENT, f"{value:.6g}%", value, "%", 0, 0, None, None)
 
 
-def _columns(records: list[Record]) -> dict[str, list[tuple[float, Anchor]]]:
-    columns: dict[str, list[tuple[float, Anchor]]] = {}
-    for record in records:
+def _columns(records: list[Record]) -> dict[str, list[tuple[float, Anchor, int]]]:
+    """Numbers by column (one key of one group: rows of unrelated items never add up), each with
+    the position of its record in ``records``."""
+    columns: dict[str, list[tuple[float, Anchor, int]]] = {}
+    for position, record in enumerate(records):
         for value in record.values:
             numeric = [(a.value, a) for a in value.anchors if a.kind in _NUMERIC
                        and isinstance(a.value, float)]
             if len(numeric) == 1:
-                # a column is one key of one group: rows of unrelated items never add up
-                columns.setdefault(f"{record.group}\0{value.key}", []).append(numeric[0])
+                number, anchor = numeric[0]
+                columns.setdefault(f"{record.group}\0{value.key}", []).append(
+                    (number, anchor, position))
     return columns
 
 
@@ -150,17 +156,37 @@ def _counts(records: list[Record]) -> Iterator[tuple[Anchor, str]]:
         yield _number(float(len(records) - count)), "count of the other records"
 
 
-def _pairs(pool: list[tuple[float, Anchor, str]],
-           asks: set[str]) -> Iterator[tuple[Anchor, str]]:
-    for i, (x, source_x, key_x) in enumerate(pool):
-        for y, source_y, key_y in pool[i + 1:]:
-            if "difference" in asks and source_x.kind == source_y.kind:
-                yield _like(source_x, abs(x - y), key_x or key_y), "difference"
-                for low, high in ((x, y), (y, x)):
+class Entry(NamedTuple):
+    """A number that may enter a pairwise operation: from which column and row (or the claim,
+    or a column's total)."""
+
+    number: float
+    anchor: Anchor
+    column: str
+    row: int
+
+
+_CLAIMED: Final = -1
+_TOTAL: Final = -2
+
+
+def _pairs(pool: list[Entry], asks: set[str]) -> Iterator[tuple[Anchor, str]]:
+    """Differences and percent changes of two values of one column (or stated by the claim);
+    ratios and shares of two values of one row, of one column, or of a row and its column's
+    total. Values of unrelated columns are never combined."""
+    for i, x in enumerate(pool):
+        for y in pool[i + 1:]:
+            claimed = _CLAIMED in (x.row, y.row)
+            same_column = x.column == y.column
+            if ("difference" in asks and x.anchor.kind == y.anchor.kind
+                    and (same_column or claimed) and _TOTAL not in (x.row, y.row)):
+                key = x.column.split("\0", 1)[-1] or y.column.split("\0", 1)[-1]
+                yield _like(x.anchor, abs(x.number - y.number), key), "difference"
+                for low, high in ((x.number, y.number), (y.number, x.number)):
                     if low:
                         yield _percent(100.0 * (high - low) / abs(low)), "percent change"
-            if "ratio" in asks:
-                for num, den in ((x, y), (y, x)):
+            if "ratio" in asks and (same_column or claimed or x.row == y.row):
+                for num, den in ((x.number, y.number), (y.number, x.number)):
                     if den:
                         yield _number(num / den), "ratio"
                         yield _percent(100.0 * num / den), "share"
@@ -197,43 +223,12 @@ def _seconds(anchor: Anchor) -> float | None:
     return None
 
 
-SIZE_FACTORS: Final = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2.0**10,
-                       "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "ki": 2.0**10,
-                       "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}
-"""Bytes per size unit a claim may write."""
-
-
-KEY_UNITS: Final = (
-    # key words -> (what the claim writes, factor to it); first match wins
-    (frozenset({"cents", "cent"}), "money", 0.01),
-    (frozenset({"ms", "millis", "milliseconds", "msec"}), "duration", 0.001),
-    (frozenset({"us", "micros", "microseconds", "usec"}), "duration", 1e-6),
-    (frozenset({"ns", "nanos", "nanoseconds", "nsec"}), "duration", 1e-9),
-    (frozenset({"minutes", "mins"}), "duration", 60.0),
-    (frozenset({"hours"}), "duration", 3600.0),
-    (frozenset({"kb", "kib", "kilobytes"}), "bytes", 1024.0),
-    (frozenset({"mb", "mib", "megabytes"}), "bytes", 2.0**20),
-)
-"""Units a key names for its unit-less number (``amount_cents``, ``duration_ms``): the number
-read in the claim's unit. A key naming none is read as seconds for a duration, bytes for a
-size."""
-MONEY_UNITS: Final = frozenset({"$", "€", "£", "usd", "eur", "gbp"})
-
-
-def _key_unit(words: frozenset[str], measure: str) -> float:
-    for keys, unit, factor in KEY_UNITS:
-        if words & keys:
-            return factor if unit == measure else 0.0
-    return 1.0 if measure in ("duration", "bytes") else 0.0
-
-
 def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor, str]]:
     """Unit-less numbers of the records read in the claim's unit: a share (0.042) as a
     percentage, a duration or a size in the unit its key names (seconds and bytes when it
     names none), cents as an amount."""
     unit = (anchor.unit or "").lower().split("/")[0]
-    measure = ("duration" if anchor.kind is AnchorKind.DURATION else
-               "bytes" if unit in SIZE_FACTORS else "money" if unit in MONEY_UNITS else "")
+    measure = measure_of(anchor)
     for record in records:
         for value in record.values:
             for evidence in value.anchors:
@@ -244,13 +239,15 @@ def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor
                 if anchor.kind is AnchorKind.PERCENT and 0 < abs(number) <= 1:
                     yield _percent(100.0 * number), "share as a percentage"
                     continue
-                factor = _key_unit(value.key_words, measure) if measure else 0.0
+                factor = key_factor(value.key_words, measure) if measure else 0.0
                 if not factor:
                     continue
                 if measure == "duration":
                     seconds = number * factor
                     yield (Anchor(AnchorKind.DURATION, f"{seconds:g}s", seconds, "s", 0, 0,
                                   None, None), f"{value.key} in seconds")
+                elif measure == "cpu":
+                    yield cores(anchor, number * factor), f"{value.key} in cores"
                 elif measure == "bytes":
                     size = number * factor / SIZE_FACTORS[unit]
                     yield (Anchor(AnchorKind.NUMBER, f"{size:.6g}", size, anchor.unit, 0, 0,

@@ -10,6 +10,7 @@ from typing import Final
 
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors
 from gsar_otel.judges.records.forms import LEVELS, NAME_KEYS, STOP_NAMES
+from gsar_otel.judges.records.units import record_anchor
 
 _UNTYPED: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.CLOCK,
                              AnchorKind.TIMESTAMP, AnchorKind.DATE, AnchorKind.DURATION,
@@ -21,7 +22,7 @@ NAME_TOKEN: Final = re.compile(
 """A token that can name a record: letters and digits joined by ``-_.@/:``."""
 _NUMBER_ID: Final = re.compile(r"\d{4,20}")
 _NAMEISH: Final = re.compile(r"[-_.@/:]|\d")
-_KEY_SPLIT: Final = re.compile(r"[._\-\s\[\]/]+|(?<=[a-z])(?=[A-Z])")
+_KEY_SPLIT: Final = re.compile(r"[._\-\s\[\]/()]+|(?<=[a-z])(?=[A-Z])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,8 @@ class Record:
                                   else text)
         if key_l and short(text):
             anchors = tuple(a for a in anchors if a.start >= len(last_key(key_l)) + 1)
+        words = key_words(key_l)
+        anchors = tuple(record_anchor(words, text, a) for a in anchors)
         anchors += tuple(  # ":214" of "CartFragment.kt:214" is also the number 214
             Anchor(AnchorKind.NUMBER, a.text.lstrip(":"), float(a.text.lstrip(":")), None,
                    a.start, a.end, a.key, None)

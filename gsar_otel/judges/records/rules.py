@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal, Protocol
 
 from gsar_otel.core.anchor_compare import queries, views
@@ -106,9 +106,11 @@ class ValueRule:
         if anchor.kind not in NAMED_KINDS:
             scope = index.scope(own or subjects.all)
             numbers = [a for a in claim.values if a.kind not in NAMED_KINDS]
+            # a derived value is met at the precision written: "roughly 12%" is no 11.2%
+            exact = replace(anchor, qualifier=None) if anchor.qualifier == "about" else anchor
             for candidate, how in derived(claim.clean, anchor, [index.records[i] for i in scope],
                                           numbers, named=bool(own)):
-                if compare_anchors(anchor, candidate) is Agreement.MATCH:
+                if compare_anchors(exact, candidate) is Agreement.MATCH:
                     return Check(self.name, "verified", index.refs(scope), f"{written} is the "
                                  f"{how}", derived=True)
         if hits and not subjects.all:

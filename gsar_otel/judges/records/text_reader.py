@@ -11,7 +11,8 @@ from gsar_otel.core.text import split_sentences
 from gsar_otel.judges.records.record import Record, nameable
 
 _COLUMN_GAP: Final = re.compile(r"\s{2,}|\t|\s*\|\s*")
-_HEADER_WORD: Final = re.compile(r"^[A-Z][A-Z0-9_%()./:-]*(?: [A-Z][A-Z0-9_%()./:-]*)*$|"
+_HEADER_WORD: Final = re.compile(r"^[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
+                                 r"(?: [A-Z][A-Z0-9_%()./:-]*)*$|"
                                  r"^[a-z_][a-z0-9_]*$|^[A-Z][a-z]+(?: [A-Za-z]+)*$")
 _RULE: Final = re.compile(r"^[\s|+:=-]+$")
 _TIMESTAMP: Final = re.compile(
@@ -144,6 +145,10 @@ def _line(item: str, group: str, line: str) -> Record:
     if stamp:
         record.add("time", stamp.group(0).strip("[] "))
         rest = rest[stamp.end():].strip()
+    colon = None if stamp else _COLON_LINE.match(line)
+    if colon is not None and colon.group(3) and len(colon.group(2).split()) <= 3:
+        record.add(colon.group(2).strip(), colon.group(3))  # one "Key: value" line
+        return record
     first = rest.split(" ", 1)
     if first and _LEVEL_TOKEN.match(first[0]):
         record.add("level", first[0].strip("[]:").lower())

@@ -1,0 +1,124 @@
+"""Units as data: what a number is written in, on either side.
+
+A claim writes ``$402k``, ``19.9 MB/s``, ``380m`` of CPU or ``502s`` for HTTP statuses; a record
+keeps ``amount_cents``, ``duration_ms`` or ``CPU(cores) 380m``. Each table here is a row per
+unit, read by one mechanism: :func:`reread` gives a claim's values the unit their words say,
+:func:`record_anchor` does the same for a record's value by its key, :func:`key_factor` reads a
+unit-less number in the unit its key names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Final
+
+from gsar_otel.core.anchors import Anchor, AnchorKind
+
+SHORT: Final = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9}
+"""Multipliers of a number written short (``14.8k``, ``3.2M``, ``$402k``)."""
+SIZE_FACTORS: Final = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2.0**10,
+                       "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "ki": 2.0**10,
+                       "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}
+"""Bytes per size unit a claim may write."""
+MONEY_UNITS: Final = frozenset({"$", "€", "£", "usd", "eur", "gbp"})
+CORES: Final = "cores"
+"""CPU is read in cores on both sides (``380m`` is 0.38 cores)."""
+KEY_UNITS: Final = (
+    # key words -> (the measure the claim writes, factor to it); first match wins
+    (frozenset({"cents", "cent"}), "money", 0.01),
+    (frozenset({"ms", "millis", "milliseconds", "msec"}), "duration", 0.001),
+    (frozenset({"us", "micros", "microseconds", "usec"}), "duration", 1e-6),
+    (frozenset({"ns", "nanos", "nanoseconds", "nsec"}), "duration", 1e-9),
+    (frozenset({"minutes", "mins"}), "duration", 60.0),
+    (frozenset({"hours"}), "duration", 3600.0),
+    (frozenset({"kb", "kib", "kilobytes"}), "bytes", 1024.0),
+    (frozenset({"mb", "mib", "megabytes"}), "bytes", 2.0**20),
+    (frozenset({"millicores", "millicpu"}), "cpu", 0.001),
+)
+"""Units a key names for its unit-less number (``amount_cents``, ``duration_ms``). A key naming
+none is read as seconds for a duration, bytes for a size, cores for CPU."""
+_CPU_WORDS: Final = re.compile(r"\s*(?:of\s+)?(?:cpu|cores?|millicores|vcpu)\b", re.IGNORECASE)
+_RATE: Final = re.compile(r"\s?([KMGT]i?B)/s\b")
+_NOT_DURATION: Final = re.compile(r"\s+(?:ago|later|earlier|timeout|elapsed|long|left)\b")
+
+
+def measure_of(anchor: Anchor) -> str:
+    """The measure a claim's value is written in: duration, bytes, money, cpu, or ``""``."""
+    unit = (anchor.unit or "").lower().split("/")[0]
+    if anchor.kind is AnchorKind.DURATION:
+        return "duration"
+    if unit in SIZE_FACTORS:
+        return "bytes"
+    if unit in MONEY_UNITS:
+        return "money"
+    return "cpu" if unit == CORES else ""
+
+
+def key_factor(words: frozenset[str], measure: str) -> float:
+    """The factor reading a unit-less number under a key of ``words`` in ``measure`` (0 when
+    the key names another measure)."""
+    for keys, unit, factor in KEY_UNITS:
+        if words & keys:
+            return factor if unit == measure else 0.0
+    return 1.0 if measure in ("duration", "bytes", "cpu") else 0.0
+
+
+def cores(anchor: Anchor, value: float) -> Anchor:
+    """``anchor`` as ``value`` cores (written to the precision of millicores)."""
+    return replace(anchor, kind=AnchorKind.NUMBER, text=f"{value:.3f} cores", value=value,
+                   unit=CORES, qualifier=anchor.qualifier)
+
+
+def reread(anchor: Anchor, text: str) -> Anchor:
+    """A claim's value in the unit its words say: ``$402k`` is 402,000 dollars, ``19.9 MB/s``
+    a size per second, ``380m`` of CPU 0.38 cores, ``502s`` HTTP statuses (not seconds)."""
+    after = text[anchor.end:]
+    if (anchor.kind is AnchorKind.DURATION and (anchor.unit or "") == "m"
+            and isinstance(anchor.value, float) and _CPU_WORDS.match(after)):
+        return cores(anchor, anchor.value / 60.0 / 1000.0)
+    if (anchor.kind is AnchorKind.DURATION and anchor.unit == "s"
+            and re.fullmatch(r"[1-5]\d\ds", anchor.text) and not _NOT_DURATION.match(after)):
+        number = anchor.text[:-1]
+        return Anchor(AnchorKind.HTTP_STATUS, number, number, None, anchor.start,
+                      anchor.end, None, None)
+    if anchor.kind is not AnchorKind.NUMBER or not isinstance(anchor.value, float):
+        return anchor
+    rate = _RATE.match(after) if anchor.unit is None else None
+    if rate is not None:
+        return replace(anchor, text=f"{anchor.text} {rate.group(1)}", unit=rate.group(1).lower(),
+                       end=anchor.end + rate.end())
+    if anchor.unit in CORE_UNITS:
+        return replace(anchor, unit=CORES)  # as written: "6.1 cores" is 6.05 to 6.15
+    written = anchor.text.rstrip()
+    suffix = next((s for s in SHORT if written.endswith(s) and (
+        anchor.unit == s.lower() or anchor.unit in MONEY_UNITS)), None)
+    if suffix is None:
+        return anchor
+    value = anchor.value * SHORT[suffix]
+    unit = anchor.unit if anchor.unit in MONEY_UNITS else None
+    return Anchor(AnchorKind.NUMBER, f"{value:.0f}", value, unit, anchor.start, anchor.end,
+                  anchor.key, "about")
+
+
+CORE_UNITS: Final = frozenset({"core", "cores", "cpu", "cpus", "vcpu", "vcpus"})
+_MILLICORES: Final = re.compile(r"(\d+(?:\.\d+)?)m")
+
+
+_SIZE_KEYS: Final = frozenset({"memory", "mem", "rss", "heap", "size", "disk", "storage",
+                               "bytes", "swap", "cache", "buffer", "volume", "limit", "request"})
+_BARE_SIZES: Final = {"k": "kib", "m": "mib", "g": "gib", "t": "tib"}
+"""A size written with a bare letter under a size key (systemd's ``Memory: 1.1G``)."""
+
+
+def record_anchor(key_words: frozenset[str], raw: str, anchor: Anchor) -> Anchor:
+    """A record's value in the unit its key says: ``380m`` under a CPU key is 0.38 cores,
+    ``1.1G`` under a memory key 1.1 GiB."""
+    if key_words & {"cpu", "cores", "millicores"}:
+        milli = _MILLICORES.fullmatch(raw.strip())
+        if milli is not None:
+            return cores(anchor, float(milli.group(1)) / 1000.0)
+    if (key_words & _SIZE_KEYS and anchor.kind is AnchorKind.NUMBER
+            and (anchor.unit or "") in _BARE_SIZES):
+        return replace(anchor, unit=_BARE_SIZES[anchor.unit or ""])
+    return anchor
