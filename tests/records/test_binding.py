@@ -191,3 +191,28 @@ WEEKS = ("week       | orders | revenue\n"
 ])
 def test_derivations_table(answer, items, expected):
     assert outcomes(answer, items) == expected
+
+
+ROLLBAR = ('{"id": 2241, "status": "active", "first_occurrence_timestamp": "2024-05-15T09:25:03Z",'
+           ' "last_occurrence_timestamp": "2024-05-16T17:48:12Z", "total_occurrences": 418}')
+ALERTS = ('{"alerts": [{"labels": {"alertname": "PaymentsHighErrorRate", "severity": "critical"},'
+          ' "state": "firing"}, {"labels": {"alertname": "KubePodCrashLooping",'
+          ' "severity": "warning"}, "state": "firing"}]}')
+ISSUE = '{"shortId": "WEB-9K2", "status": "ignored", "substatus": "archived_until_escalating"}'
+
+
+@pytest.mark.parametrize(("answer", "items", "expected"), [
+    # a time written with its date is one moment
+    ("The latest occurrence was at 17:48 UTC on May 16.", [ROLLBAR], ["verified"]),
+    ("The latest occurrence was at 17:48 UTC on May 15.", [ROLLBAR], ["absent"]),
+    ("The first occurrence was on May 15 at 09:25.", [ROLLBAR], ["verified"]),
+    # severities and the life of alerts and tracked issues are families of states
+    ("KubePodCrashLooping is a warning.", [ALERTS], ["verified"]),
+    ("KubePodCrashLooping is critical.", [ALERTS], ["contradicted"]),
+    ("WEB-9K2 was marked resolved.", [ISSUE], ["contradicted"]),
+    ("WEB-9K2 was archived.", [ISSUE], ["verified"]),
+    # a recommendation states no fact, whatever state words it uses
+    ("Consider leaving WEB-9K2 resolved until the client is fixed.", [ISSUE], ["advice"]),
+])
+def test_moments_and_families_table(answer, items, expected):
+    assert outcomes(answer, items) == expected

@@ -65,17 +65,26 @@ _PAYMENTS: Final = {
     "voided": ("voided", "void"),
     "disputed": ("disputed", "chargeback", "charged_back"),
 }
-_ALERTS: Final = {
-    "firing": ("firing", "fired", "triggered"),
-    "resolved": ("resolved",),
+_LIFECYCLE: Final = {
+    # an alert's or a tracked issue's life: open, resolved, or silenced without a fix
+    "firing": ("firing", "fired", "triggered", "unresolved", "reopened", "regressed"),
+    "resolved": ("resolved", "closed"),
+    "muted": ("ignored", "archived", "muted", "snoozed", "silenced", "suppressed"),
     "inactive": ("inactive",),
+}
+_SEVERITIES: Final = {
+    "critical": ("critical", "crit", "sev1", "p1", "blocker"),
+    "warning": ("warning",),
+    "info": ("info", "informational"),
 }
 
 STATES: Final = MappingProxyType({
     **_rows("outcome", _OUTCOMES),
-    **_rows("alert", _ALERTS),
+    **_rows("alert", _LIFECYCLE),
+    **_rows("severity", _SEVERITIES),
 })
-"""Run outcomes and alert states by every form they are written in."""
+"""Run outcomes, the life of alerts and tracked issues, and severities, by every form they are
+written in."""
 
 POD_STATES: Final = MappingProxyType(_rows("pod", _POD_STATES))
 """Kubernetes pod and container states (read only where a record holds one)."""

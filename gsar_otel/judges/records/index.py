@@ -52,6 +52,7 @@ class RecordIndex:
                     places.append(position)
                     anchors.append(anchor)
         self._places = places
+        self._held = anchors
         self._anchors = AnchorIndex(anchors)
         self._text = "\n".join(item.content.lower() for item in evidence)
 
@@ -82,6 +83,10 @@ class RecordIndex:
     def holding(self, anchor: Anchor) -> frozenset[int]:
         """Records holding a value that matches ``anchor``."""
         return frozenset(self._places[p] for p in self._anchors.matches(anchor, MAX_HITS))
+
+    def matching(self, anchor: Anchor) -> list[Anchor]:
+        """The evidence values (anchors) that match ``anchor``."""
+        return [self._held[p] for p in self._anchors.matches(anchor, MAX_HITS)]
 
     def scope(self, records: Iterable[int]) -> list[int]:
         """The records of every group (table, array, item) the given records are rows of; all

@@ -105,7 +105,7 @@ class RecordsJudge:
 
 
 def _outcome(text: str, claim: ClaimText, found: list[Check]) -> ClaimOutcome:
-    checks = tuple(c for c in found if not (claim.advice and c.rule == "value"))
+    checks = tuple(c for c in found if not (claim.advice and c.rule in ("value", "state")))
     conclusion = claim.cause is not None
 
     def made(outcome: Outcome, bucket: Bucket, kind: EvidenceType, chosen: list[Check],

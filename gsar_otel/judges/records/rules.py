@@ -219,6 +219,43 @@ def _time_key(key: str) -> bool:
     return any(w in key for w in ("time", "timestamp", "date", "_at", "at", "ts"))
 
 
+class MomentRule:
+    """A time of day written with its date ("17:48 UTC on May 15") is one moment: it holds only
+    when one timestamp of the evidence has both; a time found only on other days is absent."""
+
+    name = "moment"
+
+    def applies(self, claim: ClaimText) -> bool:
+        return bool(_moments(claim))
+
+    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        for clock, date in _moments(claim):
+            stamps = [a for a in index.matching(clock) if a.kind is AnchorKind.TIMESTAMP]
+            if not stamps:
+                continue  # found as a bare time (or not at all): the value rule says which
+            written = claim.clean[min(clock.start, date.start):max(clock.end, date.end)]
+            if any(compare_anchors(date, stamp) is Agreement.MATCH for stamp in stamps):
+                yield Check(self.name, "verified", (), f"{written} is one moment")
+            else:
+                yield Check(self.name, "absent", (), f"{written} is no moment of the evidence: "
+                            f"that time is on another day")
+
+
+_JOINED: Final = re.compile(r"^\s*(?:on|at|,)?\s*(?:,\s*)?$")
+
+
+def _moments(claim: ClaimText) -> list[tuple[Anchor, Anchor]]:
+    """The (time, date) pairs written together ("May 15 at 17:48", "17:48 UTC on May 15")."""
+    out = []
+    for first, second in zip(claim.values, claim.values[1:], strict=False):
+        kinds = {first.kind, second.kind}
+        if kinds == {AnchorKind.CLOCK, AnchorKind.DATE} and _JOINED.match(
+                claim.clean[first.end:second.start]):
+            clock, date = (first, second) if first.kind is AnchorKind.CLOCK else (second, first)
+            out.append((clock, date))
+    return out
+
+
 class NameRule:
     """Names (an identifier, a user, a service written with ``-_.@``): found somewhere in the
     evidence, or absent."""
@@ -345,7 +382,8 @@ class CauseRule:
                     "of the claim")
 
 
-RULES: Final[Sequence[ClaimRule]] = (ValueRule(), NameRule(), StateRule(), CauseRule())
+RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
+                                     CauseRule())
 """Every rule, in the order their checks are reported."""
 
 
