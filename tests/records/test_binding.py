@@ -216,3 +216,24 @@ ISSUE = '{"shortId": "WEB-9K2", "status": "ignored", "substatus": "archived_unti
 ])
 def test_moments_and_families_table(answer, items, expected):
     assert outcomes(answer, items) == expected
+
+
+PLAN = ('  ~ resource "aws_autoscaling_group" "ci" {\n'
+        '      ~ max_size                         = 20 -> 12\n'
+        '      ~ min_size                         = 2 -> 4\n'
+        '    }')
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # a direction given to a value is checked against the change that ends at it
+    ("The maximum goes down to 12 instances.", ["verified"]),
+    ("The maximum goes up to 12 instances.", ["contradicted"]),
+    ("The minimum rises to 4.", ["verified"]),
+    ("The minimum drops to 4.", ["contradicted"]),
+    # and against the claim's own starting value
+    ("The minimum doubles from 2 to 4.", ["verified"]),
+    ("The minimum drops from 2 to 4.", ["contradicted"]),
+    ("The maximum is 12 and the minimum 4.", ["verified"]),
+])
+def test_comparisons_table(answer, expected):
+    assert outcomes(answer, [PLAN]) == expected

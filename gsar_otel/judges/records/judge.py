@@ -28,7 +28,8 @@ from gsar_otel.core.model import Bucket, Claim, EvidenceType, JudgeOutput, check
 from gsar_otel.core.scoring import gsar_score
 from gsar_otel.judges.records.claims import ClaimText, read_claim, split_claims
 from gsar_otel.judges.records.index import RecordIndex
-from gsar_otel.judges.records.rules import Check, check_claim
+from gsar_otel.judges.records.registry import check_claim
+from gsar_otel.judges.records.rules import Check
 from gsar_otel.judges.records.subjects import Subjects
 
 UNVERIFIED_ABSTAIN: Final = "unverified"

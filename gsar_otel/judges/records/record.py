@@ -21,6 +21,8 @@ NAME_TOKEN: Final = re.compile(
     r"(?<![\w@.-])(?=[\w.@/:-]*[a-z])[a-z0-9][\w.@/:-]*[a-z0-9_]", re.IGNORECASE)
 """A token that can name a record: letters and digits joined by ``-_.@/:``."""
 _NUMBER_ID: Final = re.compile(r"\d{4,20}")
+_ARROW: Final = re.compile(r"([^\s=:>]+)\s*(?:->|=>|\u2192)\s*([^\s,;]+)")
+"""A value written as a change: ``max_size = 20 -> 12``."""
 _NAMEISH: Final = re.compile(r"[-_.@/:]|\d")
 _KEY_SPLIT: Final = re.compile(r"[._\-\s\[\]/()]+|(?<=[a-z])(?=[A-Z])")
 
@@ -50,6 +52,8 @@ class Record:
     names: set[str] = field(default_factory=set)
     text: str = ""
     """The record's own text, lower-cased, for words and states."""
+    changes: list[tuple[Anchor, Anchor]] = field(default_factory=list)
+    """Values that changed, old and new (``max_size = 20 -> 12``)."""
 
     def add(self, key: str, raw: object) -> None:
         """Add a value under ``key`` (its anchors read with the key as context)."""
@@ -69,6 +73,10 @@ class Record:
                    a.start, a.end, a.key, None)
             for a in anchors if a.kind is AnchorKind.PORT and a.text.lstrip(":").isdigit())
         self.values.append(Value(key_l, text, anchors))
+        for change in _ARROW.finditer(text):
+            old, new = extract_anchors(change.group(1)), extract_anchors(change.group(2))
+            if len(old) == 1 and len(new) == 1 and old[0].kind is new[0].kind:
+                self.changes.append((old[0], new[0]))
         self.text += (" " if self.text else "") + text.lower()
         name = text.lower()
         naming = last_key(key_l).replace("_", "") in NAME_KEYS or any(

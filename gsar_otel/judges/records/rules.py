@@ -7,9 +7,9 @@ state), ``absent`` (a typed value or a name found nowhere and not derivable: nev
 ``elsewhere`` (a typed value found only on records the claim does not speak of: not grounded,
 and not a contradiction either, since the claim names no attribute of its own record that
 differs).
-:data:`RULES` is the registry :func:`check_claim` loops over. What a claim speaks of is decided
-once per claim (:mod:`.subjects`). A value is bound to the attribute a word beside it names (not
-past a neighbouring value), and conflicts only with a value of the same measure.
+:mod:`.registry` holds every rule and the loop that checks a claim. What a claim speaks of is
+decided once per claim (:mod:`.subjects`). A value is bound to the attribute a word beside it
+names (not past a neighbouring value), and conflicts only with a value of the same measure.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from gsar_otel.judges.records.derive import OPERATIONS, derived
 from gsar_otel.judges.records.forms import AFFIXES, State, states_of
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import Record, Value
-from gsar_otel.judges.records.subjects import CLAUSE, Subjects, subjects_of
+from gsar_otel.judges.records.subjects import CLAUSE, Subjects
 
 Outcome = Literal["verified", "contradicted", "absent", "elsewhere"]
 
@@ -382,15 +382,11 @@ class CauseRule:
                     "of the claim")
 
 
-RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
-                                     CauseRule())
+BASE_RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
+                                          CauseRule())
+"""The rules of this module; :data:`gsar_otel.judges.records.registry.RULES` adds the others."""
 """Every rule, in the order their checks are reported."""
 
 
-def check_claim(claim: ClaimText, index: RecordIndex,
-                inherited: frozenset[int] = frozenset()) -> tuple[list[Check], Subjects]:
-    """Every check of every rule that applies to ``claim``, and the records it spoke of."""
-    subjects = subjects_of(claim, index, inherited)
-    return [check for rule in RULES if rule.applies(claim)
-            for check in rule.check(claim, subjects, index)], subjects
+
 

@@ -1,0 +1,111 @@
+"""Comparisons: a claimed direction ("goes up to 12", "fell from 6,120 to 5,587") checked
+against the values it compares.
+
+A claim's direction words are a table (:data:`DIRECTIONS`: a word and its sign). A value the
+claim gives a direction is checked two ways: against the claim's own starting value ("from A to
+B": the sign of B - A), and against the changes the evidence records (``max_size = 20 -> 12``,
+``from 20 to 12``: the change whose new value is the claimed one). The same sign is verified, the
+opposite contradicted; a value no change ends at is left to the other rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Final
+
+from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
+from gsar_otel.judges.records.claims import ClaimText
+from gsar_otel.judges.records.index import RecordIndex
+from gsar_otel.judges.records.rules import Check
+from gsar_otel.judges.records.subjects import CLAUSE, Subjects
+
+DIRECTIONS: Final = {
+    "up": 1, "rose": 1, "rise": 1, "rises": 1, "risen": 1, "increase": 1, "increased": 1,
+    "increases": 1, "grew": 1, "grows": 1, "grown": 1, "raised": 1, "raise": 1, "raises": 1,
+    "higher": 1, "more": 1, "doubled": 1, "doubles": 1, "tripled": 1, "climbed": 1,
+    "jumped": 1, "bumped": 1, "spiked": 1, "larger": 1, "bigger": 1, "greater": 1,
+    "down": -1, "fell": -1, "falls": -1, "fallen": -1, "dropped": -1, "drops": -1,
+    "decrease": -1, "decreased": -1, "decreases": -1, "lowered": -1, "lower": -1,
+    "reduced": -1, "reduces": -1, "less": -1, "fewer": -1, "halved": -1, "shrank": -1,
+    "shrunk": -1, "declined": -1, "slipped": -1, "cut": -1, "smaller": -1,
+}
+"""Words that give a value a direction, and which: one table, one row per word."""
+REACH: Final = 40
+"""How far before a value its direction word may stand (in its clause)."""
+_NUMERIC: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION})
+_WORD: Final = re.compile(r"[a-z]+")
+_FROM: Final = re.compile(r"\bfrom\s*$", re.IGNORECASE)
+_TO: Final = re.compile(r"^\s*(?:to|->|\u2192)\s*$", re.IGNORECASE)
+
+
+class ComparisonRule:
+    """A direction given to a value: the claim's own "from A to B", or the evidence's change
+    that ends at the value."""
+
+    name = "comparison"
+
+    def applies(self, claim: ClaimText) -> bool:
+        return any(_direction(claim, a) for a in claim.values if a.kind in _NUMERIC)
+
+    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        numbers = [a for a in claim.values if a.kind in _NUMERIC]
+        for position, value in enumerate(numbers):
+            sign = _direction(claim, value)
+            if not sign:
+                continue
+            start = _start(claim, numbers, position)
+            if start is not None:
+                moved = _sign(start, value)
+                if moved:
+                    yield _checked(moved == sign, (), f"from {start.text} to {value.text}")
+                continue
+            moves = {_sign(before, after) for before, after in _changes(index, subjects, value)}
+            moves.discard(0)
+            if len(moves) == 1:
+                yield _checked(moves == {sign}, (), f"a change to {value.text}")
+
+
+def _checked(same: bool, refs: tuple[str, ...], what: str) -> Check:
+    if same:
+        return Check("comparison", "verified", refs, f"{what} goes the way the claim says")
+    return Check("comparison", "contradicted", refs,
+                 f"{what} goes the other way from what the claim says")
+
+
+def _direction(claim: ClaimText, value: Anchor) -> int:
+    """The sign the claim's words give ``value`` (0 when none)."""
+    window = CLAUSE.split(claim.plain[max(0, value.start - REACH):value.start].lower())[-1]
+    signs = {DIRECTIONS[w] for w in _WORD.findall(window) if w in DIRECTIONS}
+    return signs.pop() if len(signs) == 1 else 0
+
+
+def _start(claim: ClaimText, numbers: list[Anchor], position: int) -> Anchor | None:
+    """The claim's own starting value of a move to ``numbers[position]`` ("from A to B")."""
+    if position == 0:
+        return None
+    before, value = numbers[position - 1], numbers[position]
+    if before.kind is not value.kind or not _TO.match(claim.clean[before.end:value.start]):
+        return None
+    return before if _FROM.search(claim.clean[max(0, before.start - 12):before.start]) else None
+
+
+def _changes(index: RecordIndex, subjects: Subjects,
+             value: Anchor) -> list[tuple[Anchor, Anchor]]:
+    """The evidence's changes whose new value is ``value``: on the claim's records when any of
+    them changed, else anywhere."""
+    scope = subjects.near(value.start) or subjects.all
+    value = replace(value, qualifier=None)  # "up to 12" ends at 12, not at most 12
+    found: dict[bool, list[tuple[Anchor, Anchor]]] = {True: [], False: []}
+    for position in sorted(index.holding(value)):
+        for before, after in index.records[position].changes:
+            if compare_anchors(value, after) is Agreement.MATCH:
+                found[position in scope].append((before, after))
+    return found[True] or found[False]
+
+
+def _sign(before: Anchor, after: Anchor) -> int:
+    if not isinstance(before.value, float) or not isinstance(after.value, float):
+        return 0
+    return (after.value > before.value) - (after.value < before.value)

@@ -1,0 +1,25 @@
+"""The registry: every claim rule, in the order their checks are reported, and the one loop
+that checks a claim by them. A new rule is a class with ``name``, ``applies`` and ``check``
+(:class:`gsar_otel.judges.records.rules.ClaimRule`) and one entry here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from gsar_otel.judges.records.claims import ClaimText
+from gsar_otel.judges.records.compare import ComparisonRule
+from gsar_otel.judges.records.index import RecordIndex
+from gsar_otel.judges.records.rules import BASE_RULES, Check, ClaimRule
+from gsar_otel.judges.records.subjects import Subjects, subjects_of
+
+RULES: Final[Sequence[ClaimRule]] = (*BASE_RULES, ComparisonRule())
+"""Every rule: values, moments, names, states, causes, comparisons."""
+
+
+def check_claim(claim: ClaimText, index: RecordIndex,
+                inherited: frozenset[int] = frozenset()) -> tuple[list[Check], Subjects]:
+    """Every check of every rule that applies to ``claim``, and the records it spoke of."""
+    subjects = subjects_of(claim, index, inherited)
+    return [check for rule in RULES if rule.applies(claim)
+            for check in rule.check(claim, subjects, index)], subjects
