@@ -150,6 +150,10 @@ DEGRADED_REASON_NO_EVIDENCE: Final = "no_evidence"
 """``gsar.degraded.reason`` of a ``@grounded`` call that gathered no evidence: it abstains
 without calling the judge (``gsar.decision=abstain`` on the span and in ``gsar.decisions``,
 counted in ``gsar.evaluations.degraded``)."""
+DEGRADED_REASON_UNVERIFIED: Final = "unverified"
+"""``gsar.degraded.reason`` of an evaluation the offline judge abstained on because too few of
+the answer's claims could be checked against the evidence (its checkable claims all held):
+``gsar.decision=abstain``, the share in ``gsar.unverified_share``."""
 METRIC_JUDGE_TOKENS: Final = "gsar.judge.tokens"
 """Extension: judge tokens by ``gsar.token.type`` (input, output, cache_read, cache_creation)."""
 GSAR_TOKEN_TYPE: Final = "gsar.token.type"

@@ -38,14 +38,27 @@ def check_decision(value: object, source: str) -> str | None:
     return text
 
 
+def unverified_abstain(result: GSARResult) -> bool:
+    """True when the judge abstained because too few of the answer's claims could be checked
+    against the evidence (the offline judge's ``unverified`` reason)."""
+    from gsar_otel.judges.records.judge import UNVERIFIED_ABSTAIN
+
+    reason = result.final_judge_output.abstain_reason or ""
+    return str(result.final_decision) == "abstain" and reason.startswith(UNVERIFIED_ABSTAIN)
+
+
 def expectation_problems(result: GSARResult, *, min_score: float | None,
-                         decision: str | None) -> list[str]:
+                         decision: str | None, strict: bool = False) -> list[str]:
     """Why ``result`` misses the test's expectations; empty when it meets them.
 
     The decision must be ``decision`` (default ``proceed``; ``"any"`` checks none) and S must
-    reach ``min_score`` when one is given: both checks apply together."""
+    reach ``min_score`` when one is given: both checks apply together. An ``unverified``
+    abstain meets a ``proceed`` (or ``any``) expectation unless ``strict``: the offline judge
+    could not check enough of the answer to refuse it, and every claim it could check held."""
     actual = str(result.final_decision)
     expected = "proceed" if decision is None else decision
+    if not strict and expected in ("proceed", ANY_DECISION) and unverified_abstain(result):
+        actual = expected
     problems = []
     if expected != ANY_DECISION and actual != expected:
         problem = f"decision is {actual}, expected {expected}"

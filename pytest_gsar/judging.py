@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from pytest_gsar.errors import GroundingFailure
-from pytest_gsar.expectations import check_decision, check_min_score, expectation_problems
+from pytest_gsar.expectations import (
+    check_decision,
+    check_min_score,
+    expectation_problems,
+    unverified_abstain,
+)
 from pytest_gsar.records import RECORDS_KEY, JudgementRecord
 from pytest_gsar.report import Redactor
 from pytest_gsar.state import GSARSession, session_of
@@ -249,7 +254,8 @@ def judge_in_test(
                                     missing=miss.message))
         raise GroundingFailure(miss.message)
 
-    problems = expectation_problems(result, min_score=min_score, decision=decision)
+    problems = expectation_problems(result, min_score=min_score, decision=decision,
+                                    strict=state.options.strict)
     record = _record(item, key, result, state, problems, evaluator, redactor)
     _keep(item, record)
     item.user_properties.append(("gsar_score", f"{result.final_score:.4f}"))
@@ -279,7 +285,7 @@ def _record(item: pytest.Item, key: str, result: GSARResult, state: GSARSession,
     record = JudgementRecord(
         key=key, nodeid=item.nodeid, passed=True, score=result.final_score,
         decision=str(result.final_decision), counts=result.final_partition.counts(),
-        judge=_judge_label(result))
+        judge=_judge_label(result), unverified=unverified_abstain(result))
     if state.options.baseline is not None:
         from pytest_gsar.baseline import compare
 

@@ -42,6 +42,9 @@ INI_HELP: Final = {
                           "(loopback too is blocked unless listed)",
     "gsar_recheck": "true: run the integrity guard again on every replayed verdict instead of "
                     "reusing the report recorded beside it (default false)",
+    "gsar_strict": "true: an answer the offline judge abstains on as unverified (too few of its "
+                   "claims checkable) fails its test (default false: it passes, counted in the "
+                   "summary)",
     "gsar_contradiction_policy": "cap: a contradicted or unsupported "
                                  "tool-backed claim caps the decision at "
                                  "regenerate; score: S alone decides (default: "
@@ -74,6 +77,8 @@ class GSAROptions:
     """Run the integrity guard on every replayed verdict, ignoring the report recorded with it."""
     contradiction_policy: str | None = None
     """``cap`` or ``score`` over the settings' policy; None: the settings decide."""
+    strict: bool = False
+    """An ``unverified`` abstain fails the test instead of passing as unverified."""
 
     def settings_env(self, environ: Mapping[str, str]) -> dict[str, str]:
         """``environ`` with these options over the ``GSAR_*`` variables they stand for: the
@@ -220,4 +225,5 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
                        block_network=_switch(config, "gsar_block_network"),
                        allowed_hosts=parse_hosts(_raw(config, "gsar_allowed_hosts")[0]),
                        recheck=_switch(config, "gsar_recheck"),
+                       strict=_switch(config, "gsar_strict"),
                        contradiction_policy=None if policy is None else policy.lower())

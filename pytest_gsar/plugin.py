@@ -88,6 +88,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--gsar-recheck", dest="gsar_recheck", action="store_true", default=None,
                     help="run the integrity guard again on every replayed verdict instead of "
                          "reusing the report recorded beside it (ini: gsar_recheck)")
+    group.addoption("--gsar-strict", dest="gsar_strict", action="store_true", default=None,
+                    help="fail a test whose answer the offline judge abstains on as unverified "
+                         "(too few of its claims checkable against the evidence); by default it "
+                         "passes and the summary counts it (ini: gsar_strict)")
     group.addoption("--gsar-contradiction-policy", dest="gsar_contradiction_policy",
                     choices=CONTRADICTION_POLICIES,
                     help="cap: a contradicted or unsupported "

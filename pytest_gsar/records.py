@@ -36,6 +36,8 @@ class JudgementRecord:
     baseline_score: float | None = None
     baseline_decision: str | None = None
     regressed: bool = False
+    unverified: bool = False
+    """The judge abstained as ``unverified``: too few of the answer's claims were checkable."""
     details: dict[str, Any] | None = None
     """Answer, evidence and claims, kept only when an HTML report is requested."""
 

@@ -112,7 +112,7 @@ def write_summary(terminal: Any, records: Sequence[JudgementRecord], *, verbose:
     failed = [r for r in records if not r.passed]
     baseline_news = diff is not None and bool(diff.new or diff.vanished or diff.regressed)
     if not (failed or baseline_news or baseline_written is not None or report or errors
-            or (verbose and records)):
+            or (verbose and records) or any(r.unverified for r in records)):
         return
     terminal.write_sep("=", "gsar grounding")
     shown = records if verbose else failed
@@ -132,6 +132,10 @@ def write_summary(terminal: Any, records: Sequence[JudgementRecord], *, verbose:
         missing = sum(r.missing is not None for r in records)
         if missing:
             tail.append(f"{missing} missing verdict{'s' if missing != 1 else ''}")
+        unverified = sum(r.unverified and r.passed for r in records)
+        if unverified:
+            tail.append(f"{unverified} passed unverified (too few claims checkable; "
+                        f"--gsar-strict fails them)")
         terminal.line(f"{len(judged)} judged: {spread}; mean S {mean:.2f}"
                       + (f"; {', '.join(tail)}" if tail else ""))
     elif records:

@@ -148,15 +148,18 @@ def count_lines(path: str) -> int | None:
 
 def result_row(row: Row, result: GSARResult) -> dict[str, Any]:
     """The output line of a judged answer."""
+    from gsar_otel.core.scoring import unverified_share
+
     output = result.final_judge_output
     return {
         "id": row.id, "line": row.line, "S": round(result.final_score, 6),
         "decision": str(result.final_decision), "counts": result.final_partition.counts(),
         "degraded": result.degraded,
         "abstain_reason": output.abstain_reason if output.abstained else None,
+        "unverified_share": round(unverified_share(result.final_partition), 6),
         "judge": result.judge_name, "error": None,
         "claims": [{"bucket": bucket, "type": str(claim.type), "refs": list(claim.evidence_refs),
-                    "text": claim.text}
+                    "text": claim.text, "verifiable": claim.verifiable}
                    for bucket, claims in result.final_partition.buckets() for claim in claims],
     }
 
@@ -164,7 +167,8 @@ def result_row(row: Row, result: GSARResult) -> dict[str, Any]:
 def error_row(row: Row) -> dict[str, Any]:
     """The output line of an answer that was not judged."""
     return {"id": row.id, "line": row.line, "S": None, "decision": None, "counts": None,
-            "degraded": None, "abstain_reason": None, "judge": None, "error": row.error,
+            "degraded": None, "abstain_reason": None, "unverified_share": None, "judge": None,
+            "error": row.error,
             "claims": []}
 
 

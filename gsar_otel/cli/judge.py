@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from gsar_otel.core.evaluator import GSAREvaluator
     from gsar_otel.core.model import GSARThresholds
     from gsar_otel.core.result import GSARResult
-    from gsar_otel.core.scoring import WeightMap
+from gsar_otel.core.scoring import WeightMap
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -244,7 +244,7 @@ _DEFAULTS = {"proceed": 0.80, "regenerate": 0.65}
 def render(result: GSARResult, evidence: Any, *, weights: WeightMap | None = None,
            in_force: str | None = None) -> str:
     """The verdict as a table of claims, then the thresholds, S and the decision."""
-    from gsar_otel.core.scoring import claim_weight, resolve_weight_map
+    from gsar_otel.core.scoring import claim_weight, resolve_weight_map, unverified_share
 
     weights = resolve_weight_map(weights)
     adjustments: dict[str, list[str]] = {}
@@ -259,7 +259,8 @@ def render(result: GSARResult, evidence: Any, *, weights: WeightMap | None = Non
     for bucket, claims in result.final_partition.buckets():
         for claim in claims:
             kind = claim.type.value if hasattr(claim.type, "value") else str(claim.type)
-            rows.append((bucket, kind, f"{claim_weight(claim, weights):.2f}",
+            shown = bucket if claim.verifiable else f"{bucket} (unverified)"
+            rows.append((shown, kind, f"{claim_weight(claim, weights):.2f}",
                          ",".join(claim.evidence_refs) or "-",
                          ",".join(adjustments.get(claim.text, [])) or "-", claim.text))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
@@ -275,6 +276,12 @@ def render(result: GSARResult, evidence: Any, *, weights: WeightMap | None = Non
         lines.append(f"judge abstained: {output.abstain_reason}")
     elif output.explanation:
         lines.append(output.explanation)
+    partition = result.final_partition
+    unverified = sum(not c.verifiable for c in partition.all_claims())
+    if unverified:
+        lines.append(f"unverified: {unverified} of {partition.total_claims} claims could not be "
+                     f"checked against any record (left out of S; share "
+                     f"{unverified_share(partition):.2f})")
     lines.append(f"evidence items: {len(evidence)}; judge: {result.judge_name}"
                  + (f" ({result.judge_model})" if result.judge_model else ""))
     if in_force:

@@ -15,6 +15,7 @@ from gsar_otel.core.model import Decision
 from gsar_otel.core.protocol import judge_name
 from gsar_otel.core.result import (
     DEADLINE_EXCEEDED,
+    UNVERIFIED,
     Action,
     DegradedReason,
     GSAREvaluation,
@@ -161,6 +162,9 @@ class Run:
 
     def result(self, reason: DegradedReason | None) -> GSARResult:
         last = self.trajectory[-1]
+        if reason is None and last.decision is Decision.ABSTAIN and (
+                last.judge_output.abstain_reason or "").startswith(UNVERIFIED):
+            reason = "unverified"  # seen as a degraded evaluation, with why
         degraded = reason is not None and last.decision is not Decision.PROCEED
         chosen = last
         if degraded:

@@ -22,8 +22,11 @@ DEFAULT_MAX_SYNTHESIS_CHARS = 100_000
 Action = Literal["initial", "regenerate", "replan"]
 DegradedReason = Literal[
     "replan_budget", "max_rounds", "deadline", "no_recovery", "stalled", "regenerate_budget",
-    "no_evidence",
+    "no_evidence", "unverified",
 ]
+UNVERIFIED: Final = "unverified"
+"""The abstain reason (and degraded reason) of an answer too few of whose claims its judge could
+check against the evidence: every checkable claim held, the rest could not be read."""
 
 CAP_REASONS: Final = {
     "conclusion": "an ungrounded or contradicted conclusion (conclusion_policy=cap)",

@@ -7,9 +7,11 @@ import os
 from gsar_otel.core.protocol import Judge
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_JUDGE
 
-BUILTIN_JUDGES = ("staged", "anthropic", "lexical")
+BUILTIN_JUDGES = ("staged", "anthropic", "records", "lexical")
 """Judges every installation has: ``staged`` (the offline judge, the default without a key),
-``anthropic`` (Claude) and ``lexical`` (a deprecated name of ``staged``, for one release)."""
+``anthropic`` (Claude), ``records`` (the offline judge rebuilt on records, with three outcomes
+and the ``unverified`` abstain; not yet the default) and ``lexical`` (a deprecated name of
+``staged``, for one release)."""
 
 
 def default_judge_name() -> str:

@@ -55,7 +55,8 @@ def test_every_answer_gets_one_row_in_input_order(tmp_path: Path,
     assert first["counts"] == {"grounded": 1, "ungrounded": 0, "contradicted": 0,
                                "complementary": 0}
     assert first["claims"] == [{"bucket": "grounded", "type": "tool_match", "refs": ["E1"],
-                                "text": GOOD["synthesis"]}]
+                                "text": GOOD["synthesis"], "verifiable": True}]
+    assert first["unverified_share"] == 0.0
     assert second["claims"][0]["bucket"] == "contradicted" and second["abstain_reason"] is None
     assert "3 judged, 2 proceed, 1 do not, 0 bad line(s)" in err
 

@@ -205,7 +205,8 @@ BAD_OPTIONS: list[tuple[dict[str, Any], str]] = [
     ({"sample_rate": 2}, "sample_rate must be a finite number in [0, 1], got 2"),
     ({"name": "  "}, "name must be a non-empty string"),
     ({"judge": 42}, "judge must be None, a judge name, or an object with an async judge"),
-    ({"judge": "oracle"}, "judge 'oracle' is unknown; available: staged, anthropic, lexical"),
+    ({"judge": "oracle"},
+     "judge 'oracle' is unknown; available: staged, anthropic, records, lexical"),
 ]
 
 

@@ -25,6 +25,7 @@ from typing import Final, Literal
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Bucket, Claim, EvidenceType, JudgeOutput, check_unit_interval
+from gsar_otel.core.result import UNVERIFIED
 from gsar_otel.core.scoring import gsar_score
 from gsar_otel.judges.records.claims import ClaimText, read_claim, split_claims
 from gsar_otel.judges.records.index import RecordIndex
@@ -32,7 +33,7 @@ from gsar_otel.judges.records.registry import check_claim
 from gsar_otel.judges.records.rules import Check
 from gsar_otel.judges.records.subjects import Subjects
 
-UNVERIFIED_ABSTAIN: Final = "unverified"
+UNVERIFIED_ABSTAIN: Final = UNVERIFIED
 """The abstain reason of an answer most of whose claims the rules cannot check."""
 DEFAULT_UNVERIFIED_SHARE: Final = 0.5
 """The largest share of unverified claims an answer may hold and still proceed."""
