@@ -186,3 +186,32 @@ def test_the_evaluate_span_reports_the_unverified_share_and_unverifiable_claims(
     flags = [e.attributes.get("gsar.claim.verifiable") for e in span.events
              if e.name == "gsar.claim"]
     assert sorted(flags, key=str) == [False, None]
+
+
+def test_an_unverified_abstain_is_a_degraded_evaluation_with_its_reason():
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from gsar_otel.otel.instruments import get_telemetry
+    from gsar_otel.otel.traced import TracedEvaluator
+
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = InMemoryMetricReader()
+    evaluator = TracedEvaluator(judge, function="agent", telemetry=get_telemetry(
+        tracer_provider=tracer_provider, meter_provider=MeterProvider(metric_readers=[reader])))
+    result = evaluator.evaluate_sync(
+        report_synthesis=("Pod checkout-api-7d9f8b6c5-x2x9k has 14 restarts. It looks unhappy. "
+                          "Nobody has looked at it. The rest is quiet."),
+        evidence_corpus=[KUBECTL])
+    assert (result.final_decision, result.degraded, result.degraded_reason) == (
+        Decision.ABSTAIN, True, "unverified")
+    span = next(s for s in exporter.get_finished_spans() if s.name.startswith("gsar.evaluate"))
+    assert span.attributes["gsar.degraded.reason"] == "unverified"
+    points = [p for m in reader.get_metrics_data().resource_metrics[0].scope_metrics[0].metrics
+              if m.name == "gsar.evaluations.degraded" for p in m.data.data_points]
+    assert [(p.attributes["gsar.degraded.reason"], p.value) for p in points] == [("unverified", 1)]
