@@ -131,13 +131,12 @@ def parse_thresholds(proceed: float | None, regenerate: float | None,
 def parse_evidence(text: str) -> Any:
     """Evidence text as the evaluator takes it: a JSON list or object when it is one, else lines."""
     from gsar_otel.cli.common import BadInput
-    from gsar_otel.cli.inputs import check_json_depth, has_surrogates
+    from gsar_otel.cli.inputs import has_surrogates, parse_json
 
     stripped = text.strip()
     if stripped[:1] in "[{":
-        check_json_depth(stripped, "--evidence")
         try:
-            data = json.loads(stripped)
+            data = parse_json(stripped, "--evidence")
         except json.JSONDecodeError:
             return text
         if isinstance(data, list | dict):
