@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import Any, BinaryIO, Final
+from collections.abc import Iterable
+from typing import Any, BinaryIO, Final, TypeAlias
 
 from gsar_otel.cli.common import BadInput
 from gsar_otel.core.json_input import MAX_JSON_DEPTH as MAX_JSON_DEPTH
@@ -174,3 +175,58 @@ def parse_json(text: str, name: str) -> Any:
         return load_json(text)
     except JSONTooDeep as error:
         raise BadInput(f"{name}: {error}") from None
+
+
+NamedPath: TypeAlias = tuple[str, str | os.PathLike[str] | None]
+"""An argument's name and the path it was given (None when not given; ``-``: stdin/stdout)."""
+
+
+def settings_file() -> NamedPath:
+    """The settings file ``GSAR_CONFIG`` names, an input of every command that reads settings."""
+    return "GSAR_CONFIG", os.environ.get("GSAR_CONFIG", "").strip() or None
+
+
+def _paths(named: Iterable[NamedPath]) -> list[tuple[str, str]]:
+    return [(name, os.fspath(path)) for name, path in named
+            if path is not None and os.fspath(path) not in ("", "-")]
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """``(device, inode)`` of the regular file at ``path`` (links followed); None otherwise."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
+
+
+def _same(first: str, second: str) -> bool:
+    """One file: the same inode (a symlink or a hard link), or one path once resolved."""
+    found = _identity(first)
+    if found is not None and found == _identity(second):
+        return True
+    return os.path.realpath(first) == os.path.realpath(second)
+
+
+def refuse_overwriting(outputs: Iterable[NamedPath], inputs: Iterable[NamedPath]) -> None:
+    """Refuse an output path that names a file the command reads, or a file another output
+    writes: the same file by path, through a symlink or a hard link. Checked before the
+    command opens anything, so a refused run has written nothing.
+
+    Raises:
+        BadInput: naming the output, the input it would destroy, and what to do.
+    """
+    read = [(name, path) for name, path in _paths(inputs) if _identity(path) is not None]
+    written: list[tuple[str, str]] = []
+    for name, path in _paths(outputs):
+        for source, source_path in read:
+            if _same(path, source_path):
+                kind = "settings file" if source == "GSAR_CONFIG" else "input file"
+                raise BadInput(f"{name}: {_shown(path)} is the {source} {kind} "
+                               f"{_shown(source_path)}; writing it would destroy that input, "
+                               f"give another path")
+        for other, other_path in written:
+            if _same(path, other_path):
+                raise BadInput(f"{name}: {_shown(path)} is also the {other} output "
+                               f"{_shown(other_path)}; give each output its own file")
+        written.append((name, path))
