@@ -47,7 +47,6 @@ as read here and validated by ``gsar_otel.sidecar.settings`` when the sidecar st
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import threading
@@ -60,6 +59,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gsar_otel import semconv
+from gsar_otel.core.json_input import load_json
 from gsar_otel.core.model import EvidenceType, GSARThresholds
 from gsar_otel.core.scoring import POLICIES, Policy, WeightMap, resolve_weight_map
 
@@ -267,25 +267,25 @@ def read_settings_file(path: str | os.PathLike[str]) -> dict[str, Any]:
             or an invalid value (the message names the file and the key).
     """
     file = Path(path)
-    suffix = file.suffix.lower()
+    suffix, name = file.suffix.lower(), f"settings file {str(file)!r}"
     if suffix not in (".json", ".toml"):
-        raise SettingsError(f"settings file {str(file)!r} must end in .json or .toml")
+        raise SettingsError(f"{name} must end in .json or .toml")
     try:
         text = file.read_text(encoding="utf-8")
     except OSError as error:
         raise SettingsError(f"cannot read settings file {str(file)!r} "
                             f"(named by {semconv.ENV_CONFIG}): {error.strerror or error}") from None
     except UnicodeDecodeError as error:
-        raise SettingsError(f"settings file {str(file)!r} is not UTF-8 text: {error.reason} at "
-                            f"byte {error.start}") from None
-    try:
-        raw: object = json.loads(text) if suffix == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
-        raise SettingsError(f"settings file {str(file)!r} is not valid "
-                            f"{suffix[1:].upper()}: {error}") from None
+        raise SettingsError(f"{name} is not UTF-8 text: {error.reason} at byte {error.start}"
+                            ) from None
+    try:  # JSON nested deeper than 64 levels is refused before parsing; tomllib recurses
+        raw: object = load_json(text) if suffix == ".json" else tomllib.loads(text)
+    except (ValueError, RecursionError) as error:  # JSONDecodeError, JSONTooDeep, TOML's own
+        why = error if isinstance(error, ValueError) else "nested too deeply"
+        raise SettingsError(f"{name} is not valid {suffix[1:].upper()}: {why}") from None
     if not isinstance(raw, Mapping):
-        raise SettingsError(f"settings file {str(file)!r} must hold a table of settings")
-    return _file_values(raw, f"settings file {str(file)!r}")
+        raise SettingsError(f"{name} must hold a table of settings")
+    return _file_values(raw, name)
 
 
 def _file_values(raw: Mapping[str, Any], where: str) -> dict[str, Any]:

@@ -12,7 +12,9 @@ The file is JSON with sorted keys and scores rounded to four places, so it diffs
 
 Keys are pytest node ids; a test that judges more than once adds ``#2``, ``#3``... A judgement
 regresses when S falls more than the tolerance below its baseline or its decision gets worse
-(proceed < regenerate < replan < abstain).
+(proceed < regenerate < replan < abstain). ``--gsar-update-baseline`` merges a run's entries into
+the file as it is when the run ends, under an exclusive lock (:func:`update_baseline`), so
+concurrent runs keep each other's entries.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Final
 
 from gsar_otel.core.model import DECISION_RANK, Decision
-from gsar_otel.judges.recorded.files import atomic_write
+from gsar_otel.judges.recorded.files import atomic_write, directory_lock, real_path
 from pytest_gsar.records import JudgementRecord
 
 BASELINE_FORMAT: Final = "gsar-baseline/1"
@@ -228,19 +230,51 @@ def diff(baseline: Mapping[str, BaselineEntry], records: Iterable[JudgementRecor
     )
 
 
-def updated_entries(baseline: Mapping[str, BaselineEntry], records: Iterable[JudgementRecord],
-                    vanished: Iterable[str]) -> dict[str, BaselineEntry]:
-    """The baseline after a run: judged entries replaced, vanished ones dropped, others kept.
+def judged_entries(records: Iterable[JudgementRecord]) -> dict[str, BaselineEntry]:
+    """This run's entries; a judgement without a verdict (missing recording) has none."""
+    return {record.key: BaselineEntry(score=round(record.score, SCORE_PLACES),
+                                      decision=record.decision, judge=record.judge)
+            for record in records if record.score is not None and record.decision is not None}
 
-    A judgement without a verdict (missing recording) keeps its old entry.
+
+def merged_entries(current: Mapping[str, BaselineEntry], *, read: Mapping[str, BaselineEntry],
+                   judged: Mapping[str, BaselineEntry], vanished: Iterable[str]
+                   ) -> dict[str, BaselineEntry]:
+    """The baseline after a run, merged into the file as it is now.
+
+    ``current`` is the file read again just before writing (another run may have written it
+    since), ``read`` what this run read when it started. This run's judged entries replace
+    theirs; a vanished entry is dropped unless another run changed it meanwhile; every other
+    entry, another run's new ones among them, is kept as it is now.
     """
-    gone = set(vanished)
-    kept = {key: entry for key, entry in baseline.items() if key not in gone}
-    for record in records:
-        if record.score is not None and record.decision is not None:
-            kept[record.key] = BaselineEntry(score=round(record.score, SCORE_PLACES),
-                                             decision=record.decision, judge=record.judge)
-    return kept
+    merged = dict(current)
+    for key in vanished:
+        if key in merged and merged[key] == read.get(key):
+            del merged[key]
+    merged.update(judged)
+    return merged
+
+
+def update_baseline(path: Path, read: Mapping[str, BaselineEntry],
+                    records: Iterable[JudgementRecord], vanished: Iterable[str]) -> int:
+    """Write this run's judgements into the baseline at ``path``: read again, merged
+    (:func:`merged_entries`) and written atomically under an exclusive lock on its directory,
+    so concurrent runs (two CI jobs, two terminals) keep each other's entries. Returns the
+    number of entries written.
+
+    Raises:
+        BaselineError: the file cannot be read again or written.
+    """
+    target = real_path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise BaselineError(f"cannot write baseline {path}: {error}") from None
+    with directory_lock(target.parent):
+        entries = merged_entries(load_baseline(path), read=read,
+                                 judged=judged_entries(records), vanished=vanished)
+        write_baseline(path, entries)
+    return len(entries)
 
 
 def write_baseline(path: Path, entries: Mapping[str, BaselineEntry]) -> None:

@@ -185,16 +185,15 @@ def finish_session(state: GSARSession) -> None:
     (``--gsar-update-baseline``) and the HTML report. Failures to write become summary errors."""
     options = state.options
     if options.baseline is not None:
-        from pytest_gsar.baseline import BaselineError, diff, updated_entries, write_baseline
+        from pytest_gsar.baseline import BaselineError, diff, update_baseline
 
         baseline = state.baseline()
         state.diff = diff(baseline, state.records, outcomes=state.outcomes,
                           files_ran=state.files_ran, deselected=state.deselected)
         if options.update_baseline:
-            entries = updated_entries(baseline, state.records, state.diff.vanished)
-            try:
-                write_baseline(options.baseline, entries)
-                state.baseline_written = len(entries)
+            try:  # merged under a lock into the file as it is now: concurrent runs keep theirs
+                state.baseline_written = update_baseline(options.baseline, baseline,
+                                                         state.records, state.diff.vanished)
             except BaselineError as error:
                 state.errors.append(str(error))
     if options.report is not None:

@@ -78,7 +78,7 @@ def _lines(handle: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None]]:
 
 def parse_row(data: bytes | None, number: int, where: str, limit: int) -> Row | None:
     """One input line as a Row (an error row when it cannot be judged); None for a blank line."""
-    from gsar_otel.cli.inputs import check_json_depth, has_surrogates
+    from gsar_otel.cli.inputs import has_surrogates, parse_json
     from gsar_otel.cli.judge import parse_evidence
     from gsar_otel.core.evidence import coerce_evidence
 
@@ -97,8 +97,7 @@ def parse_row(data: bytes | None, number: int, where: str, limit: int) -> Row | 
     if not text.strip():
         return None
     try:
-        check_json_depth(text, place)
-        item = json.loads(text)
+        item = parse_json(text, place)
     except BadInput as error:
         return bad(str(error).removeprefix(f"{place}: "))
     except json.JSONDecodeError as error:

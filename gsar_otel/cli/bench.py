@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from gsar_otel.cli.progress import Progress
 
 if TYPE_CHECKING:
+    from gsar_otel.cli.inputs import NamedPath
     from gsar_otel.measure.bench import BenchReport, Outcome
     from gsar_otel.measure.datasets import BenchExample
 
@@ -87,6 +88,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jsonl", metavar="FILE", default=None,
                         help="also write one row per judged example as JSON Lines (the same "
                              "fields as --csv)")
+
+
+def file_arguments(args: argparse.Namespace) -> tuple[list[NamedPath], list[NamedPath]]:
+    """The files this command writes and reads; ``main`` refuses an output that is an input."""
+    return [("--csv", args.csv), ("--jsonl", args.jsonl)], [("DATA.jsonl", p) for p in args.data]
 
 
 def run(args: argparse.Namespace) -> int:

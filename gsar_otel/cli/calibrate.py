@@ -53,6 +53,7 @@ from gsar_otel.measure.grades import (
 )
 
 if TYPE_CHECKING:
+    from gsar_otel.cli.inputs import NamedPath
     from gsar_otel.measure.graded_input import GradedLine, Judgement
 
 NO_MATPLOTLIB = ("--plot needs matplotlib, which is not installed; install the plot extra from "
@@ -123,6 +124,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES, metavar="B",
                         help="bootstrap resamples for the confidence intervals "
                              "(default %(default)s)")
+
+
+def file_arguments(args: argparse.Namespace) -> tuple[list[NamedPath], list[NamedPath]]:
+    """The files this command writes and reads; ``main`` refuses an output that is an input."""
+    from gsar_otel.cli.inputs import settings_file
+
+    return ([("--output", args.output), ("--plot", args.plot)],
+            [("GRADED.jsonl", args.graded), settings_file()])
 
 
 def run(args: argparse.Namespace) -> int:

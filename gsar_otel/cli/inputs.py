@@ -10,7 +10,8 @@ one line naming the argument and the file:
   it for a blocking read (stdin is given as ``@-``);
 - bytes that are not UTF-8, and an argument holding undecodable bytes (the shell passes them as
   lone surrogates), are "not UTF-8 text";
-- JSON nested deeper than ``MAX_JSON_DEPTH`` is refused before the parser can recurse.
+- JSON nested deeper than ``MAX_JSON_DEPTH`` (64) is refused before the parser can recurse
+  (:func:`parse_json`; the readers below the CLI use the same ``core.json_input.load_json``).
 """
 
 from __future__ import annotations
@@ -18,15 +19,17 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import BinaryIO, Final
+from collections.abc import Iterable
+from typing import Any, BinaryIO, Final, TypeAlias
 
 from gsar_otel.cli.common import BadInput
+from gsar_otel.core.json_input import MAX_JSON_DEPTH as MAX_JSON_DEPTH
+from gsar_otel.core.json_input import JSONTooDeep, check_depth, load_json
+from gsar_otel.core.json_input import json_depth as json_depth
 
 DEFAULT_MAX_INPUT_BYTES: Final = 16 * 1024 * 1024
 """Largest answer or evidence ``gsar judge`` reads (16 MiB); the evaluator then judges at most
 its own limits of it (see the Limits section of docs/evidence.md)."""
-MAX_JSON_DEPTH: Final = 64
-"""Deepest nesting of JSON evidence accepted; evidence is a list of items, not a tree."""
 
 
 def has_surrogates(text: str) -> bool:
@@ -148,33 +151,82 @@ def read_argument(value: str, name: str, *, limit: int = DEFAULT_MAX_INPUT_BYTES
     return text
 
 
-def json_depth(text: str) -> int:
-    """The deepest bracket nesting of JSON ``text`` (strings skipped), in one linear pass."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
 def check_json_depth(text: str, name: str, *, limit: int = MAX_JSON_DEPTH) -> None:
     """Refuse JSON nested deeper than ``limit`` before a recursive parser reads it.
 
     Raises:
         BadInput: naming ``name`` and the limit.
     """
-    if json_depth(text) > limit:
-        raise BadInput(f"{name}: JSON nested deeper than {limit} levels")
+    try:
+        check_depth(text, limit=limit)
+    except JSONTooDeep as error:
+        raise BadInput(f"{name}: {error}") from None
+
+
+def parse_json(text: str, name: str) -> Any:
+    """The JSON value of ``text``, read by :func:`gsar_otel.core.json_input.load_json` (every
+    JSON a command reads goes through it), nested at most ``MAX_JSON_DEPTH`` levels.
+
+    Raises:
+        BadInput: nested deeper, naming ``name`` and the limit.
+        json.JSONDecodeError: not JSON (each caller says so in its own words).
+    """
+    try:
+        return load_json(text)
+    except JSONTooDeep as error:
+        raise BadInput(f"{name}: {error}") from None
+
+
+NamedPath: TypeAlias = tuple[str, str | os.PathLike[str] | None]
+"""An argument's name and the path it was given (None when not given; ``-``: stdin/stdout)."""
+
+
+def settings_file() -> NamedPath:
+    """The settings file ``GSAR_CONFIG`` names, an input of every command that reads settings."""
+    return "GSAR_CONFIG", os.environ.get("GSAR_CONFIG", "").strip() or None
+
+
+def _paths(named: Iterable[NamedPath]) -> list[tuple[str, str]]:
+    return [(name, os.fspath(path)) for name, path in named
+            if path is not None and os.fspath(path) not in ("", "-")]
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """``(device, inode)`` of the regular file at ``path`` (links followed); None otherwise."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
+
+
+def _same(first: str, second: str) -> bool:
+    """One file: the same inode (a symlink or a hard link), or one path once resolved."""
+    found = _identity(first)
+    if found is not None and found == _identity(second):
+        return True
+    return os.path.realpath(first) == os.path.realpath(second)
+
+
+def refuse_overwriting(outputs: Iterable[NamedPath], inputs: Iterable[NamedPath]) -> None:
+    """Refuse an output path that names a file the command reads, or a file another output
+    writes: the same file by path, through a symlink or a hard link. Checked before the
+    command opens anything, so a refused run has written nothing.
+
+    Raises:
+        BadInput: naming the output, the input it would destroy, and what to do.
+    """
+    read = [(name, path) for name, path in _paths(inputs) if _identity(path) is not None]
+    written: list[tuple[str, str]] = []
+    for name, path in _paths(outputs):
+        for source, source_path in read:
+            if _same(path, source_path):
+                kind = "settings file" if source == "GSAR_CONFIG" else "input file"
+                raise BadInput(f"{name}: {_shown(path)} is the {source} {kind} "
+                               f"{_shown(source_path)}; writing it would destroy that input, "
+                               f"give another path")
+        for other, other_path in written:
+            if _same(path, other_path):
+                raise BadInput(f"{name}: {_shown(path)} is also the {other} output "
+                               f"{_shown(other_path)}; give each output its own file")
+        written.append((name, path))

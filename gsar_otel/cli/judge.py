@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from gsar_otel.cli.inputs import NamedPath
     from gsar_otel.config import GSARSettings
     from gsar_otel.core.evaluator import GSAREvaluator
     from gsar_otel.core.model import GSARThresholds
@@ -73,6 +74,18 @@ BATCH_HELP = ("judge every answer of a JSON Lines file (one {\"synthesis\", \"ev
               "with a progress bar on stderr; a bad line becomes an error row and the batch "
               "goes on. Exit 0 all proceed, 1 some do not, 2 any bad line")
 """``gsar judge --batch`` (run by ``gsar_otel.cli.batch``)."""
+
+
+def file_arguments(args: argparse.Namespace) -> tuple[list[NamedPath], list[NamedPath]]:
+    """The files this command writes and reads; ``main`` refuses an output that is an input."""
+    from gsar_otel.cli.inputs import settings_file
+
+    def at_file(value: str | None) -> str | None:
+        return value[1:] if value is not None and value.startswith("@") else None
+
+    return [("--output", args.output)], [
+        ("--batch", args.batch), ("--synthesis", at_file(args.synthesis)),
+        ("--evidence", at_file(args.evidence)), settings_file()]
 
 
 def _positive_int(value: str) -> int:
@@ -131,13 +144,12 @@ def parse_thresholds(proceed: float | None, regenerate: float | None,
 def parse_evidence(text: str) -> Any:
     """Evidence text as the evaluator takes it: a JSON list or object when it is one, else lines."""
     from gsar_otel.cli.common import BadInput
-    from gsar_otel.cli.inputs import check_json_depth, has_surrogates
+    from gsar_otel.cli.inputs import has_surrogates, parse_json
 
     stripped = text.strip()
     if stripped[:1] in "[{":
-        check_json_depth(stripped, "--evidence")
         try:
-            data = json.loads(stripped)
+            data = parse_json(stripped, "--evidence")
         except json.JSONDecodeError:
             return text
         if isinstance(data, list | dict):

@@ -4,6 +4,8 @@ and ``sidecar``.
 Each subcommand lives in ``gsar_otel.cli.<name>`` and exposes ``add_arguments(parser)`` and
 ``run(args) -> int``; heavy imports happen inside ``run`` so ``gsar --help`` stays fast.
 Exit codes: 0 success (for ``judge``: the answer proceeds), 1 a negative verdict, 2 bad input.
+A subcommand that writes files also exposes ``file_arguments(args)`` (the paths it writes and
+reads); an output that is one of its inputs is refused here, before the command runs.
 
 A usage error is one line with the prefix of the command it belongs to (``gsar judge: error:
 ...``); a mistyped option or command gets the closest valid one as a hint (argparse's own
@@ -102,6 +104,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse(parser, argv)
     try:
+        files = getattr(args._module, "file_arguments", None)
+        if files is not None:  # an output that is an input is refused before anything runs
+            from gsar_otel.cli.inputs import refuse_overwriting
+
+            refuse_overwriting(*files(args))
         if getattr(args, "batch", None) is not None:  # gsar judge --batch FILE.jsonl
             from gsar_otel.cli import batch
 

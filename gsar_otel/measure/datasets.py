@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from gsar_otel.core.evidence import EvidenceSet, coerce_evidence
+from gsar_otel.core.json_input import JSONTooDeep, load_json
 
 AnswerLabel = Literal["faithful", "unfaithful"]
 Split = Literal["dev", "heldout"]
@@ -114,7 +115,9 @@ def parse_example(line: str, *, where: str = "input") -> BenchExample:
         ValueError: naming ``where`` and the bad field.
     """
     try:
-        data = json.loads(line)
+        data = load_json(line)
+    except JSONTooDeep as error:
+        raise ValueError(f"{where}: {error}") from None
     except json.JSONDecodeError as error:
         raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
     if not isinstance(data, dict):

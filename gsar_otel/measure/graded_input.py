@@ -18,6 +18,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from gsar_otel.core.evidence import coerce_evidence
+from gsar_otel.core.json_input import JSONTooDeep, load_json
 from gsar_otel.core.model import JudgeOutput, Partition
 from gsar_otel.core.protocol import Judge
 from gsar_otel.measure.grades import ALL_LABELS, GradedScore, normalize_label
@@ -53,7 +54,9 @@ def parse_graded_line(raw: str, number: int) -> GradedLine:
         ValueError: saying what is wrong with the line (without its number).
     """
     try:
-        data = json.loads(raw)
+        data = load_json(raw)
+    except JSONTooDeep as error:
+        raise ValueError(str(error)) from None
     except json.JSONDecodeError as error:
         raise ValueError(f"not valid JSON: {error.msg} at column {error.colno}") from None
     if not isinstance(data, dict):
