@@ -93,8 +93,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="/v1/judge requests waiting; more get 429, counted "
                              f"({_default('judge_queue')})")
     parser.add_argument("--max-inflight-bytes", type=int, default=None,
-                        help="request bytes (received, then inflated) held at once; a request "
-                             f"past it gets 429, counted ({_default('max_inflight_bytes')})")
+                        help="request bytes (received, then inflated) held at once, OTLP/HTTP "
+                             "and gRPC together; a request past it gets 429 (gRPC: "
+                             "RESOURCE_EXHAUSTED), counted "
+                             f"({_default('max_inflight_bytes')})")
     parser.add_argument("--forward-max-bytes", type=int, default=None,
                         help="request bodies waiting for --forward; more are dropped, counted "
                              f"forward_dropped ({_default('forward_max_bytes')})")

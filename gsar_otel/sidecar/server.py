@@ -20,6 +20,7 @@ from opentelemetry import metrics, trace
 
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import get_telemetry
+from gsar_otel.sidecar.admission import ByteBudget, network_limits
 from gsar_otel.sidecar.assembly import (
     DROP_EVICTED_FRAGMENT,
     INCOMPLETE_NO_RUN_SPAN,
@@ -102,6 +103,8 @@ class Sidecar:
         """Bytes of released runs waiting or being judged (held against max_held_bytes)."""
         self._forwarder: Forwarder | None = None
         self._receivers: list[Any] = []
+        self.inflight = ByteBudget(network_limits(self.config).max_inflight_bytes)
+        """Request bytes in flight, OTLP/HTTP and OTLP/gRPC alike (``--max-inflight-bytes``)."""
         self.accepting = False
 
     # --- lifecycle --------------------------------------------------------------------------------
