@@ -12,9 +12,12 @@ Memory is bounded in bytes as well as in counts. Records hold plain values cut a
 (:mod:`gsar_otel.sidecar.sizes`); a resource or scope name that spans share is charged once
 while any buffered span holds it, and each trace buffer its own overhead. Past
 ``max_held_bytes`` (what is buffered here plus what the caller reports as queued for judging,
-``outside_bytes``), or past ``max_traces``, a trace is evicted: traces with no run span
-(fragments) first, oldest first, then the oldest trace with runs. Evicted runs
-(``evicted``) are counted apart from evicted fragments (``evicted_fragment``); past
+``outside_bytes``), or past ``max_traces``, a trace is evicted, in three tiers, oldest first
+within each: traces with no agent-run span, rooted or not (junk and fragments), then traces
+with a run span and no evidence yet (no tool span, model input history or log record), and
+last traces with a run span and evidence, so a flood of junk, rooted or not, never evicts a run
+with its evidence. Evicted runs (``evicted``) are counted apart from evicted traces with no
+run span (``evicted_fragment`` with no root, ``evicted_no_run_span`` with one); past
 ``max_spans_per_trace`` further spans are dropped, each counted with a reason.
 
 Spans of a trace already released are counted as late and gathered for a flag in the trace
@@ -31,7 +34,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, run_kind
+from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, may_hold_evidence, run_kind
 from gsar_otel.sidecar.late import LateBatch, LateTracker
 from gsar_otel.sidecar.sizes import TRACE_OVERHEAD, SharedBytes
 from gsar_otel.sidecar.spans import (
@@ -56,7 +59,11 @@ INCOMPLETE_SHUTDOWN = "shutdown"
 DROP_EVICTED = "evicted"
 """A run whose trace was pushed out (``max_traces`` or ``max_held_bytes``) before it was ready."""
 DROP_EVICTED_FRAGMENT = "evicted_fragment"
-"""A trace with no run span pushed out (counted per trace, apart from runs)."""
+"""A trace with no run span and no root pushed out (counted per trace, apart from runs)."""
+DROP_EVICTED_NO_RUN_SPAN = "evicted_no_run_span"
+"""A trace with a root but no agent-run span pushed out (counted per trace, apart from runs)."""
+TIER_NO_RUN, TIER_NO_EVIDENCE, TIER_EVIDENCE = 0, 1, 2
+"""Eviction tiers, evicted in this order."""
 RUNS_OVER_CAP = "runs_over_cap"
 """A top-level run candidate past ``MAX_RUNS_PER_TRACE`` in one trace, held as a plain span of
 the trace (counted; its answer is not judged on its own)."""
@@ -162,8 +169,10 @@ class TraceAssembler:
         self.limits = limits or AssemblyLimits()
         self.clock = clock
         self._traces: OrderedDict[str, TraceBuffer] = OrderedDict()
-        self._fragments: OrderedDict[str, None] = OrderedDict()
-        """Buffered traces with no run span yet, oldest first (evicted before any run)."""
+        self._tiers: tuple[OrderedDict[str, None], ...] = (OrderedDict(), OrderedDict(),
+                                                            OrderedDict())
+        """Buffered traces by eviction tier (no run span; a run span without evidence; a run
+        span with evidence), each oldest first: evicted in that order."""
         self._released: OrderedDict[str, tuple[str, int]] = OrderedDict()
         """Released trace ids (the latest ``remember_released``): the run span id to flag late
         items under ("": evicted) and the latest end time of its runs."""
@@ -173,7 +182,8 @@ class TraceAssembler:
                                 max_bytes=max(1, self.limits.max_held_bytes // 16))
         self.counts: dict[str, int] = {}
         """Spans and logs by outcome (:data:`ITEM_KEYS`), traces evicted (``evicted``: runs,
-        ``evicted_fragment``: traces with no run span) and ``runs_over_cap``."""
+        ``evicted_fragment`` / ``evicted_no_run_span``: traces with no run span) and
+        ``runs_over_cap``."""
         self._held = 0
         self._shared = SharedBytes()
         self.outside_bytes = 0
@@ -229,8 +239,9 @@ class TraceAssembler:
             over_cap = entry.runs_over_cap
             entry.add(span, now)
             self._count(RUNS_OVER_CAP, entry.runs_over_cap - over_cap)
-            if entry.runs:
-                self._fragments.pop(span.trace_id, None)
+            entry.has_run_span = entry.has_run_span or run_kind(span) is not None
+            entry.has_evidence = entry.has_evidence or may_hold_evidence(span)
+            self._retier(span.trace_id, entry)
             self._count(SPAN_ACCEPTED)
             self._fit(evicted)
         return evicted
@@ -257,6 +268,8 @@ class TraceAssembler:
                 self._count(LOG_OVER_TRACE_CAP)
                 continue
             entry.logs.append(record)
+            entry.has_evidence = True
+            self._retier(record.trace_id, entry)
             self._hold(entry, held_size(record))
             self._count(LOG_ACCEPTED)
             self._fit(evicted)
@@ -283,9 +296,17 @@ class TraceAssembler:
         released = self._released.get(trace_id)
         if released is not None:
             entry.not_before_ns = released[1]
-        self._fragments[trace_id] = None
+        self._tiers[TIER_NO_RUN][trace_id] = None
         self._hold(entry, TRACE_OVERHEAD)
         return entry
+
+    def _retier(self, trace_id: str, entry: TraceBuffer) -> None:
+        tier = (TIER_NO_RUN if not entry.has_run_span
+                else TIER_EVIDENCE if entry.has_evidence else TIER_NO_EVIDENCE)
+        if tier != entry.tier:
+            self._tiers[entry.tier].pop(trace_id, None)
+            self._tiers[tier][trace_id] = None
+            entry.tier = tier
 
     def _hold(self, entry: TraceBuffer, size: int) -> None:
         entry.held += size
@@ -324,7 +345,7 @@ class TraceAssembler:
 
     def _release(self, trace_id: str, now: float, *, shutdown: bool = False) -> list[ReadyRun]:
         entry = self._traces.pop(trace_id)
-        self._fragments.pop(trace_id, None)
+        self._tiers[entry.tier].pop(trace_id, None)
         self._held -= entry.held
         for span in entry.spans.values():
             for part, _ in shared_parts(span):
@@ -364,17 +385,15 @@ class TraceAssembler:
         return runs
 
     def _evict_one(self) -> list[ReadyRun]:
-        """Evict a fragment (oldest first), else the oldest trace; count it."""
-        if self._fragments:
-            trace_id = next(iter(self._fragments))
-            fragment = True
-        else:
-            trace_id = next(iter(self._traces))
-            fragment = not self._traces[trace_id].runs
+        """Evict the oldest trace of the lowest tier; count it (as runs when it has a run
+        span, else as a trace)."""
+        tier = next(t for t in self._tiers if t)
+        trace_id = next(iter(tier))
+        entry = self._traces[trace_id]
         runs = self._release(trace_id, self.clock())
         self._released[trace_id] = ("", self._released[trace_id][1])  # late items only counted
-        if fragment:
-            self._count(DROP_EVICTED_FRAGMENT)
+        if entry.tier == TIER_NO_RUN:
+            self._count(DROP_EVICTED_NO_RUN_SPAN if entry.runs else DROP_EVICTED_FRAGMENT)
             return []
         self._count(DROP_EVICTED, len(runs))
         return runs

@@ -23,6 +23,7 @@ from gsar_otel.otel.instruments import get_telemetry
 from gsar_otel.sidecar.admission import ByteBudget, network_limits
 from gsar_otel.sidecar.assembly import (
     DROP_EVICTED_FRAGMENT,
+    DROP_EVICTED_NO_RUN_SPAN,
     INCOMPLETE_NO_RUN_SPAN,
     ITEM_KEYS,
     RUNS_OVER_CAP,
@@ -30,6 +31,7 @@ from gsar_otel.sidecar.assembly import (
     TraceAssembler,
 )
 from gsar_otel.sidecar.config import DEFAULT_MAX_BODY_BYTES, SidecarConfig
+from gsar_otel.sidecar.conventions import CONVENTION_ROOT
 from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
 from gsar_otel.sidecar.extract import ExtractedRun
 from gsar_otel.sidecar.filters import RunFilter, sampled
@@ -203,6 +205,9 @@ class Sidecar:
         counts = self.assembler.counts
         stats.note("traces_evicted", "fragment",
                    counts.get(DROP_EVICTED_FRAGMENT, 0) - before.get(DROP_EVICTED_FRAGMENT, 0))
+        stats.note("traces_evicted", "no_run_span",
+                   counts.get(DROP_EVICTED_NO_RUN_SPAN, 0)
+                   - before.get(DROP_EVICTED_NO_RUN_SPAN, 0))
         stats.note("runs_over_cap", "max_runs_per_trace",
                    counts.get(RUNS_OVER_CAP, 0) - before.get(RUNS_OVER_CAP, 0))
         for _ in evicted:
@@ -275,8 +280,10 @@ class Sidecar:
             return
         assert self._queue is not None
         try:
-            if run.reason == INCOMPLETE_NO_RUN_SPAN and 2 * self._queue.qsize() >= \
-                    self._queue.maxsize:  # a fragment may take half the queue, no more
+            no_run_span = (run.reason == INCOMPLETE_NO_RUN_SPAN
+                           or run.convention == CONVENTION_ROOT)
+            if no_run_span and 2 * self._queue.qsize() >= self._queue.maxsize:
+                # a run with no agent-run span (a fragment, a bare root) takes half the queue
                 self.stats.run(OUTCOME_DROPPED, "queue_half_full_no_run_span")
                 return
             self._queue.put_nowait(run)

@@ -57,6 +57,13 @@ class TraceBuffer:
     spans_dropped: int = 0
     held: int = 0
     runs_over_cap: int = 0
+    has_run_span: bool = False
+    """A span of the trace is an agent run of some convention (not only a root)."""
+    has_evidence: bool = False
+    """A span of the trace may carry a tool result, or a log record came for it."""
+    tier: int = 0
+    """Its eviction tier (:mod:`gsar_otel.sidecar.assembly`): 0 no run span, 1 a run span
+    and no evidence yet, 2 a run span and evidence."""
     not_before_ns: int = 0
     """Set when the trace id came back after a verdict: spans that ended before this (the end
     of the judged run) belong to the judged run and are late, not part of the new one."""
