@@ -67,6 +67,10 @@ TIER_NO_RUN, TIER_NO_EVIDENCE, TIER_EVIDENCE = 0, 1, 2
 RUNS_OVER_CAP = "runs_over_cap"
 """A top-level run candidate past ``MAX_RUNS_PER_TRACE`` in one trace, held as a plain span of
 the trace (counted; its answer is not judged on its own)."""
+SPANS_WITHHELD_OVER_CAP = "spans_withheld_over_cap"
+"""Spans and logs below a run candidate past the cap, given to no run at release."""
+SPANS_WITHHELD_NO_RUN = "spans_withheld_no_run"
+"""Spans and logs under no run and above none in a trace of several runs, given to none."""
 SPAN_ACCEPTED = "accepted"
 SPAN_LATE = "late"
 SPAN_OWN = "own"
@@ -83,6 +87,15 @@ ITEM_KEYS = frozenset({SPAN_ACCEPTED, SPAN_LATE, SPAN_OWN, SPAN_OVER_TRACE_CAP, 
                        LOG_ACCEPTED, LOG_UNTRACED, LOG_LATE, LOG_OVER_TRACE_CAP})
 """The keys of :attr:`TraceAssembler.counts` that count received spans and log records (each
 lands in exactly one); the others count traces."""
+COUNT_NOTES: dict[str, tuple[str, str]] = {
+    DROP_EVICTED_FRAGMENT: ("traces_evicted", "fragment"),
+    DROP_EVICTED_NO_RUN_SPAN: ("traces_evicted", "no_run_span"),
+    RUNS_OVER_CAP: ("runs_over_cap", "max_runs_per_trace"),
+    SPANS_WITHHELD_OVER_CAP: ("spans_withheld", "over_cap"),
+    SPANS_WITHHELD_NO_RUN: ("spans_withheld", "no_run"),
+}
+"""Trace-level counts of :attr:`TraceAssembler.counts` as the sidecar's stats name them
+(``gsar_sidecar_{name}_total{gsar_sidecar_reason=...}``); runs evicted are counted as runs."""
 DEFAULT_MAX_HELD_BYTES = 512 * 1024 * 1024
 
 
@@ -355,6 +368,8 @@ class TraceAssembler:
             return []
         runs: list[ReadyRun] = []
         parts = entry.split() if entry.spans else [(None, (), tuple(entry.logs))]
+        self._count(SPANS_WITHHELD_OVER_CAP, entry.withheld_over_cap)
+        self._count(SPANS_WITHHELD_NO_RUN, entry.withheld_no_run)
         for run_span, spans, logs in parts:
             state = entry.runs.get(run_span.span_id) if run_span is not None else None
             settled = (state is not None and state.settle_from is not None

@@ -22,11 +22,9 @@ from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import get_telemetry
 from gsar_otel.sidecar.admission import ByteBudget, network_limits
 from gsar_otel.sidecar.assembly import (
-    DROP_EVICTED_FRAGMENT,
-    DROP_EVICTED_NO_RUN_SPAN,
+    COUNT_NOTES,
     INCOMPLETE_NO_RUN_SPAN,
     ITEM_KEYS,
-    RUNS_OVER_CAP,
     ReadyRun,
     TraceAssembler,
 )
@@ -105,6 +103,8 @@ class Sidecar:
         """Bytes of released runs waiting or being judged (held against max_held_bytes)."""
         self._forwarder: Forwarder | None = None
         self._receivers: list[Any] = []
+        self._synced: dict[str, int] = {}
+        """The assembler's counts as last passed on to the stats (:meth:`_sync_counts`)."""
         self.inflight = ByteBudget(network_limits(self.config).max_inflight_bytes)
         """Request bytes in flight, OTLP/HTTP and OTLP/gRPC alike (``--max-inflight-bytes``)."""
         self.accepting = False
@@ -151,6 +151,7 @@ class Sidecar:
         for task in self._tasks[:1]:
             task.cancel()
         released = [*self.assembler.due(), *self.assembler.drain()]
+        self._sync_counts()
         backlog = deque(sorted(filter(self._wanted, released), key=lambda run: run.first_seen))
         self._flag_late(everything=True)
         if self._queue is not None:
@@ -196,23 +197,24 @@ class Sidecar:
         for reason, count in decoded.reasons.items():
             stats.spans(reason, count)
         stats.note("values", "truncated", decoded.truncated)
-        before = dict(self.assembler.counts)
         evicted = [*self.assembler.add_spans(decoded.spans),
                    *self.assembler.add_logs(decoded.logs)]
-        for key, value in self.assembler.counts.items():
-            if key in ITEM_KEYS:
-                stats.spans(key, value - before.get(key, 0))
-        counts = self.assembler.counts
-        stats.note("traces_evicted", "fragment",
-                   counts.get(DROP_EVICTED_FRAGMENT, 0) - before.get(DROP_EVICTED_FRAGMENT, 0))
-        stats.note("traces_evicted", "no_run_span",
-                   counts.get(DROP_EVICTED_NO_RUN_SPAN, 0)
-                   - before.get(DROP_EVICTED_NO_RUN_SPAN, 0))
-        stats.note("runs_over_cap", "max_runs_per_trace",
-                   counts.get(RUNS_OVER_CAP, 0) - before.get(RUNS_OVER_CAP, 0))
+        self._sync_counts()
         for _ in evicted:
             stats.run(OUTCOME_DROPPED, "evicted")
         stats.held(self.assembler.held_bytes + self._queued_bytes)
+
+    def _sync_counts(self) -> None:
+        """Pass on what the assembler counted since the last call: items by outcome, and
+        traces evicted, runs past the cap and spans withheld (:data:`COUNT_NOTES`)."""
+        for key, value in self.assembler.counts.items():
+            delta, self._synced[key] = value - self._synced.get(key, 0), value
+            if not delta:
+                continue
+            if key in ITEM_KEYS:
+                self.stats.spans(key, delta)
+            elif key in COUNT_NOTES:
+                self.stats.note(*COUNT_NOTES[key], delta)
 
     def forward(self, signal: str, body: bytes, content_type: str, count: int) -> None:
         """Pass a received request on unchanged (in-line placement)."""
@@ -256,6 +258,7 @@ class Sidecar:
             try:
                 for run in self.assembler.due(limit=RELEASE_PER_TICK):
                     self._enqueue(run)
+                self._sync_counts()
             except Exception:  # the ticker must survive anything one trace does
                 logger.exception("gsar sidecar: releasing runs failed")
             self._flag_late()

@@ -136,7 +136,8 @@ def test_spans_of_a_released_trace_are_counted_late() -> None:
 def test_past_max_traces_the_oldest_is_evicted_and_counted() -> None:
     buffer, _ = assembler(max_traces=3)
     for n in range(5):
-        evicted = buffer.add_spans([make("0000000000000001", trace_id=f"{n + 1:032x}")])
+        evicted = buffer.add_spans([make("0000000000000001", trace_id=f"{n + 1:032x}",
+                                         **AGENT)])
         assert len(evicted) == (1 if n >= 3 else 0)
     assert buffer.pending == 3
     assert buffer.counts["evicted"] == 2
