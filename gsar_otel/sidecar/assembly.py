@@ -21,9 +21,9 @@ run span (``evicted_fragment`` with no root, ``evicted_no_run_span`` with one); 
 ``max_spans_per_trace`` further spans are dropped, each counted with a reason.
 
 Spans of a trace already released are counted as late and gathered for a flag in the trace
-(``late.py``), except the spans of a new run: a span that starts after the judged runs ended
-opens a new buffer for the same trace id, and its run is judged on its own. Nothing here is
-thread-safe: one event loop owns it.
+(``late.py``) whatever their timestamps, except a new agent-run span and the spans of its
+request below it: they open a new buffer for the same trace id, and its run is judged on its
+own (:mod:`gsar_otel.sidecar.released`). Nothing here is thread-safe: one event loop owns it.
 """
 
 from __future__ import annotations
@@ -34,8 +34,26 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from gsar_otel.sidecar.assembly_counts import (
+    DROP_EVICTED,
+    DROP_EVICTED_FRAGMENT,
+    DROP_EVICTED_NO_RUN_SPAN,
+    LOG_ACCEPTED,
+    LOG_LATE,
+    LOG_OVER_TRACE_CAP,
+    LOG_UNTRACED,
+    RUNS_OVER_CAP,
+    SPAN_ACCEPTED,
+    SPAN_DUPLICATE,
+    SPAN_LATE,
+    SPAN_OVER_TRACE_CAP,
+    SPAN_OWN,
+    SPANS_WITHHELD_NO_RUN,
+    SPANS_WITHHELD_OVER_CAP,
+)
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, may_hold_evidence, run_kind
 from gsar_otel.sidecar.late import LateBatch, LateTracker
+from gsar_otel.sidecar.released import ReleasedTraces
 from gsar_otel.sidecar.sizes import TRACE_OVERHEAD, SharedBytes
 from gsar_otel.sidecar.spans import (
     LogRecordData,
@@ -56,46 +74,11 @@ INCOMPLETE_SPANS_DROPPED = "spans_dropped"
 INCOMPLETE_VALUES_TRUNCATED = "values_truncated"
 INCOMPLETE_SHUTDOWN = "shutdown"
 
-DROP_EVICTED = "evicted"
-"""A run whose trace was pushed out (``max_traces`` or ``max_held_bytes``) before it was ready."""
-DROP_EVICTED_FRAGMENT = "evicted_fragment"
-"""A trace with no run span and no root pushed out (counted per trace, apart from runs)."""
-DROP_EVICTED_NO_RUN_SPAN = "evicted_no_run_span"
-"""A trace with a root but no agent-run span pushed out (counted per trace, apart from runs)."""
 TIER_NO_RUN, TIER_NO_EVIDENCE, TIER_EVIDENCE = 0, 1, 2
 """Eviction tiers, evicted in this order."""
-RUNS_OVER_CAP = "runs_over_cap"
-"""A top-level run candidate past ``MAX_RUNS_PER_TRACE`` in one trace, held as a plain span of
-the trace (counted; its answer is not judged on its own)."""
-SPANS_WITHHELD_OVER_CAP = "spans_withheld_over_cap"
-"""Spans and logs below a run candidate past the cap, given to no run at release."""
-SPANS_WITHHELD_NO_RUN = "spans_withheld_no_run"
-"""Spans and logs under no run and above none in a trace of several runs, given to none."""
-SPAN_ACCEPTED = "accepted"
-SPAN_LATE = "late"
-SPAN_OWN = "own"
-SPAN_OVER_TRACE_CAP = "over_trace_cap"
-SPAN_DUPLICATE = "duplicate"
 RUN_SPAN_ALLOWANCE = 16
 """Run-span candidates and roots still admitted past ``max_spans_per_trace`` (so a full trace
 can settle), up to this many more."""
-LOG_ACCEPTED = "log_accepted"
-LOG_UNTRACED = "log_untraced"
-LOG_LATE = "log_late"
-LOG_OVER_TRACE_CAP = "log_over_trace_cap"
-ITEM_KEYS = frozenset({SPAN_ACCEPTED, SPAN_LATE, SPAN_OWN, SPAN_OVER_TRACE_CAP, SPAN_DUPLICATE,
-                       LOG_ACCEPTED, LOG_UNTRACED, LOG_LATE, LOG_OVER_TRACE_CAP})
-"""The keys of :attr:`TraceAssembler.counts` that count received spans and log records (each
-lands in exactly one); the others count traces."""
-COUNT_NOTES: dict[str, tuple[str, str]] = {
-    DROP_EVICTED_FRAGMENT: ("traces_evicted", "fragment"),
-    DROP_EVICTED_NO_RUN_SPAN: ("traces_evicted", "no_run_span"),
-    RUNS_OVER_CAP: ("runs_over_cap", "max_runs_per_trace"),
-    SPANS_WITHHELD_OVER_CAP: ("spans_withheld", "over_cap"),
-    SPANS_WITHHELD_NO_RUN: ("spans_withheld", "no_run"),
-}
-"""Trace-level counts of :attr:`TraceAssembler.counts` as the sidecar's stats name them
-(``gsar_sidecar_{name}_total{gsar_sidecar_reason=...}``); runs evicted are counted as runs."""
 DEFAULT_MAX_HELD_BYTES = 512 * 1024 * 1024
 
 
@@ -186,9 +169,9 @@ class TraceAssembler:
                                                             OrderedDict())
         """Buffered traces by eviction tier (no run span; a run span without evidence; a run
         span with evidence), each oldest first: evicted in that order."""
-        self._released: OrderedDict[str, tuple[str, int]] = OrderedDict()
-        """Released trace ids (the latest ``remember_released``): the run span id to flag late
-        items under ("": evicted) and the latest end time of its runs."""
+        self._released = ReleasedTraces(self.limits.remember_released)
+        """Released trace ids (the latest ``remember_released``): their run spans, and the one
+        to flag late items under."""
         self.late = LateTracker(wait_s=self.limits.decision_wait_s,
                                 max_batches=self.limits.max_traces,
                                 remember=self.limits.remember_released,
@@ -224,16 +207,19 @@ class TraceAssembler:
         now = self.clock()
         evicted: list[ReadyRun] = []
         limits = self.limits
+        spans = tuple(spans)
+        new_runs = self._released.new_runs(spans, self._traces)
         for span in spans:
             if is_own(span):
                 self._count(SPAN_OWN)
                 continue
             entry = self._traces.get(span.trace_id)
             if entry is None and span.trace_id in self._released:
-                if not self._starts_new_run(span):
-                    self._late_span(span, now)
+                if (span.trace_id, span.span_id) not in new_runs:
+                    self._late_span(span, now)  # of a judged run, whatever its timestamps
                     continue
-            elif entry is not None and span.end_ns and span.end_ns <= entry.not_before_ns:
+            elif entry is not None and entry.after is not None and (
+                    entry.after.holds(span) or 0 < span.end_ns <= entry.after.ended):
                 self._late_span(span, now)  # a straggler of the run judged before this one
                 continue
             if entry is None:
@@ -268,9 +254,10 @@ class TraceAssembler:
                 self._count(LOG_UNTRACED)
                 continue
             entry = self._traces.get(record.trace_id)
-            if entry is None and record.trace_id in self._released:
+            released = self._released.get(record.trace_id)
+            if entry is None and released is not None:
                 self._count(LOG_LATE)
-                if run_span_id := self._released[record.trace_id][0]:
+                if run_span_id := released.flag:
                     self.late.add_log(record.trace_id, run_span_id, record, now,
                                       held_size(record))
                 continue
@@ -288,27 +275,18 @@ class TraceAssembler:
             self._fit(evicted)
         return evicted
 
-    def _starts_new_run(self, span: SpanRecord) -> bool:
-        """A span that started after the released runs ended belongs to a later run (its run
-        span may come after it, as children are exported first); one that started before is
-        late."""
-        run_span_id, ended = self._released[span.trace_id]
-        return span.span_id != run_span_id and bool(ended) and span.start_ns >= ended
-
     def _late_span(self, span: SpanRecord, now: float) -> None:
         self._count(SPAN_LATE)
         released = self._released.get(span.trace_id)
-        if released is not None and released[0]:
-            self.late.add_span(span.trace_id, released[0], span, now, held_size(span)
+        if released is not None and released.flag:
+            self.late.add_span(span.trace_id, released.flag, span, now, held_size(span)
                                + sum(size for _, size in shared_parts(span)))
 
     def _open(self, trace_id: str, now: float, evicted: list[ReadyRun]) -> TraceBuffer:
         while len(self._traces) >= self.limits.max_traces:
             evicted.extend(self._evict_one())
         entry = self._traces[trace_id] = TraceBuffer(first_seen=now)
-        released = self._released.get(trace_id)
-        if released is not None:
-            entry.not_before_ns = released[1]
+        entry.after = self._released.get(trace_id)
         self._tiers[TIER_NO_RUN][trace_id] = None
         self._hold(entry, TRACE_OVERHEAD)
         return entry
@@ -364,7 +342,7 @@ class TraceAssembler:
             for part, _ in shared_parts(span):
                 self._shared.drop(part)
         if not entry.spans and not entry.logs:
-            self._remember(trace_id, "", 0)
+            self._released.add(trace_id, "")
             return []
         runs: list[ReadyRun] = []
         parts = entry.split() if entry.spans else [(None, (), tuple(entry.logs))]
@@ -396,7 +374,9 @@ class TraceAssembler:
         runs.sort(key=lambda r: r.run_span.start_ns if r.run_span is not None else 0)
         last = runs[-1].run_span
         ended = max((r.run_span.end_ns for r in runs if r.run_span is not None), default=0)
-        self._remember(trace_id, last.span_id if last is not None else "", ended)
+        self._released.add(trace_id, last.span_id if last is not None else "",
+                           (r.run_span.span_id for r in runs if r.run_span is not None), ended,
+                           whole=any(r.convention == CONVENTION_ROOT for r in runs))
         return runs
 
     def _evict_one(self) -> list[ReadyRun]:
@@ -406,15 +386,9 @@ class TraceAssembler:
         trace_id = next(iter(tier))
         entry = self._traces[trace_id]
         runs = self._release(trace_id, self.clock())
-        self._released[trace_id] = ("", self._released[trace_id][1])  # late items only counted
+        self._released.unflag(trace_id)  # late items only counted
         if entry.tier == TIER_NO_RUN:
             self._count(DROP_EVICTED_NO_RUN_SPAN if entry.runs else DROP_EVICTED_FRAGMENT)
             return []
         self._count(DROP_EVICTED, len(runs))
         return runs
-
-    def _remember(self, trace_id: str, run_span_id: str, ended: int) -> None:
-        self._released.pop(trace_id, None)
-        self._released[trace_id] = (run_span_id, ended)
-        while len(self._released) > self.limits.remember_released:
-            self._released.popitem(last=False)

@@ -21,13 +21,8 @@ from opentelemetry import metrics, trace
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import get_telemetry
 from gsar_otel.sidecar.admission import ByteBudget, network_limits
-from gsar_otel.sidecar.assembly import (
-    COUNT_NOTES,
-    INCOMPLETE_NO_RUN_SPAN,
-    ITEM_KEYS,
-    ReadyRun,
-    TraceAssembler,
-)
+from gsar_otel.sidecar.assembly import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.assembly_counts import COUNT_NOTES, ITEM_KEYS
 from gsar_otel.sidecar.config import DEFAULT_MAX_BODY_BYTES, SidecarConfig
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT
 from gsar_otel.sidecar.emit import incompleteness, judge_and_emit

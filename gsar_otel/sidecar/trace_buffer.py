@@ -29,10 +29,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, run_kind
 from gsar_otel.sidecar.parent_links import GAP, ROOT, STOP, ParentLinks
 from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
+
+if TYPE_CHECKING:
+    from gsar_otel.sidecar.released import Released
 
 MAX_RUNS_PER_TRACE = 64
 
@@ -73,9 +77,10 @@ class TraceBuffer:
     tier: int = 0
     """Its eviction tier (:mod:`gsar_otel.sidecar.assembly`): 0 no run span, 1 a run span
     and no evidence yet, 2 a run span and evidence."""
-    not_before_ns: int = 0
-    """Set when the trace id came back after a verdict: spans that ended before this (the end
-    of the judged run) belong to the judged run and are late, not part of the new one."""
+    after: Released | None = None
+    """Set when the trace id came back after a verdict: a child of a judged run span, or a span
+    that ended before the judged runs did, belongs to them and is late, not part of the new
+    run (:mod:`gsar_otel.sidecar.released`)."""
     links: ParentLinks = field(init=False)
     """The parent links of :attr:`spans`, walked with shortcuts (:mod:`.parent_links`)."""
     _waiting: dict[str, list[str]] = field(default_factory=dict, init=False)
