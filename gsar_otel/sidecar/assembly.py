@@ -45,6 +45,8 @@ from gsar_otel.sidecar.assembly_counts import (
     RUNS_OVER_CAP,
     SPAN_ACCEPTED,
     SPAN_DUPLICATE,
+    SPAN_DUPLICATE_CONFLICT,
+    SPAN_FORGED,
     SPAN_LATE,
     SPAN_OVER_TRACE_CAP,
     SPAN_OWN,
@@ -53,6 +55,34 @@ from gsar_otel.sidecar.assembly_counts import (
 )
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, may_hold_evidence, run_kind
 from gsar_otel.sidecar.late import LateBatch, LateTracker
+from gsar_otel.sidecar.own_spans import WrittenSpans
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_CONFLICTING_SPANS as INCOMPLETE_CONFLICTING_SPANS,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_HARD_CAP as INCOMPLETE_HARD_CAP,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_NO_RUN_SPAN as INCOMPLETE_NO_RUN_SPAN,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_PARENT_MISSING as INCOMPLETE_PARENT_MISSING,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_SHUTDOWN as INCOMPLETE_SHUTDOWN,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_SPANS_DROPPED as INCOMPLETE_SPANS_DROPPED,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_VALUES_TRUNCATED as INCOMPLETE_VALUES_TRUNCATED,
+)
+from gsar_otel.sidecar.ready import (
+    READY_SETTLED as READY_SETTLED,
+)
+from gsar_otel.sidecar.ready import (
+    ReadyRun as ReadyRun,
+)
 from gsar_otel.sidecar.released import ReleasedTraces
 from gsar_otel.sidecar.sizes import TRACE_OVERHEAD, SharedBytes
 from gsar_otel.sidecar.spans import (
@@ -63,16 +93,6 @@ from gsar_otel.sidecar.spans import (
     shared_size,
 )
 from gsar_otel.sidecar.trace_buffer import TraceBuffer
-
-READY_SETTLED = "settled"
-"""The run span arrived and the settle window passed."""
-INCOMPLETE_HARD_CAP = "hard_cap"
-INCOMPLETE_PARENT_MISSING = "parent_missing"
-"""The run span's parent (or a span above it) never arrived before the hard cap."""
-INCOMPLETE_NO_RUN_SPAN = "no_run_span"
-INCOMPLETE_SPANS_DROPPED = "spans_dropped"
-INCOMPLETE_VALUES_TRUNCATED = "values_truncated"
-INCOMPLETE_SHUTDOWN = "shutdown"
 
 TIER_NO_RUN, TIER_NO_EVIDENCE, TIER_EVIDENCE = 0, 1, 2
 """Eviction tiers, evicted in this order."""
@@ -119,39 +139,6 @@ class AssemblyLimits:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class ReadyRun:
-    """A run released for judging: its spans, logs, the run span and why it was released."""
-
-    trace_id: str
-    spans: tuple[SpanRecord, ...]
-    logs: tuple[LogRecordData, ...]
-    run_span: SpanRecord | None
-    convention: str
-    reason: str
-    """``settled``, or the reason the run is incomplete (``hard_cap``, ``shutdown`` ...)."""
-    spans_dropped: int = 0
-    first_seen: float = 0.0
-    values_truncated: int = 0
-    """Attribute values of its spans cut or dropped at intake."""
-    runs_in_trace: int = 1
-    """Runs released from the same trace at the same time (each judged on its own)."""
-    size: int = 0
-    """Estimated bytes its spans and logs hold."""
-
-    @property
-    def incomplete(self) -> bool:
-        return bool(self.incomplete_reason)
-
-    @property
-    def incomplete_reason(self) -> str:
-        if self.reason != READY_SETTLED:
-            return self.reason
-        if self.spans_dropped:
-            return INCOMPLETE_SPANS_DROPPED
-        return INCOMPLETE_VALUES_TRUNCATED if self.values_truncated else ""
-
-
 class TraceAssembler:
     """Buffers spans and logs per trace and releases finished runs (see the module docstring).
 
@@ -182,6 +169,11 @@ class TraceAssembler:
         ``runs_over_cap``."""
         self._held = 0
         self._shared = SharedBytes()
+        self.written = WrittenSpans()
+        """The spans the sidecar wrote (noted by its tracer): an own-looking span not among
+        them is forged."""
+        self.forged: list[tuple[str, str]] = []
+        """(trace id, span id) of forged spans since the caller last took them."""
         self.outside_bytes = 0
         """Bytes of released runs still held by the caller (queued, being judged): set by the
         caller, counted against ``max_held_bytes``."""
@@ -211,7 +203,11 @@ class TraceAssembler:
         new_runs = self._released.new_runs(spans, self._traces)
         for span in spans:
             if is_own(span):
-                self._count(SPAN_OWN)
+                if self.written.holds(span):
+                    self._count(SPAN_OWN)
+                else:
+                    self._count(SPAN_FORGED)
+                    self.forged.append((span.trace_id, span.span_id))
                 continue
             entry = self._traces.get(span.trace_id)
             if entry is None and span.trace_id in self._released:
@@ -224,17 +220,24 @@ class TraceAssembler:
                 continue
             if entry is None:
                 entry = self._open(span.trace_id, now, evicted)
-            if span.span_id in entry.spans:
+            first = entry.spans.get(span.span_id)
+            if first is not None and (span == first or span in entry.copies.get(span.span_id,
+                                                                                   ())):
                 self._count(SPAN_DUPLICATE)
                 continue
             allowance = RUN_SPAN_ALLOWANCE if (run_kind(span) or not span.parent_span_id) else 0
-            if len(entry.spans) >= limits.max_spans_per_trace + allowance:
+            if len(entry.spans) + entry.extra >= limits.max_spans_per_trace + allowance:
                 entry.spans_dropped += 1
                 self._count(SPAN_OVER_TRACE_CAP)
                 continue
             self._hold(entry, held_size(span))
             for part, size in shared_parts(span):
                 self._shared.hold(part, size)
+            if first is not None:  # the same id, other content: both kept, the run flagged
+                entry.add_copy(span)
+                self._count(SPAN_DUPLICATE_CONFLICT)
+                self._fit(evicted)
+                continue
             over_cap = entry.runs_over_cap
             entry.add(span, now)
             self._count(RUNS_OVER_CAP, entry.runs_over_cap - over_cap)
@@ -338,7 +341,7 @@ class TraceAssembler:
         entry = self._traces.pop(trace_id)
         self._tiers[entry.tier].pop(trace_id, None)
         self._held -= entry.held
-        for span in entry.spans.values():
+        for span in entry.all_spans():
             for part, _ in shared_parts(span):
                 self._shared.drop(part)
         if not entry.spans and not entry.logs:
@@ -370,7 +373,8 @@ class TraceAssembler:
                 reason=reason, spans_dropped=entry.spans_dropped, first_seen=entry.first_seen,
                 values_truncated=(sum(s.truncated for s in spans)
                                   + sum(r.truncated for r in logs)),
-                runs_in_trace=len(parts), size=size))
+                runs_in_trace=len(parts), size=size,
+                conflicting=len(spans) - len({s.span_id for s in spans})))
         runs.sort(key=lambda r: r.run_span.start_ns if r.run_span is not None else 0)
         last = runs[-1].run_span
         ended = max((r.run_span.end_ns for r in runs if r.run_span is not None), default=0)

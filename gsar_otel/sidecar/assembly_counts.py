@@ -23,12 +23,18 @@ SPAN_LATE = "late"
 SPAN_OWN = "own"
 SPAN_OVER_TRACE_CAP = "over_trace_cap"
 SPAN_DUPLICATE = "duplicate"
+"""A span id already buffered, the same span again (an exporter's retry): dropped."""
+SPAN_DUPLICATE_CONFLICT = "duplicate_conflict"
+"""A span id already buffered with different content: both copies kept (the run flagged)."""
+SPAN_FORGED = "forged"
+"""A span that claims to be the sidecar's own but that it did not write: not judged."""
 LOG_ACCEPTED = "log_accepted"
 LOG_UNTRACED = "log_untraced"
 LOG_LATE = "log_late"
 LOG_OVER_TRACE_CAP = "log_over_trace_cap"
 ITEM_KEYS = frozenset({SPAN_ACCEPTED, SPAN_LATE, SPAN_OWN, SPAN_OVER_TRACE_CAP, SPAN_DUPLICATE,
-                       LOG_ACCEPTED, LOG_UNTRACED, LOG_LATE, LOG_OVER_TRACE_CAP})
+                       SPAN_DUPLICATE_CONFLICT, SPAN_FORGED, LOG_ACCEPTED, LOG_UNTRACED,
+                       LOG_LATE, LOG_OVER_TRACE_CAP})
 """The keys that count received spans and log records (each lands in exactly one); the others
 count traces."""
 COUNT_NOTES: dict[str, tuple[str, str]] = {

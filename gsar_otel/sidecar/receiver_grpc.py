@@ -193,8 +193,9 @@ class _Traces(trace_service_pb2_grpc.TraceServiceServicer):
     async def Export(self, request: bytes, context: Any) -> Any:  # gRPC's method name
         await _admit(self.app, context)
         decoded = await _decode(self.app, context, request, "traces")
-        self.app.ingest(decoded)
-        self.app.forward("traces", request, "application/x-protobuf", len(decoded.spans))
+        forged = self.app.ingest(decoded)
+        self.app.forward("traces", request, "application/x-protobuf", len(decoded.spans),
+                         forged)
         response = trace_service_pb2.ExportTraceServiceResponse()
         if decoded.rejected:
             response.partial_success.rejected_spans = decoded.rejected

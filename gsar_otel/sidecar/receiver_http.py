@@ -180,8 +180,8 @@ async def _export(app: Sidecar, head: Head, body: bytes, reservation: Reservatio
     except MalformedRequest as bad:
         app.stats.spans("rejected_malformed")
         return error(400, str(bad), as_json=as_json)
-    app.ingest(decoded)
-    app.forward(signal, body, content_type, len(decoded.spans) + len(decoded.logs))
+    forged = app.ingest(decoded)
+    app.forward(signal, body, content_type, len(decoded.spans) + len(decoded.logs), forged)
     return _export_response(signal, decoded, as_json)
 
 

@@ -13,13 +13,13 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from opentelemetry import metrics, trace
 
 from gsar_otel.core.protocol import Judge
-from gsar_otel.otel.instruments import get_telemetry
+from gsar_otel.otel.instruments import Telemetry, get_telemetry
 from gsar_otel.sidecar.admission import ByteBudget, network_limits
 from gsar_otel.sidecar.assembly import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
 from gsar_otel.sidecar.assembly_counts import COUNT_NOTES, ITEM_KEYS
@@ -39,6 +39,7 @@ from gsar_otel.sidecar.judging import (
     judge_in_order,
     judge_options,
 )
+from gsar_otel.sidecar.own_spans import RecordingTracer, mark_forged
 from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
 from gsar_otel.sidecar.spans import Decoded
 from gsar_otel.sidecar.stats import (
@@ -77,9 +78,12 @@ class Sidecar:
                  clock: Any = time.monotonic, grpc_interceptors: Sequence[Any] = ()) -> None:
         self.config = config or SidecarConfig()
         self.stats = SidecarStats(meter_provider)
-        self.telemetry = get_telemetry(tracer_provider=tracer_provider,
-                                       meter_provider=meter_provider)
         self.assembler = TraceAssembler(self.config.limits, clock=clock)
+        telemetry = get_telemetry(tracer_provider=tracer_provider, meter_provider=meter_provider)
+        self.telemetry = Telemetry(RecordingTracer(telemetry.tracer, self.assembler.written),
+                                   telemetry.instruments)
+        """Every span the sidecar starts is noted: one that comes back is its own, a look-alike
+        is forged (:mod:`gsar_otel.sidecar.own_spans`)."""
         self._filter = RunFilter(self.config.services, self.config.agents, self.config.matches)
         self.options = dict(options or {})
         if judge is None:
@@ -186,8 +190,10 @@ class Sidecar:
         with a retry delay)."""
         return self._queue is not None and self._queue.full()
 
-    def ingest(self, decoded: Decoded) -> None:
-        """Buffer decoded spans and logs; count rejects and evictions."""
+    def ingest(self, decoded: Decoded) -> list[tuple[str, str]]:
+        """Buffer decoded spans and logs; count rejects and evictions. Returns the (trace id,
+        span id) of spans that claim to be the sidecar's own but are forged (for
+        :meth:`forward` to mark)."""
         stats = self.stats
         for reason, count in decoded.reasons.items():
             stats.spans(reason, count)
@@ -198,6 +204,8 @@ class Sidecar:
         for _ in evicted:
             stats.run(OUTCOME_DROPPED, "evicted")
         stats.held(self.assembler.held_bytes + self._queued_bytes)
+        forged, self.assembler.forged = self.assembler.forged, []
+        return forged
 
     def _sync_counts(self) -> None:
         """Pass on what the assembler counted since the last call: items by outcome, and
@@ -211,9 +219,17 @@ class Sidecar:
             elif key in COUNT_NOTES:
                 self.stats.note(*COUNT_NOTES[key], delta)
 
-    def forward(self, signal: str, body: bytes, content_type: str, count: int) -> None:
-        """Pass a received request on unchanged (in-line placement)."""
+    def forward(self, signal: str, body: bytes, content_type: str, count: int,
+                forged: Collection[tuple[str, str]] = ()) -> None:
+        """Pass a received request on unchanged (in-line placement), but for the spans in
+        ``forged``, marked ``gsar.forged=true`` (counted ``forged{unmarked}`` when the body
+        cannot be read whole to mark them)."""
         if self._forwarder is not None:
+            if forged:
+                marked = mark_forged(body, "json" in content_type, set(forged))
+                if marked is None:
+                    self.stats.note("forged", "unmarked", len(forged))
+                body = marked or body
             self._forwarder.submit(signal, body, content_type, count)
 
     async def judge_payload(self, payload: Mapping[str, Any]) -> dict[str, Any]:

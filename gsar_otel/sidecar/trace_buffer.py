@@ -28,6 +28,7 @@ come from one pass, and the split from one pass over the spans.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -68,6 +69,10 @@ class TraceBuffer:
     """The span ids of top-level run candidates past :data:`MAX_RUNS_PER_TRACE`."""
     withheld_over_cap: int = 0
     """Spans and logs of the last :meth:`split` below a candidate past the cap (no run's)."""
+    copies: dict[str, list[SpanRecord]] = field(default_factory=dict)
+    """Span id -> later copies of it with other content (the first is in :attr:`spans`)."""
+    extra: int = 0
+    """How many copies :attr:`copies` holds."""
     withheld_no_run: int = 0
     """Spans and logs of the last :meth:`split` under no run and above none (no run's)."""
     has_run_span: bool = False
@@ -116,6 +121,28 @@ class TraceBuffer:
             state = self.runs.get(run_id)
             if state is not None and state.settle_from is None and state.missing == span.span_id:
                 self._climb(state, span.span_id, now)
+
+    def add_copy(self, span: SpanRecord) -> None:
+        """Hold another copy of a span id held, with other content: it goes where the first
+        goes, and a run holds every copy in an order of their content, not of arrival."""
+        self.copies.setdefault(span.span_id, []).append(span)
+        self.extra += 1
+
+    def all_spans(self) -> Iterator[SpanRecord]:
+        """Every span held, copies too."""
+        yield from self.spans.values()
+        for copies in self.copies.values():
+            yield from copies
+
+    def _expand(self, spans: Iterable[SpanRecord]) -> tuple[SpanRecord, ...]:
+        """``spans`` with the copies of each in their content's order (arrival aside)."""
+        if not self.copies:
+            return tuple(spans)
+        out: list[SpanRecord] = []
+        for span in spans:
+            copies = self.copies.get(span.span_id)
+            out.extend(sorted([span, *copies], key=_content) if copies else (span,))
+        return tuple(out)
 
     def _consider(self, span: SpanRecord, now: float) -> None:
         """Make ``span`` a run when it is a top-level run candidate; drop runs it is above."""
@@ -198,8 +225,8 @@ class TraceBuffer:
         runs = list(self.runs.values())
         self.withheld_over_cap = self.withheld_no_run = 0
         if not runs or (len(runs) == 1 and not self.over_cap):
-            return [(runs[0].span if runs else self._stand_in(), tuple(self.spans.values()),
-                     tuple(self.logs))]
+            return [(runs[0].span if runs else self._stand_in(),
+                     self._expand(self.spans.values()), tuple(self.logs))]
         children: dict[str, list[str]] = defaultdict(list)
         for span in self.spans.values():
             if span.parent_span_id:
@@ -224,8 +251,8 @@ class TraceBuffer:
         for record in self.logs:
             for run_id in self._owners(owners, record.span_id):
                 logs[run_id].append(record)
-        return [(state.span, tuple(spans[state.span.span_id]), tuple(logs[state.span.span_id]))
-                for state in runs]
+        return [(state.span, self._expand(spans[state.span.span_id]),
+                 tuple(logs[state.span.span_id])) for state in runs]
 
     def _above_runs(self, runs: list[RunState], below: dict[str, tuple[str, ...]]
                     ) -> dict[str, tuple[str, ...]]:
@@ -288,6 +315,14 @@ class _Stops:
 
     def __contains__(self, span_id: object) -> bool:
         return span_id in self.runs or (bool(self.candidate) and span_id == self.candidate)
+
+
+def _content(span: SpanRecord) -> str:
+    """A span's content as text: the order of copies of one span id."""
+    return repr((span.name, span.parent_span_id, span.start_ns, span.end_ns, span.kind,
+                 sorted(span.attributes.items(), key=lambda item: item[0]),
+                 [(e.name, e.time_ns, sorted(e.attributes.items(), key=lambda i: i[0]))
+                  for e in span.events]))
 
 
 def _contains(outer: SpanRecord, inner: SpanRecord) -> bool:

@@ -157,11 +157,16 @@ def test_past_max_spans_per_trace_spans_are_dropped_and_the_run_flagged() -> Non
 
 
 def test_own_spans_and_duplicates_are_counted_not_buffered() -> None:
+    from opentelemetry.trace import SpanContext
+
     buffer, _ = assembler()
-    buffer.add_spans([make("0000000000000001", scope="gsar_otel"),
-                      make("0000000000000002", **{"gsar.source": "sidecar"}),
+    own = make("0000000000000001", scope="gsar_otel")
+    buffer.written.note(SpanContext(int(own.trace_id, 16), 1, is_remote=False))
+    buffer.add_spans([own, make("0000000000000002", **{"gsar.source": "sidecar"}),
                       make("0000000000000003"), make("0000000000000003")])
-    assert buffer.counts == {"own": 2, "accepted": 1, "duplicate": 1}
+    # the look alone is not trusted: a span the sidecar did not write is forged
+    assert buffer.counts == {"own": 1, "forged": 1, "accepted": 1, "duplicate": 1}
+    assert buffer.forged == [(own.trace_id, "0000000000000002")]
 
 
 def test_drain_releases_everything_flagged_shutdown() -> None:
