@@ -236,6 +236,10 @@ ENV_OTEL_SERVICE_NAME: Final = "OTEL_SERVICE_NAME"
 GSAR_SOURCE: Final = "gsar.source"
 """Where an evaluation ran: ``sidecar`` on spans the sidecar writes into an agent's trace."""
 GSAR_SOURCE_SIDECAR: Final = "sidecar"
+GSAR_FORGED: Final = "gsar.forged"
+"""``true`` on a received span that claims to be the sidecar's own (``gsar.source=sidecar``, a
+``gsar.evaluate`` name or the ``gsar_otel`` scope) but that it did not write, on the copy it
+passes on to ``--forward``."""
 MODE_SIDECAR: Final = "sidecar"
 GSAR_SIDECAR_CONVENTION: Final = "gsar.sidecar.convention"
 """The convention the run was read under: genai, openinference, openllmetry, vercel, root or a

@@ -49,8 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-held-bytes", type=int, default=None,
                         help="bytes of spans and runs held (what they cost in memory after "
                              "decoding: every value, empty ones too, and each distinct "
-                             "resource); past it traces with no run span are evicted first, "
-                             f"then the oldest, counted ({_default('max_held_bytes')})")
+                             "resource); past it traces with no agent-run span (rooted or "
+                             "not) are evicted first, then runs with no evidence, then runs "
+                             "with evidence, oldest first, counted "
+                             f"({_default('max_held_bytes')})")
     parser.add_argument("--queue-size", type=int, default=None,
                         help="runs waiting to be judged before backpressure "
                              f"({_default('queue_size')})")
@@ -93,8 +95,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="/v1/judge requests waiting; more get 429, counted "
                              f"({_default('judge_queue')})")
     parser.add_argument("--max-inflight-bytes", type=int, default=None,
-                        help="request bytes (received, then inflated) held at once; a request "
-                             f"past it gets 429, counted ({_default('max_inflight_bytes')})")
+                        help="request bytes (received, then inflated) held at once, OTLP/HTTP "
+                             "and gRPC together; a request past it gets 429 (gRPC: "
+                             "RESOURCE_EXHAUSTED), counted "
+                             f"({_default('max_inflight_bytes')})")
     parser.add_argument("--forward-max-bytes", type=int, default=None,
                         help="request bodies waiting for --forward; more are dropped, counted "
                              f"forward_dropped ({_default('forward_max_bytes')})")

@@ -9,7 +9,9 @@ request bodies in flight and the ``/v1/judge`` gate.
 * :class:`ByteBudget`: every HTTP request body takes its bytes from one budget as they arrive
   (and its inflated bytes as they are produced) and gives them back when the request is done; a
   request the budget cannot cover is answered 429 with ``Retry-After`` and counted, so bodies
-  read, inflated and waiting for a decode thread never hold more than the budget together.
+  read, inflated and waiting for a decode thread never hold more than the budget together. A
+  gRPC message takes its bytes from the same budget once it is received (``RESOURCE_EXHAUSTED``
+  with ``RetryInfo`` when they do not fit): one budget for both receivers.
 * :class:`JudgeGate`: at most ``judge_concurrency`` ``/v1/judge`` requests judged at once and
   ``judge_queue`` waiting; one more is answered 429 before its body is read.
 """
@@ -44,7 +46,8 @@ class NetworkLimits:
     judge_queue: int = 16
     """``/v1/judge`` requests waiting; more are answered 429."""
     max_inflight_bytes: int = 256 * 1024 * 1024
-    """Request bytes (as received, then as inflated) held by the HTTP receiver at once."""
+    """Request bytes (as received, then as inflated) held by the HTTP and gRPC receivers at
+    once (one budget: a gRPC message is charged as received and once for its decoded copy)."""
     forward_max_bytes: int = 64 * 1024 * 1024
     """Request bodies the ``--forward`` queue holds at once; past it they are dropped, counted."""
     grpc_receive_timeout_s: float = 30.0

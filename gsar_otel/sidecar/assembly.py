@@ -12,15 +12,18 @@ Memory is bounded in bytes as well as in counts. Records hold plain values cut a
 (:mod:`gsar_otel.sidecar.sizes`); a resource or scope name that spans share is charged once
 while any buffered span holds it, and each trace buffer its own overhead. Past
 ``max_held_bytes`` (what is buffered here plus what the caller reports as queued for judging,
-``outside_bytes``), or past ``max_traces``, a trace is evicted: traces with no run span
-(fragments) first, oldest first, then the oldest trace with runs. Evicted runs
-(``evicted``) are counted apart from evicted fragments (``evicted_fragment``); past
+``outside_bytes``), or past ``max_traces``, a trace is evicted, in three tiers, oldest first
+within each: traces with no agent-run span, rooted or not (junk and fragments), then traces
+with a run span and no evidence yet (no tool span, model input history or log record), and
+last traces with a run span and evidence, so a flood of junk, rooted or not, never evicts a run
+with its evidence. Evicted runs (``evicted``) are counted apart from evicted traces with no
+run span (``evicted_fragment`` with no root, ``evicted_no_run_span`` with one); past
 ``max_spans_per_trace`` further spans are dropped, each counted with a reason.
 
 Spans of a trace already released are counted as late and gathered for a flag in the trace
-(``late.py``), except the spans of a new run: a span that starts after the judged runs ended
-opens a new buffer for the same trace id, and its run is judged on its own. Nothing here is
-thread-safe: one event loop owns it.
+(``late.py``) whatever their timestamps, except a new agent-run span and the spans of its
+request below it: they open a new buffer for the same trace id, and its run is judged on its
+own (:mod:`gsar_otel.sidecar.released`). Nothing here is thread-safe: one event loop owns it.
 """
 
 from __future__ import annotations
@@ -31,8 +34,56 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, run_kind
+from gsar_otel.sidecar.assembly_counts import (
+    DROP_EVICTED,
+    DROP_EVICTED_FRAGMENT,
+    DROP_EVICTED_NO_RUN_SPAN,
+    LOG_ACCEPTED,
+    LOG_LATE,
+    LOG_OVER_TRACE_CAP,
+    LOG_UNTRACED,
+    RUNS_OVER_CAP,
+    SPAN_ACCEPTED,
+    SPAN_DUPLICATE,
+    SPAN_DUPLICATE_CONFLICT,
+    SPAN_FORGED,
+    SPAN_LATE,
+    SPAN_OVER_TRACE_CAP,
+    SPAN_OWN,
+    SPANS_WITHHELD_NO_RUN,
+    SPANS_WITHHELD_OVER_CAP,
+)
+from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, may_hold_evidence, run_kind
 from gsar_otel.sidecar.late import LateBatch, LateTracker
+from gsar_otel.sidecar.own_spans import WrittenSpans
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_CONFLICTING_SPANS as INCOMPLETE_CONFLICTING_SPANS,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_HARD_CAP as INCOMPLETE_HARD_CAP,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_NO_RUN_SPAN as INCOMPLETE_NO_RUN_SPAN,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_PARENT_MISSING as INCOMPLETE_PARENT_MISSING,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_SHUTDOWN as INCOMPLETE_SHUTDOWN,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_SPANS_DROPPED as INCOMPLETE_SPANS_DROPPED,
+)
+from gsar_otel.sidecar.ready import (
+    INCOMPLETE_VALUES_TRUNCATED as INCOMPLETE_VALUES_TRUNCATED,
+)
+from gsar_otel.sidecar.ready import (
+    READY_SETTLED as READY_SETTLED,
+)
+from gsar_otel.sidecar.ready import (
+    ReadyRun as ReadyRun,
+)
+from gsar_otel.sidecar.released import ReleasedTraces
 from gsar_otel.sidecar.sizes import TRACE_OVERHEAD, SharedBytes
 from gsar_otel.sidecar.spans import (
     LogRecordData,
@@ -43,39 +94,11 @@ from gsar_otel.sidecar.spans import (
 )
 from gsar_otel.sidecar.trace_buffer import TraceBuffer
 
-READY_SETTLED = "settled"
-"""The run span arrived and the settle window passed."""
-INCOMPLETE_HARD_CAP = "hard_cap"
-INCOMPLETE_PARENT_MISSING = "parent_missing"
-"""The run span's parent (or a span above it) never arrived before the hard cap."""
-INCOMPLETE_NO_RUN_SPAN = "no_run_span"
-INCOMPLETE_SPANS_DROPPED = "spans_dropped"
-INCOMPLETE_VALUES_TRUNCATED = "values_truncated"
-INCOMPLETE_SHUTDOWN = "shutdown"
-
-DROP_EVICTED = "evicted"
-"""A run whose trace was pushed out (``max_traces`` or ``max_held_bytes``) before it was ready."""
-DROP_EVICTED_FRAGMENT = "evicted_fragment"
-"""A trace with no run span pushed out (counted per trace, apart from runs)."""
-RUNS_OVER_CAP = "runs_over_cap"
-"""A top-level run candidate past ``MAX_RUNS_PER_TRACE`` in one trace, held as a plain span of
-the trace (counted; its answer is not judged on its own)."""
-SPAN_ACCEPTED = "accepted"
-SPAN_LATE = "late"
-SPAN_OWN = "own"
-SPAN_OVER_TRACE_CAP = "over_trace_cap"
-SPAN_DUPLICATE = "duplicate"
+TIER_NO_RUN, TIER_NO_EVIDENCE, TIER_EVIDENCE = 0, 1, 2
+"""Eviction tiers, evicted in this order."""
 RUN_SPAN_ALLOWANCE = 16
 """Run-span candidates and roots still admitted past ``max_spans_per_trace`` (so a full trace
 can settle), up to this many more."""
-LOG_ACCEPTED = "log_accepted"
-LOG_UNTRACED = "log_untraced"
-LOG_LATE = "log_late"
-LOG_OVER_TRACE_CAP = "log_over_trace_cap"
-ITEM_KEYS = frozenset({SPAN_ACCEPTED, SPAN_LATE, SPAN_OWN, SPAN_OVER_TRACE_CAP, SPAN_DUPLICATE,
-                       LOG_ACCEPTED, LOG_UNTRACED, LOG_LATE, LOG_OVER_TRACE_CAP})
-"""The keys of :attr:`TraceAssembler.counts` that count received spans and log records (each
-lands in exactly one); the others count traces."""
 DEFAULT_MAX_HELD_BYTES = 512 * 1024 * 1024
 
 
@@ -116,39 +139,6 @@ class AssemblyLimits:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class ReadyRun:
-    """A run released for judging: its spans, logs, the run span and why it was released."""
-
-    trace_id: str
-    spans: tuple[SpanRecord, ...]
-    logs: tuple[LogRecordData, ...]
-    run_span: SpanRecord | None
-    convention: str
-    reason: str
-    """``settled``, or the reason the run is incomplete (``hard_cap``, ``shutdown`` ...)."""
-    spans_dropped: int = 0
-    first_seen: float = 0.0
-    values_truncated: int = 0
-    """Attribute values of its spans cut or dropped at intake."""
-    runs_in_trace: int = 1
-    """Runs released from the same trace at the same time (each judged on its own)."""
-    size: int = 0
-    """Estimated bytes its spans and logs hold."""
-
-    @property
-    def incomplete(self) -> bool:
-        return bool(self.incomplete_reason)
-
-    @property
-    def incomplete_reason(self) -> str:
-        if self.reason != READY_SETTLED:
-            return self.reason
-        if self.spans_dropped:
-            return INCOMPLETE_SPANS_DROPPED
-        return INCOMPLETE_VALUES_TRUNCATED if self.values_truncated else ""
-
-
 class TraceAssembler:
     """Buffers spans and logs per trace and releases finished runs (see the module docstring).
 
@@ -162,20 +152,28 @@ class TraceAssembler:
         self.limits = limits or AssemblyLimits()
         self.clock = clock
         self._traces: OrderedDict[str, TraceBuffer] = OrderedDict()
-        self._fragments: OrderedDict[str, None] = OrderedDict()
-        """Buffered traces with no run span yet, oldest first (evicted before any run)."""
-        self._released: OrderedDict[str, tuple[str, int]] = OrderedDict()
-        """Released trace ids (the latest ``remember_released``): the run span id to flag late
-        items under ("": evicted) and the latest end time of its runs."""
+        self._tiers: tuple[OrderedDict[str, None], ...] = (OrderedDict(), OrderedDict(),
+                                                            OrderedDict())
+        """Buffered traces by eviction tier (no run span; a run span without evidence; a run
+        span with evidence), each oldest first: evicted in that order."""
+        self._released = ReleasedTraces(self.limits.remember_released)
+        """Released trace ids (the latest ``remember_released``): their run spans, and the one
+        to flag late items under."""
         self.late = LateTracker(wait_s=self.limits.decision_wait_s,
                                 max_batches=self.limits.max_traces,
                                 remember=self.limits.remember_released,
                                 max_bytes=max(1, self.limits.max_held_bytes // 16))
         self.counts: dict[str, int] = {}
         """Spans and logs by outcome (:data:`ITEM_KEYS`), traces evicted (``evicted``: runs,
-        ``evicted_fragment``: traces with no run span) and ``runs_over_cap``."""
+        ``evicted_fragment`` / ``evicted_no_run_span``: traces with no run span) and
+        ``runs_over_cap``."""
         self._held = 0
         self._shared = SharedBytes()
+        self.written = WrittenSpans()
+        """The spans the sidecar wrote (noted by its tracer): an own-looking span not among
+        them is forged."""
+        self.forged: list[tuple[str, str]] = []
+        """(trace id, span id) of forged spans since the caller last took them."""
         self.outside_bytes = 0
         """Bytes of released runs still held by the caller (queued, being judged): set by the
         caller, counted against ``max_held_bytes``."""
@@ -201,36 +199,51 @@ class TraceAssembler:
         now = self.clock()
         evicted: list[ReadyRun] = []
         limits = self.limits
+        spans = tuple(spans)
+        new_runs = self._released.new_runs(spans, self._traces)
         for span in spans:
             if is_own(span):
-                self._count(SPAN_OWN)
+                if self.written.holds(span):
+                    self._count(SPAN_OWN)
+                else:
+                    self._count(SPAN_FORGED)
+                    self.forged.append((span.trace_id, span.span_id))
                 continue
             entry = self._traces.get(span.trace_id)
             if entry is None and span.trace_id in self._released:
-                if not self._starts_new_run(span):
-                    self._late_span(span, now)
+                if (span.trace_id, span.span_id) not in new_runs:
+                    self._late_span(span, now)  # of a judged run, whatever its timestamps
                     continue
-            elif entry is not None and span.end_ns and span.end_ns <= entry.not_before_ns:
+            elif entry is not None and entry.after is not None and (
+                    entry.after.holds(span) or 0 < span.end_ns <= entry.after.ended):
                 self._late_span(span, now)  # a straggler of the run judged before this one
                 continue
             if entry is None:
                 entry = self._open(span.trace_id, now, evicted)
-            if span.span_id in entry.spans:
+            first = entry.spans.get(span.span_id)
+            if first is not None and (span == first or span in entry.copies.get(span.span_id,
+                                                                                   ())):
                 self._count(SPAN_DUPLICATE)
                 continue
             allowance = RUN_SPAN_ALLOWANCE if (run_kind(span) or not span.parent_span_id) else 0
-            if len(entry.spans) >= limits.max_spans_per_trace + allowance:
+            if len(entry.spans) + entry.extra >= limits.max_spans_per_trace + allowance:
                 entry.spans_dropped += 1
                 self._count(SPAN_OVER_TRACE_CAP)
                 continue
             self._hold(entry, held_size(span))
             for part, size in shared_parts(span):
                 self._shared.hold(part, size)
+            if first is not None:  # the same id, other content: both kept, the run flagged
+                entry.add_copy(span)
+                self._count(SPAN_DUPLICATE_CONFLICT)
+                self._fit(evicted)
+                continue
             over_cap = entry.runs_over_cap
             entry.add(span, now)
             self._count(RUNS_OVER_CAP, entry.runs_over_cap - over_cap)
-            if entry.runs:
-                self._fragments.pop(span.trace_id, None)
+            entry.has_run_span = entry.has_run_span or run_kind(span) is not None
+            entry.has_evidence = entry.has_evidence or may_hold_evidence(span)
+            self._retier(span.trace_id, entry)
             self._count(SPAN_ACCEPTED)
             self._fit(evicted)
         return evicted
@@ -244,9 +257,10 @@ class TraceAssembler:
                 self._count(LOG_UNTRACED)
                 continue
             entry = self._traces.get(record.trace_id)
-            if entry is None and record.trace_id in self._released:
+            released = self._released.get(record.trace_id)
+            if entry is None and released is not None:
                 self._count(LOG_LATE)
-                if run_span_id := self._released[record.trace_id][0]:
+                if run_span_id := released.flag:
                     self.late.add_log(record.trace_id, run_span_id, record, now,
                                       held_size(record))
                 continue
@@ -257,35 +271,36 @@ class TraceAssembler:
                 self._count(LOG_OVER_TRACE_CAP)
                 continue
             entry.logs.append(record)
+            entry.has_evidence = True
+            self._retier(record.trace_id, entry)
             self._hold(entry, held_size(record))
             self._count(LOG_ACCEPTED)
             self._fit(evicted)
         return evicted
 
-    def _starts_new_run(self, span: SpanRecord) -> bool:
-        """A span that started after the released runs ended belongs to a later run (its run
-        span may come after it, as children are exported first); one that started before is
-        late."""
-        run_span_id, ended = self._released[span.trace_id]
-        return span.span_id != run_span_id and bool(ended) and span.start_ns >= ended
-
     def _late_span(self, span: SpanRecord, now: float) -> None:
         self._count(SPAN_LATE)
         released = self._released.get(span.trace_id)
-        if released is not None and released[0]:
-            self.late.add_span(span.trace_id, released[0], span, now, held_size(span)
+        if released is not None and released.flag:
+            self.late.add_span(span.trace_id, released.flag, span, now, held_size(span)
                                + sum(size for _, size in shared_parts(span)))
 
     def _open(self, trace_id: str, now: float, evicted: list[ReadyRun]) -> TraceBuffer:
         while len(self._traces) >= self.limits.max_traces:
             evicted.extend(self._evict_one())
         entry = self._traces[trace_id] = TraceBuffer(first_seen=now)
-        released = self._released.get(trace_id)
-        if released is not None:
-            entry.not_before_ns = released[1]
-        self._fragments[trace_id] = None
+        entry.after = self._released.get(trace_id)
+        self._tiers[TIER_NO_RUN][trace_id] = None
         self._hold(entry, TRACE_OVERHEAD)
         return entry
+
+    def _retier(self, trace_id: str, entry: TraceBuffer) -> None:
+        tier = (TIER_NO_RUN if not entry.has_run_span
+                else TIER_EVIDENCE if entry.has_evidence else TIER_NO_EVIDENCE)
+        if tier != entry.tier:
+            self._tiers[entry.tier].pop(trace_id, None)
+            self._tiers[tier][trace_id] = None
+            entry.tier = tier
 
     def _hold(self, entry: TraceBuffer, size: int) -> None:
         entry.held += size
@@ -324,16 +339,18 @@ class TraceAssembler:
 
     def _release(self, trace_id: str, now: float, *, shutdown: bool = False) -> list[ReadyRun]:
         entry = self._traces.pop(trace_id)
-        self._fragments.pop(trace_id, None)
+        self._tiers[entry.tier].pop(trace_id, None)
         self._held -= entry.held
-        for span in entry.spans.values():
+        for span in entry.all_spans():
             for part, _ in shared_parts(span):
                 self._shared.drop(part)
         if not entry.spans and not entry.logs:
-            self._remember(trace_id, "", 0)
+            self._released.add(trace_id, "")
             return []
         runs: list[ReadyRun] = []
         parts = entry.split() if entry.spans else [(None, (), tuple(entry.logs))]
+        self._count(SPANS_WITHHELD_OVER_CAP, entry.withheld_over_cap)
+        self._count(SPANS_WITHHELD_NO_RUN, entry.withheld_no_run)
         for run_span, spans, logs in parts:
             state = entry.runs.get(run_span.span_id) if run_span is not None else None
             settled = (state is not None and state.settle_from is not None
@@ -356,31 +373,26 @@ class TraceAssembler:
                 reason=reason, spans_dropped=entry.spans_dropped, first_seen=entry.first_seen,
                 values_truncated=(sum(s.truncated for s in spans)
                                   + sum(r.truncated for r in logs)),
-                runs_in_trace=len(parts), size=size))
+                runs_in_trace=len(parts), size=size,
+                conflicting=len(spans) - len({s.span_id for s in spans})))
         runs.sort(key=lambda r: r.run_span.start_ns if r.run_span is not None else 0)
         last = runs[-1].run_span
         ended = max((r.run_span.end_ns for r in runs if r.run_span is not None), default=0)
-        self._remember(trace_id, last.span_id if last is not None else "", ended)
+        self._released.add(trace_id, last.span_id if last is not None else "",
+                           (r.run_span.span_id for r in runs if r.run_span is not None), ended,
+                           whole=any(r.convention == CONVENTION_ROOT for r in runs))
         return runs
 
     def _evict_one(self) -> list[ReadyRun]:
-        """Evict a fragment (oldest first), else the oldest trace; count it."""
-        if self._fragments:
-            trace_id = next(iter(self._fragments))
-            fragment = True
-        else:
-            trace_id = next(iter(self._traces))
-            fragment = not self._traces[trace_id].runs
+        """Evict the oldest trace of the lowest tier; count it (as runs when it has a run
+        span, else as a trace)."""
+        tier = next(t for t in self._tiers if t)
+        trace_id = next(iter(tier))
+        entry = self._traces[trace_id]
         runs = self._release(trace_id, self.clock())
-        self._released[trace_id] = ("", self._released[trace_id][1])  # late items only counted
-        if fragment:
-            self._count(DROP_EVICTED_FRAGMENT)
+        self._released.unflag(trace_id)  # late items only counted
+        if entry.tier == TIER_NO_RUN:
+            self._count(DROP_EVICTED_NO_RUN_SPAN if entry.runs else DROP_EVICTED_FRAGMENT)
             return []
         self._count(DROP_EVICTED, len(runs))
         return runs
-
-    def _remember(self, trace_id: str, run_span_id: str, ended: int) -> None:
-        self._released.pop(trace_id, None)
-        self._released[trace_id] = (run_span_id, ended)
-        while len(self._released) > self.limits.remember_released:
-            self._released.popitem(last=False)

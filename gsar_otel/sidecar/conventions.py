@@ -107,6 +107,21 @@ def run_kind(span: SpanRecord) -> str | None:
     return None
 
 
+EVIDENCE_KEYS: Final = (GEN_AI_TOOL_CALL_RESULT, GEN_AI_INPUT_MESSAGES, VERCEL_TOOL_RESULT,
+                        ADK_TOOL_RESPONSE, PYDANTIC_AI_TOOL_RESPONSE, TRACELOOP_ENTITY_OUTPUT)
+
+
+def may_hold_evidence(span: SpanRecord) -> bool:
+    """Whether ``span`` is a tool call or may carry a tool result (a tool span of any
+    convention, a model call's input history): what makes a run's trace worth keeping longer
+    than a run with none (eviction order, :mod:`gsar_otel.sidecar.assembly`)."""
+    attributes = span.attributes
+    return (attributes.get(GEN_AI_OPERATION_NAME) == OP_EXECUTE_TOOL
+            or attributes.get(OI_SPAN_KIND) in (OI_TOOL, OI_RETRIEVER)
+            or attributes.get(TRACELOOP_SPAN_KIND) == "tool"
+            or any(key in attributes for key in EVIDENCE_KEYS))
+
+
 def is_own(span: SpanRecord) -> bool:
     """A span gsar-otel itself emits (never judged: no loop when our spans come back to us)."""
     return (span.scope == sc.INSTRUMENTATION_SCOPE

@@ -12,7 +12,12 @@ Three interceptors run before any message is read, in this order:
   ``grpc_receive_timeout_s`` of the call's start (else ``DEADLINE_EXCEEDED``, counted
   ``rejected_slow_body``), and at most ``min(max_body_bytes, max_decompressed_bytes)`` bytes
   (gRPC's ``max_receive_message_length``, which gRPC checks after decompression; a larger message
-  is ``RESOURCE_EXHAUSTED`` from gRPC, counted ``rejected_too_large``). An OTLP export message is
+  is ``RESOURCE_EXHAUSTED`` from gRPC, counted ``rejected_too_large``). The message then takes
+  its bytes, as received and once more for its decoded copy, from the byte budget OTLP/HTTP
+  bodies take theirs from (``--max-inflight-bytes``, :class:`~.admission.ByteBudget`), given
+  back when the call ends; a call the budget cannot cover (or arriving while it is spent) is
+  ``RESOURCE_EXHAUSTED`` with ``RetryInfo``, counted ``rejected_over_budget``, as OTLP/HTTP
+  answers 429. An OTLP export message is
   handed on as those bytes and decoded by the services in a worker thread with the same
   partial-success decoding as OTLP/HTTP (:func:`~gsar_otel.sidecar.spans.decode_traces`): a span
   or log record its schema cannot read (invalid UTF-8 in a string) is rejected alone and named in
@@ -138,6 +143,9 @@ class MessageGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         app, limit = self.app, self.limit
 
         async def guarded(requests: AsyncIterator[bytes], context: Any) -> Any:
+            if app.inflight.held >= app.inflight.limit:  # full: refused before reading
+                app.stats.spans("rejected_over_budget")
+                await _throttle(context, "too many request bytes in flight; retry later")
             left = deadline - asyncio.get_running_loop().time()
             try:
                 raw = await asyncio.wait_for(anext(requests), max(left, 0.001))
@@ -150,8 +158,17 @@ class MessageGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                                 else "rejected_too_large")
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                     f"message over {limit} bytes")
-            request = await asyncio.to_thread(parse, raw) if parse is not None else raw
-            return await inner(request, context)
+            # Charged as OTLP/HTTP charges a body: the bytes received and one decoded copy.
+            reservation = app.inflight.reservation()
+            try:
+                if not reservation.take(2 * len(raw)):
+                    del raw
+                    app.stats.spans("rejected_over_budget")
+                    await _throttle(context, "too many request bytes in flight; retry later")
+                request = await asyncio.to_thread(parse, raw) if parse is not None else raw
+                return await inner(request, context)
+            finally:
+                reservation.release()
 
         return grpc.stream_unary_rpc_method_handler(
             guarded, request_deserializer=None, response_serializer=handler.response_serializer)
@@ -176,8 +193,9 @@ class _Traces(trace_service_pb2_grpc.TraceServiceServicer):
     async def Export(self, request: bytes, context: Any) -> Any:  # gRPC's method name
         await _admit(self.app, context)
         decoded = await _decode(self.app, context, request, "traces")
-        self.app.ingest(decoded)
-        self.app.forward("traces", request, "application/x-protobuf", len(decoded.spans))
+        forged = self.app.ingest(decoded)
+        self.app.forward("traces", request, "application/x-protobuf", len(decoded.spans),
+                         forged)
         response = trace_service_pb2.ExportTraceServiceResponse()
         if decoded.rejected:
             response.partial_success.rejected_spans = decoded.rejected

@@ -34,7 +34,6 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from gsar_otel.sidecar.admission import (
-    ByteBudget,
     JudgeGate,
     Reservation,
     decompressed_limit,
@@ -181,8 +180,8 @@ async def _export(app: Sidecar, head: Head, body: bytes, reservation: Reservatio
     except MalformedRequest as bad:
         app.stats.spans("rejected_malformed")
         return error(400, str(bad), as_json=as_json)
-    app.ingest(decoded)
-    app.forward(signal, body, content_type, len(decoded.spans) + len(decoded.logs))
+    forged = app.ingest(decoded)
+    app.forward(signal, body, content_type, len(decoded.spans) + len(decoded.logs), forged)
     return _export_response(signal, decoded, as_json)
 
 
@@ -213,7 +212,8 @@ class HttpReceiver:
     def __init__(self, app: Sidecar, host: str, port: int) -> None:
         self.app, self.host, self.port = app, host, port
         self.limits = network_limits(app.config)
-        self.budget = ByteBudget(self.limits.max_inflight_bytes)
+        self.budget = app.inflight
+        """The byte budget shared with the gRPC receiver (``--max-inflight-bytes``)."""
         self.judge_gate = JudgeGate(self.limits.judge_concurrency, self.limits.judge_queue)
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()

@@ -27,18 +27,19 @@ def cap_run(run: ReadyRun, max_bytes: int = DEFAULT_MAX_EXTRACT_BYTES) -> tuple[
     if run.size and run.size <= max_bytes:
         return run, 0
     run_span_id = run.run_span.span_id if run.run_span is not None else ""
-    order = sorted(run.spans, key=lambda s: (s.span_id != run_span_id, held_size(s)))
+    order = sorted(range(len(run.spans)), key=lambda i: (
+        run.spans[i].span_id != run_span_id, held_size(run.spans[i])))
     left = max_bytes
-    kept: dict[str, SpanRecord] = {}
+    kept: dict[int, SpanRecord] = {}  # by place: copies of one span id are kept apart
     cut = 0
-    for span in order:
+    for index in order:
+        span = run.spans[index]
         size = held_size(span)
         if size <= left:
             left -= size
-            kept[span.span_id] = span
+            kept[index] = span
         else:
-            kept[span.span_id] = dataclasses.replace(span, attributes=_EMPTY, events=(),
-                                                     size=0)
+            kept[index] = dataclasses.replace(span, attributes=_EMPTY, events=(), size=0)
             cut += 1
     logs: list[LogRecordData] = []
     for record in run.logs:
@@ -51,6 +52,6 @@ def cap_run(run: ReadyRun, max_bytes: int = DEFAULT_MAX_EXTRACT_BYTES) -> tuple[
             cut += 1
     if not cut:
         return run, 0
-    spans = tuple(kept[s.span_id] for s in run.spans)
+    spans = tuple(kept[index] for index in range(len(run.spans)))
     return dataclasses.replace(run, spans=spans, logs=tuple(logs),
                                size=max_bytes - left), cut

@@ -13,22 +13,18 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from opentelemetry import metrics, trace
 
 from gsar_otel.core.protocol import Judge
-from gsar_otel.otel.instruments import get_telemetry
-from gsar_otel.sidecar.assembly import (
-    DROP_EVICTED_FRAGMENT,
-    INCOMPLETE_NO_RUN_SPAN,
-    ITEM_KEYS,
-    RUNS_OVER_CAP,
-    ReadyRun,
-    TraceAssembler,
-)
+from gsar_otel.otel.instruments import Telemetry, get_telemetry
+from gsar_otel.sidecar.admission import ByteBudget, network_limits
+from gsar_otel.sidecar.assembly import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.assembly_counts import COUNT_NOTES, ITEM_KEYS
 from gsar_otel.sidecar.config import DEFAULT_MAX_BODY_BYTES, SidecarConfig
+from gsar_otel.sidecar.conventions import CONVENTION_ROOT
 from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
 from gsar_otel.sidecar.extract import ExtractedRun
 from gsar_otel.sidecar.filters import RunFilter, sampled
@@ -43,6 +39,7 @@ from gsar_otel.sidecar.judging import (
     judge_in_order,
     judge_options,
 )
+from gsar_otel.sidecar.own_spans import RecordingTracer, mark_forged
 from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
 from gsar_otel.sidecar.spans import Decoded
 from gsar_otel.sidecar.stats import (
@@ -81,9 +78,12 @@ class Sidecar:
                  clock: Any = time.monotonic, grpc_interceptors: Sequence[Any] = ()) -> None:
         self.config = config or SidecarConfig()
         self.stats = SidecarStats(meter_provider)
-        self.telemetry = get_telemetry(tracer_provider=tracer_provider,
-                                       meter_provider=meter_provider)
         self.assembler = TraceAssembler(self.config.limits, clock=clock)
+        telemetry = get_telemetry(tracer_provider=tracer_provider, meter_provider=meter_provider)
+        self.telemetry = Telemetry(RecordingTracer(telemetry.tracer, self.assembler.written),
+                                   telemetry.instruments)
+        """Every span the sidecar starts is noted: one that comes back is its own, a look-alike
+        is forged (:mod:`gsar_otel.sidecar.own_spans`)."""
         self._filter = RunFilter(self.config.services, self.config.agents, self.config.matches)
         self.options = dict(options or {})
         if judge is None:
@@ -102,6 +102,10 @@ class Sidecar:
         """Bytes of released runs waiting or being judged (held against max_held_bytes)."""
         self._forwarder: Forwarder | None = None
         self._receivers: list[Any] = []
+        self._synced: dict[str, int] = {}
+        """The assembler's counts as last passed on to the stats (:meth:`_sync_counts`)."""
+        self.inflight = ByteBudget(network_limits(self.config).max_inflight_bytes)
+        """Request bytes in flight, OTLP/HTTP and OTLP/gRPC alike (``--max-inflight-bytes``)."""
         self.accepting = False
 
     # --- lifecycle --------------------------------------------------------------------------------
@@ -146,6 +150,7 @@ class Sidecar:
         for task in self._tasks[:1]:
             task.cancel()
         released = [*self.assembler.due(), *self.assembler.drain()]
+        self._sync_counts()
         backlog = deque(sorted(filter(self._wanted, released), key=lambda run: run.first_seen))
         self._flag_late(everything=True)
         if self._queue is not None:
@@ -185,30 +190,46 @@ class Sidecar:
         with a retry delay)."""
         return self._queue is not None and self._queue.full()
 
-    def ingest(self, decoded: Decoded) -> None:
-        """Buffer decoded spans and logs; count rejects and evictions."""
+    def ingest(self, decoded: Decoded) -> list[tuple[str, str]]:
+        """Buffer decoded spans and logs; count rejects and evictions. Returns the (trace id,
+        span id) of spans that claim to be the sidecar's own but are forged (for
+        :meth:`forward` to mark)."""
         stats = self.stats
         for reason, count in decoded.reasons.items():
             stats.spans(reason, count)
         stats.note("values", "truncated", decoded.truncated)
-        before = dict(self.assembler.counts)
         evicted = [*self.assembler.add_spans(decoded.spans),
                    *self.assembler.add_logs(decoded.logs)]
-        for key, value in self.assembler.counts.items():
-            if key in ITEM_KEYS:
-                stats.spans(key, value - before.get(key, 0))
-        counts = self.assembler.counts
-        stats.note("traces_evicted", "fragment",
-                   counts.get(DROP_EVICTED_FRAGMENT, 0) - before.get(DROP_EVICTED_FRAGMENT, 0))
-        stats.note("runs_over_cap", "max_runs_per_trace",
-                   counts.get(RUNS_OVER_CAP, 0) - before.get(RUNS_OVER_CAP, 0))
+        self._sync_counts()
         for _ in evicted:
             stats.run(OUTCOME_DROPPED, "evicted")
         stats.held(self.assembler.held_bytes + self._queued_bytes)
+        forged, self.assembler.forged = self.assembler.forged, []
+        return forged
 
-    def forward(self, signal: str, body: bytes, content_type: str, count: int) -> None:
-        """Pass a received request on unchanged (in-line placement)."""
+    def _sync_counts(self) -> None:
+        """Pass on what the assembler counted since the last call: items by outcome, and
+        traces evicted, runs past the cap and spans withheld (:data:`COUNT_NOTES`)."""
+        for key, value in self.assembler.counts.items():
+            delta, self._synced[key] = value - self._synced.get(key, 0), value
+            if not delta:
+                continue
+            if key in ITEM_KEYS:
+                self.stats.spans(key, delta)
+            elif key in COUNT_NOTES:
+                self.stats.note(*COUNT_NOTES[key], delta)
+
+    def forward(self, signal: str, body: bytes, content_type: str, count: int,
+                forged: Collection[tuple[str, str]] = ()) -> None:
+        """Pass a received request on unchanged (in-line placement), but for the spans in
+        ``forged``, marked ``gsar.forged=true`` (counted ``forged{unmarked}`` when the body
+        cannot be read whole to mark them)."""
         if self._forwarder is not None:
+            if forged:
+                marked = mark_forged(body, "json" in content_type, set(forged))
+                if marked is None:
+                    self.stats.note("forged", "unmarked", len(forged))
+                body = marked or body
             self._forwarder.submit(signal, body, content_type, count)
 
     async def judge_payload(self, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -248,6 +269,7 @@ class Sidecar:
             try:
                 for run in self.assembler.due(limit=RELEASE_PER_TICK):
                     self._enqueue(run)
+                self._sync_counts()
             except Exception:  # the ticker must survive anything one trace does
                 logger.exception("gsar sidecar: releasing runs failed")
             self._flag_late()
@@ -272,8 +294,10 @@ class Sidecar:
             return
         assert self._queue is not None
         try:
-            if run.reason == INCOMPLETE_NO_RUN_SPAN and 2 * self._queue.qsize() >= \
-                    self._queue.maxsize:  # a fragment may take half the queue, no more
+            no_run_span = (run.reason == INCOMPLETE_NO_RUN_SPAN
+                           or run.convention == CONVENTION_ROOT)
+            if no_run_span and 2 * self._queue.qsize() >= self._queue.maxsize:
+                # a run with no agent-run span (a fragment, a bare root) takes half the queue
                 self.stats.run(OUTCOME_DROPPED, "queue_half_full_no_run_span")
                 return
             self._queue.put_nowait(run)

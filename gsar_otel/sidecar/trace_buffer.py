@@ -6,15 +6,18 @@ own, judged on its own. A run-kind span below another is part of that run (a sub
 the link between two candidates has not arrived yet, a candidate that spans the other in time is
 taken to be above it, until the chain says otherwise. With no run-kind span, the trace root is
 the run (``root`` convention). At most :data:`MAX_RUNS_PER_TRACE` runs are tracked per trace;
-further top-level candidates are held as plain spans of the trace (counted ``runs_over_cap``, on
-``/metrics`` as ``gsar_sidecar_runs_over_cap_total``).
+further top-level candidates are not judged (counted ``runs_over_cap``, on ``/metrics`` as
+``gsar_sidecar_runs_over_cap_total``), and their spans are held by no run.
 
 A run is complete once its span and every span above it are present; the trace is settled once
 every run is complete and the settle window has passed since the last of them completed.
 
-Released, each run takes the spans below its run span, the spans above it, and the trace's
-spans that are under no run (shared context such as a request span's own attributes); logs
-follow the span they name. With one run, that is the whole trace.
+Released, each run takes the spans below its run span and the spans above it (shared context
+such as a request span's own attributes, held by every run below it); logs follow the span they
+name. A span belongs to at most one run: with several runs (or a candidate past the cap), a
+span below a run past the cap, or under no run and above none, goes to no run (counted
+``withheld_over_cap`` / ``withheld_no_run``), so it never lends its evidence to a run it may not
+belong to. With one run and no candidate past the cap, that run takes the whole trace.
 
 The work is linear in the trace's spans: the chain above a span is walked once with shortcuts
 left behind (:mod:`gsar_otel.sidecar.parent_links`); whether a new span is above a run is read
@@ -25,11 +28,16 @@ come from one pass, and the split from one pass over the spans.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, run_kind
 from gsar_otel.sidecar.parent_links import GAP, ROOT, STOP, ParentLinks
 from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
+
+if TYPE_CHECKING:
+    from gsar_otel.sidecar.released import Released
 
 MAX_RUNS_PER_TRACE = 64
 
@@ -57,9 +65,27 @@ class TraceBuffer:
     spans_dropped: int = 0
     held: int = 0
     runs_over_cap: int = 0
-    not_before_ns: int = 0
-    """Set when the trace id came back after a verdict: spans that ended before this (the end
-    of the judged run) belong to the judged run and are late, not part of the new one."""
+    over_cap: dict[str, None] = field(default_factory=dict)
+    """The span ids of top-level run candidates past :data:`MAX_RUNS_PER_TRACE`."""
+    withheld_over_cap: int = 0
+    """Spans and logs of the last :meth:`split` below a candidate past the cap (no run's)."""
+    copies: dict[str, list[SpanRecord]] = field(default_factory=dict)
+    """Span id -> later copies of it with other content (the first is in :attr:`spans`)."""
+    extra: int = 0
+    """How many copies :attr:`copies` holds."""
+    withheld_no_run: int = 0
+    """Spans and logs of the last :meth:`split` under no run and above none (no run's)."""
+    has_run_span: bool = False
+    """A span of the trace is an agent run of some convention (not only a root)."""
+    has_evidence: bool = False
+    """A span of the trace may carry a tool result, or a log record came for it."""
+    tier: int = 0
+    """Its eviction tier (:mod:`gsar_otel.sidecar.assembly`): 0 no run span, 1 a run span
+    and no evidence yet, 2 a run span and evidence."""
+    after: Released | None = None
+    """Set when the trace id came back after a verdict: a child of a judged run span, or a span
+    that ended before the judged runs did, belongs to them and is late, not part of the new
+    run (:mod:`gsar_otel.sidecar.released`)."""
     links: ParentLinks = field(init=False)
     """The parent links of :attr:`spans`, walked with shortcuts (:mod:`.parent_links`)."""
     _waiting: dict[str, list[str]] = field(default_factory=dict, init=False)
@@ -96,6 +122,28 @@ class TraceBuffer:
             if state is not None and state.settle_from is None and state.missing == span.span_id:
                 self._climb(state, span.span_id, now)
 
+    def add_copy(self, span: SpanRecord) -> None:
+        """Hold another copy of a span id held, with other content: it goes where the first
+        goes, and a run holds every copy in an order of their content, not of arrival."""
+        self.copies.setdefault(span.span_id, []).append(span)
+        self.extra += 1
+
+    def all_spans(self) -> Iterator[SpanRecord]:
+        """Every span held, copies too."""
+        yield from self.spans.values()
+        for copies in self.copies.values():
+            yield from copies
+
+    def _expand(self, spans: Iterable[SpanRecord]) -> tuple[SpanRecord, ...]:
+        """``spans`` with the copies of each in their content's order (arrival aside)."""
+        if not self.copies:
+            return tuple(spans)
+        out: list[SpanRecord] = []
+        for span in spans:
+            copies = self.copies.get(span.span_id)
+            out.extend(sorted([span, *copies], key=_content) if copies else (span,))
+        return tuple(out)
+
     def _consider(self, span: SpanRecord, now: float) -> None:
         """Make ``span`` a run when it is a top-level run candidate; drop runs it is above."""
         kind = run_kind(span)
@@ -115,6 +163,7 @@ class TraceBuffer:
             self.runs.clear()
         if len(self.runs) >= MAX_RUNS_PER_TRACE:
             self.runs_over_cap += 1
+            self.over_cap[span.span_id] = None
             return
         state = self.runs[span.span_id] = RunState(span, kind)
         self._climb(state, span.span_id, now)
@@ -170,35 +219,85 @@ class TraceBuffer:
     # --- splitting ----------------------------------------------------------------------------
 
     def split(self) -> list[tuple[SpanRecord, tuple[SpanRecord, ...], tuple[LogRecordData, ...]]]:
-        """Each run's span, spans and logs (see the module docstring); one entry per run. One
-        pass over the spans and logs: each goes to the run it is under, or to every run."""
+        """Each run's span, spans and logs (see the module docstring); one entry per run. Each
+        span goes to the run it is under, to the runs below it, or to none; logs follow their
+        span. Linear in the spans, plus the chain above each run."""
         runs = list(self.runs.values())
-        if len(runs) <= 1:
-            return [(runs[0].span if runs else self._stand_in(), tuple(self.spans.values()),
-                     tuple(self.logs))]
+        self.withheld_over_cap = self.withheld_no_run = 0
+        if not runs or (len(runs) == 1 and not self.over_cap):
+            return [(runs[0].span if runs else self._stand_in(),
+                     self._expand(self.spans.values()), tuple(self.logs))]
         children: dict[str, list[str]] = defaultdict(list)
         for span in self.spans.values():
             if span.parent_span_id:
                 children[span.parent_span_id].append(span.span_id)
-        owner: dict[str, str] = {}
-        for state in runs:
-            stack = [state.span.span_id]
+        owners: dict[str, tuple[str, ...]] = {}
+        """Span id -> the runs it goes to (none: below a candidate past the cap)."""
+        for root, owner in [*((s.span.span_id, (s.span.span_id,)) for s in runs),
+                            *((span_id, ()) for span_id in self.over_cap)]:
+            stack = [root]
             while stack:
                 span_id = stack.pop()
-                if span_id in owner:
+                if span_id in owners:
                     continue
-                owner[span_id] = state.span.span_id
+                owners[span_id] = owner
                 stack.extend(children.get(span_id, ()))
+        owners.update(self._above_runs(runs, owners))
         spans: dict[str, list[SpanRecord]] = {state.span.span_id: [] for state in runs}
         logs: dict[str, list[LogRecordData]] = {state.span.span_id: [] for state in runs}
         for span in self.spans.values():
-            for own in ((owner[span.span_id],) if span.span_id in owner else spans):
-                spans[own].append(span)
+            for run_id in self._owners(owners, span.span_id):
+                spans[run_id].append(span)
         for record in self.logs:
-            for own in ((owner[record.span_id],) if record.span_id in owner else logs):
-                logs[own].append(record)
-        return [(state.span, tuple(spans[state.span.span_id]), tuple(logs[state.span.span_id]))
-                for state in runs]
+            for run_id in self._owners(owners, record.span_id):
+                logs[run_id].append(record)
+        return [(state.span, self._expand(spans[state.span.span_id]),
+                 tuple(logs[state.span.span_id])) for state in runs]
+
+    def _above_runs(self, runs: list[RunState], below: dict[str, tuple[str, ...]]
+                    ) -> dict[str, tuple[str, ...]]:
+        """The spans above runs (none below one) -> the runs below each: the chains above the
+        runs walked once in all, then the runs gathered from the top down. A span whose chain
+        up ends in a loop goes to no run. Linear in the spans walked."""
+        parent: dict[str, str] = {}
+        """Span above a run -> its parent when that is above a run too, else ''."""
+        entries: dict[str, list[str]] = defaultdict(list)
+        for state in runs:
+            node = state.span.parent_span_id
+            if node in self.spans and node not in below:
+                entries[node].append(state.span.span_id)
+            while node in self.spans and node not in below and node not in parent:
+                up = self.spans[node].parent_span_id
+                parent[node] = up if up in self.spans and up not in below else ""
+                node = up
+        children: dict[str, list[str]] = defaultdict(list)
+        for node, up in parent.items():
+            if up:
+                children[up].append(node)
+        found: dict[str, tuple[str, ...]] = {}
+        for top in [node for node, up in parent.items() if not up]:
+            order, stack = [], [top]  # a top's tree, parents before children
+            while stack:
+                node = stack.pop()
+                order.append(node)
+                stack.extend(children.get(node, ()))
+            gathered: dict[str, list[str]] = {}
+            for node in reversed(order):  # children first: a span gets the runs below it
+                runs_below = list(entries.get(node, ()))
+                for child in children.get(node, ()):
+                    runs_below.extend(gathered.pop(child))
+                gathered[node] = runs_below
+                found[node] = tuple(dict.fromkeys(runs_below))
+        return found
+
+    def _owners(self, owners: dict[str, tuple[str, ...]], span_id: str) -> tuple[str, ...]:
+        """The runs an item of ``span_id`` goes to; counts it when none."""
+        owner = owners.get(span_id)
+        if owner is None:
+            self.withheld_no_run += 1
+        elif not owner:
+            self.withheld_over_cap += 1
+        return owner or ()
 
     def _stand_in(self) -> SpanRecord:
         """No root and no agent span: the shallowest span present stands in for the run."""
@@ -216,6 +315,14 @@ class _Stops:
 
     def __contains__(self, span_id: object) -> bool:
         return span_id in self.runs or (bool(self.candidate) and span_id == self.candidate)
+
+
+def _content(span: SpanRecord) -> str:
+    """A span's content as text: the order of copies of one span id."""
+    return repr((span.name, span.parent_span_id, span.start_ns, span.end_ns, span.kind,
+                 sorted(span.attributes.items(), key=lambda item: item[0]),
+                 [(e.name, e.time_ns, sorted(e.attributes.items(), key=lambda i: i[0]))
+                  for e in span.events]))
 
 
 def _contains(outer: SpanRecord, inner: SpanRecord) -> bool:

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.sidecar.assembly import ITEM_KEYS, AssemblyLimits, TraceAssembler
+from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.assembly_counts import ITEM_KEYS
 from gsar_otel.sidecar.spans import SpanRecord
 from tests.sidecar.support import Clock
 
@@ -136,7 +137,8 @@ def test_spans_of_a_released_trace_are_counted_late() -> None:
 def test_past_max_traces_the_oldest_is_evicted_and_counted() -> None:
     buffer, _ = assembler(max_traces=3)
     for n in range(5):
-        evicted = buffer.add_spans([make("0000000000000001", trace_id=f"{n + 1:032x}")])
+        evicted = buffer.add_spans([make("0000000000000001", trace_id=f"{n + 1:032x}",
+                                         **AGENT)])
         assert len(evicted) == (1 if n >= 3 else 0)
     assert buffer.pending == 3
     assert buffer.counts["evicted"] == 2
@@ -155,11 +157,16 @@ def test_past_max_spans_per_trace_spans_are_dropped_and_the_run_flagged() -> Non
 
 
 def test_own_spans_and_duplicates_are_counted_not_buffered() -> None:
+    from opentelemetry.trace import SpanContext
+
     buffer, _ = assembler()
-    buffer.add_spans([make("0000000000000001", scope="gsar_otel"),
-                      make("0000000000000002", **{"gsar.source": "sidecar"}),
+    own = make("0000000000000001", scope="gsar_otel")
+    buffer.written.note(SpanContext(int(own.trace_id, 16), 1, is_remote=False))
+    buffer.add_spans([own, make("0000000000000002", **{"gsar.source": "sidecar"}),
                       make("0000000000000003"), make("0000000000000003")])
-    assert buffer.counts == {"own": 2, "accepted": 1, "duplicate": 1}
+    # the look alone is not trusted: a span the sidecar did not write is forged
+    assert buffer.counts == {"own": 1, "forged": 1, "accepted": 1, "duplicate": 1}
+    assert buffer.forged == [(own.trace_id, "0000000000000002")]
 
 
 def test_drain_releases_everything_flagged_shutdown() -> None:
@@ -171,6 +178,10 @@ def test_drain_releases_everything_flagged_shutdown() -> None:
     assert buffer.pending == 0
 
 
+def _run_id(run: ReadyRun) -> tuple[str, str]:
+    return run.trace_id, run.run_span.span_id if run.run_span is not None else ""
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 6), st.booleans()),
                 min_size=1, max_size=30),
@@ -178,11 +189,12 @@ def test_drain_releases_everything_flagged_shutdown() -> None:
 def test_every_span_lands_in_one_bucket_and_memory_stays_bounded(
         spans: list[tuple[int, int, bool]], steps: list[float]) -> None:
     """Any arrival order, parent graph (cycles included) and clock: every span is counted once,
-    buffers stay within their caps and every trace is eventually released exactly once."""
+    buffers stay within their caps and every run is eventually released exactly once (a trace
+    id comes back only for a new agent-run span after a verdict)."""
     buffer, clock = assembler(max_traces=2, max_spans_per_trace=3, decision_wait_s=5.0,
                               max_age_s=10.0)
-    released: list[str] = []
-    evicted: list[str] = []
+    released: list[tuple[str, str]] = []
+    evicted: list[tuple[str, str]] = []
     evicted_runs = 0
     for index, (own, parent, agent) in enumerate(spans):
         trace_id = f"{index % 3 + 1:032x}"
@@ -190,17 +202,17 @@ def test_every_span_lands_in_one_bucket_and_memory_stays_bounded(
         runs = buffer.add_spans([make(
             f"{own:016x}", f"{parent:016x}" if parent else "", trace_id=trace_id, **extra)])
         evicted_runs += len(runs)
-        evicted += sorted({r.trace_id for r in runs})
+        evicted += sorted({_run_id(r) for r in runs})
         assert buffer.pending <= 2
         if index < len(steps):
             clock.now += steps[index]
-            released += sorted({r.trace_id for r in buffer.due()})
-    released += sorted({r.trace_id for r in buffer.drain()})
+            released += sorted({_run_id(r) for r in buffer.due()})
+    released += sorted({_run_id(r) for r in buffer.drain()})
     counts = buffer.counts
     assert sum(v for k, v in counts.items() if k in ITEM_KEYS) == len(spans)
     assert counts.get("evicted", 0) == evicted_runs
     everything = released + evicted
-    assert len(everything) == len(set(everything))  # each trace released once
+    assert len(everything) == len(set(everything))  # each run released once
     assert buffer.held_bytes == 0
 
 

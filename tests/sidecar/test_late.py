@@ -140,3 +140,52 @@ def test_late_spans_still_gathering_at_shutdown_are_flagged() -> None:
     assert running.sidecar.stats.get("late_flags", "flagged") == 1
     names = [s.name for s in running.exporter.get_finished_spans()]
     assert names.count(sc.SPAN_SIDECAR_LATE) == 1
+
+
+def test_a_late_span_from_a_clock_running_ahead_is_late_never_a_new_run() -> None:
+    from gsar_otel.sidecar.assembly import AssemblyLimits
+    from gsar_otel.sidecar.spans import SpanRecord
+
+    clock = Clock()
+    buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
+    trace_id = f"{9:032x}"
+    buffer.add_spans([SpanRecord(trace_id, RUN, "", "invoke_agent bot", start_ns=1_000,
+                                 end_ns=2_000, attributes=AGENT)])
+    clock.now += 5
+    assert len(buffer.due()) == 1
+    ahead = 2_000 + 2_000_000_000  # both start 2 s after the run's end: a remote clock ahead
+    buffer.add_spans([
+        SpanRecord(trace_id, "0000000000000021", RUN, "execute_tool get_metrics",
+                   start_ns=ahead, end_ns=ahead + 1, attributes={
+                       "gen_ai.operation.name": "execute_tool",
+                       "gen_ai.tool.call.result": "cpu_pct=12.5"}),
+        SpanRecord(trace_id, "0000000000000022", "0000000000000020", "chat gpt-4o",
+                   start_ns=ahead + 2, end_ns=ahead + 3,
+                   attributes={"gen_ai.operation.name": "chat"})])
+    assert buffer.counts["late"] == 2 and buffer.pending == 0
+    clock.now += 60
+    assert buffer.due() == []  # nothing left to judge at the hard cap: no phantom run
+    (batch,) = buffer.late_due()
+    assert (batch.run_span_id, batch.count) == (RUN, 2)
+
+
+def test_a_straggler_of_the_judged_run_is_late_while_a_new_run_gathers() -> None:
+    from gsar_otel.sidecar.assembly import AssemblyLimits
+    from gsar_otel.sidecar.spans import SpanRecord
+
+    clock = Clock()
+    buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
+    trace_id = f"{10:032x}"
+    buffer.add_spans([SpanRecord(trace_id, RUN, "", "invoke_agent first", start_ns=1_000,
+                                 end_ns=2_000, attributes=AGENT)])
+    clock.now += 5
+    buffer.due()
+    buffer.add_spans([SpanRecord(trace_id, "0000000000000030", "", "invoke_agent second",
+                                 start_ns=5_000, end_ns=9_000, attributes=AGENT)])
+    # the judged run's child, its clock ahead: ends after the judged run did
+    buffer.add_spans([SpanRecord(trace_id, "0000000000000031", RUN, "execute_tool old",
+                                 start_ns=6_000, end_ns=7_000)])
+    assert buffer.counts["late"] == 1
+    clock.now += 5
+    (second,) = buffer.due()
+    assert [s.name for s in second.spans] == ["invoke_agent second"]

@@ -175,3 +175,56 @@ def test_past_the_cap_of_runs_per_trace_further_candidates_are_counted() -> None
     clock.now += 5
     assert len(buffer.due()) == MAX_RUNS_PER_TRACE
     assert buffer.counts["runs_over_cap"] == extra
+
+
+# --- runs past the cap lend nothing ----------------------------------------------------------
+
+
+FALSE_ROW = "host=db-prod-1 cpu_pct=12.5 at=14:02:01"
+FALSE_ANSWER = "CPU on db-prod-1 reached 12.5% at 14:02."
+
+
+def test_a_span_belongs_to_at_most_one_run_and_runs_past_the_cap_lend_nothing() -> None:
+    from gsar_otel.sidecar.trace_buffer import MAX_RUNS_PER_TRACE
+
+    clock = Clock()
+    buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
+    runs = MAX_RUNS_PER_TRACE + 1
+    spans = [record(1, start=0, end=1_000_000, name="POST /batch")]
+    for n in range(runs):
+        agent_id = 0x100 + 0x10 * n
+        spans += [record(agent_id, 1, start=100 * n + 1, end=100 * n + 50,
+                         name=f"invoke_agent {n}", **AGENT),
+                  record(agent_id + 1, agent_id, start=100 * n + 2, end=100 * n + 3,
+                         name=f"execute_tool {n}")]
+    spans.append(record(2, 1, start=5, end=6, name="execute_tool under no agent"))
+    buffer.add_spans(spans)
+    clock.now += 5
+    released = buffer.due()
+    assert len(released) == MAX_RUNS_PER_TRACE
+    holders: dict[str, int] = {}
+    for run in released:
+        for span in run.spans:
+            holders[span.name] = holders.get(span.name, 0) + 1
+    over = f"{runs - 1}"
+    assert f"invoke_agent {over}" not in holders and f"execute_tool {over}" not in holders
+    assert "execute_tool under no agent" not in holders  # whose run it is, nothing says
+    assert holders.pop("POST /batch") == MAX_RUNS_PER_TRACE  # above every run: its context
+    assert set(holders.values()) == {1}
+    assert buffer.counts["runs_over_cap"] == 1
+    assert buffer.counts["spans_withheld_over_cap"] == 2
+    assert buffer.counts["spans_withheld_no_run"] == 1
+
+
+def test_the_tool_span_of_a_run_past_the_cap_grounds_no_other_run(
+        sidecar: RunningSidecar) -> None:
+    spans = [json_span(1, 0, "POST /batch", 0, 10_000_000, [])]
+    for n in range(65):
+        answer = FALSE_ANSWER if n == 0 else GROUNDED  # the first against its own row of 97.2
+        row = FALSE_ROW if n == 64 else CPU_ROW  # the 65th, past the cap, says 12.5
+        spans += agent(0x100 + 0x10 * n, 1, 100 + 1_000 * n, answer, row)
+    assert post(sidecar, otlp_json(*spans))[0] == 200
+    sidecar.wait_for(lambda: len(sidecar.evaluations()) == 64, "64 evaluations")
+    assert judged_runs(sidecar)[0x100] == "replan"
+    sidecar.wait_for(lambda: sidecar.sidecar.stats.get("spans_withheld", "over_cap") == 2,
+                     "the withheld spans counted")

@@ -5,7 +5,6 @@ with (``test_parent_links.py``)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 from gsar_otel.sidecar import trace_buffer
@@ -25,6 +24,7 @@ class WalkingTraceBuffer:
     spans_dropped: int = 0
     held: int = 0
     runs_over_cap: int = 0
+    over_cap: dict[str, None] = field(default_factory=dict)
     not_before_ns: int = 0
     """Set when the trace id came back after a verdict: spans that ended before this (the end
     of the judged run) belong to the judged run and are late, not part of the new one."""
@@ -68,6 +68,7 @@ class WalkingTraceBuffer:
             self.runs.clear()
         if len(self.runs) >= trace_buffer.MAX_RUNS_PER_TRACE:
             self.runs_over_cap += 1
+            self.over_cap[span.span_id] = None
             return
         state = self.runs[span.span_id] = RunState(span, kind)
         self._climb(state, span, now)
@@ -128,29 +129,40 @@ class WalkingTraceBuffer:
     # --- splitting ----------------------------------------------------------------------------
 
     def split(self) -> list[tuple[SpanRecord, tuple[SpanRecord, ...], tuple[LogRecordData, ...]]]:
-        """Each run's span, spans and logs (see the module docstring); one entry per run."""
+        """Each run's span, spans and logs: a span goes to the first run on the chain from it
+        up, else to none when a candidate past the cap is on it, else to every run it is above (none
+        when the chain above it ends in a loop), else (with several runs, or a candidate past
+        the cap) to none."""
         runs = list(self.runs.values())
-        if len(runs) <= 1:
+        if not runs or (len(runs) == 1 and not self.over_cap):
             return [(runs[0].span if runs else self._stand_in(), tuple(self.spans.values()),
                      tuple(self.logs))]
-        children: dict[str, list[str]] = defaultdict(list)
-        for span in self.spans.values():
-            if span.parent_span_id:
-                children[span.parent_span_id].append(span.span_id)
-        owner: dict[str, str] = {}
-        for state in runs:
-            stack = [state.span.span_id]
-            while stack:
-                span_id = stack.pop()
-                if span_id in owner:
-                    continue
-                owner[span_id] = state.span.span_id
-                stack.extend(children.get(span_id, ()))
+
+        def chain(span_id: str) -> list[str]:
+            out, seen = [], set()
+            while span_id in self.spans and span_id not in seen:
+                seen.add(span_id)
+                out.append(span_id)
+                span_id = self.spans[span_id].parent_span_id
+            return out
+
+        def owners(span_id: str) -> set[str]:
+            up = chain(span_id)
+            for node in up:
+                if node in self.runs:
+                    return {node}
+            if any(node in self.over_cap for node in up):
+                return set()
+            if up and self.spans[up[-1]].parent_span_id in self.spans:
+                return set()  # the chain above it ends in a loop
+            return {run.span.span_id for run in runs
+                    if span_id in chain(run.span.span_id)[1:]}
+
         out = []
         for state in runs:
             own = state.span.span_id
-            spans = tuple(s for s in self.spans.values() if owner.get(s.span_id, own) == own)
-            logs = tuple(r for r in self.logs if owner.get(r.span_id, own) == own)
+            spans = tuple(s for s in self.spans.values() if own in owners(s.span_id))
+            logs = tuple(r for r in self.logs if own in owners(r.span_id))
             out.append((state.span, spans, logs))
         return out
 
