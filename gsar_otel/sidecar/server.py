@@ -133,12 +133,16 @@ class Sidecar:
             self._receivers.append(grpc_receiver)
         self.accepting = True
 
-    async def stop(self) -> None:
+    async def stop(self, deadline: float | None = None) -> None:
         """Stop receiving; judge buffered runs (flagged when unsettled) in arrival order for as
-        long as the grace period lasts (counted from this call); count whatever is left
-        (``shutdown_timeout``). Runs wait for room in the queue instead of being dropped."""
+        long as the grace period lasts (counted from this call, or until ``deadline``, a
+        ``time.monotonic()`` time); count whatever is left (``shutdown_timeout``). Runs wait for
+        room in the queue instead of being dropped. Requests still waiting for ``--forward``
+        are sent within the same grace; the rest are counted (``forward_dropped{shutdown}``)."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.config.shutdown_grace_s
+        if deadline is None:
+            deadline = time.monotonic() + self.config.shutdown_grace_s
+        deadline = loop.time() + (deadline - time.monotonic())
         self.accepting = False
         for receiver in self._receivers:
             await receiver.close()
@@ -162,7 +166,7 @@ class Sidecar:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         if self._forwarder is not None:
-            await self._forwarder.close()
+            await self._forwarder.close(time.monotonic() + max(0.0, deadline - loop.time()))
         if self._judge_thread is not None:
             self._judge_thread.stop()
         if self._extractor is not None:
