@@ -208,6 +208,9 @@ MODE_BACKGROUND: Final = "background"
 REDACT_KIND_CLAIM: Final = "claim"
 REDACT_KIND_SYNTHESIS: Final = "synthesis"
 REDACT_KIND_EXPLANATION: Final = "explanation"
+REDACT_KIND_NAME: Final = "name"
+"""A name read from an agent's telemetry and exported always (content capture on or off): an
+agent, a run span or a tool name, masked like content."""
 
 INSTRUMENTATION_SCOPE: Final = "gsar_otel"
 """Name of the tracer and meter gsar-otel uses."""

@@ -239,7 +239,9 @@ class Sidecar:
         if not isinstance(answer, str) or not answer.strip():
             raise ValueError("'answer' must be a non-empty string")
         evidence = EvidenceSet.coerce(payload.get("evidence"))
-        function = str(payload.get("function") or "judge")[:128]
+        from gsar_otel.plugins import mask_name
+
+        function = mask_name(str(payload.get("function") or "judge")[:128])
         evaluator = TracedEvaluator(self.judge, function=function, mode="sidecar",
                                     capture_content=self.config.capture_content,
                                     telemetry=self.telemetry, **self.options)
