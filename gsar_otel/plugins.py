@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pluggy
 
+from gsar_otel import semconv as sc
 from gsar_otel.semconv import PLUGIN_PROJECT
 
 if TYPE_CHECKING:
@@ -56,8 +57,9 @@ class GSARHookSpecs:
     def gsar_redact(self, text: str, kind: str) -> str | None:
         """Mask ``text`` before it is exported; return the masked text, or None to keep it.
 
-        ``kind`` says what the text is: ``claim``, ``synthesis`` or ``explanation``. Every
-        plugin runs in turn, each on the previous one's output.
+        ``kind`` says what the text is: ``claim``, ``synthesis``, ``explanation`` or ``name``
+        (an agent, run span or tool name, exported whether content capture is on or off).
+        Every plugin runs in turn, each on the previous one's output.
         """
 
     @hookspec
@@ -211,3 +213,13 @@ def mask(text: str, kind: str, values: tuple[str, ...] | None = None) -> str | N
     masked = redact_text(replace_lone_surrogates(text)[0],
                          secret_values() if values is None else values)
     return redact(masked, kind) if has_redactors() else masked
+
+
+def mask_name(name: str) -> str:
+    """A name read from telemetry (an agent, a run span, a tool) as it may be exported, content
+    capture on or off: :func:`mask` of kind ``name`` (a plain identifier stays as it is, a
+    secret in it reads ``[REDACTED]``); the whole name ``[REDACTED]`` when a plugin failed."""
+    from gsar_otel.core.redact import REDACTED
+
+    masked = mask(name, sc.REDACT_KIND_NAME)
+    return REDACTED if masked is None else masked

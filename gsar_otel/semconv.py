@@ -212,6 +212,9 @@ MODE_BACKGROUND: Final = "background"
 REDACT_KIND_CLAIM: Final = "claim"
 REDACT_KIND_SYNTHESIS: Final = "synthesis"
 REDACT_KIND_EXPLANATION: Final = "explanation"
+REDACT_KIND_NAME: Final = "name"
+"""A name read from an agent's telemetry and exported always (content capture on or off): an
+agent, a run span or a tool name, masked like content."""
 
 INSTRUMENTATION_SCOPE: Final = "gsar_otel"
 """Name of the tracer and meter gsar-otel uses."""
@@ -324,6 +327,7 @@ ENV_SIDECAR_MAX_INFLIGHT_BYTES: Final = "GSAR_SIDECAR_MAX_INFLIGHT_BYTES"
 ENV_SIDECAR_FORWARD_MAX_BYTES: Final = "GSAR_SIDECAR_FORWARD_MAX_BYTES"
 ENV_SIDECAR_GRPC_RECEIVE_TIMEOUT: Final = "GSAR_SIDECAR_GRPC_RECEIVE_TIMEOUT"
 ENV_SIDECAR_VERDICT_BUFFER: Final = "GSAR_SIDECAR_VERDICT_BUFFER"
+ENV_SIDECAR_SHUTDOWN_GRACE: Final = "GSAR_SIDECAR_SHUTDOWN_GRACE"
 ENV_SIDECAR_MAX_HELD_BYTES: Final = "GSAR_SIDECAR_MAX_HELD_BYTES"
 ENV_SIDECAR_INCLUDE_UNVERIFIED: Final = "GSAR_SIDECAR_INCLUDE_UNVERIFIED"
 """``gsar sidecar``'s own settings, one per flag (``--http-port`` is ``GSAR_SIDECAR_HTTP_PORT``);

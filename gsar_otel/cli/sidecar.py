@@ -113,6 +113,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "in the trace: anyone sending the history can write them) as "
                              "evidence, marked #unverified; by default they are left out and "
                              f"counted ({_default('include_unverified')})")
+    parser.add_argument("--shutdown-grace", type=float, default=None, metavar="SECONDS",
+                        help="on SIGTERM/SIGINT, time to judge the runs held and deliver what "
+                             "waits for --forward; the process exits within it whatever the "
+                             "target does, counting what it could not judge or send "
+                             f"({_default('shutdown_grace')})")
     parser.add_argument("--service-name", default="gsar-sidecar",
                         help="service.name of the sidecar's own telemetry")
 
@@ -148,7 +153,7 @@ def build_config(args: argparse.Namespace, settings: Any,
             max_body_bytes=v["max_body_bytes"], max_grpc_inflight=v["max_grpc_inflight"],
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
             forward=v["forward"], capture_content=settings.capture_content,
-            include_unverified=v["include_unverified"],
+            include_unverified=v["include_unverified"], shutdown_grace_s=v["shutdown_grace"],
             services=tuple(args.service), agents=tuple(args.agent),
             matches=tuple(parse_match(text) for text in args.match),
             network=NetworkLimits(
@@ -190,12 +195,10 @@ def _telemetry(args: argparse.Namespace, config: Any) -> Any:
     forward = config.forward
     exporters: list[Any] = []
     if forward:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
         from gsar_otel.sidecar.forward import endpoints
-        from gsar_otel.sidecar.verdicts import VerdictExporter
+        from gsar_otel.sidecar.verdicts import ForwardSpanExporter, VerdictExporter
 
-        exporters.append(VerdictExporter(OTLPSpanExporter(endpoint=endpoints(forward)[0]),
+        exporters.append(VerdictExporter(ForwardSpanExporter(endpoints(forward)[0]),
                                          buffer=config.network.verdict_buffer))
     return configure_telemetry(service_name=args.service_name, console=False,
                                otlp=False if forward else None,
@@ -212,6 +215,7 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
     import asyncio
     import contextlib
     import signal
+    import time
 
     from gsar_otel.cli.common import BadInput
     from gsar_otel.sidecar.server import Sidecar
@@ -243,8 +247,26 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
     await stop.wait()
-    print("gsar sidecar: stopping; judging the runs it holds", file=sys.stderr, flush=True)
-    await sidecar.stop()
-    counts = sidecar.stats.snapshot()
-    print(f"gsar sidecar: stopped; runs: { {k: v for k, v in counts.items() if 'runs' in k} }",
-          file=sys.stderr, flush=True)
+    # One deadline for judging what is held and delivering what waits (requests for --forward,
+    # grounding spans): past it sends are cut off and counted, so the exit never waits on the
+    # target.
+    deadline = time.monotonic() + config.shutdown_grace_s
+    print(f"gsar sidecar: stopping; judging the runs it holds (grace {config.shutdown_grace_s:g} "
+          "s)", file=sys.stderr, flush=True)
+    for exporter in getattr(handle, "span_exporters", ()):
+        if isinstance(exporter, VerdictExporter):
+            exporter.stop_by(deadline)
+    await sidecar.stop(deadline)
+    await asyncio.to_thread(handle.shutdown)  # the grounding spans' last export, counted
+    print(f"gsar sidecar: stopped; {final_counts(sidecar.stats.snapshot())}", file=sys.stderr,
+          flush=True)
+
+
+def final_counts(counts: dict[str, dict[str, int]]) -> str:
+    """The last log line's counts: runs by outcome, and what could not be sent at the stop."""
+    runs = {k: v for k, v in counts.items() if "runs" in k}
+    forwards = counts.get("forward_dropped", {}).get("shutdown", 0)
+    verdicts = counts.get("verdicts_dropped", {}).get("shutdown", 0)
+    return (f"runs: {runs}; not sent at shutdown: {forwards} forward request(s) "
+            f"(forward_dropped{{shutdown}}), {verdicts} grounding span(s) "
+            f"(verdicts_dropped{{shutdown}})")

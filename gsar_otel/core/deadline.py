@@ -10,6 +10,8 @@ and its result is dropped. The pool has :data:`DEFAULT_WORKERS` threads, so at m
 abandoned rounds run at once; work still queued when its caller gives up is cancelled before it
 starts, and past :data:`DEFAULT_MAX_PENDING` queued or running jobs new work is refused (the
 round abstains with ``judge_error="JudgePoolBusy"``). :func:`pool_stats` counts all of it.
+A caller with work of its own to keep apart (the sidecar's ``/v1/judge``) runs it on a pool of
+its own with :func:`pool_in_use`: every job started in that context goes there instead.
 
 Without a deadline, the guard checks a small judgement (answer and evidence together at most
 :data:`INLINE_GUARD_MAX_CHARS` characters) on the calling thread: its cost grows linearly with
@@ -31,12 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final, TypeVar
@@ -129,6 +132,10 @@ class WorkerPool:
             self._inline += 1
         return fn(*args, **kwargs)
 
+    def close(self) -> None:
+        """Stop taking work; jobs not started are cancelled, running ones finish."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` on a worker thread, in a copy of the caller's context.
 
@@ -158,11 +165,29 @@ class WorkerPool:
 
 _pool_lock = threading.Lock()
 _pool: WorkerPool | None = None
+_pool_here: contextvars.ContextVar[WorkerPool | None] = contextvars.ContextVar(
+    "gsar_worker_pool", default=None)
+
+
+@contextlib.contextmanager
+def pool_in_use(pool: WorkerPool) -> Iterator[WorkerPool]:
+    """Within this block (and the tasks and threads started from it, which copy the context),
+    :func:`get_pool` is ``pool``: judging started here cannot take the process pool's threads,
+    nor wait behind its jobs."""
+    token = _pool_here.set(pool)
+    try:
+        yield pool
+    finally:
+        _pool_here.reset(token)
 
 
 def get_pool() -> WorkerPool:
-    """The process's worker pool (a new one in a forked child: threads do not survive a fork)."""
+    """The pool of :func:`pool_in_use` in this context, else the process's worker pool (a new
+    one in a forked child: threads do not survive a fork)."""
     global _pool
+    chosen = _pool_here.get()
+    if chosen is not None:
+        return chosen
     pool = _pool
     if pool is not None:
         return pool

@@ -40,12 +40,16 @@ def claim_span(answer: str, text: str) -> tuple[int, int] | None:
 
 
 def evidence_sources(claim: Claim, evidence: EvidenceSet) -> list[str]:
-    """``<tool>@<evidence id>`` for each evidence item the claim cites that is in the set."""
+    """``<tool>@<evidence id>`` for each evidence item the claim cites that is in the set; the
+    tool name masked as a name (:func:`gsar_otel.plugins.mask_name`), since it is exported with
+    content capture off too."""
+    from gsar_otel.plugins import mask_name
+
     sources = []
     for ref in claim.evidence_refs:
         item = evidence.get(ref)
         if item is not None:
-            sources.append(f"{item.source or UNKNOWN_SOURCE}@{item.id}")
+            sources.append(mask_name(f"{item.source or UNKNOWN_SOURCE}@{item.id}"))
     return sources
 
 

@@ -10,6 +10,11 @@ A run that cannot be judged (no answer found) gets a ``gsar.sidecar.skipped`` sp
 place instead, with the reason and what to turn on; each reason is also logged once per process.
 The evaluation is filed under the agent's name (``gen_ai.agent.name``, OpenInference's
 ``agent.name``, the Vercel AI SDK's function id), else the service's name.
+
+Names read from the agent's spans (the agent's, the run span's, each tool's in the evidence
+sources) are exported whether content capture is on or off, so each passes through the content
+masking first (:func:`gsar_otel.plugins.mask_name`): a plain identifier is kept as it is, a
+secret inside a name reads ``[REDACTED]``.
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ from gsar_otel.core.protocol import Judge
 from gsar_otel.core.result import GSARResult
 from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.otel.traced import TracedEvaluator
+from gsar_otel.plugins import mask_name
 from gsar_otel.sidecar import conventions as cv
 from gsar_otel.sidecar.assembly import ReadyRun
 from gsar_otel.sidecar.extract import NOTE_NO_EVIDENCE, ExtractedRun, extract_run, source
+from gsar_otel.sidecar.extract_model import Found
 from gsar_otel.sidecar.late import LateBatch
 
 logger = logging.getLogger(__name__)
@@ -83,7 +90,22 @@ def _text(value: Any) -> str:
     return value.strip()[:128] if isinstance(value, str) else ""
 
 
+def exported_source(item: Found) -> str:
+    """An evidence item's ``tool@span_id`` source, the tool name masked."""
+    return mask_name(source(item))
+
+
+def run_span_name(run: ReadyRun) -> str:
+    """The run span's name as it is exported (masked)."""
+    return mask_name(run.run_span.name) if run.run_span is not None else ""
+
+
 def function_name(run: ReadyRun) -> str:
+    """:func:`agent_name`, masked: what the verdict span is named and filed under."""
+    return mask_name(agent_name(run))
+
+
+def agent_name(run: ReadyRun) -> str:
     """What the evaluation is reported under (``gsar.function``, a metric attribute): the
     agent's name on the run span, else on any span of the run (first started first), else the
     OpenLLMetry workflow's name, else an OpenInference run span's name (the agent or graph it
@@ -131,7 +153,7 @@ def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]
         sc.GSAR_SIDECAR_RUN_INCOMPLETE: bool(reason),
         sc.GSAR_SIDECAR_EVIDENCE_SPANS: extracted.evidence_spans,
         sc.GSAR_SIDECAR_EVIDENCE_SOURCES: [
-            source(item) for item in extracted.evidence[:MAX_SOURCES]],
+            exported_source(item) for item in extracted.evidence[:MAX_SOURCES]],
         sc.GSAR_SIDECAR_EVIDENCE_ECHOES: extracted.echoes,
         sc.GSAR_SIDECAR_EVIDENCE_UNVERIFIED: extracted.unverified,
         sc.GSAR_SIDECAR_EVIDENCE_RETRIES: extracted.retries,
@@ -139,9 +161,9 @@ def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]
     kept = len(extracted.evidence_set())
     if kept < len(extracted.evidence):
         attributes[sc.GSAR_SIDECAR_EVIDENCE_CUT_SOURCES] = [
-            source(item) for item in extracted.evidence[kept:kept + MAX_SOURCES]]
+            exported_source(item) for item in extracted.evidence[kept:kept + MAX_SOURCES]]
     if run.run_span is not None:
-        attributes[sc.GSAR_SIDECAR_RUN_SPAN_NAME] = run.run_span.name
+        attributes[sc.GSAR_SIDECAR_RUN_SPAN_NAME] = run_span_name(run)
     if reason:
         attributes[sc.GSAR_SIDECAR_RUN_INCOMPLETE_REASON] = reason
     return attributes
@@ -205,7 +227,7 @@ def flag_late(batch: LateBatch, telemetry: Telemetry) -> int:
             sc.GSAR_SIDECAR_LATE_ITEMS: batch.count,
             sc.GSAR_SIDECAR_LATE_EVIDENCE: len(evidence),
             sc.GSAR_SIDECAR_LATE_EVIDENCE_SOURCES: [
-                source(item) for item in evidence[:MAX_SOURCES]],
+                exported_source(item) for item in evidence[:MAX_SOURCES]],
         })
     span.end()
     return len(evidence)
@@ -227,7 +249,7 @@ def flag_skipped(run: ReadyRun, extracted: ExtractedRun, telemetry: Telemetry,
         sc.GSAR_EVIDENCE_COUNT: len(extracted.evidence),
     }
     if run.run_span is not None:
-        attributes[sc.GSAR_SIDECAR_RUN_SPAN_NAME] = run.run_span.name
+        attributes[sc.GSAR_SIDECAR_RUN_SPAN_NAME] = run_span_name(run)
     span = telemetry.tracer.start_span(sc.SPAN_SIDECAR_SKIPPED, context=context,
                                        links=[trace.Link(target)], attributes=attributes)
     span.end()

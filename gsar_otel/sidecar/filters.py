@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.emit import function_name
+from gsar_otel.sidecar.emit import agent_name
 
 SERVICE_NAME = "service.name"
 
@@ -69,7 +69,7 @@ class RunFilter:
         resource: Mapping[str, Any] = span.resource if span is not None else {}
         if self.services and resource.get(SERVICE_NAME) not in self.services:
             return False
-        if self.agents and function_name(run) not in self.agents:
+        if self.agents and agent_name(run) not in self.agents:
             return False
         for key, values in _grouped(self.matches).items():
             value = attributes.get(key, resource.get(key))

@@ -4,17 +4,21 @@ Requests queue (bounded in number and in bytes) and are sent by one task over HT
 thread, so a slow or down endpoint never blocks the receiver; a full queue or a failed send is
 counted, not hidden: per span (``forward_queue_full``, ``forward_queue_bytes``,
 ``forward_failed``) and per request dropped (``forward_dropped`` by reason: ``queue_full``,
-``queue_bytes``, ``send_failed``, ``shutdown``).
+``queue_bytes``, ``send_failed``, ``redirect`` (a 3xx answer: not followed, its ``Location``
+logged once), ``deadline`` (no answer within ``timeout_s``, however the endpoint trickles it),
+``shutdown`` (queued or in flight when the grace ran out)). Each send is one POST of
+:mod:`gsar_otel.sidecar.http_send`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import urllib.error
-import urllib.request
+import time
 from dataclasses import dataclass
 
+from gsar_otel.sidecar.http_send import REDIRECT, SHUTDOWN, Cutoff, SendFailed, post
 from gsar_otel.sidecar.stats import SidecarStats
 
 logger = logging.getLogger(__name__)
@@ -59,6 +63,10 @@ class Forwarder:
         self.queued_bytes = 0
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=queue_size)
         self._task: asyncio.Task[None] | None = None
+        self.cutoff = Cutoff()
+        """Ends every send at the sidecar's stop deadline."""
+        self._redirect_logged = False
+        self._closing = False
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -88,31 +96,57 @@ class Forwarder:
                 return
             try:
                 await asyncio.to_thread(self._send, item)
+            except SendFailed as failure:
+                self._failed(item, failure)
             except Exception as error:
                 logger.warning("gsar sidecar: forwarding to %s failed: %s", item.url, error)
                 self._drop(item, FORWARD_FAILED, "send_failed")
+            except asyncio.CancelledError:  # cut off in flight: counted, never lost silently
+                self._drop(item, FORWARD_FAILED, SHUTDOWN)
+                raise
             else:
                 self.stats.spans(FORWARD_SENT, item.count)
             finally:
                 self.queued_bytes -= len(item.body)
+            if self._closing and self._queue.empty():
+                return
+
+    def _failed(self, item: _Item, failure: SendFailed) -> None:
+        self._drop(item, FORWARD_FAILED, failure.reason)
+        if failure.reason == REDIRECT:
+            if not self._redirect_logged:
+                self._redirect_logged = True
+                logger.warning("gsar sidecar: forwarding to %s: answered %d with Location %r; "
+                               "redirects are not followed (counted forward_dropped{redirect}; "
+                               "logged once): point --forward at the final URL", item.url,
+                               failure.status, failure.location)
+        elif failure.reason != SHUTDOWN:
+            logger.warning("gsar sidecar: forwarding to %s failed: %s", item.url, failure)
 
     def _send(self, item: _Item) -> None:
-        request = urllib.request.Request(item.url, data=item.body, method="POST",
-                                         headers={"Content-Type": item.content_type})
-        with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-            response.read()
+        post(item.url, item.body, item.content_type, timeout_s=self.timeout_s,
+             cutoff=self.cutoff)
 
-    async def close(self, timeout_s: float = 5.0) -> None:
-        """Send what is queued (within ``timeout_s``), then stop; the rest is counted failed."""
+    async def close(self, deadline: float | None = None) -> None:
+        """Send what is queued until ``deadline`` (``time.monotonic()``; default 5 s from now),
+        then stop: a send in flight then is cut off, and it and the rest are counted dropped
+        (``shutdown``)."""
         if self._task is None:
             return
-        try:
+        deadline = time.monotonic() + 5.0 if deadline is None else deadline
+        self.cutoff.cut_at(deadline)
+        self._closing = True
+        with contextlib.suppress(asyncio.QueueFull):  # a full queue ends on `_closing`
             self._queue.put_nowait(None)
-            await asyncio.wait_for(asyncio.shield(self._task), timeout_s)
-        except (asyncio.QueueFull, TimeoutError):
+        # Past the cut-off every send fails at once; the margin is for the thread to notice.
+        margin = max(0.0, deadline - time.monotonic()) + 2.0
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), margin)
+        except TimeoutError:
             self._task.cancel()
-            while not self._queue.empty():
-                item = self._queue.get_nowait()
-                if item is not None:
-                    self.queued_bytes -= len(item.body)
-                    self._drop(item, FORWARD_FAILED, "shutdown")
+            await asyncio.gather(self._task, return_exceptions=True)
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is not None:
+                self.queued_bytes -= len(item.body)
+                self._drop(item, FORWARD_FAILED, SHUTDOWN)

@@ -53,10 +53,9 @@ class ExtractionDeadline(Exception):
 class JudgeThread:
     """An event loop in a thread of its own, for judging."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "gsar-sidecar-judge") -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="gsar-sidecar-judge",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
         self._thread.start()
 
     async def run(self, coro: Coroutine[Any, Any, T]) -> T:

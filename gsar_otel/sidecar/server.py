@@ -5,7 +5,9 @@ second thread (extraction on a pool: :mod:`gsar_otel.sidecar.judging`), so a slo
 blocks receiving. At most ``queue_size`` runs wait and ``concurrency`` are judged at once; a run
 that finds the queue full is dropped and counted. Sampling is deterministic on the trace id.
 ``stop`` closes the receivers and judges every buffered run in arrival order within the grace
-period, counting what is left."""
+period, counting what is left. ``POST /v1/judge`` is judged apart: on a loop of its own and a
+worker pool of ``judge_concurrency`` threads (:func:`gsar_otel.core.deadline.pool_in_use`), so
+requests holding every one of its places never delay the judging of trace runs."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Any
 
 from opentelemetry import metrics, trace
 
+from gsar_otel.core.deadline import WorkerPool, pool_in_use
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
 from gsar_otel.sidecar.admission import ByteBudget, network_limits
@@ -97,6 +100,9 @@ class Sidecar:
         self._queue: asyncio.Queue[ReadyRun] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._judge_thread: JudgeThread | None = None
+        self._api_thread: JudgeThread | None = None
+        self._api_pool: WorkerPool | None = None
+        """``/v1/judge``'s own loop and worker pool."""
         self._extractor: Extractor | None = None
         self._queued_bytes = 0
         """Bytes of released runs waiting or being judged (held against max_held_bytes)."""
@@ -117,6 +123,8 @@ class Sidecar:
         config = self.config
         self._queue = asyncio.Queue(maxsize=config.queue_size)
         self._judge_thread = JudgeThread()
+        self._api_thread = JudgeThread("gsar-sidecar-api-judge")
+        self._api_pool = WorkerPool(max_workers=config.network.judge_concurrency)
         self._extractor = Extractor(config.concurrency, config.max_extract_bytes,
                                     include_unverified=config.include_unverified)
         if config.forward:
@@ -137,12 +145,16 @@ class Sidecar:
             self._receivers.append(grpc_receiver)
         self.accepting = True
 
-    async def stop(self) -> None:
+    async def stop(self, deadline: float | None = None) -> None:
         """Stop receiving; judge buffered runs (flagged when unsettled) in arrival order for as
-        long as the grace period lasts (counted from this call); count whatever is left
-        (``shutdown_timeout``). Runs wait for room in the queue instead of being dropped."""
+        long as the grace period lasts (counted from this call, or until ``deadline``, a
+        ``time.monotonic()`` time); count whatever is left (``shutdown_timeout``). Runs wait for
+        room in the queue instead of being dropped. Requests still waiting for ``--forward``
+        are sent within the same grace; the rest are counted (``forward_dropped{shutdown}``)."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.config.shutdown_grace_s
+        if deadline is None:
+            deadline = time.monotonic() + self.config.shutdown_grace_s
+        deadline = loop.time() + (deadline - time.monotonic())
         self.accepting = False
         for receiver in self._receivers:
             await receiver.close()
@@ -167,9 +179,12 @@ class Sidecar:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         if self._forwarder is not None:
-            await self._forwarder.close()
-        if self._judge_thread is not None:
-            self._judge_thread.stop()
+            await self._forwarder.close(time.monotonic() + max(0.0, deadline - loop.time()))
+        for thread in (self._judge_thread, self._api_thread):
+            if thread is not None:
+                thread.stop()
+        if self._api_pool is not None:
+            self._api_pool.close()
         if self._extractor is not None:
             self._extractor.close()
 
@@ -245,13 +260,20 @@ class Sidecar:
         if not isinstance(answer, str) or not answer.strip():
             raise ValueError("'answer' must be a non-empty string")
         evidence = EvidenceSet.coerce(payload.get("evidence"))
-        function = str(payload.get("function") or "judge")[:128]
+        from gsar_otel.plugins import mask_name
+
+        function = mask_name(str(payload.get("function") or "judge")[:128])
         evaluator = TracedEvaluator(self.judge, function=function, mode="sidecar",
                                     capture_content=self.config.capture_content,
                                     telemetry=self.telemetry, **self.options)
-        assert self._judge_thread is not None, "start() the sidecar first"
-        result = await self._judge_thread.run(
-            evaluator.evaluate(report_synthesis=answer, evidence_corpus=evidence))
+        api_thread, api_pool = self._api_thread, self._api_pool
+        assert api_thread is not None and api_pool is not None, "start() the sidecar first"
+
+        async def apart() -> Any:
+            with pool_in_use(api_pool):
+                return await evaluator.evaluate(report_synthesis=answer, evidence_corpus=evidence)
+
+        result = await api_thread.run(apart())
         dumped: dict[str, Any] = result.model_dump(mode="json")
         return dumped
 

@@ -102,6 +102,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             _NET.grpc_receive_timeout_s),
     Setting("verdict_buffer", sc.ENV_SIDECAR_VERDICT_BUFFER, int_parser(1), _NET.verdict_buffer),
     Setting("include_unverified", sc.ENV_SIDECAR_INCLUDE_UNVERIFIED, parse_bool, False),
+    Setting("shutdown_grace", sc.ENV_SIDECAR_SHUTDOWN_GRACE, _seconds(0.001), 30.0),
 )
 """Every sidecar setting, in ``--help`` order."""
 BY_KEY: Final[Mapping[str, Setting]] = MappingProxyType({s.key: s for s in SETTINGS})
