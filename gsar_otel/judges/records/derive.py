@@ -1,8 +1,9 @@
 """Derivations, one mechanism: the values a claim may state that no record holds as written.
 
-From the records a claim speaks of, :func:`derived` yields candidate values, each as an evidence
-anchor with the key and unit of what it was computed from, so the claim's number is compared
-exactly as a written one is (within its own precision, units converted by
+From the records a claim speaks of, :class:`Derivations` finds the candidate value a claimed one
+is derived from, each candidate an evidence anchor with the key and unit of what it was computed
+from, so the claim's number is compared exactly as a written one is (within its own precision,
+units converted by
 :func:`gsar_otel.core.anchors.compare_anchors`). The operations are rows of :data:`OPERATIONS`:
 each names the cue words a claim must use for it (a total needs "total", a difference "more
 than" ...), so a wrong number is not rescued by an operation the claim never spoke of. Counts of
@@ -15,11 +16,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Final, NamedTuple
 
-from gsar_otel.core.anchors import Anchor, AnchorKind
+from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, AnchorKind, compare_anchors
 from gsar_otel.judges.records.forms import states_of
 from gsar_otel.judges.records.record import Record
 from gsar_otel.judges.records.units import SIZE_FACTORS, cores, key_factor, measure_of
@@ -64,35 +65,94 @@ OPERATIONS: Final = {
 percentages; ``difference`` differences, percent changes and time spans)."""
 
 
-def derived(claim_text: str, anchor: Anchor, records: list[Record],
-            claim_numbers: list[Anchor], named: bool = False) -> Iterator[tuple[Anchor, str]]:
-    """Candidate values for ``anchor`` derived from ``records`` (and the claim's other numbers),
-    each with a short description of how it was derived. When the claim ``named`` the records,
-    a duration may be the span between two of their moments without a cue ("the init container
-    completed in 12 seconds")."""
-    around = claim_text[max(0, anchor.start - CUE_REACH):anchor.end + CUE_REACH]
-    asks = {name for name, op in OPERATIONS.items() if op.cue.search(around)}
-    if named and anchor.kind is AnchorKind.DURATION:
-        asks.add("difference")
-    if anchor.kind in _NUMERIC:
-        yield from _conversions(anchor, records)
-        groups: dict[str, list[Record]] = {}
-        for record in records:
-            groups.setdefault(record.group, []).append(record)
-        if anchor.kind is AnchorKind.NUMBER and not anchor.unit:
-            for rows in groups.values():  # counted within one table, array or item
-                yield from _counts(rows)
-        columns = _columns(records)
-        pool: list[Entry] = []
-        for column, numbers in columns.items():
+class Derivations:
+    """The values derivable from scopes of records, each scope's computed once per judgement:
+    the claims of one answer that speak of one table share its columns, counts, conversions
+    and moments, so checking them is linear in claims plus rows, not their product."""
+
+    def __init__(self) -> None:
+        self._scopes: dict[tuple[int, ...], _Scope] = {}
+
+    def match(self, claim_text: str, anchor: Anchor, exact: Anchor, scope: list[int],
+              records: list[Record], claim_numbers: list[Anchor],
+              named: bool = False) -> str | None:
+        """How ``exact`` (the claim's ``anchor`` at the precision written) is derived from the
+        records of ``scope`` (and the claim's other numbers), or None. When the claim ``named``
+        the records, a duration may be the span between two of their moments without a cue
+        ("the init container completed in 12 seconds")."""
+        around = claim_text[max(0, anchor.start - CUE_REACH):anchor.end + CUE_REACH]
+        asks = {name for name, op in OPERATIONS.items() if op.cue.search(around)}
+        if named and anchor.kind is AnchorKind.DURATION:
+            asks.add("difference")
+        key = tuple(scope)
+        facts = self._scopes.get(key)
+        if facts is None:
+            facts = self._scopes[key] = _Scope([records[i] for i in scope])
+        return facts.match(anchor, exact, asks, claim_numbers)
+
+
+class _Scope:
+    """The derivable values of one scope of records, computed as they are first asked for."""
+
+    def __init__(self, records: list[Record]) -> None:
+        self.records = records
+        self._conversions: dict[tuple[str, str, bool], _Candidates] = {}
+        self._counts: _Candidates | None = None
+        self._columns: dict[str, list[tuple[float, Anchor, int]]] | None = None
+        self._moments: list[float] | None = None
+
+    def match(self, anchor: Anchor, exact: Anchor, asks: set[str],
+              claim_numbers: list[Anchor]) -> str | None:
+        if anchor.kind in _NUMERIC:
+            found = self.conversions(anchor).find(exact)
+            if found is None and anchor.kind is AnchorKind.NUMBER and not anchor.unit:
+                found = self.counts().find(exact)
+            if found is None:
+                found = _first(exact, self._aggregates(asks))
+            if found is None and ("difference" in asks or "ratio" in asks):
+                found = _first(exact, _pairs(self._pool(anchor, claim_numbers), asks))
+            if found is not None:
+                return found
+        if anchor.kind in (AnchorKind.DURATION, AnchorKind.NUMBER) and "difference" in asks:
+            return _first(exact, _spans(self.moments(), claim_numbers))
+        return None
+
+    def conversions(self, anchor: Anchor) -> _Candidates:
+        unit = (anchor.unit or "").lower().split("/")[0]
+        key = (measure_of(anchor), unit, anchor.kind is AnchorKind.PERCENT)
+        found = self._conversions.get(key)
+        if found is None:
+            found = self._conversions[key] = _Candidates(list(_conversions(anchor,
+                                                                           self.records)))
+        return found
+
+    def counts(self) -> _Candidates:
+        if self._counts is None:
+            groups: dict[str, list[Record]] = {}
+            for record in self.records:
+                groups.setdefault(record.group, []).append(record)
+            # counted within one table, array or item
+            self._counts = _Candidates([c for rows in groups.values() for c in _counts(rows)])
+        return self._counts
+
+    def columns(self) -> dict[str, list[tuple[float, Anchor, int]]]:
+        if self._columns is None:
+            self._columns = _columns(self.records)
+        return self._columns
+
+    def moments(self) -> list[float]:
+        if self._moments is None:
+            self._moments = _moments(self.records)
+        return self._moments
+
+    def _aggregates(self, asks: set[str]) -> Iterator[tuple[Anchor, str]]:
+        for column, numbers in self.columns().items():
             key = column.split("\0", 1)[1]
-            pool += [Entry(n, a, column, row) for n, a, row in numbers]
             if len(numbers) < 2:
                 continue
             values = [n for n, _, _ in numbers]
             source = numbers[0][1]
             total = math.fsum(values)
-            pool.append(Entry(total, source, column, _TOTAL))  # a row's share of its column
             if "sum" in asks or "ratio" in asks:
                 yield _like(source, total, key), f"sum of {key}"
             if "mean" in asks:
@@ -100,13 +160,36 @@ def derived(claim_text: str, anchor: Anchor, records: list[Record],
             if "extreme" in asks:
                 yield _like(source, max(values), key), f"max of {key}"
                 yield _like(source, min(values), key), f"min of {key}"
+
+    def _pool(self, anchor: Anchor, claim_numbers: list[Anchor]) -> list[Entry]:
+        pool: list[Entry] = []
+        for column, numbers in self.columns().items():
+            pool += [Entry(n, a, column, row) for n, a, row in numbers]
+            if len(numbers) > 1:  # a row's share of its column
+                pool.append(Entry(math.fsum(n for n, _, _ in numbers), numbers[0][1], column,
+                                  _TOTAL))
         pool += [Entry(float(a.value), a, "", _CLAIMED) for a in claim_numbers
                  if a is not anchor and isinstance(a.value, float)]
-        pool = sorted(pool, key=lambda e: (e.number, e.column, e.row))[:MAX_VALUES]  # any order
-        if "difference" in asks or "ratio" in asks:
-            yield from _pairs(pool, asks)
-    if anchor.kind in (AnchorKind.DURATION, AnchorKind.NUMBER) and "difference" in asks:
-        yield from _spans(records, claim_numbers)
+        return sorted(pool, key=lambda e: (e.number, e.column, e.row))[:MAX_VALUES]  # any order
+
+
+class _Candidates:
+    """Derived values filed for look-up by value (:class:`AnchorIndex`), each with how."""
+
+    def __init__(self, candidates: list[tuple[Anchor, str]]) -> None:
+        self.hows = [how for _, how in candidates]
+        self.index = AnchorIndex(anchor for anchor, _ in candidates)
+
+    def find(self, anchor: Anchor) -> str | None:
+        found = self.index.matches(anchor, 1)
+        return self.hows[found[0]] if found else None
+
+
+def _first(anchor: Anchor, candidates: Iterable[tuple[Anchor, str]]) -> str | None:
+    for candidate, how in candidates:
+        if compare_anchors(anchor, candidate) is Agreement.MATCH:
+            return how
+    return None
 
 
 def _like(source: Anchor, value: float, key: str) -> Anchor:
@@ -192,19 +275,20 @@ def _pairs(pool: list[Entry], asks: set[str]) -> Iterator[tuple[Anchor, str]]:
                         yield _percent(100.0 * num / den), "share"
 
 
-def _spans(records: list[Record], claim_numbers: list[Anchor]) -> Iterator[tuple[Anchor, str]]:
+def _moments(records: list[Record]) -> list[float]:
+    """The records' moments (seconds of the day), each once, the first :data:`MAX_VALUES`."""
+    moments = {seconds for record in records for value in record.values
+               for anchor in value.anchors if anchor.kind in _MOMENTS
+               if (seconds := _seconds(anchor)) is not None}
+    return sorted(moments)[:MAX_VALUES]
+
+
+def _spans(moments: list[float],
+           claim_numbers: list[Anchor]) -> Iterator[tuple[Anchor, str]]:
     """Time between two moments of the records (and of the claim)."""
-    moments: list[float] = []
-    for record in records:
-        for value in record.values:
-            for anchor in value.anchors:
-                if anchor.kind in _MOMENTS:
-                    seconds = _seconds(anchor)
-                    if seconds is not None:
-                        moments.append(seconds)
-    moments += [s for a in claim_numbers if a.kind in _MOMENTS
-                if (s := _seconds(a)) is not None]
-    unique = sorted(set(moments))[:MAX_VALUES]
+    claimed = {s for a in claim_numbers if a.kind in _MOMENTS
+               if (s := _seconds(a)) is not None}
+    unique = sorted(set(moments) | claimed)[:MAX_VALUES]
     for i, first in enumerate(unique):
         for second in unique[i + 1:]:
             gap = second - first

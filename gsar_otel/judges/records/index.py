@@ -9,9 +9,10 @@ from collections.abc import Iterable
 from functools import cached_property
 from typing import Final
 
-from gsar_otel.core.anchors import Anchor, AnchorIndex
+from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, compare_anchors
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.text import content_stem_set
+from gsar_otel.judges.records.derive import Derivations
 from gsar_otel.judges.records.forms import State, flags_of, states_of, status_of
 from gsar_otel.judges.records.reading import read_evidence
 from gsar_otel.judges.records.record import Record
@@ -83,6 +84,21 @@ class RecordIndex:
     def holding(self, anchor: Anchor) -> frozenset[int]:
         """Records holding a value that matches ``anchor``."""
         return frozenset(self._places[p] for p in self._anchors.matches(anchor, MAX_HITS))
+
+    def holding_among(self, records: frozenset[int], anchor: Anchor) -> frozenset[int]:
+        """Which of ``records`` hold a value matching ``anchor``, read on the records themselves
+        (:meth:`holding` stops at :data:`MAX_HITS` over all records: a small number can match
+        more rows than that)."""
+        if len(records) > MAX_HITS:
+            return frozenset()
+        return frozenset(i for i in records if any(
+            compare_anchors(anchor, held) is Agreement.MATCH
+            for value in self.records[i].values for held in value.anchors))
+
+    @cached_property
+    def derivations(self) -> Derivations:
+        """The values derivable from scopes of these records, each computed once."""
+        return Derivations()
 
     def matching(self, anchor: Anchor) -> list[Anchor]:
         """The evidence values (anchors) that match ``anchor``."""

@@ -23,7 +23,7 @@ from gsar_otel.core.anchor_compare import queries, views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.core.text import STOPWORDS, content_stems, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
-from gsar_otel.judges.records.derive import OPERATIONS, derived
+from gsar_otel.judges.records.derive import OPERATIONS
 from gsar_otel.judges.records.forms import AFFIXES, State, states_of
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import Record, Value
@@ -89,7 +89,7 @@ class ValueRule:
     def _one(self, claim: ClaimText, anchor: Anchor, subjects: Subjects,
              index: RecordIndex) -> Check:
         own = subjects.near(anchor.start)
-        hits = index.holding(anchor)
+        hits = index.holding(anchor) | index.holding_among(own, anchor)
         written = anchor.text
         if own:
             # the attribute the claim names decides, when the record holds it
@@ -108,11 +108,11 @@ class ValueRule:
             numbers = [a for a in claim.values if a.kind not in NAMED_KINDS]
             # a derived value is met at the precision written: "roughly 12%" is no 11.2%
             exact = replace(anchor, qualifier=None) if anchor.qualifier == "about" else anchor
-            for candidate, how in derived(claim.clean, anchor, [index.records[i] for i in scope],
-                                          numbers, named=bool(own)):
-                if compare_anchors(exact, candidate) is Agreement.MATCH:
-                    return Check(self.name, "verified", index.refs(scope), f"{written} is the "
-                                 f"{how}", derived=True)
+            how = index.derivations.match(claim.clean, anchor, exact, scope, index.records,
+                                          numbers, named=bool(own))
+            if how is not None:
+                return Check(self.name, "verified", index.refs(scope), f"{written} is the {how}",
+                             derived=True)
         if hits and not subjects.all:
             return Check(self.name, "verified", index.refs(hits), f"{written} found")
         if hits:
