@@ -13,6 +13,7 @@ from gsar_otel.core.text import STOPWORDS, split_sentences, stem
 from gsar_otel.judges.records.forms import (
     ADVICE,
     CAUSE,
+    DETERMINERS,
     LEVELS,
     MODAL_REACH,
     MODALS,
@@ -21,6 +22,7 @@ from gsar_otel.judges.records.forms import (
     PHRASES,
     PLURAL_PRONOUNS,
     STATE_TABLES,
+    UNIVERSALS,
     State,
 )
 from gsar_otel.judges.records.record import NAME_TOKEN
@@ -52,6 +54,9 @@ class StatedState:
     negated: bool
     hypothetical: bool = False
     """Stated after a modal or a condition ("can be picked up", "if it fails"): no fact."""
+    attributive: bool = False
+    """Said of a noun after a determiner ("after the successful one"): it picks a thing out
+    rather than stating the record's state."""
 
 
 @dataclass(slots=True)
@@ -73,6 +78,8 @@ class ClaimText:
     advice: bool = False
     plural: bool = False
     """It speaks of several things it does not name ("they", "none of them")."""
+    universal: bool = False
+    """It says something of every one of the things it names ("all", "every", "each")."""
     cause: re.Match[str] | None = None
     measures: set[tuple[int, int]] = field(default_factory=set)
     """Where the claim's anchors stand (a token inside one is no name)."""
@@ -139,10 +146,12 @@ def read_claim(text: str) -> ClaimText:
                       if table.get(word) or table.get(joined)), None)
         level = LEVELS.get(word)
         if state is not None or level is not None:
-            claim.states.append(StatedState(position, state, level, negated,
-                                            index - modal_at <= MODAL_REACH))
+            claim.states.append(StatedState(
+                position, state, level, negated, index - modal_at <= MODAL_REACH,
+                index > 0 and words[index - 1][1] in DETERMINERS))
     claim.advice = bool(ADVICE.search(clean))
     claim.plural = any(word in PLURAL_PRONOUNS for _, word in words[:6])
+    claim.universal = any(word in UNIVERSALS for _, word in words)
     claim.cause = CAUSE.search(clean)
     return claim
 

@@ -35,6 +35,8 @@ _OUTCOMES: Final = {
                "backofflimitexceeded", "deadlineexceeded", "timed_out", "timedout",
                "declined", "rejected"),
     "cancelled": ("cancelled", "canceled", "aborted", "abort"),
+    "rolled_back": ("rolled_back", "rolledback", "rollback", "reverted"),
+    "shipped": ("shipped", "in_transit", "intransit", "dispatched"),
     "skipped": ("skipped", "skip", "neutral"),
     "in_progress": ("in_progress", "running", "queued", "pending", "waiting", "in-progress",
                     "inprogress", "started", "ongoing"),
@@ -68,7 +70,7 @@ _PAYMENTS: Final = {
 _LIFECYCLE: Final = {
     # an alert's or a tracked issue's life: open, resolved, or silenced without a fix
     "firing": ("firing", "fired", "triggered", "unresolved", "reopened", "regressed"),
-    "resolved": ("resolved", "closed"),
+    "resolved": ("resolved", "closed", "cleared"),
     "muted": ("ignored", "archived", "muted", "snoozed", "silenced", "suppressed"),
     "inactive": ("inactive",),
 }
@@ -125,6 +127,11 @@ NEGATIONS: Final = frozenset({"not", "no", "never", "none", "neither", "nor", "w
 """Words that negate the state or level that follows them closely."""
 NEGATION_REACH: Final = 3
 """How many content words after a negation a negated state may stand."""
+DETERMINERS: Final = frozenset({"the", "a", "an", "this", "that", "these", "those", "its",
+                                 "their", "one", "each", "every", "another", "other", "any"})
+"""Words before a state that make it pick a thing out ("the failed job") rather than state it."""
+UNIVERSALS: Final = frozenset({"all", "every", "each", "both"})
+"""Words that say something of every one of the things a claim names."""
 PLURAL_PRONOUNS: Final = frozenset({"they", "them", "those", "these", "both", "all", "each",
                                      "their", "none"})
 """Words opening a claim that speaks of several records it does not name."""
@@ -200,6 +207,22 @@ def status_of(keyed: Iterable[tuple[frozenset[str], str]]) -> set[State]:
     keyed = list(keyed)
     return states_of(raw for words, raw in keyed
                      if words & STATUS_KEYS or (words and len(raw.split()) <= 2)) | flags_of(keyed)
+
+
+def prose_status(text: str) -> set[State]:
+    """The states a sentence of prose asserts: its state words, except those a negation just
+    before denies ("was closed by search-team" asserts closed, "was not closed" does not)."""
+    words = _WORDS.findall(text.lower())
+    found: set[State] = set()
+    since = NEGATION_REACH + 1
+    for word in words:
+        if word in NEGATIONS or word.endswith("n't"):
+            since = 0
+            continue
+        since += 1
+        if since > NEGATION_REACH:
+            found |= states_of([word])
+    return found
 
 
 def flags_of(keyed: Iterable[tuple[frozenset[str], str]]) -> set[State]:

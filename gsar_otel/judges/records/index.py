@@ -13,7 +13,7 @@ from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, compare_ancho
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.text import content_stem_set
 from gsar_otel.judges.records.derive import Derivations
-from gsar_otel.judges.records.forms import State, flags_of, states_of, status_of
+from gsar_otel.judges.records.forms import State, flags_of, prose_status, states_of, status_of
 from gsar_otel.judges.records.reading import read_evidence
 from gsar_otel.judges.records.record import Record
 
@@ -22,6 +22,15 @@ MAX_HITS: Final = 256
 SCOPE_LIMIT: Final = 2000
 """Most records a derivation reads."""
 _PART: Final = re.compile(r"[-_.]")
+PROSE_WORDS: Final = 30
+"""A sentence of prose up to this many words states the states its words assert."""
+
+
+def _prose(record: Record) -> bool:
+    """True for one short sentence of prose (no keyed value): what it says, it says of the
+    things it names ("Ticket 6513 was closed by search-team")."""
+    return (all(not v.key for v in record.values) and len(record.values) == 1
+            and len(record.text.split()) <= PROSE_WORDS)
 
 
 class RecordIndex:
@@ -136,6 +145,7 @@ class RecordIndex:
     @cached_property
     def _status(self) -> list[set[State]]:
         return [status_of((v.key_words, v.raw) for v in record.values)
+                | (prose_status(record.text) if _prose(record) else set())
                 for record in self.records]
 
     @cached_property

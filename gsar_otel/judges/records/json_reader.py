@@ -10,11 +10,16 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from gsar_otel.judges.records.record import Record, key_words, last_key
+from gsar_otel.judges.records.text_reader import PAIR, read_text
 
 _TIME_WORDS: Final = frozenset({"time", "ts", "timestamp", "date", "stamp", "seen", "created",
                                 "updated", "started", "finished", "when", "epoch"})
 MAX_DEPTH: Final = 40
 """Deepest JSON nesting flattened; deeper values are kept as their text."""
+
+
+MAX_PAIRS: Final = 64
+"""Most ``key=value`` pairs read from one JSON string ("host=gw-37 ip=10.6.0.199")."""
 
 
 def read_json(item: str, text: str) -> list[Record] | None:
@@ -86,7 +91,15 @@ def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, 
         owner.add(path, "true" if node else "false")
         return
     stamp = _epoch(node) if _timeish(path) else None
+    if isinstance(node, str) and "\n" in node.strip() and depth < MAX_DEPTH:
+        # a tool's text output inside JSON ({"output": "NAME  STATUS\n..."}, MCP content):
+        # read as the text it is, its records of their own
+        out.extend(read_text(item, node, group=f"{item}:{path}"))
+        return
     owner.add(path, stamp or (node if isinstance(node, str) else json.dumps(node)))
+    if isinstance(node, str):
+        for key, value in PAIR.findall(node)[:MAX_PAIRS] if PAIR.search(node) else ():
+            owner.add(f"{path}.{key}" if path else key, value.strip('"'))
 
 
 def _sample(pair: list[Any], row: Record, path: str = "") -> None:

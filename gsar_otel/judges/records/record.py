@@ -20,6 +20,12 @@ _UNTYPED: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.C
 NAME_TOKEN: Final = re.compile(
     r"(?<![\w@.-])(?=[\w.@/:-]*[a-z])[a-z0-9][\w.@/:-]*[a-z0-9_]", re.IGNORECASE)
 """A token that can name a record: letters and digits joined by ``-_.@/:``."""
+NUMBERED: Final = re.compile(
+    r"\b(?:ticket|build|pull request|pr|merge request|mr|order|deploy|deployment|incident|"
+    r"issue|job|run|release|alert|case|invoice|payment|change|batch|task|pipeline|commit|"
+    r"request|user|customer|account|transaction|refund|shipment|session|story)\s+#?(\d{2,20})\b",
+    re.IGNORECASE)
+"""A numbered thing prose names by its kind and number: the number names the record."""
 _NUMBER_ID: Final = re.compile(r"\d{4,20}")
 _ARROW: Final = re.compile(r"([^\s=:>]+)\s*(?:->|=>|\u2192)\s*([^\s,;]+)")
 """A value written as a change: ``max_size = 20 -> 12``."""
@@ -83,6 +89,8 @@ class Record:
             word in NAME_KEYS for word in key_words(key_l))
         if naming and (nameable(name) or _NUMBER_ID.fullmatch(name)):
             self.names.add(name)  # a number under a naming key is an id: "user 51277"
+        if not key_l:  # prose names numbered things: "Ticket 6513", "Pull request 9130"
+            self.names.update(m.group(1) for m in NUMBERED.finditer(text))
         for token in NAME_TOKEN.findall(text):
             token = token.rstrip(".:/")
             if _NAMEISH.search(token) and nameable(token.lower()) and not _measure(token):

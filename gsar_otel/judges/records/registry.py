@@ -10,10 +10,19 @@ from typing import Final
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.compare import ComparisonRule
 from gsar_otel.judges.records.index import RecordIndex
-from gsar_otel.judges.records.rules import BASE_RULES, Check, ClaimRule
+from gsar_otel.judges.records.rules import (
+    CauseRule,
+    Check,
+    ClaimRule,
+    MomentRule,
+    NameRule,
+    ValueRule,
+)
+from gsar_otel.judges.records.states import StateRule
 from gsar_otel.judges.records.subjects import Subjects, subjects_of
 
-RULES: Final[Sequence[ClaimRule]] = (*BASE_RULES, ComparisonRule())
+RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
+                                     CauseRule(), ComparisonRule())
 """Every rule: values, moments, names, states, causes, comparisons."""
 
 

@@ -15,7 +15,7 @@ names (not past a neighbouring value), and conflicts only with a value of the sa
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final, Literal, Protocol
 
@@ -24,7 +24,7 @@ from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchor
 from gsar_otel.core.text import STOPWORDS, content_stems, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.derive import OPERATIONS
-from gsar_otel.judges.records.forms import AFFIXES, State, states_of
+from gsar_otel.judges.records.forms import AFFIXES, states_of
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import Record, Value
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
@@ -140,6 +140,10 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
     if not named and anchor.kind in _MOMENT_KINDS:  # a log line's time is its time
         named = [(index.records[i], v) for i in sorted(own) if index.records[i].level
                  for v in index.records[i].values if _time_key(v.key)]
+    if not named and anchor.kind in KIND_KEYS:  # an HTTP status is a record's status code
+        named = [(index.records[i], v) for i in sorted(own) for v in index.records[i].values
+                 if v.key_words & KIND_KEYS[anchor.kind] and not v.key_words & _NOT_STATUS
+                 and _of_kind(anchor.kind, v)]
     conflicts = []
     for record, value in named:
         for evidence in value.anchors:
@@ -158,6 +162,15 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
 
 
 _ANY_UNIT: Final = frozenset({"", "*"})
+_NOT_STATUS: Final = frozenset({"exit", "signal", "return", "error", "errno"})
+"""Key words of codes that are no HTTP status."""
+_SHORT_KEYS: Final = frozenset({"ip", "os", "az", "vm"})
+"""Two-letter key words a claim names exactly ("IP address")."""
+KIND_KEYS: Final = {
+    AnchorKind.HTTP_STATUS: frozenset({"status", "code", "statuscode", "status_code"}),
+    AnchorKind.IPV4: frozenset({"ip", "address", "addr", "ipv4"}),
+}
+"""The keys a value of a kind belongs to when the claim names none beside it."""
 _NAMES: Final = frozenset({AnchorKind.IDENTIFIER, AnchorKind.HOST})
 """Kinds that name rather than measure: found or not, never another value of an attribute."""
 _MOMENT_KINDS: Final = frozenset({AnchorKind.TIMESTAMP, AnchorKind.CLOCK, AnchorKind.DATE})
@@ -175,9 +188,18 @@ def _named_values(own: frozenset[int], index: RecordIndex,
                 continue
             keys = {stem(w.rstrip("s")) for w in value.key_words
                     if w not in GENERIC_KEYS and len(w) > 2 and w not in STOPWORDS}
-            if _names_key(keys, words):
+            if _names_key(keys, words) or value.key_words & words & _SHORT_KEYS:
                 out.append((record, value))
     return out
+
+
+def _of_kind(kind: AnchorKind, value: Value) -> bool:
+    """True when ``value`` holds a value of ``kind`` (an HTTP status is a number of 100-599;
+    an exit code of 137 is none)."""
+    return any(a.kind is kind or (
+        kind is AnchorKind.HTTP_STATUS and a.kind is AnchorKind.NUMBER
+        and isinstance(a.value, float) and a.value.is_integer() and 100 <= a.value <= 599)
+        for a in value.anchors)
 
 
 def _stems_around(claim: ClaimText, anchor: Anchor) -> tuple[set[str], set[str]]:
@@ -295,62 +317,6 @@ def _name_like(token: str) -> bool:
                                   for p in parts)
 
 
-class StateRule:
-    """States and log levels: the claim's record in that state (verified), in another state of
-    the same family (contradicted), or a negated state or level the record holds (contradicted).
-    """
-
-    name = "state"
-
-    def applies(self, claim: ClaimText) -> bool:
-        return bool(claim.states)
-
-    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
-        for stated in claim.states:
-            own = subjects.near(stated.position)
-            if stated.level is not None and stated.state is None:
-                if stated.negated:
-                    scope = own or frozenset(range(len(index.records)))
-                    at = [i for i in scope if index.records[i].level == stated.level]
-                    if at:
-                        yield Check(self.name, "contradicted", index.refs(frozenset(at[:3])),
-                                    f"says no {stated.level}; {index.records[at[0]].item} "
-                                    f"holds a line at {stated.level}")
-                continue
-            if stated.state is None or stated.hypothetical or not own:
-                continue
-            if not subjects.stated_of(stated.position, claim.clean):
-                continue  # the state is said of something the claim does not name
-            yield from self._state(stated.state, stated.negated, own, index)
-
-    def _state(self, state: State, negated: bool, own: frozenset[int],
-               index: RecordIndex) -> Iterable[Check]:
-        held: dict[State, int] = {}
-        for i in sorted(own):  # in a fixed order: the first state held is the one reported
-            for record_state in sorted(index.states(i)):
-                held.setdefault(record_state, i)
-        if state in held:
-            i = held[state]
-            outcome: Outcome = "contradicted" if negated else "verified"
-            if negated and state not in index.status(i):
-                return  # said of a word of a message, not of the record's state
-            yield Check(self.name, outcome, (index.records[i].item,),
-                        f"{'says not ' if negated else ''}{state.name}; "
-                        f"{index.records[i].item} is {state.name}")
-            return
-        status = {s: i for i in sorted(own) for s in sorted(index.status(i))
-                  if s.family == state.family}
-        if not status:
-            return
-        other, i = next(iter(status.items()))
-        if negated:
-            yield Check(self.name, "verified", (index.records[i].item,),
-                        f"not {state.name}; {index.records[i].item} is {other.name}")
-        else:
-            yield Check(self.name, "contradicted", (index.records[i].item,),
-                        f"says {state.name}; {index.records[i].item} is {other.name}")
-
-
 class CauseRule:
     """A stated cause holds only when one record of the claim states it (most of its words, or
     its state) beside the effect."""
@@ -382,9 +348,7 @@ class CauseRule:
                     "of the claim")
 
 
-BASE_RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
-                                          CauseRule())
-"""The rules of this module; :data:`gsar_otel.judges.records.registry.RULES` adds the others."""
+
 """Every rule, in the order their checks are reported."""
 
 

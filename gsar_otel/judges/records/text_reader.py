@@ -20,13 +20,15 @@ _TIMESTAMP: Final = re.compile(
     r"|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|\d{2}:\d{2}:\d{2}(?:\.\d+)?)\]?")
 _LEVEL_TOKEN: Final = re.compile(r"^\[?(ERROR|ERR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL|CRIT|"
                                  r"TRACE|error|warn|warning|info|debug|fatal)\]?:?$")
-_PAIR: Final = re.compile(r'(?<![\w.])([A-Za-z_][\w.\-/]*)=("[^"]*"|\S+)')
+PAIR: Final = re.compile(r'(?<![\w.])([A-Za-z_][\w.\-/]*)=("[^"]*"|\S+)')
 _COLON_LINE: Final = re.compile(r"^(\s*)([A-Za-z][\w .()/'-]{0,60}?):(?:\s+(.*\S))?\s*$")
 _ROWS_FOOTER: Final = re.compile(r"^\(\d+ rows?\)$")
 
 
-def read_text(item: str, text: str) -> list[Record]:
-    """Text as records: tables, ``key: value`` blocks, ``key=value`` and log lines, prose."""
+def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
+    """Text as records: tables, ``key: value`` blocks, ``key=value`` and log lines, prose
+    (``group`` names the records' groups when the text is a part of a larger item)."""
+    prefix = group or item
     records: list[Record] = []
     lines = text.splitlines()
     position = 0
@@ -39,10 +41,10 @@ def read_text(item: str, text: str) -> list[Record]:
         table = _table(lines, position)
         if table is not None:
             rows, position = table
-            group = f"{item}#t{block}"
+            table_group = f"{prefix}#t{block}"
             header, body = rows[0], rows[1:]
             for cells in body:
-                row = Record(item, group)
+                row = Record(item, table_group)
                 for name, cell in zip(header, cells, strict=False):
                     row.add(name, cell)
                 if cells and nameable(cells[0].lower()):
@@ -53,11 +55,11 @@ def read_text(item: str, text: str) -> list[Record]:
         colon = _colon_block(lines, position)
         if colon is not None:
             record, position = colon
-            record.item, record.group = item, f"{item}#k{block}"
+            record.item, record.group = item, f"{prefix}#k{block}"
             block += 1
             records.append(record)
             continue
-        records.append(_line(item, f"{item}#l", line))
+        records.append(_line(item, f"{prefix}#l", line))
         position += 1
     return records
 
@@ -107,6 +109,7 @@ def _colon_block(lines: list[str], start: int) -> tuple[Record, int] | None:
     """Consecutive ``Key: value`` lines (at least two), nested by indentation."""
     record = Record("", "")
     stack: list[tuple[int, str]] = []
+    tops: set[str] = set()
     position = start
     pairs = 0
     while position < len(lines):
@@ -126,6 +129,10 @@ def _colon_block(lines: list[str], start: int) -> tuple[Record, int] | None:
         indent, key, value = len(match.group(1)), match.group(2).strip(), match.group(3)
         while stack and stack[-1][0] >= indent:
             stack.pop()
+        if not stack and key in tops:
+            break  # a key again at the top: the next record ("host: a / ip: .. / host: b")
+        if not stack:
+            tops.add(key)
         path = ".".join([*(k for _, k in stack), key])
         if value:
             record.add(path, value)
@@ -153,10 +160,10 @@ def _line(item: str, group: str, line: str) -> Record:
     if first and _LEVEL_TOKEN.match(first[0]):
         record.add("level", first[0].strip("[]:").lower())
         rest = first[1] if len(first) > 1 else ""
-    pairs = _PAIR.findall(rest)
+    pairs = PAIR.findall(rest)
     for key, value in pairs:
         record.add(key, value.strip('"'))
-    message = _PAIR.sub("", rest).strip() if len(pairs) >= 2 else rest
+    message = PAIR.sub("", rest).strip() if len(pairs) >= 2 else rest
     if message:
         for sentence in split_sentences(message) or [message]:
             record.add("", sentence)
