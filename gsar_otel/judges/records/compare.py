@@ -61,10 +61,12 @@ class ComparisonRule:
                 if moved:
                     yield _checked(moved == sign, (), f"from {start.text} to {value.text}")
                 continue
-            moves = {_sign(before, after) for before, after in _changes(index, subjects, value)}
+            changes = _changes(index, subjects, value)
+            moves = {_sign(before, after) for before, after, _ in changes}
             moves.discard(0)
             if len(moves) == 1:
-                yield _checked(moves == {sign}, (), f"a change to {value.text}")
+                refs = tuple(dict.fromkeys(item for _, _, item in changes))
+                yield _checked(moves == {sign}, refs, f"a change to {value.text}")
 
 
 def _checked(same: bool, refs: tuple[str, ...], what: str) -> Check:
@@ -92,16 +94,16 @@ def _start(claim: ClaimText, numbers: list[Anchor], position: int) -> Anchor | N
 
 
 def _changes(index: RecordIndex, subjects: Subjects,
-             value: Anchor) -> list[tuple[Anchor, Anchor]]:
+             value: Anchor) -> list[tuple[Anchor, Anchor, str]]:
     """The evidence's changes whose new value is ``value``: on the claim's records when any of
     them changed, else anywhere."""
     scope = subjects.near(value.start) or subjects.all
     value = replace(value, qualifier=None)  # "up to 12" ends at 12, not at most 12
-    found: dict[bool, list[tuple[Anchor, Anchor]]] = {True: [], False: []}
+    found: dict[bool, list[tuple[Anchor, Anchor, str]]] = {True: [], False: []}
     for position in sorted(index.holding(value)):
         for before, after in index.records[position].changes:
             if compare_anchors(value, after) is Agreement.MATCH:
-                found[position in scope].append((before, after))
+                found[position in scope].append((before, after, index.records[position].item))
     return found[True] or found[False]
 
 

@@ -29,7 +29,7 @@ def _rows(family: str, table: dict[str, tuple[str, ...]]) -> dict[str, State]:
 _OUTCOMES: Final = {
     # a run, job, step, check, build, deploy, payment or plan that ended
     "succeeded": ("succeeded", "success", "successful", "successfully", "succeed", "passed",
-                  "pass", "passing", "completed", "complete", "finished", "ok", "done",
+                  "pass", "passing", "completed", "complete", "ok",
                   "green", "applied", "paid", "delivered", "resolved"),
     "failed": ("failed", "failure", "failing", "fail", "fails", "errored", "red", "broken",
                "backofflimitexceeded", "deadlineexceeded", "timed_out", "timedout",

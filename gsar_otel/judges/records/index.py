@@ -5,6 +5,7 @@ checked in time linear in what it states, not in the evidence."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from functools import cached_property
 from typing import Final
@@ -65,6 +66,12 @@ class RecordIndex:
         self._held = anchors
         self._anchors = AnchorIndex(anchors)
         self._text = "\n".join(item.content.lower() for item in evidence)
+        self._items = [item.id for item in evidence]
+        self._starts = []
+        offset = 0
+        for item in evidence:
+            self._starts.append(offset)
+            offset += len(item.content) + 1
 
     def named(self, token: str) -> frozenset[int]:
         """Records one of whose names is ``token``."""
@@ -79,16 +86,20 @@ class RecordIndex:
         """Log records written at ``level``."""
         return frozenset(self._levels.get(level, ()))
 
-    def mentions(self, token: str) -> bool:
-        """True when ``token`` stands in some item's text as a word of its own."""
+    def mentions(self, token: str) -> tuple[str, ...]:
+        """The evidence ids of the items in whose text ``token`` stands as a word of its own
+        (empty when none)."""
+        found: list[str] = []
         at = self._text.find(token)
         while at >= 0:
             before = self._text[at - 1] if at else " "
             after = self._text[at + len(token)] if at + len(token) < len(self._text) else " "
             if not (before.isalnum() or after.isalnum()):
-                return True
+                item = self._items[bisect_right(self._starts, at) - 1]
+                if item not in found:
+                    found.append(item)
             at = self._text.find(token, at + 1)
-        return False
+        return tuple(found)
 
     def holding(self, anchor: Anchor) -> frozenset[int]:
         """Records holding a value that matches ``anchor``."""

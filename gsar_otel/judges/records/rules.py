@@ -101,8 +101,9 @@ class ValueRule:
         if subjects.all and hits & subjects.all:
             return Check(self.name, "verified", index.refs(hits & subjects.all),
                          f"{written} found")
-        if anchor.kind in NAMED_KINDS and index.mentions(anchor.text.lower()):
-            return Check(self.name, "verified", (), f"{written} found")
+        mentioned = index.mentions(anchor.text.lower()) if anchor.kind in NAMED_KINDS else ()
+        if mentioned:
+            return Check(self.name, "verified", mentioned, f"{written} found")
         if anchor.kind not in NAMED_KINDS:
             scope = index.scope(own or subjects.all)
             numbers = [a for a in claim.values if a.kind not in NAMED_KINDS]
@@ -257,7 +258,8 @@ class MomentRule:
                 continue  # found as a bare time (or not at all): the value rule says which
             written = claim.clean[min(clock.start, date.start):max(clock.end, date.end)]
             if any(compare_anchors(date, stamp) is Agreement.MATCH for stamp in stamps):
-                yield Check(self.name, "verified", (), f"{written} is one moment")
+                yield Check(self.name, "verified", index.refs(index.holding(clock)),
+                            f"{written} is one moment")
             else:
                 yield Check(self.name, "absent", (), f"{written} is no moment of the evidence: "
                             f"that time is on another day")
