@@ -14,6 +14,7 @@ from gsar_otel.judges.records.forms import (
     ADVICE,
     CAUSE,
     DETERMINERS,
+    FUTURE,
     LEVELS,
     MODAL_REACH,
     MODALS,
@@ -78,6 +79,8 @@ class ClaimText:
     advice: bool = False
     plural: bool = False
     """It speaks of several things it does not name ("they", "none of them")."""
+    future: bool = False
+    """It predicts ("will be exhausted", "is going to"): what it states is not on record."""
     universal: bool = False
     """It says something of every one of the things it names ("all", "every", "each")."""
     cause: re.Match[str] | None = None
@@ -142,8 +145,10 @@ def read_claim(text: str) -> ClaimText:
             since_negation += 1  # only content words count: "none of the 12 failed"
         negated = since_negation <= NEGATION_REACH
         joined = word.replace("-", "").replace("_", "")
-        state = next((table.get(word) or table.get(joined) for table in STATE_TABLES
-                      if table.get(word) or table.get(joined)), None)
+        head = word.split("-", 1)[0]  # "critical-level": the modifier states the state
+        state = next((table.get(word) or table.get(joined) or table.get(head)
+                      for table in STATE_TABLES
+                      if table.get(word) or table.get(joined) or table.get(head)), None)
         level = LEVELS.get(word)
         if state is not None or level is not None:
             claim.states.append(StatedState(
@@ -152,6 +157,7 @@ def read_claim(text: str) -> ClaimText:
     claim.advice = bool(ADVICE.search(clean))
     claim.plural = any(word in PLURAL_PRONOUNS for _, word in words[:6])
     claim.universal = any(word in UNIVERSALS for _, word in words)
+    claim.future = bool(FUTURE.search(clean))
     claim.cause = CAUSE.search(clean)
     return claim
 

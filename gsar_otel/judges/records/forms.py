@@ -130,6 +130,9 @@ NEGATION_REACH: Final = 3
 DETERMINERS: Final = frozenset({"the", "a", "an", "this", "that", "these", "those", "its",
                                  "their", "one", "each", "every", "another", "other", "any"})
 """Words before a state that make it pick a thing out ("the failed job") rather than state it."""
+FUTURE: Final = re.compile(r"\b(?:will(?! not)|won't|is going to|are going to|expected to|"
+                           r"projected to|on track to|likely to)\b", re.IGNORECASE)
+"""Words of a prediction: a claim that foretells states nothing the evidence records."""
 UNIVERSALS: Final = frozenset({"all", "every", "each", "both"})
 """Words that say something of every one of the things a claim names."""
 PLURAL_PRONOUNS: Final = frozenset({"they", "them", "those", "these", "both", "all", "each",

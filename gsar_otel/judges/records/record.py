@@ -26,6 +26,11 @@ NUMBERED: Final = re.compile(
     r"request|user|customer|account|transaction|refund|shipment|session|story)\s+#?(\d{2,20})\b",
     re.IGNORECASE)
 """A numbered thing prose names by its kind and number: the number names the record."""
+AGENT: Final = re.compile(
+    r"\b(?!(?:caused|followed|driven|triggered|affected|impacted|used|consumed|held|blocked|"
+    r"limited|bounded|backed|replaced|signed|owned|hit)\b)([a-z]+ed) by @?([a-z][\w.@-]*[a-z0-9])",
+    re.IGNORECASE)
+"""A verb's agent: "closed by netops" (not a cause: "caused by", "blocked by")."""
 _NUMBER_ID: Final = re.compile(r"\d{4,20}")
 _ARROW: Final = re.compile(r"([^\s=:>]+)\s*(?:->|=>|\u2192)\s*([^\s,;]+)")
 """A value written as a change: ``max_size = 20 -> 12``."""
@@ -91,6 +96,8 @@ class Record:
             self.names.add(name)  # a number under a naming key is an id: "user 51277"
         if not key_l:  # prose names numbered things: "Ticket 6513", "Pull request 9130"
             self.names.update(m.group(1) for m in NUMBERED.finditer(text))
+            for actor in AGENT.finditer(text):  # and says who did it: "closed by team-60"
+                self.values.append(Value("by", actor.group(2).lower().rstrip("."), ()))
         for token in NAME_TOKEN.findall(text):
             token = token.rstrip(".:/")
             if _NAMEISH.search(token) and nameable(token.lower()) and not _measure(token):

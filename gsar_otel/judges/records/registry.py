@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from gsar_otel.judges.records.actors import ActorRule
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.compare import ComparisonRule
 from gsar_otel.judges.records.index import RecordIndex
@@ -22,8 +23,8 @@ from gsar_otel.judges.records.states import StateRule
 from gsar_otel.judges.records.subjects import Subjects, subjects_of
 
 RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
-                                     CauseRule(), ComparisonRule())
-"""Every rule: values, moments, names, states, causes, comparisons."""
+                                     CauseRule(), ComparisonRule(), ActorRule())
+"""Every rule: values, moments, names, states, causes, comparisons, actors."""
 
 
 def check_claim(claim: ClaimText, index: RecordIndex,
