@@ -13,6 +13,7 @@ from gsar_otel.core.text import STOPWORDS, split_sentences, stem
 from gsar_otel.judges.records.forms import (
     ADVICE,
     CAUSE,
+    COPULAS,
     DETERMINERS,
     FUTURE,
     LEVELS,
@@ -79,8 +80,9 @@ class ClaimText:
     advice: bool = False
     plural: bool = False
     """It speaks of several things it does not name ("they", "none of them")."""
-    future: bool = False
-    """It predicts ("will be exhausted", "is going to"): what it states is not on record."""
+    future: int = -1
+    """Where it starts predicting ("will be exhausted", "is going to"), or -1: what it states
+    after that is not on record."""
     universal: bool = False
     """It says something of every one of the things it names ("all", "every", "each")."""
     cause: re.Match[str] | None = None
@@ -153,11 +155,13 @@ def read_claim(text: str) -> ClaimText:
         if state is not None or level is not None:
             claim.states.append(StatedState(
                 position, state, level, negated, index - modal_at <= MODAL_REACH,
-                index > 0 and words[index - 1][1] in DETERMINERS))
+                index > 0 and words[index - 1][1] in DETERMINERS
+                and (index < 2 or words[index - 2][1] not in COPULAS)))
     claim.advice = bool(ADVICE.search(clean))
     claim.plural = any(word in PLURAL_PRONOUNS for _, word in words[:6])
     claim.universal = any(word in UNIVERSALS for _, word in words)
-    claim.future = bool(FUTURE.search(clean))
+    predicting = FUTURE.search(clean)
+    claim.future = predicting.start() if predicting else -1
     claim.cause = CAUSE.search(clean)
     return claim
 

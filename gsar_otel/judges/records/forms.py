@@ -127,6 +127,8 @@ NEGATIONS: Final = frozenset({"not", "no", "never", "none", "neither", "nor", "w
 """Words that negate the state or level that follows them closely."""
 NEGATION_REACH: Final = 3
 """How many content words after a negation a negated state may stand."""
+COPULAS: Final = frozenset({"is", "was", "are", "were", "be", "been", "becomes", "became"})
+"""Before a determiner, a state is said of the subject ("is a critical-level alert")."""
 DETERMINERS: Final = frozenset({"the", "a", "an", "this", "that", "these", "those", "its",
                                  "their", "one", "each", "every", "another", "other", "any"})
 """Words before a state that make it pick a thing out ("the failed job") rather than state it."""

@@ -144,6 +144,10 @@ class RecordIndex:
         """The states record ``position`` states."""
         return self._states[position]
 
+    def is_prose(self, position: int) -> bool:
+        """True when record ``position`` is one short sentence of prose."""
+        return _prose(self.records[position])
+
     def status(self, position: int) -> set[State]:
         """The states record ``position`` holds as an attribute (a state column, a short
         cell): the ones a claim's state can contradict."""

@@ -19,12 +19,13 @@ from gsar_otel.judges.records.rules import (
     NameRule,
     ValueRule,
 )
-from gsar_otel.judges.records.states import StateRule
+from gsar_otel.judges.records.states import PredicateRule, StateRule
 from gsar_otel.judges.records.subjects import Subjects, subjects_of
 
 RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
-                                     CauseRule(), ComparisonRule(), ActorRule())
-"""Every rule: values, moments, names, states, causes, comparisons, actors."""
+                                     PredicateRule(), CauseRule(), ComparisonRule(), ActorRule())
+"""Every rule: values, moments, names, states, negated predicates, causes, comparisons,
+actors."""
 
 
 def check_claim(claim: ClaimText, index: RecordIndex,

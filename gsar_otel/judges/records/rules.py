@@ -89,8 +89,11 @@ class ValueRule:
     def _one(self, claim: ClaimText, anchor: Anchor, subjects: Subjects,
              index: RecordIndex) -> Check:
         own = subjects.near(anchor.start)
-        hits = index.holding(anchor) | index.holding_among(own, anchor)
         written = anchor.text
+        if 0 <= claim.future < anchor.start:
+            return Check(self.name, "absent", (), f"{written} is predicted: no record states "
+                         f"what has not happened")
+        hits = index.holding(anchor) | index.holding_among(own, anchor)
         if own:
             # the attribute the claim names decides, when the record holds it
             by_attribute = _attribute(claim, anchor, own, index, hits)
@@ -110,7 +113,7 @@ class ValueRule:
             # a derived value is met at the precision written: "roughly 12%" is no 11.2%
             exact = replace(anchor, qualifier=None) if anchor.qualifier == "about" else anchor
             how = index.derivations.match(claim.clean, anchor, exact, scope, index.records,
-                                          numbers, named=bool(own) and not claim.future)
+                                          numbers, named=bool(own))
             if how is not None:
                 return Check(self.name, "verified", index.refs(scope), f"{written} is the {how}",
                              derived=True)

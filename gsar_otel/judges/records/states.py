@@ -6,7 +6,9 @@ status column, a short cell, a true flag, a short sentence of prose)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from typing import Final
 
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.forms import State
@@ -89,3 +91,30 @@ class StateRule:
         else:
             yield Check(self.name, "contradicted", (index.records[i].item,),
                         f"says {state.name}; {index.records[i].item} is {other.name}")
+
+
+_NEGATED_VERB: Final = re.compile(
+    r"\b(?:never|not|wasn't|weren't|hasn't|haven't|hadn't|didn't)\s+(?:been\s+|yet\s+|be\s+)?"
+    r"([a-z]+ed)\b", re.IGNORECASE)
+
+
+class PredicateRule:
+    """A negated verb ("was never merged") against a record of the claim whose prose asserts it
+    ("Pull request 9130 was merged by lena.berg"): contradicted."""
+
+    name = "predicate"
+
+    def applies(self, claim: ClaimText) -> bool:
+        return bool(_NEGATED_VERB.search(claim.clean))
+
+    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        for match in _NEGATED_VERB.finditer(claim.clean):
+            verb = match.group(1).lower()
+            own = subjects.near(match.start())
+            for i in sorted(own):
+                text = index.records[i].text
+                if index.is_prose(i) and re.search(rf"\b{verb}\b", text) and not re.search(
+                        rf"\b(?:never|not|n't)\s+(?:been\s+|yet\s+|be\s+)?{verb}\b", text):
+                    yield Check(self.name, "contradicted", (index.records[i].item,),
+                                f"says {match.group(0)}; {index.records[i].item} says {verb}")
+                    break
