@@ -17,6 +17,7 @@ from typing import Final
 
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.judges.records.claims import ClaimText
+from gsar_otel.judges.records.derive import columns_of
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.rules import Check
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
@@ -32,6 +33,8 @@ DIRECTIONS: Final = {
     "shrunk": -1, "declined": -1, "slipped": -1, "cut": -1, "smaller": -1,
 }
 """Words that give a value a direction, and which: one table, one row per word."""
+MAX_STEPS: Final = 8
+"""How many rows down a column a move is looked for from each row."""
 REACH: Final = 40
 """How far before a value its direction word may stand (in its clause)."""
 _NUMERIC: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION})
@@ -67,6 +70,11 @@ class ComparisonRule:
             if len(moves) == 1:
                 refs = tuple(dict.fromkeys(item for _, _, item in changes))
                 yield _checked(moves == {sign}, refs, f"a change to {value.text}")
+                continue
+            steps = _steps(index, subjects, value)
+            if len(steps) == 1:
+                (moved, refs), = steps.items()
+                yield _checked(moved == sign, refs, f"a change of {value.text} down the rows")
 
 
 def _checked(same: bool, refs: tuple[str, ...], what: str) -> Check:
@@ -105,6 +113,31 @@ def _changes(index: RecordIndex, subjects: Subjects,
             if compare_anchors(value, after) is Agreement.MATCH:
                 found[position in scope].append((before, after, index.records[position].item))
     return found[True] or found[False]
+
+
+def _steps(index: RecordIndex, subjects: Subjects,
+           value: Anchor) -> dict[int, tuple[str, ...]]:
+    """The directions in which one column of the claim's records moves by ``value`` from an
+    earlier row to a later one ("p99_latency_ms=1129" then "=8858": up by 7729), with the
+    items they are in; empty when no two rows differ by it."""
+    named = subjects.near(value.start) or subjects.all
+    if not named:
+        return {}
+    scope = index.scope(named)
+    records = [index.records[i] for i in scope]
+    exact = replace(value, qualifier=None)
+    found: dict[int, tuple[str, ...]] = {}
+    for numbers in columns_of(records).values():
+        for a in range(len(numbers) - 1):
+            for b in range(a + 1, min(len(numbers), a + MAX_STEPS)):
+                (x, seen, _), (y, _, row) = numbers[a], numbers[b]
+                gap = Anchor(seen.kind, f"{abs(y - x):.6g}", abs(y - x), seen.unit, 0, 0,
+                             seen.key, None)
+                if y != x and compare_anchors(exact, gap) is Agreement.MATCH:
+                    moved = 1 if y > x else -1
+                    found[moved] = tuple(dict.fromkeys(
+                        (*found.get(moved, ()), records[numbers[a][2]].item, records[row].item)))
+    return found
 
 
 def _sign(before: Anchor, after: Anchor) -> int:

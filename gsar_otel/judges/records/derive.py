@@ -137,7 +137,7 @@ class _Scope:
 
     def columns(self) -> dict[str, list[tuple[float, Anchor, int]]]:
         if self._columns is None:
-            self._columns = _columns(self.records)
+            self._columns = columns_of(self.records)
         return self._columns
 
     def moments(self) -> list[float]:
@@ -206,7 +206,7 @@ def _percent(value: float) -> Anchor:
     return Anchor(AnchorKind.PERCENT, f"{value:.6g}%", value, "%", 0, 0, None, None)
 
 
-def _columns(records: list[Record]) -> dict[str, list[tuple[float, Anchor, int]]]:
+def columns_of(records: list[Record]) -> dict[str, list[tuple[float, Anchor, int]]]:
     """Numbers by column (one key of one group: rows of unrelated items never add up), each with
     the position of its record in ``records``."""
     columns: dict[str, list[tuple[float, Anchor, int]]] = {}

@@ -30,7 +30,8 @@ PROSE_WORDS: Final = 30
 def _prose(record: Record) -> bool:
     """True for one short sentence of prose (no keyed value): what it says, it says of the
     things it names ("Ticket 6513 was closed by search-team")."""
-    return (all(not v.key for v in record.values) and len(record.values) == 1
+    said = [v for v in record.values if not v.key]
+    return (len(said) == 1 and all(v.key in ("", "by") for v in record.values)
             and len(record.text.split()) <= PROSE_WORDS)
 
 

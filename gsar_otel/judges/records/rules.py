@@ -43,6 +43,7 @@ LOCAL_REACH: Final = 30
 """How many characters around a value are read for the words of an operation."""
 _WHOLE: Final = re.compile(r"\d[\d,.]*\s+(?:of|out of)(?: the| all)?\s*$", re.IGNORECASE)
 _WORDS: Final = re.compile(r"\b[A-Za-z][A-Za-z-]*\b")
+_NAMEISH_STEM: Final = re.compile(r"[\d_./@-]")
 CAUSE_SHARE: Final = 0.6
 """The share of a stated cause's content words one record of the claim must hold."""
 
@@ -323,8 +324,9 @@ def _name_like(token: str) -> bool:
 
 
 class CauseRule:
-    """A stated cause holds only when one record of the claim states it (most of its words, or
-    its state) beside the effect."""
+    """A stated cause holds only when one record states it (most of its words) beside the
+    effect (a word of the effect that is no name): a record naming the cause's subject alone
+    ("config push cfg-8070 applied") does not say it caused anything."""
 
     name = "cause"
 
@@ -345,7 +347,7 @@ class CauseRule:
         for i in sorted(scope)[:2000]:
             record_stems = index.stems(i)
             if (len(cause & record_stems) >= CAUSE_SHARE * len(cause)
-                    and (effect & record_stems or i in subjects.all)):
+                    and any(not _NAMEISH_STEM.search(w) for w in effect & record_stems)):
                 yield Check(self.name, "verified", (index.records[i].item,),
                             "the cause is stated of the claim's record")
                 return
