@@ -44,6 +44,9 @@ LOCAL_REACH: Final = 30
 _WHOLE: Final = re.compile(r"\d[\d,.]*\s+(?:of|out of)(?: the| all)?\s*$", re.IGNORECASE)
 _WORDS: Final = re.compile(r"\b[A-Za-z][A-Za-z-]*\b")
 _NAMEISH_STEM: Final = re.compile(r"[\d_./@-]")
+CAUSE_FIRST: Final = frozenset({"led", "leading", "resulting", "resulted", "which", "caused",
+                                 "causes", "causing", "triggered", "brought", "took", "broke"})
+"""Cause words after which the effect comes ("X caused the errors"); the cause is before."""
 CAUSE_SHARE: Final = 0.6
 """The share of a stated cause's content words one record of the claim must hold."""
 
@@ -337,7 +340,8 @@ class CauseRule:
         assert claim.cause is not None
         cause_text = claim.clean[claim.cause.end():]
         effect_text = claim.clean[:claim.cause.start()]
-        if claim.cause.group(0).lower().startswith(("led", "leading", "result", "which")):
+        said = claim.cause.group(0).lower()
+        if said.split()[0] in CAUSE_FIRST and not said.endswith(" by"):
             cause_text, effect_text = effect_text, cause_text
         cause = content_stems(cause_text)
         effect = content_stems(effect_text)
