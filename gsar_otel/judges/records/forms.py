@@ -192,6 +192,31 @@ AFFIXES: Final = frozenset({"non", "pre", "re", "co", "sub", "un", "anti", "mid"
                             "old", "all", "off", "log", "use", "set", "get", "run"})
 """Short parts of hyphenated English words (``non-zero``, ``re-run``, ``one-off``): a token of
 such parts is a word, not a name."""
+COMPOUND_PARTS: Final = frozenset({
+    # first or last parts of English compounds (a token with one is a word, not a name)
+    "non", "self", "cross", "multi", "single", "double", "high", "low", "long", "short", "well",
+    "half", "semi", "post", "inter", "intra", "over", "under", "up", "down", "out", "in", "off",
+    "on", "one", "two", "three", "first", "second", "third", "zero", "end", "real", "full",
+    "part", "near", "auto", "read", "write", "hard", "soft", "hot", "cold", "warm",
+    "fail", "follow", "built", "opt", "sign", "log", "check", "roll", "set", "start", "back",
+    "only", "based", "time", "level", "side", "wide", "term", "free", "aware", "safe", "ready",
+    "bound", "heavy", "intensive", "related", "specific", "friendly", "native", "date", "place",
+    "way", "party", "region", "zone", "node", "grained", "scale", "world", "wise", "like",
+    "facing", "critical", "sensitive", "priority", "latency", "memory", "disk", "rate", "run",
+    "minute", "hour", "day", "week", "month", "year", "percent", "cluster", "step",
+})
+"""Parts of hyphenated English compounds (``read-only``, ``long-running``, ``cross-region``)."""
+ENTITY_NOUNS: Final = frozenset({
+    "service", "services", "api", "pod", "pods", "host", "node", "job", "cluster", "db",
+    "database", "queue", "topic", "worker", "workers", "deployment", "container", "bucket",
+    "team", "app", "instance", "server", "function", "lambda", "namespace", "svc", "daemon",
+    "consumer", "producer", "cronjob", "replica", "replicas", "stack", "repo", "repository"})
+"""Nouns after which a hyphenated word names one ("the session-store service")."""
+NAME_PREPOSITIONS: Final = frozenset({"to", "from", "on", "at", "via", "into", "onto",
+                                      "against", "by"})
+"""Words after which a hyphenated word ending its clause is a name ("spread to media-resizer.")."""
+COMPOUND_ENDINGS: Final = ("ed", "ing", "ly", "able", "ible", "ful", "less")
+"""Endings of compound parts that are verbs, adverbs or adjectives (``rate-limited``)."""
 _WORDS: Final = re.compile(r"[a-z][a-z_-]*")
 
 

@@ -24,7 +24,14 @@ from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchor
 from gsar_otel.core.text import STOPWORDS, content_stems, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.derive import OPERATIONS
-from gsar_otel.judges.records.forms import AFFIXES, states_of
+from gsar_otel.judges.records.forms import (
+    AFFIXES,
+    COMPOUND_ENDINGS,
+    COMPOUND_PARTS,
+    ENTITY_NOUNS,
+    NAME_PREPOSITIONS,
+    states_of,
+)
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import Record, Value
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
@@ -43,6 +50,7 @@ LOCAL_REACH: Final = 30
 """How many characters around a value are read for the words of an operation."""
 _WHOLE: Final = re.compile(r"\d[\d,.]*\s+(?:of|out of)(?: the| all)?\s*$", re.IGNORECASE)
 _WORDS: Final = re.compile(r"\b[A-Za-z][A-Za-z-]*\b")
+_CAMEL_PARTS: Final = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|\b)|[A-Z][a-z]+")
 _NAMEISH_STEM: Final = re.compile(r"[\d_./@-]")
 CAUSE_FIRST: Final = frozenset({"led", "leading", "resulting", "resulted", "which", "caused",
                                  "causes", "causing", "triggered", "brought", "took", "broke"})
@@ -299,7 +307,13 @@ class NameRule:
     def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
         found: list[frozenset[int]] = []
         for position, token in claim.tokens:
-            if any(a <= position < b for a, b in claim.measures) or not _name_like(token):
+            written = claim.clean[position:position + len(token)]
+            before = _WORDS.findall(claim.clean[max(0, position - 20):position])[-1:]
+            after = _WORDS.findall(claim.clean[position + len(token):
+                                               position + len(token) + 20])[:1]
+            if any(a <= position < b for a, b in claim.measures) or not _name_like(
+                    token, written, before[0].lower() if before else "",
+                    after[0].lower() if after else ""):
                 continue
             named = index.named(token) or index.prefixed(token)
             if named or index.mentions(token):
@@ -312,18 +326,26 @@ class NameRule:
                         "the names stand together on one record")
 
 
-def _name_like(token: str) -> bool:
-    """A token only a name is written as: with a digit, ``_@/.``, or hyphenated with a short
-    part that is no English word (``ci-runner``, ``api-gw``; not ``crash-looping``)."""
+def _name_like(token: str, written: str = "", before: str = "", after: str = "") -> bool:
+    """A token only a name is written as: with a digit, ``_@/.``, in CamelCase of three parts
+    or more (``ErrorRateCritical``; ``MySQL`` is a product), or hyphenated where a name stands
+    (``media-resizer service``, ``spread to media-resizer.``; ``right-hand side`` is a word),
+    ``before`` and ``after`` being the words around it."""
     if not any(c.isalpha() for c in token) or states_of([token]):
         return False
     if any(c.isdigit() for c in token) or any(c in token for c in "_@/"):
         return True
-    if "." in token.strip("."):
+    if "." in token.strip(".") or len(_CAMEL_PARTS.findall(written)) >= 3:
         return True
     parts = token.split("-")
-    return len(parts) > 1 and any(len(p) <= 3 and p not in STOPWORDS and p not in AFFIXES
-                                  for p in parts)
+    if len(parts) < 2 or not all(parts):
+        return False
+    if any(len(p) <= 3 and p not in STOPWORDS and p not in AFFIXES for p in parts):
+        return True
+    if parts[0] in COMPOUND_PARTS or parts[-1] in COMPOUND_PARTS or any(
+            p.endswith(COMPOUND_ENDINGS) for p in parts):
+        return False
+    return after in ENTITY_NOUNS or (before in NAME_PREPOSITIONS and not after)
 
 
 class CauseRule:
