@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import datetime
 from typing import Final
 
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.derive import columns_of
 from gsar_otel.judges.records.index import RecordIndex
+from gsar_otel.judges.records.record import Record
 from gsar_otel.judges.records.rules import Check
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
 
@@ -127,7 +129,10 @@ def _steps(index: RecordIndex, subjects: Subjects,
     records = [index.records[i] for i in scope]
     exact = replace(value, qualifier=None)
     found: dict[int, tuple[str, ...]] = {}
-    for numbers in columns_of(records).values():
+    for column in columns_of(records, across=len(named) > 1).values():
+        # in the order of the records' own times where each has one, else as they stand
+        numbers = sorted(column, key=lambda n: _moment(records[n[2]]) or 0.0) if all(
+            _moment(records[n[2]]) is not None for n in column) else column
         for a in range(len(numbers) - 1):
             for b in range(a + 1, min(len(numbers), a + MAX_STEPS)):
                 (x, seen, _), (y, _, row) = numbers[a], numbers[b]
@@ -138,6 +143,18 @@ def _steps(index: RecordIndex, subjects: Subjects,
                     found[moved] = tuple(dict.fromkeys(
                         (*found.get(moved, ()), records[numbers[a][2]].item, records[row].item)))
     return found
+
+
+def _moment(record: Record) -> float | None:
+    """When ``record`` was written: its first timestamp, as seconds since the epoch."""
+    for value in record.values:
+        for anchor in value.anchors:
+            if anchor.kind is AnchorKind.TIMESTAMP and isinstance(anchor.value, str):
+                try:
+                    return datetime.fromisoformat(anchor.value.replace("Z", "+00:00")).timestamp()
+                except ValueError:
+                    return None
+    return None
 
 
 def _sign(before: Anchor, after: Anchor) -> int:

@@ -75,27 +75,30 @@ class Derivations:
 
     def match(self, claim_text: str, anchor: Anchor, exact: Anchor, scope: list[int],
               records: list[Record], claim_numbers: list[Anchor],
-              named: bool = False) -> str | None:
+              named: bool = False, across: bool = False) -> str | None:
         """How ``exact`` (the claim's ``anchor`` at the precision written) is derived from the
         records of ``scope`` (and the claim's other numbers), or None. When the claim ``named``
         the records, a duration may be the span between two of their moments without a cue
-        ("the init container completed in 12 seconds")."""
+        ("the init container completed in 12 seconds"). With ``across``, the scope is records
+        the claim names one by one (the same host in two metric dumps): their columns are one
+        key across items."""
         around = claim_text[max(0, anchor.start - CUE_REACH):anchor.end + CUE_REACH]
         asks = {name for name, op in OPERATIONS.items() if op.cue.search(around)}
         if named and anchor.kind is AnchorKind.DURATION:
             asks.add("difference")
-        key = tuple(scope)
+        key = (*scope, -1 if across else -2)
         facts = self._scopes.get(key)
         if facts is None:
-            facts = self._scopes[key] = _Scope([records[i] for i in scope])
+            facts = self._scopes[key] = _Scope([records[i] for i in scope], across)
         return facts.match(anchor, exact, asks, claim_numbers)
 
 
 class _Scope:
     """The derivable values of one scope of records, computed as they are first asked for."""
 
-    def __init__(self, records: list[Record]) -> None:
+    def __init__(self, records: list[Record], across: bool = False) -> None:
         self.records = records
+        self.across = across
         self._conversions: dict[tuple[str, str, bool], _Candidates] = {}
         self._counts: _Candidates | None = None
         self._columns: dict[str, list[tuple[float, Anchor, int]]] | None = None
@@ -137,7 +140,7 @@ class _Scope:
 
     def columns(self) -> dict[str, list[tuple[float, Anchor, int]]]:
         if self._columns is None:
-            self._columns = columns_of(self.records)
+            self._columns = columns_of(self.records, self.across)
         return self._columns
 
     def moments(self) -> list[float]:
@@ -206,9 +209,11 @@ def _percent(value: float) -> Anchor:
     return Anchor(AnchorKind.PERCENT, f"{value:.6g}%", value, "%", 0, 0, None, None)
 
 
-def columns_of(records: list[Record]) -> dict[str, list[tuple[float, Anchor, int]]]:
-    """Numbers by column (one key of one group: rows of unrelated items never add up), each with
-    the position of its record in ``records``."""
+def columns_of(records: list[Record],
+               across: bool = False) -> dict[str, list[tuple[float, Anchor, int]]]:
+    """Numbers by column, each with the position of its record in ``records``. A column is one
+    key of one group (rows of unrelated items never add up), or with ``across`` one key of the
+    records given (records a claim named one by one)."""
     columns: dict[str, list[tuple[float, Anchor, int]]] = {}
     for position, record in enumerate(records):
         for value in record.values:
@@ -216,7 +221,8 @@ def columns_of(records: list[Record]) -> dict[str, list[tuple[float, Anchor, int
                        and isinstance(a.value, float)]
             if len(numeric) == 1:
                 number, anchor = numeric[0]
-                columns.setdefault(f"{record.group}\0{value.key}", []).append(
+                group = "*" if across else record.group
+                columns.setdefault(f"{group}\0{value.key}", []).append(
                     (number, anchor, position))
     return columns
 

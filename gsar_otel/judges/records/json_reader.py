@@ -96,10 +96,12 @@ def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, 
         # read as the text it is, its records of their own
         out.extend(read_text(item, node, group=f"{item}:{path}"))
         return
-    owner.add(path, stamp or (node if isinstance(node, str) else json.dumps(node)))
-    if isinstance(node, str):
-        for key, value in PAIR.findall(node)[:MAX_PAIRS] if PAIR.search(node) else ():
+    pairs = PAIR.findall(node)[:MAX_PAIRS] if isinstance(node, str) else []
+    if len(pairs) >= 2:  # "host=batch-14 gc_pause_ms=157": its keys, not one string of them
+        for key, value in pairs:
             owner.add(f"{path}.{key}" if path else key, value.strip('"'))
+        return
+    owner.add(path, stamp or (node if isinstance(node, str) else json.dumps(node)))
 
 
 def _sample(pair: list[Any], row: Record, path: str = "") -> None:

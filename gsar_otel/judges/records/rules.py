@@ -125,7 +125,8 @@ class ValueRule:
             # a derived value is met at the precision written: "roughly 12%" is no 11.2%
             exact = replace(anchor, qualifier=None) if anchor.qualifier == "about" else anchor
             how = index.derivations.match(claim.clean, anchor, exact, scope, index.records,
-                                          numbers, named=bool(own))
+                                          numbers, named=bool(own),
+                                          across=len(own or subjects.all) > 1)
             if how is not None:
                 return Check(self.name, "verified", index.refs(scope), f"{written} is the {how}",
                              derived=True)
