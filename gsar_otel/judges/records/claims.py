@@ -57,8 +57,9 @@ class StatedState:
     hypothetical: bool = False
     """Stated after a modal or a condition ("can be picked up", "if it fails"): no fact."""
     attributive: bool = False
-    """Said of a noun after a determiner ("after the successful one"): it picks a thing out
-    rather than stating the record's state."""
+    """Said of a noun after a determiner ("after the successful one"), or an event with its
+    agent ("was started by wei.chen"): it picks a thing out or tells what happened rather than
+    stating the record's state."""
 
 
 @dataclass(slots=True)
@@ -155,8 +156,9 @@ def read_claim(text: str) -> ClaimText:
         if state is not None or level is not None:
             claim.states.append(StatedState(
                 position, state, level, negated, index - modal_at <= MODAL_REACH,
-                index > 0 and words[index - 1][1] in DETERMINERS
-                and (index < 2 or words[index - 2][1] not in COPULAS)))
+                (index > 0 and words[index - 1][1] in DETERMINERS
+                 and (index < 2 or words[index - 2][1] not in COPULAS))
+                or (index + 1 < len(words) and words[index + 1][1] == "by")))
     claim.advice = bool(ADVICE.search(clean))
     claim.plural = any(word in PLURAL_PRONOUNS for _, word in words[:6])
     claim.universal = any(word in UNIVERSALS for _, word in words)

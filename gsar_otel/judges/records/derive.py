@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Final, NamedTuple
 
+from gsar_otel.core.anchor_compare import Interval, queries
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, AnchorKind, compare_anchors
 from gsar_otel.judges.records.forms import states_of
 from gsar_otel.judges.records.record import Record
@@ -189,10 +190,34 @@ class _Candidates:
 
 
 def _first(anchor: Anchor, candidates: Iterable[tuple[Anchor, str]]) -> str | None:
+    """How the first candidate matching ``anchor`` was derived. A plain number or percentage
+    far from every value the claim's written form allows (read as itself, a share or a
+    percentage) is passed over without the full comparison: most pairs of values are."""
+    bounds = _bounds(anchor)
     for candidate, how in candidates:
+        if bounds is not None and candidate.unit in (None, "%") and isinstance(
+                candidate.value, float) and not any(
+                bounds[0] <= candidate.value * scale <= bounds[1] for scale in _SCALES):
+            continue
         if compare_anchors(anchor, candidate) is Agreement.MATCH:
             return how
     return None
+
+
+_SCALES: Final = (1.0, 100.0, 0.01)
+
+
+def _bounds(anchor: Anchor) -> tuple[float, float] | None:
+    """The lowest and highest values a plain number or a percentage allows, or None."""
+    if anchor.kind not in (AnchorKind.NUMBER, AnchorKind.PERCENT) or anchor.unit not in (
+            None, "%"):
+        return None
+    intervals = [q.accepts for q in queries(anchor) if isinstance(q.accepts, Interval)]
+    if not intervals:
+        return None
+    low = min(float(i.low) for i in intervals)
+    high = max(float(i.high) for i in intervals)
+    return low - abs(low) * 1e-9, high + abs(high) * 1e-9
 
 
 def _like(source: Anchor, value: float, key: str) -> Anchor:

@@ -45,10 +45,12 @@ class RecordIndex:
         self._prefixes: dict[str, set[int]] = {}
         self._levels: dict[str, set[int]] = {}
         self._groups: dict[str, list[int]] = {}
+        self._by_item: dict[str, list[int]] = {}
         places: list[int] = []
         anchors: list[Anchor] = []
         for position, record in enumerate(self.records):
             self._groups.setdefault(record.group, []).append(position)
+            self._by_item.setdefault(record.item, []).append(position)
             for name in record.names:
                 self._names.setdefault(name, set()).add(position)
                 parts = _PART.split(name)
@@ -101,6 +103,15 @@ class RecordIndex:
                     found.append(item)
             at = self._text.find(token, at + 1)
         return tuple(found)
+
+    def mentioning(self, token: str) -> frozenset[int]:
+        """The records of the items that mention ``token`` whose own text holds it as a word."""
+        items = set(self.mentions(token))
+        if not items:
+            return frozenset()
+        pattern = re.compile(rf"(?<![\w]){re.escape(token)}(?![\w])")
+        return frozenset(i for item in items for i in self._by_item.get(item, ())
+                         if pattern.search(self.records[i].text))
 
     def holding(self, anchor: Anchor) -> frozenset[int]:
         """Records holding a value that matches ``anchor``."""

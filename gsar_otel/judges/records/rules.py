@@ -316,13 +316,13 @@ class NameRule:
                     token, written, before[0].lower() if before else "",
                     after[0].lower() if after else ""):
                 continue
-            named = index.named(token) or index.prefixed(token)
-            if named or index.mentions(token):
+            named = index.named(token) or index.prefixed(token) or index.mentioning(token)
+            if named or index.mentions(token):  # a key's name is mentioned, on no record
                 found.append(named)
                 continue
             yield Check(self.name, "absent", (), f"{token} is named in no evidence item")
-        together = frozenset.intersection(*found) if len(found) > 1 else frozenset()
-        if together:
+        together = frozenset.intersection(*found) if found else frozenset()
+        if together and (len(found) > 1 or together & subjects.all):
             yield Check(self.name, "verified", index.refs(together),
                         "the names stand together on one record")
 
