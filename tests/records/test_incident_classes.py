@@ -39,7 +39,7 @@ GC = '{"result": "host=batch-14 gc_pause_ms=157 errors=372"}'
     ("The media-resizer service reported errors.", [DEPLOY], ["absent"]),
     ("Deploy dep-5716 of loyalty-api failed.", [DEPLOY], ["verified"]),
     ("The alert on search-prod-31 was ErrorRateCritical.", [ALERT], ["absent"]),
-    ("The alert on search-prod-31 was ErrorRateWarning.", [ALERT], ["verified"]),
+    ("The alert on search-prod-31 was ErrorRateWarning.", [ALERT], ["unverified"]),
     ("Usage on the right-hand side of the dashboard is read-only.", [DEPLOY], ["unverified"]),
     # a numbered thing of prose, what its prose asserts, and who did it
     ("Ticket 4837 was closed by team-60.", [TICKET], ["verified"]),

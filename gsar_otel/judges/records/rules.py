@@ -321,8 +321,8 @@ class NameRule:
                 found.append(named)
                 continue
             yield Check(self.name, "absent", (), f"{token} is named in no evidence item")
-        together = frozenset.intersection(*found) if found else frozenset()
-        if together and (len(found) > 1 or together & subjects.all):
+        together = frozenset.intersection(*found) if len(found) > 1 else frozenset()
+        if together:
             yield Check(self.name, "verified", index.refs(together),
                         "the names stand together on one record")
 
