@@ -63,15 +63,21 @@ from gsar_otel import semconv
 from gsar_otel.config_values import (
     _FALSE,
     _TRUE,
-    SettingsError,
     _parse_dispute_policy,
     _parse_judge,
     _parse_name,
     _parse_policy,
     _parse_unit,
     _parse_weight_map,
-    int_parser,
-    parse_bool,
+)
+from gsar_otel.config_values import (
+    SettingsError as SettingsError,
+)
+from gsar_otel.config_values import (
+    int_parser as int_parser,
+)
+from gsar_otel.config_values import (
+    parse_bool as parse_bool,
 )
 from gsar_otel.core.json_input import load_json
 from gsar_otel.core.model import GSARThresholds

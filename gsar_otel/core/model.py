@@ -111,12 +111,12 @@ class Claim(_Frozen):
                     "True.",
     )
     judged_by: Literal["offline", "model"] | None = Field(
-        default=None,
+        default=None, exclude_if=lambda value: value is None,
         description="Which tier judged the claim: the offline engine or a model (set by the "
                     "tiered judge and the model judges; None when the judge does not say).",
     )
     disputed: str | None = Field(
-        default=None,
+        default=None, exclude_if=lambda value: value is None,
         description="The offline engine's reason when it contradicts a claim a model judge "
                     "grounded (an exact subject-and-attribute mismatch against the records); "
                     "None when undisputed. The dispute policy decides whether it caps.",
