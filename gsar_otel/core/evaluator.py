@@ -139,7 +139,7 @@ class GSAREvaluator:
         # A caller that sets every scalar (as the decorator and the plugin do, from their own
         # settings) is not second-guessed by the process's settings.
         explicit = None not in (thresholds, contradiction_penalty, k_max, max_regenerations,
-                                conclusion_policy, contradiction_policy, dispute_policy)
+                                conclusion_policy, contradiction_policy)
         configured = _NO_SETTINGS if explicit and settings is None else _configured(settings)
         self.judge = judge
         self.regenerate_fn = regenerate_fn

@@ -38,13 +38,16 @@ def with_dispute(claim: Claim, evidence: EvidenceSet) -> Claim:
 
 def mark_model_claims(output: JudgeOutput, evidence: EvidenceSet, *,
                       check: bool = True) -> JudgeOutput:
-    """A model judge's ``output`` with every claim ``judged_by="model"`` (a dispute the model
-    wrote itself dropped) and, when ``check``, each grounded claim's dispute set."""
+    """A model judge's ``output`` with what the model may not say of itself dropped (a tier,
+    a dispute) and, when ``check``, each grounded claim's dispute set. An undisputed verdict is
+    left as the model gave it (its claims' tier reads as ``model`` in telemetry), so the guard's
+    report recorded beside it still matches."""
     if output.abstained:
         return output
 
     def marked(claim: Claim, grounded: bool) -> Claim:
-        claim = claim.model_copy(update={"judged_by": "model", "disputed": None})
+        if claim.judged_by is not None or claim.disputed is not None:
+            claim = claim.model_copy(update={"judged_by": None, "disputed": None})
         return with_dispute(claim, evidence) if check and grounded else claim
 
     partition = output.to_partition()
