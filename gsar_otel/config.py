@@ -15,7 +15,7 @@ invalid_settings``).
 Environment variables:
 
 ==================================  =========================================================
-``GSAR_JUDGE``                      judge name: ``staged``, ``lexical``, ``anthropic``, a plugin's
+``GSAR_JUDGE``                      judge name: ``staged``, ``tiered``, ``anthropic``, a plugin's
 ``GSAR_JUDGE_MODEL``                model for the judge (e.g. a Claude model id)
 ``GSAR_SAMPLE_RATE``                share of calls judged, in [0, 1] (default 1)
 ``GSAR_CAPTURE_CONTENT``            ``true`` puts claim and answer text on spans (default off)
@@ -27,6 +27,8 @@ Environment variables:
 ``GSAR_K_MAX``                      replan budget (default 2)
 ``GSAR_CONCLUSION_POLICY``          ``cap`` (default): an unsupported conclusion caps the decision
 ``GSAR_CONTRADICTION_POLICY``       ``cap`` (default): a wrong or unsupported tool claim caps it
+``GSAR_DISPUTE_POLICY``             ``flag`` (default) or ``cap``: a disputed model-grounded claim
+``GSAR_MAX_ESCALATED_CLAIMS``       most claims the tiered judge sends to the model (default 16)
 ``GSAR_CONFIG``                     path of a ``.json`` or ``.toml`` settings file
 ==================================  =========================================================
 
@@ -47,41 +49,55 @@ as read here and validated by ``gsar_otel.sidecar.settings`` when the sidecar st
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gsar_otel import semconv
+from gsar_otel.config_values import (
+    _FALSE,
+    _TRUE,
+    _parse_dispute_policy,
+    _parse_judge,
+    _parse_name,
+    _parse_policy,
+    _parse_unit,
+    _parse_weight_map,
+)
+from gsar_otel.config_values import (
+    SettingsError as SettingsError,
+)
+from gsar_otel.config_values import (
+    int_parser as int_parser,
+)
+from gsar_otel.config_values import (
+    parse_bool as parse_bool,
+)
 from gsar_otel.core.json_input import load_json
-from gsar_otel.core.model import EvidenceType, GSARThresholds
-from gsar_otel.core.scoring import POLICIES, Policy, WeightMap, resolve_weight_map
+from gsar_otel.core.model import GSARThresholds
+from gsar_otel.core.scoring import Policy, WeightMap, resolve_weight_map
 
 DEFAULT_BACKGROUND_QUEUE_SIZE: Final = 1000
+DEFAULT_MAX_ESCALATED_CLAIMS: Final = 16
 
 FILE_KEYS: Final = (
     "thresholds", "contradiction_penalty", "weight_map", "k_max", "max_regenerations", "judge",
     "judge_model", "sample_rate", "capture_content", "disabled", "background_queue_size",
     "conclusion_policy", "contradiction_policy", "penalty_weight_map", "sidecar",
+    "dispute_policy", "max_escalated_claims",
 )
 """Keys a settings file may hold."""
 THRESHOLD_KEYS: Final = ("proceed", "regenerate")
 
-_TRUE: Final = frozenset({"1", "true", "yes", "on"})
-_FALSE: Final = frozenset({"0", "false", "no", "off"})
 # Values the OpenTelemetry GenAI instrumentations accept for their capture variable.
 _OTEL_CAPTURE_ON: Final = frozenset({"span_only", "event_only", "span_and_event"})
 _OTEL_CAPTURE_OFF: Final = frozenset({"no_content"})
-
-
-class SettingsError(ValueError):
-    """A setting is invalid; the message names the variable or file key and the allowed values."""
 
 
 class GSARSettings(BaseModel):
@@ -107,6 +123,11 @@ class GSARSettings(BaseModel):
                                       "conclusion caps the decision; score: S alone decides.")
     contradiction_policy: Policy = Field(default="cap", description="cap: a contradicted or "
                                          "unsupported tool claim caps it; score: S decides.")
+    dispute_policy: Literal["flag", "cap"] = Field(
+        default="flag", description="flag: a disputed model-grounded claim is reported; cap: it "
+                                    "caps the decision at regenerate.")
+    max_escalated_claims: int = Field(default=DEFAULT_MAX_ESCALATED_CLAIMS, ge=0, description=(
+        "The tiered judge's most claims sent to the model per evaluation."))
     penalty_weight_map: Mapping[str, float] | None = Field(
         default=None, description="Weights of ungrounded and contradicted claims, merged over "
                                   "weight_map (GSAR-SPEC §11.7); None weighs them like support.")
@@ -138,6 +159,7 @@ class GSARSettings(BaseModel):
             "k_max": self.k_max, "max_regenerations": self.max_regenerations,
             "conclusion_policy": self.conclusion_policy,
             "contradiction_policy": self.contradiction_policy,
+            "dispute_policy": self.dispute_policy,
         }
 
     def thresholds_model(self) -> GSARThresholds:
@@ -150,82 +172,6 @@ class GSARSettings(BaseModel):
 
 
 # --- parsing ------------------------------------------------------------------------------------
-
-
-def parse_bool(source: str, value: object) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
-    raise SettingsError(f"{source} must be true or false (also 1/0, yes/no, on/off), "
-                        f"got {value!r}")
-
-
-def _parse_unit(source: str, value: object) -> float:
-    number: float
-    if isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            raise SettingsError(f"{source} must be a number in [0, 1], got {value!r}") from None
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    else:
-        raise SettingsError(f"{source} must be a number in [0, 1], got {value!r}")
-    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
-        raise SettingsError(f"{source} must be a number in [0, 1], got {value!r}")
-    return number
-
-
-def int_parser(minimum: int, maximum: int | None = None) -> Callable[[str, object], int]:
-    """A parser of an integer setting in [minimum, maximum] (a string or an int, not a bool)."""
-    def parse(source: str, value: object) -> int:
-        number: int | None = None
-        if isinstance(value, str):
-            try:
-                number = int(value.strip())
-            except ValueError:
-                number = None
-        elif isinstance(value, int) and not isinstance(value, bool):
-            number = value
-        if number is None or number < minimum or (maximum is not None and number > maximum):
-            bound = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
-            raise SettingsError(f"{source} must be an integer {bound}, got {value!r}")
-        return number
-
-    return parse
-
-
-def _parse_name(source: str, value: object) -> str | None:
-    if not isinstance(value, str):
-        raise SettingsError(f"{source} must be a string, got {value!r}")
-    cleaned = value.strip()
-    return cleaned or None
-
-
-def _parse_judge(source: str, value: object) -> str | None:
-    name = _parse_name(source, value)
-    return name.lower() if name else None
-
-
-def _parse_weight_map(source: str, value: object) -> dict[str, float]:
-    if not isinstance(value, Mapping):
-        raise SettingsError(f"{source} must be a table of evidence type to weight, got {value!r}")
-    allowed = [t.value for t in EvidenceType]
-    weights: dict[str, float] = {}
-    for key, weight in value.items():
-        if key not in allowed:
-            raise SettingsError(f"{source} key {key!r} is not an evidence type; allowed: "
-                                f"{', '.join(allowed)}")
-        weights[str(key)] = _parse_unit(f"{source}.{key}", weight)
-    return weights
-
-
-def _parse_policy(source: str, value: object) -> str:
-    policy = value.strip().lower() if isinstance(value, str) else value
-    if policy not in POLICIES:
-        raise SettingsError(f"{source} must be one of {', '.join(POLICIES)}, got {value!r}")
-    return str(policy)
 
 
 _SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
@@ -242,6 +188,8 @@ _SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
     "penalty_weight_map": _parse_weight_map,
     "conclusion_policy": _parse_policy,
     "contradiction_policy": _parse_policy,
+    "dispute_policy": _parse_dispute_policy,
+    "max_escalated_claims": int_parser(0),
 })
 
 _ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
@@ -256,6 +204,8 @@ _ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
     semconv.ENV_K_MAX: "k_max",
     semconv.ENV_CONCLUSION_POLICY: "conclusion_policy",
     semconv.ENV_CONTRADICTION_POLICY: "contradiction_policy",
+    semconv.ENV_DISPUTE_POLICY: "dispute_policy",
+    semconv.ENV_MAX_ESCALATED_CLAIMS: "max_escalated_claims",
 })
 
 

@@ -63,6 +63,22 @@ GSAR_CONTRADICTION_CAPPED: Final = "gsar.contradiction.capped"
 (``tool_match``, ``specific_data``, ``signal_match``) capped the decision at regenerate. Both
 ``gsar.conclusion.capped`` and this are true when both rules apply."""
 
+GSAR_JUDGE_ESCALATED_CLAIMS: Final = "gsar.judge.escalated_claims"
+"""On the evaluate span of a tiered judge: claims sent to the model tier (0: settled offline)."""
+GSAR_JUDGE_SETTLED_CLAIMS: Final = "gsar.judge.settled_claims"
+"""On the evaluate span of a tiered judge: claims the offline tier settled."""
+GSAR_JUDGE_ESCALATION_CAPPED: Final = "gsar.judge.escalation_capped"
+"""On the evaluate span of a tiered judge: claims left unverified past ``max_escalated_claims``."""
+GSAR_JUDGE_MODEL_TIER_SKIPPED: Final = "gsar.judge.model_tier.skipped"
+"""On the evaluate span of a tiered judge that made no model call: why (``no_api_key``: no model
+tier, the offline verdict stands; ``all_settled``: every claim settled offline)."""
+GSAR_CLAIMS_DISPUTED: Final = "gsar.claims.disputed"
+"""On the evaluate span: grounded claims the offline engine disputes."""
+GSAR_DISPUTE_POLICY: Final = "gsar.dispute.policy"
+"""``flag`` or ``cap``: whether a disputed claim caps the decision."""
+GSAR_DISPUTE_CAPPED: Final = "gsar.dispute.capped"
+"""True when S alone would proceed but a disputed claim capped the decision at regenerate."""
+
 # --- judge span attributes --------------------------------------------------------------------
 GSAR_JUDGE_ROUND: Final = "gsar.judge.round"
 GSAR_JUDGE_ACTION: Final = "gsar.judge.action"
@@ -90,6 +106,16 @@ GSAR_CLAIM_CONCLUSION: Final = "gsar.claim.conclusion"
 GSAR_CLAIM_VERIFIABLE: Final = "gsar.claim.verifiable"
 """False on a claim its judge could not check against any record (set only then): it is left
 out of S and counted in ``gsar.unverified_share``."""
+GSAR_CLAIM_JUDGED_BY: Final = "gsar.claim.judged_by"
+"""Which tier judged the claim: ``offline`` (the records engine) or ``model`` (a model judge)."""
+JUDGED_BY_OFFLINE: Final = "offline"
+JUDGED_BY_MODEL: Final = "model"
+GSAR_CLAIM_DISPUTED: Final = "gsar.claim.disputed"
+"""True on a claim a model judge grounded and the offline engine contradicts (its record holds
+another value for the attribute the claim names); set only then."""
+GSAR_CLAIM_DISPUTE_REASON: Final = "gsar.claim.dispute_reason"
+"""The offline engine's reason for a dispute (``says 95; E2 has cpu_pct=40``); it quotes values,
+so only with content capture on, masked like the claim's text."""
 GSAR_UNVERIFIED_SHARE: Final = "gsar.unverified_share"
 """On the evaluate span: the share of the answer's claims its judge could not check."""
 GSAR_CLAIM_START: Final = "gsar.claim.start"
@@ -154,6 +180,16 @@ DEGRADED_REASON_UNVERIFIED: Final = "unverified"
 """``gsar.degraded.reason`` of an evaluation the offline judge abstained on because too few of
 the answer's claims could be checked against the evidence (its checkable claims all held):
 ``gsar.decision=abstain``, the share in ``gsar.unverified_share``."""
+METRIC_JUDGE_CLAIMS: Final = "gsar.judge.claims"
+"""A tiered judge's claims by ``gsar.judge.name``, ``gsar.claim.judged_by`` and
+``gsar.claim.escalation``."""
+GSAR_CLAIM_ESCALATION: Final = "gsar.claim.escalation"
+"""On ``gsar.judge.claims``: ``settled`` (offline), ``escalated`` (sent to the model),
+``over_cap`` (left unverified past ``max_escalated_claims``), ``no_model`` (left unverified: no
+model tier)."""
+METRIC_CLAIMS_DISPUTED: Final = "gsar.claims.disputed"
+"""Disputed claims (a model grounded, the offline engine contradicts) by ``gsar.judge.name`` and
+``gsar.dispute.policy``."""
 METRIC_JUDGE_TOKENS: Final = "gsar.judge.tokens"
 """Extension: judge tokens by ``gsar.token.type`` (input, output, cache_read, cache_creation)."""
 GSAR_TOKEN_TYPE: Final = "gsar.token.type"
@@ -227,6 +263,10 @@ ENV_CONTRADICTION_PENALTY: Final = "GSAR_CONTRADICTION_PENALTY"
 ENV_K_MAX: Final = "GSAR_K_MAX"
 ENV_CONCLUSION_POLICY: Final = "GSAR_CONCLUSION_POLICY"
 ENV_CONTRADICTION_POLICY: Final = "GSAR_CONTRADICTION_POLICY"
+ENV_DISPUTE_POLICY: Final = "GSAR_DISPUTE_POLICY"
+"""``flag`` (default) or ``cap``: what a disputed model-grounded claim does to the decision."""
+ENV_MAX_ESCALATED_CLAIMS: Final = "GSAR_MAX_ESCALATED_CLAIMS"
+"""The tiered judge's most claims sent to the model per evaluation (default 16)."""
 ENV_OTLP_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_PROTOCOL"
 ENV_OTLP_TRACES_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
 ENV_OTLP_METRICS_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"

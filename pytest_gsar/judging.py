@@ -139,8 +139,11 @@ def build_evaluator(item: pytest.Item, *, judge: object = None,
     if cache_key is not None and cache_key in state.evaluators:
         return state.evaluators[cache_key]
     recording = wrap_for_recording(item, inner)
-    built = _evaluator(item, recording or inner, state, evaluator_options or {},
-                       traced=traced), recording
+    used: Judge = recording or inner
+    with_tier = getattr(inner, "with_model_tier", None)
+    if recording is not None and callable(with_tier):
+        used = with_tier(recording)  # a tiered judge: the cassette holds the model's part only
+    built = _evaluator(item, used, state, evaluator_options or {}, traced=traced), recording
     if cache_key is not None:
         state.evaluators[cache_key] = built
     return built
@@ -153,6 +156,9 @@ def wrap_for_recording(item: pytest.Item, judge: Judge) -> RecordingJudge | None
 
     if isinstance(judge, RecordingJudge) or is_deterministic(judge):
         return None
+    tier = getattr(judge, "model_tier", None)
+    if callable(getattr(judge, "with_model_tier", None)) and tier is not None:
+        judge = tier  # a tiered judge: record its model tier, the offline tier is replayable
     state = session_of(item.config)
     mode = state.record_mode_for(item)  # the test's marker, else the session's
     try:

@@ -20,6 +20,8 @@ DEFAULT_RECORD_MODE: Final = "none"
 DEFAULT_TOLERANCE: Final = 0.05
 CONTRADICTION_POLICIES: Final = ("cap", "score")
 """As ``gsar_otel.core.scoring.CONTRADICTION_POLICIES`` (checked by a test)."""
+DISPUTE_POLICIES: Final = ("flag", "cap")
+"""As ``gsar_otel.core.scoring.DISPUTE_POLICIES``."""
 
 INI_HELP: Final = {
     "gsar_judge": "judge for assert_grounded and case files: staged, lexical, anthropic, or a "
@@ -49,6 +51,9 @@ INI_HELP: Final = {
                                  "tool-backed claim caps the decision at "
                                  "regenerate; score: S alone decides (default: "
                                  "GSAR_CONTRADICTION_POLICY, the settings file, else cap)",
+    "gsar_dispute_policy": "flag: a claim a model judge grounded but the offline engine "
+                           "contradicts is reported; cap: it caps the decision at regenerate "
+                           "(default: GSAR_DISPUTE_POLICY, the settings file, else flag)",
 }
 """The ini options (``[tool.pytest.ini_options]``) and their help."""
 
@@ -79,17 +84,21 @@ class GSAROptions:
     """``cap`` or ``score`` over the settings' policy; None: the settings decide."""
     strict: bool = False
     """An ``unverified`` abstain fails the test instead of passing as unverified."""
+    dispute_policy: str | None = None
+    """``flag`` or ``cap`` over the settings' policy; None: the settings decide."""
 
     def settings_env(self, environ: Mapping[str, str]) -> dict[str, str]:
         """``environ`` with these options over the ``GSAR_*`` variables they stand for: the
-        settings file (``GSAR_CONFIG``) and the contradiction policy."""
-        from gsar_otel.semconv import ENV_CONFIG, ENV_CONTRADICTION_POLICY
+        settings file (``GSAR_CONFIG``), the contradiction and the dispute policy."""
+        from gsar_otel.semconv import ENV_CONFIG, ENV_CONTRADICTION_POLICY, ENV_DISPUTE_POLICY
 
         env = dict(environ)
         if self.config is not None:
             env[ENV_CONFIG] = str(self.config)
         if self.contradiction_policy is not None:
             env[ENV_CONTRADICTION_POLICY] = self.contradiction_policy
+        if self.dispute_policy is not None:
+            env[ENV_DISPUTE_POLICY] = self.dispute_policy
         return env
 
 
@@ -216,6 +225,10 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
     if policy is not None and policy.lower() not in CONTRADICTION_POLICIES:
         raise pytest.UsageError(f"{source} must be one of {', '.join(CONTRADICTION_POLICIES)}; "
                                 f"got {policy!r}")
+    dispute, source, _ = _raw(config, "gsar_dispute_policy")
+    if dispute is not None and dispute.lower() not in DISPUTE_POLICIES:
+        raise pytest.UsageError(f"{source} must be one of {', '.join(DISPUTE_POLICIES)}; "
+                                f"got {dispute!r}")
     allow_raw = config.getoption("gsar_allow_outside_links", default=False) or (
         _raw(config, "gsar_allow_outside_links")[0] or "").lower() in ("1", "true", "yes", "on")
     return GSAROptions(judge=judge, record_mode=record_mode, allow_outside_links=bool(allow_raw),
@@ -226,4 +239,5 @@ def resolve_options(config: pytest.Config) -> GSAROptions:
                        allowed_hosts=parse_hosts(_raw(config, "gsar_allowed_hosts")[0]),
                        recheck=_switch(config, "gsar_recheck"),
                        strict=_switch(config, "gsar_strict"),
-                       contradiction_policy=None if policy is None else policy.lower())
+                       contradiction_policy=None if policy is None else policy.lower(),
+                       dispute_policy=None if dispute is None else dispute.lower())

@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_gsar.options import CONTRADICTION_POLICIES, INI_HELP, RECORD_MODES, resolve_options
+from pytest_gsar.options import (
+    CONTRADICTION_POLICIES,
+    DISPUTE_POLICIES,
+    INI_HELP,
+    RECORD_MODES,
+    resolve_options,
+)
 from pytest_gsar.records import RECORDS_KEY, REPORT_ATTRIBUTE, JudgementRecord
 from pytest_gsar.state import STATE_KEY, GSARSession
 
@@ -99,6 +105,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "however high S is; score: S alone decides, as in the paper (default: "
                          "$GSAR_CONTRADICTION_POLICY, the settings file, else cap; "
                          "ini: gsar_contradiction_policy)")
+    group.addoption("--gsar-dispute-policy", dest="gsar_dispute_policy",
+                    choices=DISPUTE_POLICIES,
+                    help="flag: a claim a model judge grounded but the offline engine "
+                         "contradicts is reported and counted; cap: it caps the decision at "
+                         "regenerate (default: $GSAR_DISPUTE_POLICY, the settings file, else "
+                         "flag; ini: gsar_dispute_policy)")
     for name, text in INI_HELP.items():
         parser.addini(name, text, type="string", default="")
 

@@ -41,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=_positive_int, default=4, metavar="N",
                         help="--batch: judgements in flight at once (default 4)")
     parser.add_argument("--judge", default=None,
-                        help="staged, lexical, anthropic or a plugin's judge (default: "
+                        help="staged, records, tiered, anthropic, lexical or a plugin's judge "
+                             "(default: "
                              "GSAR_JUDGE, else anthropic with a key, else staged)")
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
     parser.add_argument("--json", action="store_true", help="print the GSARResult as JSON")
@@ -67,6 +68,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "signal_match) caps the decision at regenerate; score: the decision "
                              "follows S alone (default: GSAR_CONTRADICTION_POLICY, the "
                              "GSAR_CONFIG file, else cap)")
+    parser.add_argument("--dispute-policy", choices=("flag", "cap"), default=None,
+                        help="flag: a claim a model judge grounded but the offline engine "
+                             "contradicts is reported and counted; cap: it caps the decision at "
+                             "regenerate (default: GSAR_DISPUTE_POLICY, the GSAR_CONFIG file, "
+                             "else flag)")
+    parser.add_argument("--max-escalated-claims", type=int, default=None, metavar="N",
+                        help="--judge tiered: most claims sent to the model per answer (default: "
+                             "GSAR_MAX_ESCALATED_CLAIMS, the GSAR_CONFIG file, else 16)")
 
 
 BATCH_HELP = ("judge every answer of a JSON Lines file (one {\"synthesis\", \"evidence\", "
@@ -201,10 +210,17 @@ def make_evaluator(args: argparse.Namespace, settings: GSARSettings,
         judge = make_judge(args.judge or settings.judge, model=args.model or settings.judge_model)
     except (ValueError, ImportError) as error:
         raise BadInput(f"--judge: {error}") from None
+    cap = getattr(args, "max_escalated_claims", None)
+    if cap is not None:
+        if cap < 0:
+            raise BadInput(f"--max-escalated-claims must be an integer >= 0, got {cap}")
+        if hasattr(judge, "max_escalated_claims"):
+            judge.max_escalated_claims = cap
     try:
         return GSAREvaluator(judge, thresholds=thresholds, contradiction_penalty=args.rho,
                              conclusion_policy=args.conclusion_policy,
                              contradiction_policy=args.contradiction_policy,
+                             dispute_policy=getattr(args, "dispute_policy", None),
                              settings=settings)
     except ValueError as error:
         raise BadInput(f"--rho: {error}") from None

@@ -38,11 +38,14 @@ from gsar_otel.core.result import (
 from gsar_otel.core.scoring import (
     ConclusionPolicy,
     ContradictionPolicy,
+    DisputePolicy,
     WeightMapInput,
     apply_conclusion_policy,
     apply_contradiction_policy,
+    apply_dispute_policy,
     check_conclusion_policy,
     check_contradiction_policy,
+    check_dispute_policy,
     decide,
     gsar_score,
     resolve_weight_map,
@@ -87,6 +90,9 @@ class GSAREvaluator:
             policies cap only a ``proceed``, and S is the paper's formula under either.
         penalty_weight_map: weights of ungrounded and contradicted claims, merged over
             ``weight_map``; by default penalties weigh what support weighs (GSAR-SPEC §11.7).
+        dispute_policy: ``"flag"`` (default): a grounded claim the offline engine disputes
+            (``Claim.disputed``, set by a model judge's second opinion) is reported and counted;
+            ``"cap"``: it caps the decision at regenerate, however high S is.
         settings: where unset arguments come from; default :func:`gsar_otel.config.get_settings`
             (the ``GSAR_*`` variables and the ``GSAR_CONFIG`` file), so the evaluator, ``gsar
             judge``, ``@grounded`` and the pytest plugin apply the same settings. Arguments
@@ -119,6 +125,7 @@ class GSAREvaluator:
         contradiction_policy: ContradictionPolicy | None = None,
         penalty_weight_map: WeightMapInput | None = None,
         settings: GSARSettings | None = None,
+        dispute_policy: DisputePolicy | None = None,
     ) -> None:
         if not callable(getattr(judge, "judge", None)):
             raise ValueError(f"judge must have an async judge(*, synthesis, evidence) method, "
@@ -151,6 +158,9 @@ class GSAREvaluator:
         self.contradiction_policy = check_contradiction_policy(
             configured["contradiction_policy"] if contradiction_policy is None
             else contradiction_policy)
+        self.dispute_policy = check_dispute_policy(
+            configured.get("dispute_policy", "flag") if dispute_policy is None
+            else dispute_policy)
         self.default_unknown = check_unit_interval("default_unknown", default_unknown)
         self.k_max = _non_negative_int("k_max", configured["k_max"] if k_max is None else k_max)
         self.max_regenerations = _non_negative_int(
@@ -219,7 +229,7 @@ class GSAREvaluator:
                            contradiction_penalty=self.contradiction_penalty,
                            default_unknown=self.default_unknown,
                            penalty_weight_map=self.penalty_weight_map)
-        conclusion_capped = contradiction_capped = False
+        conclusion_capped = contradiction_capped = dispute_capped = False
         if output.abstained:
             decision = Decision.ABSTAIN
         else:
@@ -231,13 +241,18 @@ class GSAREvaluator:
                 plain, partition, self.contradiction_policy)
             if contradiction_capped:
                 decision = capped
+            disputed, dispute_capped = apply_dispute_policy(plain, partition, self.dispute_policy)
+            if dispute_capped:
+                decision = disputed
         return GSAREvaluation(
             iteration=iteration, score=score, decision=decision, judge_output=output,
             report_synthesis=synthesis, evidence_corpus=evidence, action=action,
-            adjustments=(*notes, *report.adjustments), judge_error=verdict.error_type,
+            adjustments=(*notes, *verdict.notes, *report.adjustments),
+            judge_error=verdict.error_type,
             judge_duration_s=verdict.duration_s, judge_usage=verdict.usage,
             judge_model=verdict.model or judge_model(self.judge),
             conclusion_capped=conclusion_capped, contradiction_capped=contradiction_capped,
+            dispute_capped=dispute_capped, tiers=verdict.tiers,
         )
 
 

@@ -183,6 +183,8 @@ class Run:
             conclusion_policy=self.ev.conclusion_policy,
             contradiction_capped=chosen.contradiction_capped,
             contradiction_policy=self.ev.contradiction_policy,
+            dispute_capped=chosen.dispute_capped, dispute_policy=self.ev.dispute_policy,
+            tiers=chosen.tiers,
         )
 
 

@@ -110,6 +110,17 @@ class Claim(_Frozen):
                     "and its share is reported as the unverified share. Model judges leave it "
                     "True.",
     )
+    judged_by: Literal["offline", "model"] | None = Field(
+        default=None, exclude_if=lambda value: value is None,
+        description="Which tier judged the claim: the offline engine or a model (set by the "
+                    "tiered judge and the model judges; None when the judge does not say).",
+    )
+    disputed: str | None = Field(
+        default=None, exclude_if=lambda value: value is None,
+        description="The offline engine's reason when it contradicts a claim a model judge "
+                    "grounded (an exact subject-and-attribute mismatch against the records); "
+                    "None when undisputed. The dispute policy decides whether it caps.",
+    )
 
     def __init__(self, *args: Any, **data: Any) -> None:
         if len(args) > 3:
@@ -236,7 +247,8 @@ DECISION_RANK: Mapping[Decision, int] = MappingProxyType(
 """How bad a decision is, for "did it get worse" comparisons (higher is worse)."""
 
 
-_CLAIM_FIELDS = ("text", "type", "evidence_refs", "conclusion", "verifiable")
+_CLAIM_FIELDS = ("text", "type", "evidence_refs", "conclusion", "verifiable", "judged_by",
+                 "disputed")
 
 
 class JudgeOutput(_Frozen):

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import ValidationError
 
 from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.integrity import Adjustment
 from gsar_otel.core.model import JudgeOutput, _Frozen, safe_default_judge_output
 
 
@@ -66,6 +67,21 @@ class GuardMemo(_Frozen):
     """The repaired output, as JSON data; only when there are adjustments."""
 
 
+class TierCounts(_Frozen):
+    """How a tiered judge settled one answer's claims (``gsar.judge.claims``)."""
+
+    settled: int = 0
+    """Claims the offline tier settled (verified, contradicted, absent, advice)."""
+    escalated: int = 0
+    """Claims sent to the model tier (in one call)."""
+    over_cap: int = 0
+    """Claims left unverified because ``max_escalated_claims`` was reached."""
+    no_model: int = 0
+    """Claims left unverified because no model tier is configured (no API key)."""
+    model_tier: str = ""
+    """Why the model tier was not called, when it was not: ``no_api_key``, ``all_settled``."""
+
+
 class JudgeVerdict(_Frozen):
     """One judge round: the output and what is known about how it was produced."""
 
@@ -78,6 +94,11 @@ class JudgeVerdict(_Frozen):
     attempts: int = 1
     guard_memo: GuardMemo | None = None
     """The guard's recorded report on ``output``, when the verdict was replayed with one."""
+    notes: tuple[Adjustment, ...] = ()
+    """What the judge itself changed or reports about its output (a tiered judge: a claim the
+    model left out, renamed or added); kept with the integrity guard's adjustments."""
+    tiers: TierCounts | None = None
+    """A tiered judge's split of the claims between its tiers."""
 
 
 def judge_name(judge: object) -> str:

@@ -11,7 +11,7 @@ from pydantic import Field
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import Adjustment
 from gsar_otel.core.model import Decision, JudgeOutput, Partition, _Frozen
-from gsar_otel.core.protocol import JudgeUsage
+from gsar_otel.core.protocol import JudgeUsage, TierCounts
 
 DEADLINE_EXCEEDED = "DeadlineExceeded"
 """``judge_error`` of a round the deadline cut off."""
@@ -31,6 +31,7 @@ check against the evidence: every checkable claim held, the rest could not be re
 CAP_REASONS: Final = {
     "conclusion": "an ungrounded or contradicted conclusion (conclusion_policy=cap)",
     "contradiction": "a contradicted or unsupported tool-backed claim (contradiction_policy=cap)",
+    "dispute": "a model-grounded claim the offline engine contradicts (dispute_policy=cap)",
 }
 """What made each policy cap a decision, and the setting that turns it off, for messages."""
 
@@ -60,6 +61,11 @@ class GSAREvaluation(_Frozen):
         default=False, description="S alone would proceed, but a contradicted or unsupported "
                                    "tool-backed claim "
                                    "capped the decision at regenerate.")
+    dispute_capped: bool = Field(
+        default=False, description="S alone would proceed, but a disputed claim capped the "
+                                   "decision at regenerate (dispute_policy=cap).")
+    tiers: TierCounts | None = Field(default=None, description="A tiered judge's split of the "
+                                                               "claims between its tiers.")
 
 
 class GSARResult(_Frozen):
@@ -91,13 +97,21 @@ class GSARResult(_Frozen):
                                    "contradiction policy (see gsar_otel.core.scoring).")
     contradiction_policy: str = Field(default="cap",
                                       description="The contradiction policy in force.")
+    dispute_capped: bool = Field(
+        default=False, description="The final decision was capped at regenerate by the "
+                                   "dispute policy (a disputed model-grounded claim).")
+    dispute_policy: str = Field(default="flag", description="The dispute policy in force.")
+    tiers: TierCounts | None = Field(default=None, description="A tiered judge's split of the "
+                                                               "final round's claims.")
 
     @property
     def capped_by(self) -> tuple[str, ...]:
         """The policies that capped the final decision at regenerate although S alone would
-        proceed: ``("conclusion",)``, ``("contradiction",)``, both, or ``()``."""
+        proceed: ``("conclusion",)``, ``("contradiction",)``, ``("dispute",)``, several, or
+        ``()``."""
         return tuple(name for name, capped in (("conclusion", self.conclusion_capped),
-                                               ("contradiction", self.contradiction_capped))
+                                               ("contradiction", self.contradiction_capped),
+                                               ("dispute", self.dispute_capped))
                      if capped)
 
     @property

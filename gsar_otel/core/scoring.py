@@ -63,6 +63,14 @@ ContradictionPolicy = Policy
 CONTRADICTION_POLICIES: Final = POLICIES
 """``cap``: a contradicted or ungrounded tool-backed claim caps the decision at regenerate
 (default); ``score``: the decision follows S alone, as in the paper."""
+DisputePolicy = Literal["flag", "cap"]
+DISPUTE_POLICIES: Final = ("flag", "cap")
+"""What a claim a model judge grounded but the offline engine contradicts (``Claim.disputed``)
+does: ``flag`` (default) reports and counts it, the decision unchanged; ``cap`` caps the
+decision at regenerate."""
+DEFAULT_DISPUTE_POLICY: Final = "flag"
+"""``flag``: the measured dispute precision on the realistic set is below the 98% a cap needs
+(``benchmarks/results/tiered.md``)."""
 
 
 def resolve_weight_map(weight_map: WeightMapInput | None, *, base: WeightMap | None = None,
@@ -291,5 +299,43 @@ def apply_contradiction_policy(
         return decision, False
     if any(claim.type in TOOL_BACKED_TYPES and claim.verifiable
            for claim in (*partition.contradicted, *partition.ungrounded)):
+        return Decision.REGENERATE, True
+    return decision, False
+
+
+def check_dispute_policy(policy: object) -> DisputePolicy:
+    """``policy`` if it is one of DISPUTE_POLICIES.
+
+    Raises:
+        ValueError: any other value, naming the allowed ones.
+    """
+    if policy == "flag":
+        return "flag"
+    if policy == "cap":
+        return "cap"
+    raise ValueError(f"dispute_policy must be one of {', '.join(DISPUTE_POLICIES)}, "
+                     f"got {policy!r}")
+
+
+def disputed_claims(partition: Partition) -> tuple[Claim, ...]:
+    """The grounded claims the offline engine disputes (``Claim.disputed`` set)."""
+    return tuple(claim for claim in partition.grounded if claim.disputed)
+
+
+def apply_dispute_policy(
+    decision: Decision, partition: Partition, policy: DisputePolicy = "flag"
+) -> tuple[Decision, bool]:
+    """The decision after the dispute policy, and whether the cap fired.
+
+    Under ``cap`` a ``proceed`` becomes ``regenerate`` when a grounded claim is disputed: a
+    model judge grounded it, the offline engine found its record holding another value for the
+    attribute it names. ``flag`` never changes the decision (the dispute is reported).
+
+    Raises:
+        ValueError: ``policy`` is not one of DISPUTE_POLICIES.
+    """
+    if check_dispute_policy(policy) == "flag" or decision is not Decision.PROCEED:
+        return decision, False
+    if disputed_claims(partition):
         return Decision.REGENERATE, True
     return decision, False

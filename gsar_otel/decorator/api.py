@@ -79,7 +79,7 @@ from gsar_otel.otel.background import flush
 if TYPE_CHECKING:
     from gsar_otel.core.model import GSARThresholds
     from gsar_otel.core.protocol import Judge
-    from gsar_otel.core.scoring import ContradictionPolicy
+    from gsar_otel.core.scoring import ContradictionPolicy, DisputePolicy
 
 __all__ = ["GroundedCall", "GroundingError", "flush", "grounded", "merge_evidence"]
 
@@ -92,6 +92,8 @@ THRESHOLD_DEFAULTS: Final = MappingProxyType({"proceed": 0.80, "regenerate": 0.6
 """The defaults of :class:`~gsar_otel.core.model.GSARThresholds`, for a mapping with one key."""
 CONTRADICTION_POLICIES: Final = ("cap", "score")
 """:data:`gsar_otel.core.scoring.CONTRADICTION_POLICIES`, without importing pydantic."""
+DISPUTE_POLICIES: Final = ("flag", "cap")
+""":data:`gsar_otel.core.scoring.DISPUTE_POLICIES`, without importing pydantic."""
 
 
 def _unit_interval(name: str, value: object) -> float:
@@ -137,7 +139,7 @@ def _options(
     judge: object, evidence: object, synthesis: object, mode: object, on_low: object,
     regenerate_fn: object, replan_fn: object, thresholds: object, contradiction_penalty: object,
     k_max: object, sample_rate: object, name: object, deadline_s: object = DEFAULT_DEADLINE_S,
-    contradiction_policy: object = None,
+    contradiction_policy: object = None, dispute_policy: object = None,
 ) -> GroundedOptions:
     if judge is not None and not isinstance(judge, str) and not callable(
             getattr(judge, "judge", None)):
@@ -173,6 +175,9 @@ def _options(
         raise ValueError(f"contradiction_policy must be one of "
                          f"{', '.join(map(repr, CONTRADICTION_POLICIES))}, "
                          f"got {contradiction_policy!r}")
+    if dispute_policy is not None and dispute_policy not in DISPUTE_POLICIES:
+        raise ValueError(f"dispute_policy must be one of {', '.join(map(repr, DISPUTE_POLICIES))}"
+                         f", got {dispute_policy!r}")
     rate = _unit_interval("sample_rate", sample_rate)
     if on_low != "observe" and rate < 1.0:
         raise ValueError(f"sample_rate={sample_rate!r} cannot go with on_low={on_low!r}: a gate "
@@ -190,7 +195,8 @@ def _options(
                     contradiction_penalty=contradiction_penalty,
                     k_max=k_max, sample_rate=rate,
                     deadline_s=None if deadline_s is None else float(deadline_s),
-                    contradiction_policy=contradiction_policy)
+                    contradiction_policy=contradiction_policy,
+                    dispute_policy=dispute_policy)
 
 
 def _wrap(fn: Callable[P, R], options: GroundedOptions, name: str | None) -> Callable[P, R]:
@@ -259,6 +265,7 @@ def grounded(
     name: str | None = None,
     deadline_s: float | None = DEFAULT_DEADLINE_S,
     contradiction_policy: ContradictionPolicy | None = None,
+    dispute_policy: DisputePolicy | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 
 
@@ -277,6 +284,7 @@ def grounded(
     name: str | None = None,
     deadline_s: float | None = DEFAULT_DEADLINE_S,
     contradiction_policy: ContradictionPolicy | None = None,
+    dispute_policy: DisputePolicy | None = None,
 ) -> Any:
     """Judge every answer a function returns, and report it as OpenTelemetry.
 
@@ -304,6 +312,9 @@ def grounded(
         contradiction_policy: ``"cap"``: a contradicted or unsupported tool-backed claim caps
             the decision at regenerate; ``"score"``: S alone decides (default:
             ``GSAR_CONTRADICTION_POLICY`` / the settings file, else ``"cap"``).
+        dispute_policy: ``"flag"``: a claim a model judge grounded but the offline engine
+            contradicts is reported and counted; ``"cap"``: it caps the decision at regenerate
+            (default: ``GSAR_DISPUTE_POLICY`` / the settings file, else ``"flag"``).
 
     Explicit arguments beat ``GSAR_*`` variables, which beat the settings file.
 
@@ -318,13 +329,13 @@ def grounded(
             and regenerate_fn is None and replan_fn is None and thresholds is None \
             and contradiction_penalty is None and k_max is None and sample_rate == 1.0 \
             and name is None and deadline_s == DEFAULT_DEADLINE_S \
-            and contradiction_policy is None:
+            and contradiction_policy is None and dispute_policy is None:
         fn = judge
         return _wrap(fn, _options(None, None, None, "inline", "observe", None, None, None, None,
                                   None, 1.0, None), None)
     options = _options(judge, evidence, synthesis, mode, on_low, regenerate_fn, replan_fn,
                        thresholds, contradiction_penalty, k_max, sample_rate, name, deadline_s,
-                       contradiction_policy)
+                       contradiction_policy, dispute_policy)
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         return _wrap(fn, options, name)

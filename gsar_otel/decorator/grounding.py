@@ -222,6 +222,8 @@ class GroundedFunction:
                 configured["k_max"] = options.k_max
             if options.contradiction_policy is not None:
                 configured["contradiction_policy"] = options.contradiction_policy
+            if options.dispute_policy is not None:
+                configured["dispute_policy"] = options.dispute_policy
             evaluator = TracedEvaluator(
                 judge, regenerate_fn, replan_fn, function=self.function, mode=options.mode,
                 capture_content=settings.capture_content, deadline_s=options.deadline_s,

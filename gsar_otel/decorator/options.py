@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from gsar_otel.core.model import GSARThresholds, JudgeOutput
     from gsar_otel.core.protocol import Judge
     from gsar_otel.core.result import GSARResult
-    from gsar_otel.core.scoring import ContradictionPolicy
+    from gsar_otel.core.scoring import ContradictionPolicy, DisputePolicy
 
 Mode = Literal["inline", "background"]
 OnLow = Literal["observe", "raise", "recover"]
@@ -92,6 +92,8 @@ class GroundedOptions:
     sample_rate: float
     deadline_s: float | None = DEFAULT_DEADLINE_S
     contradiction_policy: ContradictionPolicy | None = None
+    """None: the settings' policy."""
+    dispute_policy: DisputePolicy | None = None
     """None: the settings' policy."""
 
 

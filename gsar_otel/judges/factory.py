@@ -1,4 +1,5 @@
-"""Choosing a judge by name: ``staged``, ``lexical``, ``anthropic``, or one a plugin provides."""
+"""Choosing a judge by name: ``staged``, ``records``, ``tiered``, ``anthropic``, ``lexical``, or
+one a plugin provides."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import os
 from gsar_otel.core.protocol import Judge
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_JUDGE
 
-BUILTIN_JUDGES = ("staged", "anthropic", "records", "lexical")
+BUILTIN_JUDGES = ("staged", "anthropic", "records", "tiered", "lexical")
 """Judges every installation has: ``staged`` (the offline judge, the default without a key),
 ``anthropic`` (Claude), ``records`` (the offline judge rebuilt on records, with three outcomes
-and the ``unverified`` abstain; not yet the default) and ``lexical`` (a deprecated name of
-``staged``, for one release)."""
+and the ``unverified`` abstain; not yet the default), ``tiered`` (``records`` first, Claude for
+the claims it leaves unverified; offline only without a key) and ``lexical`` (a deprecated name
+of ``staged``, for one release)."""
 
 
 def default_judge_name() -> str:
@@ -41,6 +43,10 @@ def make_judge(name: str | None = None, *, model: str | None = None) -> Judge:
         from gsar_otel.judges.records.judge import RecordsJudge
 
         return RecordsJudge()
+    if chosen == "tiered":
+        from gsar_otel.judges.tiered.judge import TieredJudge
+
+        return TieredJudge(model=model)
     if chosen == "anthropic":
         from gsar_otel.judges.anthropic.judge import AnthropicJudge
 

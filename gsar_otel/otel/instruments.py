@@ -33,6 +33,8 @@ class Instruments:
     judge_errors: metrics.Counter
     background_dropped: metrics.Counter
     judge_tokens: metrics.Counter
+    judge_claims: metrics.Counter
+    disputed: metrics.Counter
 
 
 def _create_instruments(provider: metrics.MeterProvider) -> Instruments:
@@ -63,6 +65,14 @@ def _create_instruments(provider: metrics.MeterProvider) -> Instruments:
                         "exit_timeout, stopped, error)."),
         judge_tokens=meter.create_counter(
             sc.METRIC_JUDGE_TOKENS, unit=sc.UNIT_TOKENS, description="Tokens judges used."),
+        judge_claims=meter.create_counter(
+            sc.METRIC_JUDGE_CLAIMS, unit=sc.UNIT_CLAIMS,
+            description="A tiered judge's claims by gsar.claim.judged_by (offline, model) and "
+                        "gsar.claim.escalation (settled, escalated, over_cap, no_model)."),
+        disputed=meter.create_counter(
+            sc.METRIC_CLAIMS_DISPUTED, unit=sc.UNIT_CLAIMS,
+            description="Model-grounded claims the offline engine contradicts, by judge and "
+                        "gsar.dispute.policy."),
     )
 
 

@@ -18,6 +18,7 @@ from gsar_otel.core.model import DEFAULT_UNKNOWN_WEIGHT, Claim, EvidenceType, GS
 from gsar_otel.core.protocol import judge_model, judge_name
 from gsar_otel.core.result import Action, GSAREvaluation, GSARResult
 from gsar_otel.core.scoring import WeightMap, claim_weight, resolve_weight_map, unverified_share
+from gsar_otel.otel import provenance
 from gsar_otel.otel.claim_identity import identity_attributes
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
 
@@ -81,6 +82,7 @@ class EvaluationRecorder:
         self.default_unknown = default_unknown
         self.capture_content = capture_content
         self.judge_name: str | None = None
+        self.offline_judge = False
         self.span: trace.Span = trace.INVALID_SPAN
         self._token: object | None = None
         self.metric_attributes: dict[str, str] = {sc.GSAR_FUNCTION: function}
@@ -106,6 +108,7 @@ class EvaluationRecorder:
     def set_judge(self, judge: object) -> None:
         """Record which judge evaluates (known once it is built)."""
         self.judge_name = judge_name(judge)
+        self.offline_judge = getattr(judge, "deterministic", None) is True
         if self.span.is_recording():
             self.span.set_attribute(sc.GSAR_JUDGE_NAME, self.judge_name)
             model = judge_model(judge)
@@ -141,6 +144,7 @@ class EvaluationRecorder:
                                     sc.GSAR_CLAIM_EVIDENCE_TYPE: kind})
         if result.degraded:
             inst.degraded.add(1, {**base, sc.GSAR_DEGRADED_REASON: result.degraded_reason or ""})
+        provenance.record_metrics(inst, result, base, result.judge_name or self.judge_name or "")
 
     def _record_span(self, result: GSARResult) -> None:
         span = self.span
@@ -168,6 +172,7 @@ class EvaluationRecorder:
         for bucket, count in partition.counts().items():
             attributes[sc.CLAIM_COUNT_ATTRIBUTES[bucket]] = count
         attributes[sc.GSAR_UNVERIFIED_SHARE] = unverified_share(partition)
+        attributes.update(provenance.span_attributes(result))
         if result.judge_model:
             attributes[sc.GSAR_JUDGE_MODEL] = result.judge_model
         if result.degraded_reason:
@@ -227,6 +232,9 @@ class EvaluationRecorder:
             attributes[sc.GSAR_CLAIM_CONCLUSION] = True
         if not claim.verifiable:
             attributes[sc.GSAR_CLAIM_VERIFIABLE] = False
+        attributes.update(provenance.claim_attributes(
+            claim, capture_content=self.capture_content, redact=_redact,
+            offline=self.offline_judge))
         if self.capture_content:
             text = _redact(claim.text, sc.REDACT_KIND_CLAIM)
             if text is not None:

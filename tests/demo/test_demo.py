@@ -164,7 +164,7 @@ def test_demo_exits_1_when_the_answer_cannot_be_recovered(
 @pytest.mark.parametrize(("argv", "message"), [
     (["--repeat", "0"], "--repeat must be between 1 and"),
     (["--judge", "no-such-judge"],
-     "unknown judge 'no-such-judge'; available: staged, anthropic, records, lexical"),
+     "unknown judge 'no-such-judge'; available: staged, anthropic, records, tiered, lexical"),
     (["--serve-seconds", "5"], "--serve-seconds needs --prometheus-port"),
     (["--prometheus-port", "70000"], "--prometheus-port must be between 0 and 65535"),
     (["--judge", "anthropic"], "AnthropicJudge needs an Anthropic API key"),

@@ -291,7 +291,7 @@ def test_an_unknown_judge_lists_the_available_ones(
     path.write_text("".join(json.dumps({"synthesis": "x", "evidence": "y", "label": label}) + "\n"
                             for label in ["ok", "not_ok"] * 5))
     err = run_failing(capsys, str(path), "--judge", "oracle", "--folds", "2")
-    assert "unknown judge 'oracle'; available: staged, anthropic, records, lexical" in err
+    assert "unknown judge 'oracle'; available: staged, anthropic, records, tiered, lexical" in err
 
 
 def test_answers_are_judged_with_the_staged_judge_by_default(

@@ -104,7 +104,7 @@ def test_bad_arguments_fail_with_the_allowed_values(gsar_pytester: pytest.Pytest
     result.stdout.fnmatch_lines_random([
         "*decision must be one of proceed, regenerate, replan, abstain, any, got 'maybe'*",
         "*min_score must be a number between 0 and 1, got 2*",
-        "*unknown judge 'oracle'; available: staged, anthropic, records, lexical, scripted*",
+        "*unknown judge 'oracle'; available: staged, anthropic, records, tiered, lexical, scripted*",
     ])
 
 

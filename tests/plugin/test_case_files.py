@@ -60,7 +60,7 @@ def test_a_case_can_name_its_judge(gsar_pytester: pytest.Pytester) -> None:
     result = gsar_pytester.runpytest_inprocess()
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*unknown judge 'oracle'; available: staged, anthropic, "
-                                 "records, lexical, scripted*"])
+                                 "records, tiered, lexical, scripted*"])
 
 
 def test_blank_lines_are_skipped_and_line_numbers_stay_true(gsar_pytester: pytest.Pytester) -> None:

@@ -102,7 +102,7 @@ def test_an_unknown_judge_is_a_usage_error_listing_the_available_ones(
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=oracle")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--gsar-judge: unknown judge 'oracle'; available: staged, "
-                                 "anthropic, records, lexical*"])
+                                 "anthropic, records, tiered, lexical*"])
     write_ini(gsar_pytester, gsar_judge="oracle")
     result = gsar_pytester.runpytest_inprocess()
     assert result.ret == pytest.ExitCode.USAGE_ERROR

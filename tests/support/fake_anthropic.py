@@ -424,6 +424,36 @@ def default_responder(request: RecordedRequest) -> ScriptedResponse:
     return ScriptedResponse(body=verdict_message(data, model=model))
 
 
+class SizedResponder:
+    """:func:`default_responder` whose replies report usage from the request's size, a
+    stand-in for a tokenizer that is the same for every judge compared: four bytes a token.
+
+    Prompt caching is modelled as the API documents it: a system block marked
+    ``cache_control`` is written to the cache the first time (``cache_creation_input_tokens``)
+    and read from it afterwards (``cache_read_input_tokens``); ``input_tokens`` counts the rest
+    of the request only.
+    """
+
+    def __init__(self) -> None:
+        self._cached: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, request: RecordedRequest) -> ScriptedResponse:
+        response = default_responder(request)
+        cached = "".join(block.get("text", "") for block in (request.body or {}).get("system", [])
+                         if isinstance(block, dict) and block.get("cache_control"))
+        with self._lock:
+            seen = cached in self._cached
+            self._cached.add(cached)
+        prefix = len(cached.encode()) // 4
+        body = dict(response.body)
+        body["usage"] = _usage({
+            "input_tokens": max(1, len(request.raw) // 4 - prefix),
+            "cache_read_input_tokens": prefix if seen else 0,
+            "cache_creation_input_tokens": 0 if seen else prefix})
+        return ScriptedResponse(status=response.status, body=body, headers=response.headers)
+
+
 # --- pytest fixture and command line ----------------------------------------------------------
 
 

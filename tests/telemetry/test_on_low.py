@@ -206,7 +206,7 @@ BAD_OPTIONS: list[tuple[dict[str, Any], str]] = [
     ({"name": "  "}, "name must be a non-empty string"),
     ({"judge": 42}, "judge must be None, a judge name, or an object with an async judge"),
     ({"judge": "oracle"},
-     "judge 'oracle' is unknown; available: staged, anthropic, records, lexical"),
+     "judge 'oracle' is unknown; available: staged, anthropic, records, tiered, lexical"),
 ]
 
 

@@ -66,7 +66,7 @@ def test_a_registered_plugin_provides_a_judge_by_name() -> None:
 def test_an_unknown_judge_name_lists_the_plugin_judges_too() -> None:
     plugins.register(JudgeProvider())
     with pytest.raises(ValueError, match="unknown judge 'oracle'; available: staged, "
-                                         "anthropic, lexical, scripted"):
+                                         "anthropic, records, tiered, lexical, scripted"):
         make_judge("oracle")
 
 

@@ -49,6 +49,9 @@ EXPECTED_EVALUATE_ATTRIBUTES: dict[str, Any] = {
     "gsar.conclusion.capped": False,
     "gsar.contradiction.policy": "cap",
     "gsar.contradiction.capped": False,
+    "gsar.claims.disputed": 0,
+    "gsar.dispute.policy": "flag",
+    "gsar.dispute.capped": False,
     "output.value": "replan (S=0.625)",
 }
 
@@ -56,12 +59,14 @@ EXPECTED_CLAIM_EVENTS = [
     {"gsar.claim.index": 0, "gsar.claim.verdict": "grounded",
      "gsar.claim.evidence_type": "tool_match", "gsar.claim.weight": 1.0,
      "gsar.claim.evidence_refs": ("E1",), "gsar.claim.adjusted": False,
+     "gsar.claim.judged_by": "model",
      # What identifies the claim without its text: offsets in ANSWER, hash, evidence sources.
      "gsar.claim.start": 0, "gsar.claim.end": 37, "gsar.claim.hash": "83d6e3701a3ceda8",
      "gsar.claim.evidence_sources": ("unknown@E1",)},
     {"gsar.claim.index": 1, "gsar.claim.verdict": "ungrounded",
      "gsar.claim.evidence_type": "inference", "gsar.claim.weight": 0.6,
      "gsar.claim.evidence_refs": (), "gsar.claim.adjusted": False,
+     "gsar.claim.judged_by": "model",
      "gsar.claim.start": 39, "gsar.claim.end": 78, "gsar.claim.hash": "63a971cb758462b7",
      "gsar.claim.evidence_sources": ()},
 ]

@@ -106,6 +106,9 @@ class AnthropicJudge:
             the API asks for (default :data:`DEFAULT_DEADLINE_S`; None: no bound). A round
             still running at its deadline is stopped and abstains with
             ``error_type="DeadlineExceeded"``.
+        second_opinion: After the model grounds a claim, check its typed values against the
+            records offline; a claim whose record holds another value for the attribute it
+            names is marked ``disputed`` (the evaluator's ``dispute_policy`` decides the rest).
 
     Raises:
         ValueError: A bad argument (the message names it and the allowed values), or no client
@@ -128,6 +131,7 @@ class AnthropicJudge:
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         output_mode: OutputMode = "structured",
         deadline_s: float | None = DEFAULT_DEADLINE_S,
+        second_opinion: bool = True,
     ) -> None:
         if model is None:
             model = os.environ.get(ENV_JUDGE_MODEL, "").strip() or DEFAULT_MODEL
@@ -160,6 +164,7 @@ class AnthropicJudge:
                              f"got {deadline_s!r}")
         self.deadline_s: float | None = None if deadline_s is None else float(deadline_s)
         self.prompt_caching = bool(prompt_caching)
+        self.second_opinion = bool(second_opinion)
         self._sampling_rejected = False
         install_log_redaction()  # the SDK logs request bodies at DEBUG
         self._client = prepare_client(client, timeout, max_retries)
@@ -190,16 +195,27 @@ class AnthropicJudge:
         return (await self.judge_verdict(synthesis=synthesis, evidence=evidence)).output
 
     async def judge_verdict(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
-        """One judge round with its usage, model, attempts and (on failure) error type.
+        """One judge round with its usage, model, attempts and (on failure) error type, and the
+        offline engine's second opinion on the claims it grounds (:meth:`review`).
 
         Never raises except ``asyncio.CancelledError``: every failure is a safe default.
+        """
+        verdict = await self.model_verdict(synthesis=synthesis, evidence=evidence)
+        return await self.review(verdict, evidence)
+
+    async def model_verdict(self, *, synthesis: str, evidence: EvidenceSet,
+                            user_prompt: str | None = None) -> JudgeVerdict:
+        """The model's own verdict (no second opinion): what a cassette records.
+
+        ``user_prompt`` replaces the rendered user turn (the tiered judge's claim list).
         """
         state = RoundState()
         started = time.perf_counter()
         scope = asyncio.timeout(self.deadline_s)
         try:
             async with scope:
-                output, error_type = await self._bounded_round(synthesis, evidence, state)
+                output, error_type = await self._bounded_round(synthesis, evidence, state,
+                                                               user_prompt)
         except TimeoutError:
             if not scope.expired():
                 raise
@@ -214,8 +230,21 @@ class AnthropicJudge:
                             error_type=error_type, duration_s=time.perf_counter() - started,
                             attempts=max(state.attempts, 1))
 
-    async def _bounded_round(self, synthesis: str, evidence: EvidenceSet,
-                             state: RoundState) -> tuple[JudgeOutput, str | None]:
+    async def review(self, verdict: JudgeVerdict, evidence: EvidenceSet) -> JudgeVerdict:
+        """``verdict`` with its claims marked ``judged_by="model"`` and, with ``second_opinion``
+        on, each grounded claim the offline engine contradicts marked ``disputed``."""
+        from gsar_otel.judges.tiered.dispute import mark_model_claims
+
+        try:
+            items = EvidenceSet.coerce(evidence)
+        except (ValueError, TypeError):
+            return verdict
+        output = await asyncio.to_thread(mark_model_claims, verdict.output, items,
+                                         check=self.second_opinion)
+        return verdict.model_copy(update={"output": output})
+
+    async def _bounded_round(self, synthesis: str, evidence: EvidenceSet, state: RoundState,
+                             user_prompt: str | None = None) -> tuple[JudgeOutput, str | None]:
         async with self._loops.semaphore(self.max_concurrency):
             try:
                 if not isinstance(synthesis, str):
@@ -224,7 +253,7 @@ class AnthropicJudge:
             except (ValueError, TypeError) as error:
                 return safe_default_judge_output(f"input is not usable: {error}"), "InvalidInput"
             try:
-                return await self._judge_round(synthesis, items, state)
+                return await self._judge_round(synthesis, items, state, user_prompt)
             except Exception as error:  # a failed call abstains, never crashes
                 return call_failure(error, self._client, self.max_retries)
 
@@ -234,10 +263,10 @@ class AnthropicJudge:
 
     # -- one round --------------------------------------------------------------------------------
 
-    async def _judge_round(self, synthesis: str, evidence: EvidenceSet,
-                           state: RoundState) -> tuple[JudgeOutput, str | None]:
-        messages: list[dict[str, Any]] = [{"role": "user", "content": render_user_prompt(
-            synthesis, evidence, output_mode=self.output_mode)}]
+    async def _judge_round(self, synthesis: str, evidence: EvidenceSet, state: RoundState,
+                           user_prompt: str | None) -> tuple[JudgeOutput, str | None]:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": user_prompt or (
+            render_user_prompt(synthesis, evidence, output_mode=self.output_mode))}]
         message = await self._call(messages, state)
         if (stopped := stop_failure(message, self.max_tokens)) is not None:
             return stopped

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.core.model import JudgeOutput
+from gsar_otel.core.model import JudgeOutput, safe_default_judge_output
 from gsar_otel.core.protocol import (
     GuardMemo,
     Judge,
@@ -178,16 +178,16 @@ class RecordingJudge:
                 raise
             if recorded is not None:
                 self.replayed += 1
-                if not self.store.may_hold_references:
-                    return recorded
-                return restore_verdict(recorded, synthesis, evidence)
+                if self.store.may_hold_references:
+                    recorded = restore_verdict(recorded, synthesis, evidence)
+                return await self._review(recorded, evidence)
             if self.mode is RecordMode.NONE or (self.mode is RecordMode.ONCE
                                                 and self.store.existed):
                 miss = MissingVerdictError(self.store.path, self.mode,
                                            cassette_existed=self.store.existed)
                 self.misses.append(miss)
                 raise miss
-        verdict = await run_judge(self.inner, synthesis=synthesis, evidence=evidence)
+        verdict = await self._model_verdict(synthesis, evidence)
         if verdict.error_type is None:
             try:
                 self.store.put(key, identity=self.identity, synthesis=synthesis,
@@ -196,7 +196,31 @@ class RecordingJudge:
                 self.cassette_errors.append(error)
                 raise
             self.recorded += 1
-        return verdict
+        return await self._review(verdict, evidence)
+
+    async def _model_verdict(self, synthesis: str, evidence: EvidenceSet) -> JudgeVerdict:
+        """The wrapped judge's own verdict: for a model judge with an offline second opinion
+        (``model_verdict`` and ``review``), the model's part alone, which is what is recorded."""
+        inner = self.inner
+        model_verdict = getattr(inner, "model_verdict", None)
+        if callable(model_verdict) and callable(getattr(inner, "review", None)):
+            try:
+                verdict = await model_verdict(synthesis=synthesis, evidence=evidence)
+            except Exception as error:  # as run_judge: a failing judge is an abstain
+                return JudgeVerdict(output=safe_default_judge_output(
+                    f"judge raised {type(error).__name__}"), error_type=type(error).__name__)
+            if isinstance(verdict, JudgeVerdict):
+                return verdict
+        return await run_judge(inner, synthesis=synthesis, evidence=evidence)
+
+    async def _review(self, verdict: JudgeVerdict, evidence: EvidenceSet) -> JudgeVerdict:
+        """The wrapped judge's offline second opinion on a recorded or replayed verdict (never
+        stored: the cassette holds the model's part only). Only a judge already built has one."""
+        review = getattr(self._judge, "review", None) if self._judge is not None else None
+        if not callable(review):
+            return verdict
+        reviewed = await review(verdict, evidence)
+        return reviewed if isinstance(reviewed, JudgeVerdict) else verdict
 
     def remember_guard_memo(self, *, synthesis: str, evidence: EvidenceSet,
                             memo: GuardMemo) -> None:
