@@ -54,7 +54,7 @@ rows_st = st.lists(
     min_size=2, max_size=6)
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(rows=rows_st, data=st.data(), shape=st.sampled_from(["aligned", "pipe", "json"]))
 def test_a_value_of_another_row_is_never_grounded(rows, data, shape):
     named = [(f"checkout-7d9f{i}-q{i}x{i}n", status, values)
@@ -75,7 +75,7 @@ def test_a_value_of_another_row_is_never_grounded(rows, data, shape):
         assert outcomes(own, extra) == ["verified"]
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 @given(rows=rows_st, data=st.data(), shape=st.sampled_from(["aligned", "pipe", "json"]))
 def test_a_state_of_another_row_is_contradicted(rows, data, shape):
     named = [(f"cart-5c{i}d-w{i}k", status, values) for i, (status, values) in enumerate(rows)]
