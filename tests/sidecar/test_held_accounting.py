@@ -168,8 +168,12 @@ def test_what_is_charged_is_what_the_decoded_spans_hold(body: bytes) -> None:
     ``FACTOR`` x + ``CONSTANT``."""
     # tracemalloc counts every thread: another test's lingering thread allocating during the
     # measurement only adds, so the least of three fresh measurements is this body's
-    measurements = [held_by_assembler(body) for _ in range(3)]
-    assembler, memory = min(measurements, key=lambda pair: pair[1])
+    assembler, memory = held_by_assembler(body)
+    for _ in range(2):
+        if memory <= assembler.held_bytes:
+            break
+        assembler, memory = min((assembler, memory), held_by_assembler(body),
+                                key=lambda pair: pair[1])
     assert memory <= assembler.held_bytes <= FACTOR * memory + CONSTANT, (
         memory, assembler.held_bytes)
     assembler.drain()
