@@ -56,7 +56,7 @@ DEMO_JOB = "gsar-demo"
 DEMO_REPEAT = 20
 WORKLOAD_FUNCTIONS = {
     "triage_incident", "frame_incident", "summarise_alerts", "explain_outage", "lookup_runbook",
-    "digest_in_background", SIDECAR_AGENT,
+    "digest_in_background", "tier_incident", "believe_incident", SIDECAR_AGENT,
 }
 SCRAPES_UNDER_LOAD = 6
 """Scrapes to wait for while the workload runs, so every rate() window has several samples."""

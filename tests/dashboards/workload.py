@@ -6,7 +6,9 @@ Run from the repository root::
 
 It serves its metrics on 127.0.0.1:PORT through ``configure_telemetry(prometheus_port=...)`` and
 runs cycles of ``@grounded`` calls with the offline ``StagedJudge``: answers that proceed,
-regenerate and replan, claims of all four verdicts, a recovery loop that ends degraded, a judge
+regenerate and replan, claims of all four verdicts, a recovery loop that ends degraded, a tiered
+judge whose model tier grounds what the records leave unverified, an over-trusting model judge
+whose wrong numbers the records dispute, a judge
 that fails (so the call abstains and ``gsar.judge.errors`` counts the error type), a judge that
 reports token usage, and bursts of background calls that overflow the bounded queue
 (``gsar.background.dropped``). A ``gsar sidecar`` in the same process (``sidecar_load.py``)
@@ -32,6 +34,9 @@ from gsar_otel.core.model import Claim, EvidenceType, JudgeOutput
 from gsar_otel.core.protocol import JudgeUsage, JudgeVerdict
 from gsar_otel.decorator.api import flush
 from gsar_otel.judges.staged.judge import StagedJudge
+from gsar_otel.judges.tiered.dispute import mark_model_claims
+from gsar_otel.judges.tiered.judge import TieredJudge
+from gsar_otel.judges.tiered.model_tier import ClaimsTask
 from gsar_otel.otel.setup import configure_telemetry
 from tests.dashboards.sidecar_load import SidecarLoad
 
@@ -110,6 +115,38 @@ class FramingJudge:
             update={"complementary_claims": (*output.complementary_claims, extra)})
 
 
+class CredulousModel:
+    """A model judge that grounds every claim it is shown, as an over-trusting model would.
+
+    As the model tier of a :class:`TieredJudge` it is asked only about the claims the records
+    leave unverified (``gsar.judge.claims`` counts both tiers); alone, its grounded claims get
+    the records' second opinion, so a wrong number it grounds is disputed
+    (``gsar.claims.disputed``).
+    """
+
+    name = "credulous-model"
+    model = "credulous-v1"
+
+    def __init__(self) -> None:
+        self._inner = StagedJudge()
+
+    async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
+        try:
+            texts = ClaimsTask.loads(synthesis).claims
+        except ValueError:  # a whole answer, not a tier's task: the offline split, all grounded
+            output = await self._inner.judge(synthesis=synthesis, evidence=evidence)
+            texts = tuple(c.text for _, claims in output.to_partition().buckets() for c in claims)
+            return mark_model_claims(self._believe(texts, evidence), evidence)
+        return self._believe(texts, evidence)
+
+    @staticmethod
+    def _believe(texts: tuple[str, ...], evidence: EvidenceSet) -> JudgeOutput:
+        refs = tuple(item.id for item in evidence)
+        return JudgeOutput(grounded_claims=tuple(
+            Claim(t, EvidenceType.SPECIFIC_DATA, evidence_refs=refs) for t in texts),
+            grounding_score=1.0, is_grounded=True)
+
+
 class RateLimitError(Exception):
     """Stands in for a provider's 429."""
 
@@ -151,6 +188,22 @@ metered = MeteredJudge()
 def frame_incident() -> str:
     gather_evidence()
     return ANSWERS["summary"]
+
+
+@grounded(judge=TieredJudge(CredulousModel()), name="tier_incident")
+def tier_incident(kind: str) -> str:
+    gather_evidence()
+    return ANSWERS[kind]
+
+
+@grounded(judge=CredulousModel(), name="believe_incident")
+def believe_incident() -> str:
+    gather_evidence()
+    record_evidence("cpu_pct=41.0 on host web-4 at 14:02", id="M3", type=EvidenceType.TOOL_MATCH,
+                    source="workload")
+    # web-3's value said of web-4: grounded by the model, disputed by the records
+    return "CPU was 97.2% on web-4 at 14:02. Deploy 4711 of checkout finished at 14:01."
+
 
 
 @grounded(judge=lexical, name="triage_incident")
@@ -195,6 +248,8 @@ def run_cycle(cycle: int, sidecar: SidecarLoad | None = None) -> None:
         sidecar.cycle(cycle)
     for kind in ("proceed", "summary", "regenerate", "replan", "contradicted"):
         triage_incident(kind)
+    tier_incident(("regenerate", "replan", "contradicted")[cycle % 3])
+    believe_incident()
     frame_incident()
     asyncio.run(summarise_alerts(("proceed", "regenerate", "replan")[cycle % 3]))
     explain_outage()
