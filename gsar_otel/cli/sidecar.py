@@ -132,9 +132,9 @@ def build_config(args: argparse.Namespace, settings: Any,
             variable or file key.
     """
     from gsar_otel.cli.common import BadInput
-    from gsar_otel.sidecar.admission import NetworkLimits
     from gsar_otel.sidecar.assembly import AssemblyLimits
     from gsar_otel.sidecar.filters import parse_match
+    from gsar_otel.sidecar.intake.admission import NetworkLimits
     from gsar_otel.sidecar.server import SidecarConfig
     from gsar_otel.sidecar.settings import SETTINGS, sidecar_settings
 

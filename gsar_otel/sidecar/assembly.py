@@ -8,8 +8,8 @@ child can arrive before its root. A trace with no settled run is released at the
 (``max_age_s`` from its first span), flagged incomplete.
 
 Memory is bounded in bytes as well as in counts. Records hold plain values cut at intake
-(:mod:`gsar_otel.sidecar.spans`), each charged what it holds after decoding
-(:mod:`gsar_otel.sidecar.sizes`); a resource or scope name that spans share is charged once
+(:mod:`gsar_otel.sidecar.intake.spans`), each charged what it holds after decoding
+(:mod:`gsar_otel.sidecar.intake.sizes`); a resource or scope name that spans share is charged once
 while any buffered span holds it, and each trace buffer its own overhead. Past
 ``max_held_bytes`` (what is buffered here plus what the caller reports as queued for judging,
 ``outside_bytes``), or past ``max_traces``, a trace is evicted, in three tiers, oldest first
@@ -54,6 +54,14 @@ from gsar_otel.sidecar.assembly_counts import (
     SPANS_WITHHELD_OVER_CAP,
 )
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, may_hold_evidence, run_kind
+from gsar_otel.sidecar.intake.sizes import TRACE_OVERHEAD, SharedBytes
+from gsar_otel.sidecar.intake.spans import (
+    LogRecordData,
+    SpanRecord,
+    held_size,
+    shared_parts,
+    shared_size,
+)
 from gsar_otel.sidecar.late import LateBatch, LateTracker
 from gsar_otel.sidecar.own_spans import WrittenSpans
 from gsar_otel.sidecar.ready import (
@@ -84,14 +92,6 @@ from gsar_otel.sidecar.ready import (
     ReadyRun as ReadyRun,
 )
 from gsar_otel.sidecar.released import ReleasedTraces
-from gsar_otel.sidecar.sizes import TRACE_OVERHEAD, SharedBytes
-from gsar_otel.sidecar.spans import (
-    LogRecordData,
-    SpanRecord,
-    held_size,
-    shared_parts,
-    shared_size,
-)
 from gsar_otel.sidecar.trace_buffer import TraceBuffer
 
 TIER_NO_RUN, TIER_NO_EVIDENCE, TIER_EVIDENCE = 0, 1, 2

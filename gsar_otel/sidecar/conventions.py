@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gsar_otel import semconv as sc
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.intake.spans import SpanRecord
 
 # --- OpenTelemetry GenAI --------------------------------------------------------------------
 GEN_AI_OPERATION_NAME: Final = "gen_ai.operation.name"

@@ -40,7 +40,7 @@ from gsar_otel.sidecar import (
 )
 from gsar_otel.sidecar.assembly import ReadyRun
 from gsar_otel.sidecar.extract_model import RANK_AGENT, Answer, Call, Found, as_text
-from gsar_otel.sidecar.spans import json_text
+from gsar_otel.sidecar.intake.spans import json_text
 
 logger = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ from gsar_otel.sidecar.extract_model import (
     gather,
     result_text,
 )
-from gsar_otel.sidecar.spans import SpanRecord, json_text
+from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
 
 _RESPONSE_PARTS = {"tool_call_response": ("response", "result"),
                    "server_tool_call_response": ("server_tool_call_response", "response")}

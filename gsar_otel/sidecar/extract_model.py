@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gsar_otel.sidecar.spans import json_text
+from gsar_otel.sidecar.intake.spans import json_text
 
 if TYPE_CHECKING:
     from gsar_otel.sidecar.assembly import ReadyRun
-    from gsar_otel.sidecar.spans import SpanRecord
+    from gsar_otel.sidecar.intake.spans import SpanRecord
 
 RANK_RUN_SPAN = 0
 """An answer written on the run span itself."""

@@ -28,7 +28,7 @@ from gsar_otel.sidecar.extract_model import (
     result_text,
     unwrap_json_text,
 )
-from gsar_otel.sidecar.spans import SpanRecord, json_text
+from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
 
 
 def extract(run: ReadyRun) -> Extraction:

@@ -36,7 +36,7 @@ from gsar_otel.sidecar.extract_model import (
     result_text,
     unwrap_json_text,
 )
-from gsar_otel.sidecar.spans import SpanRecord, json_text
+from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
 
 _AI_TYPES = frozenset({"ai", "AIMessage", "AIMessageChunk", "assistant"})
 

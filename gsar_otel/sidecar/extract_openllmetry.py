@@ -27,7 +27,7 @@ from gsar_otel.sidecar.extract_model import (
     indexed_tool_results,
     unwrap_json_text,
 )
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.intake.spans import SpanRecord
 
 
 def extract(run: ReadyRun) -> Extraction:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from gsar_otel.sidecar.conventions import run_kind
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.intake.spans import SpanRecord
 from gsar_otel.sidecar.trace_buffer import MAX_RUNS_PER_TRACE
 
 

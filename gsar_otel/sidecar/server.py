@@ -23,7 +23,6 @@ from opentelemetry import metrics, trace
 from gsar_otel.core.deadline import WorkerPool, pool_in_use
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
-from gsar_otel.sidecar.admission import ByteBudget, network_limits
 from gsar_otel.sidecar.assembly import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
 from gsar_otel.sidecar.assembly_counts import COUNT_NOTES, ITEM_KEYS
 from gsar_otel.sidecar.config import DEFAULT_MAX_BODY_BYTES, SidecarConfig
@@ -32,6 +31,8 @@ from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
 from gsar_otel.sidecar.extract import ExtractedRun
 from gsar_otel.sidecar.filters import RunFilter, sampled
 from gsar_otel.sidecar.forward import Forwarder
+from gsar_otel.sidecar.intake.admission import ByteBudget, network_limits
+from gsar_otel.sidecar.intake.spans import Decoded
 from gsar_otel.sidecar.judging import (
     EscapedBaseException,
     ExtractionDeadline,
@@ -44,7 +45,6 @@ from gsar_otel.sidecar.judging import (
 )
 from gsar_otel.sidecar.own_spans import RecordingTracer, mark_forged
 from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
-from gsar_otel.sidecar.spans import Decoded
 from gsar_otel.sidecar.stats import (
     OUTCOME_DROPPED,
     OUTCOME_FAILED,
@@ -118,7 +118,7 @@ class Sidecar:
 
     async def start(self) -> None:
         """Bind the receivers and start the assembler ticker and the judging workers."""
-        from gsar_otel.sidecar.receiver_http import HttpReceiver
+        from gsar_otel.sidecar.intake.receiver_http import HttpReceiver
 
         config = self.config
         self._queue = asyncio.Queue(maxsize=config.queue_size)
@@ -138,7 +138,7 @@ class Sidecar:
         self.http_port = await http.start()
         self._receivers.append(http)
         if config.grpc_port:
-            from gsar_otel.sidecar.receiver_grpc import GrpcReceiver
+            from gsar_otel.sidecar.intake.receiver_grpc import GrpcReceiver
 
             grpc_receiver = GrpcReceiver(self, config.host, config.grpc_port)
             self.grpc_port = await grpc_receiver.start()

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT, run_kind
+from gsar_otel.sidecar.intake.spans import LogRecordData, SpanRecord
 from gsar_otel.sidecar.parent_links import GAP, ROOT, STOP, ParentLinks
-from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
 
 if TYPE_CHECKING:
     from gsar_otel.sidecar.released import Released

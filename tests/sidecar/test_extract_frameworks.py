@@ -13,7 +13,7 @@ from typing import Any
 from gsar_otel.sidecar.emit import function_name
 from gsar_otel.sidecar.extract import extract_run, merge
 from gsar_otel.sidecar.extract_model import Found
-from gsar_otel.sidecar.spans import EventRecord, LogRecordData, SpanRecord
+from gsar_otel.sidecar.intake.spans import EventRecord, LogRecordData, SpanRecord
 from tests.sidecar.test_extract import ANSWER, ROW_1, ROW_2, TRACE, run, span, texts
 
 WRONG = "CPU on db-prod-1 reached 99.9% at 14:02."

@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 
 from gsar_otel.sidecar.assembly import ReadyRun
 from gsar_otel.sidecar.filters import RunFilter, parse_match, sampled
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.intake.spans import SpanRecord
 from tests.sidecar.support import start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, kv, otlp_json, post
 

@@ -20,8 +20,8 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 
 from gsar_otel.sidecar import assembly, trace_buffer
 from gsar_otel.sidecar.assembly import AssemblyLimits, TraceAssembler
+from gsar_otel.sidecar.intake.spans import SpanRecord
 from gsar_otel.sidecar.parent_links import CYCLE, GAP, ROOT, STOP, ParentLinks
-from gsar_otel.sidecar.spans import SpanRecord
 from gsar_otel.sidecar.trace_buffer import TraceBuffer
 from tests.sidecar.support import Clock, start_sidecar
 from tests.sidecar.test_receiver_http import post

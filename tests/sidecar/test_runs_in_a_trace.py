@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gsar_otel.sidecar.assembly import AssemblyLimits, TraceAssembler
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.intake.spans import SpanRecord
 from tests.sidecar.support import CPU_ROW, GROUNDED, Clock, RunningSidecar, start_sidecar
 from tests.sidecar.test_receiver_http import kv, otlp_json, post
 
