@@ -27,10 +27,8 @@ from gsar_otel.sidecar.assembly import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAs
 from gsar_otel.sidecar.assembly_counts import COUNT_NOTES, ITEM_KEYS
 from gsar_otel.sidecar.config import DEFAULT_MAX_BODY_BYTES, SidecarConfig
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT
-from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
 from gsar_otel.sidecar.extract import ExtractedRun
 from gsar_otel.sidecar.filters import RunFilter, sampled
-from gsar_otel.sidecar.forward import Forwarder
 from gsar_otel.sidecar.intake.admission import ByteBudget, network_limits
 from gsar_otel.sidecar.intake.spans import Decoded
 from gsar_otel.sidecar.judging import (
@@ -43,15 +41,17 @@ from gsar_otel.sidecar.judging import (
     judge_in_order,
     judge_options,
 )
-from gsar_otel.sidecar.own_spans import RecordingTracer, mark_forged
-from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
-from gsar_otel.sidecar.stats import (
+from gsar_otel.sidecar.output.emit import incompleteness, judge_and_emit
+from gsar_otel.sidecar.output.forward import Forwarder
+from gsar_otel.sidecar.output.stats import (
     OUTCOME_DROPPED,
     OUTCOME_FAILED,
     OUTCOME_JUDGED,
     OUTCOME_SKIPPED,
     SidecarStats,
 )
+from gsar_otel.sidecar.own_spans import RecordingTracer, mark_forged
+from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "RELEASE_PER_TICK", "Sidecar", "SidecarConfig"]
 
