@@ -132,7 +132,7 @@ def build_config(args: argparse.Namespace, settings: Any,
             variable or file key.
     """
     from gsar_otel.cli.common import BadInput
-    from gsar_otel.sidecar.assembly import AssemblyLimits
+    from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
     from gsar_otel.sidecar.filters import parse_match
     from gsar_otel.sidecar.intake.admission import NetworkLimits
     from gsar_otel.sidecar.server import SidecarConfig

@@ -114,7 +114,7 @@ EVIDENCE_KEYS: Final = (GEN_AI_TOOL_CALL_RESULT, GEN_AI_INPUT_MESSAGES, VERCEL_T
 def may_hold_evidence(span: SpanRecord) -> bool:
     """Whether ``span`` is a tool call or may carry a tool result (a tool span of any
     convention, a model call's input history): what makes a run's trace worth keeping longer
-    than a run with none (eviction order, :mod:`gsar_otel.sidecar.assembly`)."""
+    than a run with none (eviction order, :mod:`gsar_otel.sidecar.assembly.assembler`)."""
     attributes = span.attributes
     return (attributes.get(GEN_AI_OPERATION_NAME) == OP_EXECUTE_TOOL
             or attributes.get(OI_SPAN_KIND) in (OI_TOOL, OI_RETRIEVER)

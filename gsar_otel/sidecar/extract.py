@@ -38,7 +38,7 @@ from gsar_otel.sidecar import (
     extract_openinference,
     extract_openllmetry,
 )
-from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.extract_model import RANK_AGENT, Answer, Call, Found, as_text
 from gsar_otel.sidecar.intake.spans import json_text
 

@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from gsar_otel.sidecar import conventions as cv
-from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.extract_model import (
     RANK_AGENT,
     RANK_INFERENCE,

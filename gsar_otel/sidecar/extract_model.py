@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from gsar_otel.sidecar.intake.spans import json_text
 
 if TYPE_CHECKING:
-    from gsar_otel.sidecar.assembly import ReadyRun
+    from gsar_otel.sidecar.assembly.assembler import ReadyRun
     from gsar_otel.sidecar.intake.spans import SpanRecord
 
 RANK_RUN_SPAN = 0

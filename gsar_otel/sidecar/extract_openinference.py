@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gsar_otel.sidecar import conventions as cv
-from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.extract_genai import plain_text
 from gsar_otel.sidecar.extract_model import (
     RANK_INFERENCE,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gsar_otel.sidecar import conventions as cv
-from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.extract_model import (
     RANK_INFERENCE,
     Answer,

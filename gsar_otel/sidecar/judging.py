@@ -23,9 +23,9 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import Any, TypeVar
 
 from gsar_otel.otel.instruments import Telemetry
-from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
+from gsar_otel.sidecar.assembly.late import LateBatch
 from gsar_otel.sidecar.extract import ExtractedRun, extract_run
-from gsar_otel.sidecar.late import LateBatch
 from gsar_otel.sidecar.output.stats import SidecarStats
 from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED, cap_run
 

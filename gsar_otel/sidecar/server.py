@@ -23,8 +23,9 @@ from opentelemetry import metrics, trace
 from gsar_otel.core.deadline import WorkerPool, pool_in_use
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
-from gsar_otel.sidecar.assembly import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
-from gsar_otel.sidecar.assembly_counts import COUNT_NOTES, ITEM_KEYS
+from gsar_otel.sidecar.assembly.assembler import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.assembly.counts import COUNT_NOTES, ITEM_KEYS
+from gsar_otel.sidecar.assembly.own_spans import RecordingTracer, mark_forged
 from gsar_otel.sidecar.config import DEFAULT_MAX_BODY_BYTES, SidecarConfig
 from gsar_otel.sidecar.conventions import CONVENTION_ROOT
 from gsar_otel.sidecar.extract import ExtractedRun
@@ -50,7 +51,6 @@ from gsar_otel.sidecar.output.stats import (
     OUTCOME_SKIPPED,
     SidecarStats,
 )
-from gsar_otel.sidecar.own_spans import RecordingTracer, mark_forged
 from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "RELEASE_PER_TICK", "Sidecar", "SidecarConfig"]
@@ -86,7 +86,7 @@ class Sidecar:
         self.telemetry = Telemetry(RecordingTracer(telemetry.tracer, self.assembler.written),
                                    telemetry.instruments)
         """Every span the sidecar starts is noted: one that comes back is its own, a look-alike
-        is forged (:mod:`gsar_otel.sidecar.own_spans`)."""
+        is forged (:mod:`gsar_otel.sidecar.assembly.own_spans`)."""
         self._filter = RunFilter(self.config.services, self.config.agents, self.config.matches)
         self.options = dict(options or {})
         if judge is None:

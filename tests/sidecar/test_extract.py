@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gsar_otel.plugins import hookimpl, register, unregister
-from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.extract import ExtractedRun, extract_run, merge_evidence
 from gsar_otel.sidecar.extract_model import Found
 from gsar_otel.sidecar.intake.spans import EventRecord, LogRecordData, SpanRecord

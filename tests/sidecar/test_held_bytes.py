@@ -16,7 +16,7 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from gsar_otel.plugins import hookimpl, register, unregister
-from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits, ReadyRun, TraceAssembler
 from gsar_otel.sidecar.extract import ExtractedRun
 from gsar_otel.sidecar.intake.spans import MAX_VALUE_BYTES, SpanRecord, decode_traces
 from gsar_otel.sidecar.run_budget import cap_run

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gsar_otel import semconv as sc
-from gsar_otel.sidecar.assembly import TraceAssembler
+from gsar_otel.sidecar.assembly.assembler import TraceAssembler
+from gsar_otel.sidecar.assembly.late import MAX_FLAGS_PER_TRACE, MAX_ITEMS
 from gsar_otel.sidecar.intake.spans import LogRecordData
-from gsar_otel.sidecar.late import MAX_FLAGS_PER_TRACE, MAX_ITEMS
 from tests.sidecar.support import start_sidecar
 from tests.sidecar.test_assembly import AGENT, Clock, assembler, make
 from tests.sidecar.test_receiver_http import (
@@ -143,7 +143,7 @@ def test_late_spans_still_gathering_at_shutdown_are_flagged() -> None:
 
 
 def test_a_late_span_from_a_clock_running_ahead_is_late_never_a_new_run() -> None:
-    from gsar_otel.sidecar.assembly import AssemblyLimits
+    from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
     from gsar_otel.sidecar.intake.spans import SpanRecord
 
     clock = Clock()
@@ -170,7 +170,7 @@ def test_a_late_span_from_a_clock_running_ahead_is_late_never_a_new_run() -> Non
 
 
 def test_a_straggler_of_the_judged_run_is_late_while_a_new_run_gathers() -> None:
-    from gsar_otel.sidecar.assembly import AssemblyLimits
+    from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
     from gsar_otel.sidecar.intake.spans import SpanRecord
 
     clock = Clock()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from tests.sidecar.support import CPU_ROW, GROUNDED, RunningSidecar, start_sidecar
 
 TRACE = "5b8efff798038103d269b633813fc60c"
