@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.assembly.late import LateBatch
-from gsar_otel.sidecar.extract import ExtractedRun, extract_run
+from gsar_otel.sidecar.conventions.extract import ExtractedRun, extract_run
 from gsar_otel.sidecar.output.stats import SidecarStats
 from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED, cap_run
 

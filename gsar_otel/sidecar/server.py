@@ -27,8 +27,8 @@ from gsar_otel.sidecar.assembly.assembler import INCOMPLETE_NO_RUN_SPAN, ReadyRu
 from gsar_otel.sidecar.assembly.counts import COUNT_NOTES, ITEM_KEYS
 from gsar_otel.sidecar.assembly.own_spans import RecordingTracer, mark_forged
 from gsar_otel.sidecar.config import DEFAULT_MAX_BODY_BYTES, SidecarConfig
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT
-from gsar_otel.sidecar.extract import ExtractedRun
+from gsar_otel.sidecar.conventions.extract import ExtractedRun
+from gsar_otel.sidecar.conventions.registry import CONVENTION_ROOT
 from gsar_otel.sidecar.filters import RunFilter, sampled
 from gsar_otel.sidecar.intake.admission import ByteBudget, network_limits
 from gsar_otel.sidecar.intake.spans import Decoded

@@ -13,7 +13,7 @@ from openinference.semconv.trace import (
 )
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 
-from gsar_otel.sidecar import conventions as cv
+from gsar_otel.sidecar.conventions import registry as cv
 
 
 def test_genai_names_match_the_semantic_conventions_package() -> None:

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from gsar_otel.plugins import hookimpl, register, unregister
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
-from gsar_otel.sidecar.extract import ExtractedRun, extract_run, merge_evidence
-from gsar_otel.sidecar.extract_model import Found
+from gsar_otel.sidecar.conventions.extract import ExtractedRun, extract_run, merge_evidence
+from gsar_otel.sidecar.conventions.shared import Found
 from gsar_otel.sidecar.intake.spans import EventRecord, LogRecordData, SpanRecord
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gsar_otel.sidecar.extract import extract_run, merge
-from gsar_otel.sidecar.extract_model import Found
+from gsar_otel.sidecar.conventions.extract import extract_run, merge
+from gsar_otel.sidecar.conventions.shared import Found
 from gsar_otel.sidecar.intake.spans import EventRecord, LogRecordData, SpanRecord
 from gsar_otel.sidecar.output.emit import function_name
 from tests.sidecar.test_extract import ANSWER, ROW_1, ROW_2, TRACE, run, span, texts

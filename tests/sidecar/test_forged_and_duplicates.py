@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from gsar_otel.sidecar.conventions import is_own
+from gsar_otel.sidecar.assembly.own_spans import is_own
 from tests.sidecar.support import CPU_ROW, start_sidecar
 from tests.sidecar.test_receiver_http import ROOT, TOOL, TRACE, kv, otlp_json, post, span
 

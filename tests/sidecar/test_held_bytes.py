@@ -17,7 +17,7 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 
 from gsar_otel.plugins import hookimpl, register, unregister
 from gsar_otel.sidecar.assembly.assembler import AssemblyLimits, ReadyRun, TraceAssembler
-from gsar_otel.sidecar.extract import ExtractedRun
+from gsar_otel.sidecar.conventions.extract import ExtractedRun
 from gsar_otel.sidecar.intake.spans import MAX_VALUE_BYTES, SpanRecord, decode_traces
 from gsar_otel.sidecar.run_budget import cap_run
 from tests.sidecar.support import CPU_ROW, GROUNDED, Clock, RunningSidecar, start_sidecar

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.sidecar import conventions as cv
-from gsar_otel.sidecar.extract import extract_run
+from gsar_otel.sidecar.conventions import registry as cv
+from gsar_otel.sidecar.conventions.extract import extract_run
 from tests.sidecar.test_extract import run, span
 
 NAMES = sorted({value for name, value in vars(cv).items()

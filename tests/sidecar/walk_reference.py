@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from gsar_otel.sidecar.assembly import trace_buffer
 from gsar_otel.sidecar.assembly.trace_buffer import RunState
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT, run_kind
+from gsar_otel.sidecar.conventions.registry import CONVENTION_ROOT, run_kind
 from gsar_otel.sidecar.intake.spans import LogRecordData, SpanRecord
 
 

@@ -54,7 +54,7 @@ from gsar_otel.sidecar.assembly.counts import (
     SPANS_WITHHELD_OVER_CAP,
 )
 from gsar_otel.sidecar.assembly.late import LateBatch, LateTracker
-from gsar_otel.sidecar.assembly.own_spans import WrittenSpans
+from gsar_otel.sidecar.assembly.own_spans import WrittenSpans, is_own
 from gsar_otel.sidecar.assembly.ready import (
     INCOMPLETE_CONFLICTING_SPANS as INCOMPLETE_CONFLICTING_SPANS,
 )
@@ -84,7 +84,7 @@ from gsar_otel.sidecar.assembly.ready import (
 )
 from gsar_otel.sidecar.assembly.released import ReleasedTraces
 from gsar_otel.sidecar.assembly.trace_buffer import TraceBuffer
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, may_hold_evidence, run_kind
+from gsar_otel.sidecar.conventions.registry import CONVENTION_ROOT, may_hold_evidence, run_kind
 from gsar_otel.sidecar.intake.sizes import TRACE_OVERHEAD, SharedBytes
 from gsar_otel.sidecar.intake.spans import (
     LogRecordData,

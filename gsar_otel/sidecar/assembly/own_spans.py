@@ -32,6 +32,13 @@ DEFAULT_REMEMBER = 100_000
 """Span ids remembered (the latest): a run writes one to a few spans."""
 
 
+def is_own(span: SpanRecord) -> bool:
+    """A span gsar-otel itself emits (never judged: no loop when our spans come back to us)."""
+    return (span.scope == sc.INSTRUMENTATION_SCOPE
+            or span.attributes.get(sc.GSAR_SOURCE) == sc.GSAR_SOURCE_SIDECAR
+            or span.name.startswith(sc.SPAN_EVALUATE))
+
+
 class WrittenSpans:
     """The (trace id, span id) of the latest ``remember`` spans the sidecar started
     (thread-safe: the judge thread writes, the event loop reads)."""

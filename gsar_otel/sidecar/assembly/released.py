@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from gsar_otel.sidecar.assembly.trace_buffer import MAX_RUNS_PER_TRACE
-from gsar_otel.sidecar.conventions import run_kind
+from gsar_otel.sidecar.conventions.registry import run_kind
 from gsar_otel.sidecar.intake.spans import SpanRecord
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gsar_otel.sidecar.assembly.parent_links import GAP, ROOT, STOP, ParentLinks
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT, run_kind
+from gsar_otel.sidecar.conventions.registry import CONVENTION_ROOT, run_kind
 from gsar_otel.sidecar.intake.spans import LogRecordData, SpanRecord
 
 if TYPE_CHECKING:

@@ -34,11 +34,16 @@ from gsar_otel.core.result import GSARResult
 from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.otel.traced import TracedEvaluator
 from gsar_otel.plugins import mask_name
-from gsar_otel.sidecar import conventions as cv
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.assembly.late import LateBatch
-from gsar_otel.sidecar.extract import NOTE_NO_EVIDENCE, ExtractedRun, extract_run, source
-from gsar_otel.sidecar.extract_model import Found
+from gsar_otel.sidecar.conventions import registry as cv
+from gsar_otel.sidecar.conventions.extract import (
+    NOTE_NO_EVIDENCE,
+    ExtractedRun,
+    extract_run,
+    source,
+)
+from gsar_otel.sidecar.conventions.shared import Found
 
 logger = logging.getLogger(__name__)
 

@@ -122,13 +122,6 @@ def may_hold_evidence(span: SpanRecord) -> bool:
             or any(key in attributes for key in EVIDENCE_KEYS))
 
 
-def is_own(span: SpanRecord) -> bool:
-    """A span gsar-otel itself emits (never judged: no loop when our spans come back to us)."""
-    return (span.scope == sc.INSTRUMENTATION_SCOPE
-            or span.attributes.get(sc.GSAR_SOURCE) == sc.GSAR_SOURCE_SIDECAR
-            or span.name.startswith(sc.SPAN_EVALUATE))
-
-
 def indexed(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
     """Flattened indexed attributes ``{prefix}.{i}.{rest}`` as a list of dicts ordered by i.
 

@@ -25,9 +25,9 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import Any
 
-from gsar_otel.sidecar import conventions as cv
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
-from gsar_otel.sidecar.extract_model import (
+from gsar_otel.sidecar.conventions import registry as cv
+from gsar_otel.sidecar.conventions.shared import (
     RANK_AGENT,
     RANK_INFERENCE,
     RANK_RUN_SPAN,

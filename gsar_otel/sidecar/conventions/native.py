@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gsar_otel.sidecar import conventions as cv
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
-from gsar_otel.sidecar.extract_model import (
+from gsar_otel.sidecar.conventions import registry as cv
+from gsar_otel.sidecar.conventions.shared import (
     RANK_INFERENCE,
     Answer,
     Call,
