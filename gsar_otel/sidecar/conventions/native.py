@@ -7,19 +7,20 @@
   ``gcp.vertex.agent.llm_response`` (``content.parts[].text``, none with a ``function_call``).
 - Pydantic AI: ``final_result`` on its ``invoke_agent`` span; ``tool_response`` on the
   ``running tool`` spans of its instrumentation version 2.
+- Agent runs: Vercel's ``ai.generateText`` / ``ai.streamText`` spans.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
-from gsar_otel.sidecar.assembly.assembler import ReadyRun
-from gsar_otel.sidecar.conventions import registry as cv
+from gsar_otel.sidecar.conventions import genai
 from gsar_otel.sidecar.conventions.shared import (
     RANK_INFERENCE,
     Answer,
     Call,
+    Convention,
     Extraction,
     Found,
     agent_rank,
@@ -30,6 +31,42 @@ from gsar_otel.sidecar.conventions.shared import (
 )
 from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
 
+if TYPE_CHECKING:
+    from gsar_otel.sidecar.assembly.ready import ReadyRun
+
+# --- names -------------------------------------------------------------------------------------
+CONVENTION_VERCEL: Final = "vercel"
+VERCEL_RUN_SPANS: Final = frozenset({"ai.generateText", "ai.streamText"})
+VERCEL_RESPONSE_TEXT: Final = "ai.response.text"
+VERCEL_TOOL_NAME: Final = "ai.toolCall.name"
+VERCEL_TOOL_ID: Final = "ai.toolCall.id"
+VERCEL_TOOL_RESULT: Final = "ai.toolCall.result"
+VERCEL_OPERATION_ID: Final = "ai.operationId"
+VERCEL_FUNCTION_ID: Final = "ai.telemetry.functionId"
+ADK_TOOL_RESPONSE: Final = "gcp.vertex.agent.tool_response"
+ADK_LLM_RESPONSE: Final = "gcp.vertex.agent.llm_response"
+PYDANTIC_AI_FINAL_RESULT: Final = "final_result"
+PYDANTIC_AI_TOOL_RESPONSE: Final = "tool_response"
+"""Pydantic AI's instrumentation version 2 (``running tool`` spans)."""
+
+
+def run_kind(span: SpanRecord) -> str | None:
+    """``vercel`` for an ``ai.generateText`` / ``ai.streamText`` span, else None (Google ADK and
+    Pydantic AI runs are GenAI ``invoke_agent`` spans)."""
+    operation = span.attributes.get(VERCEL_OPERATION_ID, span.name)
+    # Attribute values may be lists or maps (OTLP kvlist): only a string names an operation.
+    if isinstance(operation, str) and operation in VERCEL_RUN_SPANS:
+        return CONVENTION_VERCEL
+    return None
+
+
+EVIDENCE_KEYS: Final = (VERCEL_TOOL_RESULT, ADK_TOOL_RESPONSE, PYDANTIC_AI_TOOL_RESPONSE)
+
+
+def may_hold_evidence(span: SpanRecord) -> bool:
+    """A span with a tool result in a framework's own attribute."""
+    return any(key in span.attributes for key in EVIDENCE_KEYS)
+
 
 def extract(run: ReadyRun) -> Extraction:
     """Answers and evidence from native framework attributes."""
@@ -39,31 +76,31 @@ def extract(run: ReadyRun) -> Extraction:
 def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found | Call]:
     attributes = span.attributes
     rank = agent_rank(is_run_span)
-    if cv.VERCEL_TOOL_RESULT in attributes:
-        yield Found(content=result_text(attributes[cv.VERCEL_TOOL_RESULT]),
+    if VERCEL_TOOL_RESULT in attributes:
+        yield Found(content=result_text(attributes[VERCEL_TOOL_RESULT]),
                     span_id=span.span_id,
-                    tool_name=str(attributes.get(cv.VERCEL_TOOL_NAME) or "tool"),
-                    call_id=str(attributes.get(cv.VERCEL_TOOL_ID) or ""),
+                    tool_name=str(attributes.get(VERCEL_TOOL_NAME) or "tool"),
+                    call_id=str(attributes.get(VERCEL_TOOL_ID) or ""),
                     start_ns=span.start_ns)
-    native = next((k for k in (cv.ADK_TOOL_RESPONSE, cv.PYDANTIC_AI_TOOL_RESPONSE)
+    native = next((k for k in (ADK_TOOL_RESPONSE, PYDANTIC_AI_TOOL_RESPONSE)
                    if k in attributes), None)
-    if native is not None and cv.GEN_AI_TOOL_CALL_RESULT not in attributes:
+    if native is not None and genai.GEN_AI_TOOL_CALL_RESULT not in attributes:
         yield Found(content=result_text(attributes[native]),
                     span_id=span.span_id,
-                    tool_name=str(attributes.get(cv.GEN_AI_TOOL_NAME) or "tool"),
-                    call_id=str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or ""),
+                    tool_name=str(attributes.get(genai.GEN_AI_TOOL_NAME) or "tool"),
+                    call_id=str(attributes.get(genai.GEN_AI_TOOL_CALL_ID) or ""),
                     start_ns=span.start_ns)
-    operation = attributes.get(cv.VERCEL_OPERATION_ID, span.name)
-    if (isinstance(operation, str) and operation in cv.VERCEL_RUN_SPANS
-            and cv.VERCEL_RESPONSE_TEXT in attributes):
-        yield Answer(as_text(attributes[cv.VERCEL_RESPONSE_TEXT]), span.span_id,
-                     rank, span.end_ns, cv.CONVENTION_VERCEL)
-    if (attributes.get(cv.GEN_AI_OPERATION_NAME) == cv.OP_INVOKE_AGENT
-            and cv.PYDANTIC_AI_FINAL_RESULT in attributes):
-        yield Answer(unwrap_json_text(attributes[cv.PYDANTIC_AI_FINAL_RESULT]),
-                     span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI)
-    if cv.ADK_LLM_RESPONSE in attributes:
-        yield from _adk_response(span, attributes[cv.ADK_LLM_RESPONSE])
+    operation = attributes.get(VERCEL_OPERATION_ID, span.name)
+    if (isinstance(operation, str) and operation in VERCEL_RUN_SPANS
+            and VERCEL_RESPONSE_TEXT in attributes):
+        yield Answer(as_text(attributes[VERCEL_RESPONSE_TEXT]), span.span_id,
+                     rank, span.end_ns, CONVENTION_VERCEL)
+    if (attributes.get(genai.GEN_AI_OPERATION_NAME) == genai.OP_INVOKE_AGENT
+            and PYDANTIC_AI_FINAL_RESULT in attributes):
+        yield Answer(unwrap_json_text(attributes[PYDANTIC_AI_FINAL_RESULT]),
+                     span.span_id, rank, span.end_ns, genai.CONVENTION_GENAI)
+    if ADK_LLM_RESPONSE in attributes:
+        yield from _adk_response(span, attributes[ADK_LLM_RESPONSE])
 
 
 def _adk_response(span: SpanRecord, value: Any) -> Iterator[Answer | Call]:
@@ -86,4 +123,7 @@ def _adk_response(span: SpanRecord, value: Any) -> Iterator[Answer | Call]:
             texts.append(part["text"].strip())
     text = "\n".join(t for t in texts if t)
     if text and not called:
-        yield Answer(text, span.span_id, RANK_INFERENCE, span.end_ns, cv.CONVENTION_GENAI)
+        yield Answer(text, span.span_id, RANK_INFERENCE, span.end_ns, genai.CONVENTION_GENAI)
+
+
+CONVENTION = Convention("native", run_kind, may_hold_evidence, extract)

@@ -6,28 +6,55 @@
 - Legacy indexed LLM attributes: ``gen_ai.prompt.{i}.{role,content,tool_call_id}`` (tool results
   as ``role: tool``) and ``gen_ai.completion.{i}.content`` (the answer, when the completion has
   no ``tool_calls``).
+- Agent runs: ``workflow`` / ``agent`` spans.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Final
 
-from gsar_otel.sidecar.assembly.assembler import ReadyRun
-from gsar_otel.sidecar.conventions import registry as cv
 from gsar_otel.sidecar.conventions.shared import (
     RANK_INFERENCE,
     Answer,
     Call,
+    Convention,
     Extraction,
     Found,
     agent_rank,
     gather,
+    indexed,
     indexed_answer,
     indexed_calls,
     indexed_tool_results,
     unwrap_json_text,
 )
 from gsar_otel.sidecar.intake.spans import SpanRecord
+
+if TYPE_CHECKING:
+    from gsar_otel.sidecar.assembly.ready import ReadyRun
+
+# --- names -------------------------------------------------------------------------------------
+CONVENTION_OPENLLMETRY: Final = "openllmetry"
+TRACELOOP_SPAN_KIND: Final = "traceloop.span.kind"
+TRACELOOP_ENTITY_NAME: Final = "traceloop.entity.name"
+TRACELOOP_ENTITY_INPUT: Final = "traceloop.entity.input"
+TRACELOOP_ENTITY_OUTPUT: Final = "traceloop.entity.output"
+LEGACY_PROMPT: Final = "gen_ai.prompt"
+LEGACY_COMPLETION: Final = "gen_ai.completion"
+
+
+def run_kind(span: SpanRecord) -> str | None:
+    """``openllmetry`` for a ``workflow`` or ``agent`` span, else None."""
+    if span.attributes.get(TRACELOOP_SPAN_KIND) in ("workflow", "agent"):
+        return CONVENTION_OPENLLMETRY
+    return None
+
+
+def may_hold_evidence(span: SpanRecord) -> bool:
+    """A ``tool`` span, or any span with an entity output."""
+    attributes = span.attributes
+    return attributes.get(TRACELOOP_SPAN_KIND) == "tool" or TRACELOOP_ENTITY_OUTPUT in attributes
 
 
 def extract(run: ReadyRun) -> Extraction:
@@ -37,19 +64,22 @@ def extract(run: ReadyRun) -> Extraction:
 
 def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found | Call]:
     attributes = span.attributes
-    kind = attributes.get(cv.TRACELOOP_SPAN_KIND)
-    name = str(attributes.get(cv.TRACELOOP_ENTITY_NAME) or span.name)
-    if kind == "tool" and cv.TRACELOOP_ENTITY_OUTPUT in attributes:
-        yield Found(content=unwrap_json_text(attributes[cv.TRACELOOP_ENTITY_OUTPUT]),
+    kind = attributes.get(TRACELOOP_SPAN_KIND)
+    name = str(attributes.get(TRACELOOP_ENTITY_NAME) or span.name)
+    if kind == "tool" and TRACELOOP_ENTITY_OUTPUT in attributes:
+        yield Found(content=unwrap_json_text(attributes[TRACELOOP_ENTITY_OUTPUT]),
                     span_id=span.span_id, tool_name=name, start_ns=span.start_ns)
-    elif kind in ("workflow", "agent") and cv.TRACELOOP_ENTITY_OUTPUT in attributes:
-        text = unwrap_json_text(attributes[cv.TRACELOOP_ENTITY_OUTPUT])
+    elif kind in ("workflow", "agent") and TRACELOOP_ENTITY_OUTPUT in attributes:
+        text = unwrap_json_text(attributes[TRACELOOP_ENTITY_OUTPUT])
         if text:
             yield Answer(text, span.span_id, agent_rank(is_run_span), span.end_ns,
-                         cv.CONVENTION_OPENLLMETRY)
-    yield from indexed_tool_results(span, cv.indexed(attributes, cv.LEGACY_PROMPT))
-    yield from indexed_calls(span, attributes, cv.LEGACY_COMPLETION)
-    content = indexed_answer(cv.indexed(attributes, cv.LEGACY_COMPLETION))
+                         CONVENTION_OPENLLMETRY)
+    yield from indexed_tool_results(span, indexed(attributes, LEGACY_PROMPT))
+    yield from indexed_calls(span, attributes, LEGACY_COMPLETION)
+    content = indexed_answer(indexed(attributes, LEGACY_COMPLETION))
     if content is not None:
         yield Answer(content, span.span_id, RANK_INFERENCE, span.end_ns,
-                     cv.CONVENTION_OPENLLMETRY)
+                     CONVENTION_OPENLLMETRY)
+
+
+CONVENTION = Convention("openllmetry", run_kind, may_hold_evidence, extract)
