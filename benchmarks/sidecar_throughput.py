@@ -41,7 +41,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 )
 
 from gsar_otel.judges.factory import make_judge
-from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from tests.sidecar.support import (
     GROUNDED,
     OVERREACHING,

@@ -132,9 +132,9 @@ def build_config(args: argparse.Namespace, settings: Any,
             variable or file key.
     """
     from gsar_otel.cli.common import BadInput
-    from gsar_otel.sidecar.admission import NetworkLimits
-    from gsar_otel.sidecar.assembly import AssemblyLimits
+    from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
     from gsar_otel.sidecar.filters import parse_match
+    from gsar_otel.sidecar.intake.admission import NetworkLimits
     from gsar_otel.sidecar.server import SidecarConfig
     from gsar_otel.sidecar.settings import SETTINGS, sidecar_settings
 
@@ -195,8 +195,8 @@ def _telemetry(args: argparse.Namespace, config: Any) -> Any:
     forward = config.forward
     exporters: list[Any] = []
     if forward:
-        from gsar_otel.sidecar.forward import endpoints
-        from gsar_otel.sidecar.verdicts import ForwardSpanExporter, VerdictExporter
+        from gsar_otel.sidecar.output.forward import endpoints
+        from gsar_otel.sidecar.output.verdicts import ForwardSpanExporter, VerdictExporter
 
         exporters.append(VerdictExporter(ForwardSpanExporter(endpoints(forward)[0]),
                                          buffer=config.network.verdict_buffer))
@@ -225,7 +225,7 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
                           meter_provider=handle.meter_provider, options=options)
     except ValueError as error:
         raise BadInput(str(error)) from None
-    from gsar_otel.sidecar.verdicts import VerdictExporter
+    from gsar_otel.sidecar.output.verdicts import VerdictExporter
 
     for exporter in getattr(handle, "span_exporters", ()):
         if isinstance(exporter, VerdictExporter):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gsar_otel.sidecar.admission import NetworkLimits
-from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
+from gsar_otel.sidecar.intake.admission import NetworkLimits
 from gsar_otel.sidecar.judging import DEFAULT_RUN_DEADLINE_S
 from gsar_otel.sidecar.run_budget import DEFAULT_MAX_EXTRACT_BYTES
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.emit import agent_name
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
+from gsar_otel.sidecar.output.emit import agent_name
 
 SERVICE_NAME = "service.name"
 

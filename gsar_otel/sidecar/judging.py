@@ -23,11 +23,11 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import Any, TypeVar
 
 from gsar_otel.otel.instruments import Telemetry
-from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.extract import ExtractedRun, extract_run
-from gsar_otel.sidecar.late import LateBatch
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
+from gsar_otel.sidecar.assembly.late import LateBatch
+from gsar_otel.sidecar.conventions.extract import ExtractedRun, extract_run
+from gsar_otel.sidecar.output.stats import SidecarStats
 from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED, cap_run
-from gsar_otel.sidecar.stats import SidecarStats
 
 logger = logging.getLogger("gsar_otel.sidecar.server")
 T = TypeVar("T")
@@ -165,7 +165,7 @@ def flag_late_batches(batches: Iterable[LateBatch], telemetry: Telemetry,
                       stats: SidecarStats) -> None:
     """Flag each trace's late items in the trace (``gsar.sidecar.late_spans``), counting each
     flag written or failed (``late_flags``); one trace's failure never stops the others."""
-    from gsar_otel.sidecar.emit import flag_late
+    from gsar_otel.sidecar.output.emit import flag_late
 
     for batch in batches:
         try:

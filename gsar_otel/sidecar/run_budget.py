@@ -14,8 +14,8 @@ import dataclasses
 from types import MappingProxyType
 from typing import Any
 
-from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.spans import LogRecordData, SpanRecord, held_size
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
+from gsar_otel.sidecar.intake.spans import LogRecordData, SpanRecord, held_size
 
 DEFAULT_MAX_EXTRACT_BYTES = 64 * 1024 * 1024
 NOTE_EXTRACTION_CAPPED = "extraction_capped"

@@ -23,15 +23,15 @@ from opentelemetry import metrics, trace
 from gsar_otel.core.deadline import WorkerPool, pool_in_use
 from gsar_otel.core.protocol import Judge
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
-from gsar_otel.sidecar.admission import ByteBudget, network_limits
-from gsar_otel.sidecar.assembly import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
-from gsar_otel.sidecar.assembly_counts import COUNT_NOTES, ITEM_KEYS
+from gsar_otel.sidecar.assembly.assembler import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.assembly.counts import COUNT_NOTES, ITEM_KEYS
+from gsar_otel.sidecar.assembly.own_spans import RecordingTracer, mark_forged
 from gsar_otel.sidecar.config import DEFAULT_MAX_BODY_BYTES, SidecarConfig
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT
-from gsar_otel.sidecar.emit import incompleteness, judge_and_emit
-from gsar_otel.sidecar.extract import ExtractedRun
+from gsar_otel.sidecar.conventions.extract import ExtractedRun
+from gsar_otel.sidecar.conventions.registry import CONVENTION_ROOT
 from gsar_otel.sidecar.filters import RunFilter, sampled
-from gsar_otel.sidecar.forward import Forwarder
+from gsar_otel.sidecar.intake.admission import ByteBudget, network_limits
+from gsar_otel.sidecar.intake.spans import Decoded
 from gsar_otel.sidecar.judging import (
     EscapedBaseException,
     ExtractionDeadline,
@@ -42,16 +42,16 @@ from gsar_otel.sidecar.judging import (
     judge_in_order,
     judge_options,
 )
-from gsar_otel.sidecar.own_spans import RecordingTracer, mark_forged
-from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
-from gsar_otel.sidecar.spans import Decoded
-from gsar_otel.sidecar.stats import (
+from gsar_otel.sidecar.output.emit import incompleteness, judge_and_emit
+from gsar_otel.sidecar.output.forward import Forwarder
+from gsar_otel.sidecar.output.stats import (
     OUTCOME_DROPPED,
     OUTCOME_FAILED,
     OUTCOME_JUDGED,
     OUTCOME_SKIPPED,
     SidecarStats,
 )
+from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "RELEASE_PER_TICK", "Sidecar", "SidecarConfig"]
 
@@ -86,7 +86,7 @@ class Sidecar:
         self.telemetry = Telemetry(RecordingTracer(telemetry.tracer, self.assembler.written),
                                    telemetry.instruments)
         """Every span the sidecar starts is noted: one that comes back is its own, a look-alike
-        is forged (:mod:`gsar_otel.sidecar.own_spans`)."""
+        is forged (:mod:`gsar_otel.sidecar.assembly.own_spans`)."""
         self._filter = RunFilter(self.config.services, self.config.agents, self.config.matches)
         self.options = dict(options or {})
         if judge is None:
@@ -118,7 +118,7 @@ class Sidecar:
 
     async def start(self) -> None:
         """Bind the receivers and start the assembler ticker and the judging workers."""
-        from gsar_otel.sidecar.receiver_http import HttpReceiver
+        from gsar_otel.sidecar.intake.receiver_http import HttpReceiver
 
         config = self.config
         self._queue = asyncio.Queue(maxsize=config.queue_size)
@@ -138,7 +138,7 @@ class Sidecar:
         self.http_port = await http.start()
         self._receivers.append(http)
         if config.grpc_port:
-            from gsar_otel.sidecar.receiver_grpc import GrpcReceiver
+            from gsar_otel.sidecar.intake.receiver_grpc import GrpcReceiver
 
             grpc_receiver = GrpcReceiver(self, config.host, config.grpc_port)
             self.grpc_port = await grpc_receiver.start()

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from gsar_otel import semconv as sc
 from gsar_otel.config import GSARSettings, SettingsError, int_parser, parse_bool
-from gsar_otel.sidecar.admission import NetworkLimits
+from gsar_otel.sidecar.intake.admission import NetworkLimits
 
 
 def _seconds(minimum: float) -> Callable[[str, object], float]:

@@ -23,7 +23,7 @@ from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
 from gsar_otel.core.protocol import Judge
-from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from gsar_otel.sidecar.server import Sidecar, SidecarConfig
 
 SIDECAR_AGENT = "sidecar_incident_bot"

@@ -1,9 +1,9 @@
 """The Prometheus series gsar-otel's instruments become, derived from the instruments themselves.
 
 The metric names come from ``gsar_otel.semconv`` (``METRIC_*``), the kind and unit of each from
-the real instruments ``gsar_otel.otel.instruments`` and ``gsar_otel.sidecar.stats`` create (read
-back through an in-memory reader), and
-the Prometheus names from the exporter's rules (``queries.prometheus_series_names``).
+the real instruments ``gsar_otel.otel.instruments`` and ``gsar_otel.sidecar.output.stats``
+create (read back through an in-memory reader), and the Prometheus names from the exporter's
+rules (``queries.prometheus_series_names``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from opentelemetry.sdk.metrics.export import Histogram, InMemoryMetricReader, Su
 
 from gsar_otel import semconv
 from gsar_otel.otel.instruments import get_telemetry
-from gsar_otel.sidecar.stats import sidecar_instruments
+from gsar_otel.sidecar.output.stats import sidecar_instruments
 from tests.dashboards.queries import prometheus_series_names, semconv_metric_names
 
 

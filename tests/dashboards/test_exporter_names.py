@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from gsar_otel import semconv
 from gsar_otel.otel.instruments import get_telemetry
 from gsar_otel.otel.setup import configure_telemetry
-from gsar_otel.sidecar.stats import SidecarStats
+from gsar_otel.sidecar.output.stats import SidecarStats
 from tests.dashboards.queries import (
     allowed_prometheus_labels,
     prometheus_label,

@@ -24,7 +24,7 @@ from opentelemetry.trace import Tracer
 
 from gsar_otel.core.protocol import Judge
 from gsar_otel.judges.lexical.judge import LexicalJudge
-from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from gsar_otel.sidecar.server import Sidecar, SidecarConfig
 
 CPU_ROW = "host=db-prod-1 cpu_pct=97.2 at=14:02:01"

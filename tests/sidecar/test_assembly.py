@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
-from gsar_otel.sidecar.assembly_counts import ITEM_KEYS
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.assembly.counts import ITEM_KEYS
+from gsar_otel.sidecar.intake.spans import SpanRecord
 from tests.sidecar.support import Clock
 
 T1 = "0af7651916cd43dd8448eb211c80319c"

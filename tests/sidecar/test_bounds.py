@@ -16,7 +16,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from tests.sidecar.support import Clock, retry_delay_s, start_sidecar
 from tests.sidecar.test_receiver_http import post
 from tests.support.servers import free_port

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gsar_otel.plugins import hookimpl, register, unregister
-from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.extract import ExtractedRun, extract_run, merge_evidence
-from gsar_otel.sidecar.extract_model import Found
-from gsar_otel.sidecar.spans import EventRecord, LogRecordData, SpanRecord
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
+from gsar_otel.sidecar.conventions.extract import ExtractedRun, extract_run, merge_evidence
+from gsar_otel.sidecar.conventions.shared import Found
+from gsar_otel.sidecar.intake.spans import EventRecord, LogRecordData, SpanRecord
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 ROW_1 = "host=db-prod-1 cpu_pct=97.2 at=14:02:01"

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 
-from gsar_otel.sidecar.assembly import ReadyRun
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.filters import RunFilter, parse_match, sampled
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.intake.spans import SpanRecord
 from tests.sidecar.support import start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, kv, otlp_json, post
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from gsar_otel.sidecar.conventions import is_own
+from gsar_otel.sidecar.assembly.own_spans import is_own
 from tests.sidecar.support import CPU_ROW, start_sidecar
 from tests.sidecar.test_receiver_http import ROOT, TOOL, TRACE, kv, otlp_json, post, span
 
@@ -138,7 +138,7 @@ def test_the_same_span_sent_again_is_a_plain_duplicate_and_not_a_conflict() -> N
 
 
 def test_is_own_is_only_the_look() -> None:
-    from gsar_otel.sidecar.spans import decode_traces
+    from gsar_otel.sidecar.intake.spans import decode_traces
 
     (look,) = decode_traces(otlp_json(verdict("00000000000000f0")), json_encoded=True).spans
     assert is_own(look)

@@ -17,7 +17,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from gsar_otel.sidecar.http_send import DEADLINE, REDIRECT, SHUTDOWN, Cutoff, SendFailed, post
+from gsar_otel.sidecar.output.http_send import (
+    DEADLINE,
+    REDIRECT,
+    SHUTDOWN,
+    Cutoff,
+    SendFailed,
+    post,
+)
 from tests.sidecar.forward_targets import RedirectingTarget, TricklingTarget
 from tests.sidecar.support import start_sidecar, start_sidecar_command
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json

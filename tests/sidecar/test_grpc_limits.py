@@ -13,7 +13,7 @@ import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from gsar_otel.sidecar.admission import NetworkLimits
+from gsar_otel.sidecar.intake.admission import NetworkLimits
 from tests.sidecar.support import RunningSidecar, start_sidecar
 from tests.support.servers import free_port
 

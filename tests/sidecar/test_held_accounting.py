@@ -20,9 +20,9 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.resource.v1 import resource_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from gsar_otel.sidecar import spans as spans_module
-from gsar_otel.sidecar.assembly import AssemblyLimits, TraceAssembler
-from gsar_otel.sidecar.spans import decode_traces
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits, TraceAssembler
+from gsar_otel.sidecar.intake import spans as spans_module
+from gsar_otel.sidecar.intake.spans import decode_traces
 from tests.sidecar.support import Clock, start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post
 

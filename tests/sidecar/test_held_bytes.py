@@ -16,10 +16,10 @@ from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from gsar_otel.plugins import hookimpl, register, unregister
-from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
-from gsar_otel.sidecar.extract import ExtractedRun
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.conventions.extract import ExtractedRun
+from gsar_otel.sidecar.intake.spans import MAX_VALUE_BYTES, SpanRecord, decode_traces
 from gsar_otel.sidecar.run_budget import cap_run
-from gsar_otel.sidecar.spans import MAX_VALUE_BYTES, SpanRecord, decode_traces
 from tests.sidecar.support import CPU_ROW, GROUNDED, Clock, RunningSidecar, start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post
 

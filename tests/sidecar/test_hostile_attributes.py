@@ -9,11 +9,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.sidecar import conventions as cv
-from gsar_otel.sidecar.extract import extract_run
+from gsar_otel.sidecar.conventions import genai, native, openinference, openllmetry, registry
+from gsar_otel.sidecar.conventions.extract import extract_run
 from tests.sidecar.test_extract import run, span
 
-NAMES = sorted({value for name, value in vars(cv).items()
+NAMES = sorted({value for module in (genai, openinference, openllmetry, native)
+                for name, value in vars(module).items()
                 if name.isupper() and isinstance(value, str) and "." in value})
 
 VALUES: st.SearchStrategy[Any] = st.recursive(
@@ -32,14 +33,14 @@ def test_any_attribute_values_never_crash_detection_or_extraction(
     child = span(2, 1, "child", **child_attributes)
     root = span(1, 0, "root", end=200, **root_attributes)
     for item in (child, root):
-        kind = cv.run_kind(item)
+        kind = registry.run_kind(item)
         assert kind is None or isinstance(kind, str)
     extracted = extract_run(run(child, root))
     assert all(isinstance(item.content, str) for item in extracted.evidence)
 
 
 def test_a_map_as_the_vercel_operation_id_is_not_a_run() -> None:
-    odd = span(1, 0, "root", **{cv.VERCEL_OPERATION_ID: {"a": 1},
-                                cv.VERCEL_RESPONSE_TEXT: "text"})
-    assert cv.run_kind(odd) is None
+    odd = span(1, 0, "root", **{native.VERCEL_OPERATION_ID: {"a": 1},
+                                native.VERCEL_RESPONSE_TEXT: "text"})
+    assert registry.run_kind(odd) is None
     extract_run(run(odd))

@@ -11,7 +11,7 @@ import socket
 import threading
 import time
 
-from gsar_otel.sidecar.admission import NetworkLimits
+from gsar_otel.sidecar.intake.admission import NetworkLimits
 from tests.sidecar.support import CPU_ROW, GROUNDED, GatedJudge, RunningSidecar, start_sidecar
 from tests.sidecar.test_http_framing import exchange, status_of
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post

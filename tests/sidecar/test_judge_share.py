@@ -14,7 +14,7 @@ from gsar_otel.core.deadline import get_pool
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.judges.staged.judge import StagedJudge
-from gsar_otel.sidecar.admission import NetworkLimits
+from gsar_otel.sidecar.intake.admission import NetworkLimits
 from tests.sidecar.support import CPU_ROW, GROUNDED, start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post
 

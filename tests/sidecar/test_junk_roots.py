@@ -5,8 +5,8 @@ from runs (``traces_evicted``), and root-only runs take at most half the judging
 
 from __future__ import annotations
 
-from gsar_otel.sidecar.assembly import AssemblyLimits, ReadyRun, TraceAssembler
-from gsar_otel.sidecar.spans import SpanRecord, decode_traces
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits, ReadyRun, TraceAssembler
+from gsar_otel.sidecar.intake.spans import SpanRecord, decode_traces
 from tests.sidecar.support import CPU_ROW, Clock, start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json
 

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gsar_otel import semconv as sc
-from gsar_otel.sidecar.assembly import TraceAssembler
-from gsar_otel.sidecar.late import MAX_FLAGS_PER_TRACE, MAX_ITEMS
-from gsar_otel.sidecar.spans import LogRecordData
+from gsar_otel.sidecar.assembly.assembler import TraceAssembler
+from gsar_otel.sidecar.assembly.late import MAX_FLAGS_PER_TRACE, MAX_ITEMS
+from gsar_otel.sidecar.intake.spans import LogRecordData
 from tests.sidecar.support import start_sidecar
 from tests.sidecar.test_assembly import AGENT, Clock, assembler, make
 from tests.sidecar.test_receiver_http import (
@@ -143,8 +143,8 @@ def test_late_spans_still_gathering_at_shutdown_are_flagged() -> None:
 
 
 def test_a_late_span_from_a_clock_running_ahead_is_late_never_a_new_run() -> None:
-    from gsar_otel.sidecar.assembly import AssemblyLimits
-    from gsar_otel.sidecar.spans import SpanRecord
+    from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
+    from gsar_otel.sidecar.intake.spans import SpanRecord
 
     clock = Clock()
     buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
@@ -170,8 +170,8 @@ def test_a_late_span_from_a_clock_running_ahead_is_late_never_a_new_run() -> Non
 
 
 def test_a_straggler_of_the_judged_run_is_late_while_a_new_run_gathers() -> None:
-    from gsar_otel.sidecar.assembly import AssemblyLimits
-    from gsar_otel.sidecar.spans import SpanRecord
+    from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
+    from gsar_otel.sidecar.intake.spans import SpanRecord
 
     clock = Clock()
     buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)

@@ -14,8 +14,8 @@ from gsar_otel.cli.common import BadInput
 from gsar_otel.cli.main import build_parser
 from gsar_otel.cli.sidecar import _telemetry, build_config
 from gsar_otel.config import load_settings
-from gsar_otel.sidecar.admission import NetworkLimits
-from gsar_otel.sidecar.verdicts import VerdictExporter
+from gsar_otel.sidecar.intake.admission import NetworkLimits
+from gsar_otel.sidecar.output.verdicts import VerdictExporter
 
 
 def _config(*argv: str, env: dict[str, str] | None = None, file: Path | None = None) -> Any:

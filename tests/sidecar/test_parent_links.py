@@ -18,11 +18,11 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from gsar_otel.sidecar import assembly, trace_buffer
-from gsar_otel.sidecar.assembly import AssemblyLimits, TraceAssembler
-from gsar_otel.sidecar.parent_links import CYCLE, GAP, ROOT, STOP, ParentLinks
-from gsar_otel.sidecar.spans import SpanRecord
-from gsar_otel.sidecar.trace_buffer import TraceBuffer
+from gsar_otel.sidecar.assembly import assembler, trace_buffer
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits, TraceAssembler
+from gsar_otel.sidecar.assembly.parent_links import CYCLE, GAP, ROOT, STOP, ParentLinks
+from gsar_otel.sidecar.assembly.trace_buffer import TraceBuffer
+from gsar_otel.sidecar.intake.spans import SpanRecord
 from tests.sidecar.support import Clock, start_sidecar
 from tests.sidecar.test_receiver_http import post
 from tests.sidecar.walk_reference import WalkingTraceBuffer
@@ -57,7 +57,7 @@ class CountingSpans(dict[str, SpanRecord]):
 def lookups(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every trace buffer the assembler opens counts its lookups into the returned cell."""
     counter = [0]
-    monkeypatch.setattr(assembly, "TraceBuffer", lambda first_seen: TraceBuffer(
+    monkeypatch.setattr(assembler, "TraceBuffer", lambda first_seen: TraceBuffer(
         first_seen=first_seen, spans=CountingSpans(counter)))
     return counter
 

@@ -14,7 +14,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from gsar_otel.sidecar.spans import MalformedRequest, decode_logs, decode_traces
+from gsar_otel.sidecar.intake.spans import MalformedRequest, decode_logs, decode_traces
 from tests.sidecar.support import RunningSidecar, start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post, span
 
@@ -34,7 +34,7 @@ def fifty_runs_protobuf() -> bytes:
     """The same 50 runs as protobuf, with one extra span whose name is invalid UTF-8."""
     from google.protobuf import json_format
 
-    from gsar_otel.sidecar.otlp_wire import _convert_ids
+    from gsar_otel.sidecar.intake.otlp_wire import _convert_ids
 
     document = json.loads(fifty_runs_json(span("00000000000000aa", "", "BADNAME1", [],
                                                 trace_id=trace_id(999))))

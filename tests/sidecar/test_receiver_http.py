@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from tests.sidecar.support import CPU_ROW, GROUNDED, RunningSidecar, start_sidecar
 
 TRACE = "5b8efff798038103d269b633813fc60c"
@@ -185,7 +185,7 @@ def test_a_trace_that_never_ends_is_judged_at_the_hard_cap_and_flagged() -> None
 def test_connections_past_the_limit_get_503_and_the_rest_are_served() -> None:
     import socket
 
-    from gsar_otel.sidecar.admission import NetworkLimits
+    from gsar_otel.sidecar.intake.admission import NetworkLimits
 
     running = start_sidecar(max_connections=2, network=NetworkLimits(health_reserve=0))
     idle = [socket.create_connection(("127.0.0.1", running.sidecar.http_port)) for _ in range(2)]

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.sidecar.assembly import AssemblyLimits, TraceAssembler
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits, TraceAssembler
+from gsar_otel.sidecar.intake.spans import SpanRecord
 from tests.sidecar.support import CPU_ROW, GROUNDED, Clock, RunningSidecar, start_sidecar
 from tests.sidecar.test_receiver_http import kv, otlp_json, post
 
@@ -164,7 +164,7 @@ def test_a_trace_id_reused_after_a_verdict_is_judged_again(sidecar: RunningSidec
 
 
 def test_past_the_cap_of_runs_per_trace_further_candidates_are_counted() -> None:
-    from gsar_otel.sidecar.trace_buffer import MAX_RUNS_PER_TRACE
+    from gsar_otel.sidecar.assembly.trace_buffer import MAX_RUNS_PER_TRACE
 
     clock = Clock()
     buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)
@@ -185,7 +185,7 @@ FALSE_ANSWER = "CPU on db-prod-1 reached 12.5% at 14:02."
 
 
 def test_a_span_belongs_to_at_most_one_run_and_runs_past_the_cap_lend_nothing() -> None:
-    from gsar_otel.sidecar.trace_buffer import MAX_RUNS_PER_TRACE
+    from gsar_otel.sidecar.assembly.trace_buffer import MAX_RUNS_PER_TRACE
 
     clock = Clock()
     buffer = TraceAssembler(AssemblyLimits(decision_wait_s=5, max_age_s=60), clock=clock)

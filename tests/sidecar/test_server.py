@@ -16,7 +16,7 @@ import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from tests.sidecar.support import GatedJudge, RaisingJudge, start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post
 

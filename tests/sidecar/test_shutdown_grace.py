@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 from gsar_otel.judges.lexical.judge import LexicalJudge
-from gsar_otel.sidecar.assembly import AssemblyLimits
+from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from tests.sidecar.support import start_sidecar
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post
 

@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from gsar_otel.sidecar.spans import MalformedRequest, decode_logs, decode_traces
+from gsar_otel.sidecar.intake.spans import MalformedRequest, decode_logs, decode_traces
 
 _IDS = {"traceId", "spanId", "parentSpanId"}
 

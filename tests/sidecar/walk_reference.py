@@ -1,21 +1,21 @@
 """The run assembly of one trace as it was first written: every question about the chain above a
 span answered by walking it link by link, again for each run (quadratic in a chain's length).
-Kept as the reference the linear :class:`gsar_otel.sidecar.trace_buffer.TraceBuffer` must agree
-with (``test_parent_links.py``)."""
+Kept as the reference the linear :class:`gsar_otel.sidecar.assembly.trace_buffer.TraceBuffer`
+must agree with (``test_parent_links.py``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gsar_otel.sidecar import trace_buffer
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT, run_kind
-from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
-from gsar_otel.sidecar.trace_buffer import RunState
+from gsar_otel.sidecar.assembly import trace_buffer
+from gsar_otel.sidecar.assembly.trace_buffer import RunState
+from gsar_otel.sidecar.conventions.registry import CONVENTION_ROOT, run_kind
+from gsar_otel.sidecar.intake.spans import LogRecordData, SpanRecord
 
 
 @dataclass(slots=True)
 class WalkingTraceBuffer:
-    """The assembly of one trace as it was before :mod:`gsar_otel.sidecar.parent_links`."""
+    """The assembly of one trace as it was before :mod:`gsar_otel.sidecar.assembly.parent_links`."""
 
     first_seen: float
     spans: dict[str, SpanRecord] = field(default_factory=dict)

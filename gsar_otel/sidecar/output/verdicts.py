@@ -10,8 +10,9 @@ it; ``shutdown`` when the stop deadline cut it off; ``export_failed`` for anythi
 when the sidecar stops and a last try fails or the stop deadline has passed).
 
 :class:`ForwardSpanExporter` is the inner exporter ``gsar sidecar --forward`` uses: OTLP/HTTP
-protobuf by one POST of :mod:`gsar_otel.sidecar.http_send` per export (no redirect followed, an
-overall deadline, cut off at the sidecar's stop deadline by :meth:`VerdictExporter.stop_by`).
+protobuf by one POST of :mod:`gsar_otel.sidecar.output.http_send` per export (no redirect
+followed, an overall deadline, cut off at the sidecar's stop deadline by
+:meth:`VerdictExporter.stop_by`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from gsar_otel.sidecar.http_send import (
+from gsar_otel.sidecar.output.http_send import (
     DEADLINE,
     FAILED,
     REDIRECT,
@@ -35,7 +36,7 @@ from gsar_otel.sidecar.http_send import (
     SendFailed,
     post,
 )
-from gsar_otel.sidecar.stats import SidecarStats
+from gsar_otel.sidecar.output.stats import SidecarStats
 
 logger = logging.getLogger(__name__)
 

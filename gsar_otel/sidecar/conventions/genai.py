@@ -17,29 +17,66 @@
   ``gen_ai.*.message`` are results read from a history.
 - Every tool call the model asks for (output messages, choices) is reported, so that results
   read from a history can be checked against the calls the trace shows (see :mod:`extract`).
+- Agent runs: ``invoke_agent`` / ``invoke_workflow`` spans.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
-from gsar_otel.sidecar import conventions as cv
-from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.extract_model import (
+from gsar_otel.sidecar.conventions.shared import (
     RANK_AGENT,
     RANK_INFERENCE,
     RANK_RUN_SPAN,
     Answer,
     Call,
+    Convention,
     Extraction,
     Found,
     as_text,
     gather,
     result_text,
 )
-from gsar_otel.sidecar.spans import SpanRecord, json_text
+from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
+
+if TYPE_CHECKING:
+    from gsar_otel.sidecar.assembly.ready import ReadyRun
+
+# --- names -------------------------------------------------------------------------------------
+CONVENTION_GENAI: Final = "genai"
+GEN_AI_OPERATION_NAME: Final = "gen_ai.operation.name"
+OP_INVOKE_AGENT: Final = "invoke_agent"
+OP_INVOKE_WORKFLOW: Final = "invoke_workflow"
+OP_EXECUTE_TOOL: Final = "execute_tool"
+INFERENCE_OPERATIONS: Final = frozenset({"chat", "text_completion", "generate_content"})
+GEN_AI_AGENT_NAME: Final = "gen_ai.agent.name"
+GEN_AI_WORKFLOW_NAME: Final = "gen_ai.workflow.name"
+GEN_AI_TOOL_NAME: Final = "gen_ai.tool.name"
+GEN_AI_TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
+GEN_AI_TOOL_CALL_RESULT: Final = "gen_ai.tool.call.result"
+GEN_AI_INPUT_MESSAGES: Final = "gen_ai.input.messages"
+GEN_AI_OUTPUT_MESSAGES: Final = "gen_ai.output.messages"
+GEN_AI_RETRIEVAL_DOCUMENTS: Final = "gen_ai.retrieval.documents"
+EVENT_OPERATION_DETAILS: Final = "gen_ai.client.inference.operation.details"
+EVENT_CHOICE: Final = "gen_ai.choice"
+EVENT_TOOL_MESSAGE: Final = "gen_ai.tool.message"
+
+
+def run_kind(span: SpanRecord) -> str | None:
+    """``genai`` for an ``invoke_agent`` / ``invoke_workflow`` span (an agent run), else None."""
+    if span.attributes.get(GEN_AI_OPERATION_NAME) in (OP_INVOKE_AGENT, OP_INVOKE_WORKFLOW):
+        return CONVENTION_GENAI
+    return None
+
+
+def may_hold_evidence(span: SpanRecord) -> bool:
+    """An ``execute_tool`` span, a tool result, or a model call's input history."""
+    attributes = span.attributes
+    return (attributes.get(GEN_AI_OPERATION_NAME) == OP_EXECUTE_TOOL
+            or GEN_AI_TOOL_CALL_RESULT in attributes or GEN_AI_INPUT_MESSAGES in attributes)
+
 
 _RESPONSE_PARTS = {"tool_call_response": ("response", "result"),
                    "server_tool_call_response": ("server_tool_call_response", "response")}
@@ -119,7 +156,7 @@ def _tool_names(run: ReadyRun) -> dict[str, str]:
     """Tool-call id -> tool name, from every ``tool_call`` part in the trace."""
     names: dict[str, str] = {}
     for span in run.spans:
-        for key in (cv.GEN_AI_INPUT_MESSAGES, cv.GEN_AI_OUTPUT_MESSAGES):
+        for key in (GEN_AI_INPUT_MESSAGES, GEN_AI_OUTPUT_MESSAGES):
             if key not in span.attributes:
                 continue
             for message in messages(span.attributes[key]):
@@ -180,40 +217,40 @@ def extract(run: ReadyRun) -> Extraction:
 def _span_items(run: ReadyRun, names: Mapping[str, str], span: SpanRecord,
                 is_run_span: bool) -> Iterator[Answer | Found | Call]:
     attributes = span.attributes
-    operation = attributes.get(cv.GEN_AI_OPERATION_NAME)
-    is_agent = operation in (cv.OP_INVOKE_AGENT, cv.OP_INVOKE_WORKFLOW)
-    is_tool = operation == cv.OP_EXECUTE_TOOL
+    operation = attributes.get(GEN_AI_OPERATION_NAME)
+    is_agent = operation in (OP_INVOKE_AGENT, OP_INVOKE_WORKFLOW)
+    is_tool = operation == OP_EXECUTE_TOOL
     rank = RANK_RUN_SPAN if is_run_span else (RANK_AGENT if is_agent else RANK_INFERENCE)
-    tool_name = str(attributes.get(cv.GEN_AI_TOOL_NAME) or span.name.removeprefix(
-        cv.OP_EXECUTE_TOOL).strip() or "tool")
-    tool_call_id = str(attributes.get(cv.GEN_AI_TOOL_CALL_ID) or "")
-    if is_tool and cv.GEN_AI_TOOL_CALL_RESULT in attributes:
-        yield Found(content=result_text(attributes[cv.GEN_AI_TOOL_CALL_RESULT]),
+    tool_name = str(attributes.get(GEN_AI_TOOL_NAME) or span.name.removeprefix(
+        OP_EXECUTE_TOOL).strip() or "tool")
+    tool_call_id = str(attributes.get(GEN_AI_TOOL_CALL_ID) or "")
+    if is_tool and GEN_AI_TOOL_CALL_RESULT in attributes:
+        yield Found(content=result_text(attributes[GEN_AI_TOOL_CALL_RESULT]),
                     span_id=span.span_id, tool_name=tool_name, call_id=tool_call_id,
                     start_ns=span.start_ns)
     sources: list[Mapping[str, Any]] = [attributes]
     for name, payload in _payloads(run, span):
-        if name == cv.EVENT_OPERATION_DETAILS:
+        if name == EVENT_OPERATION_DETAILS:
             sources.append(payload)
         elif is_tool:
             # On an execute_tool span a tool message is the call's input (Strands writes the
             # arguments there) and the choice is the tool's output.
-            if name == cv.EVENT_CHOICE and cv.GEN_AI_TOOL_CALL_RESULT not in attributes:
+            if name == EVENT_CHOICE and GEN_AI_TOOL_CALL_RESULT not in attributes:
                 yield Found(content=result_text(payload.get("message", payload.get("content"))),
                             span_id=span.span_id, tool_name=tool_name,
                             call_id=str(payload.get("id") or tool_call_id),
                             start_ns=span.start_ns)
-        elif name == cv.EVENT_CHOICE:
+        elif name == EVENT_CHOICE:
             yield from _choice_calls(span, payload)
             text = _choice_text(payload)
             if text:
-                yield Answer(text, span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI)
+                yield Answer(text, span.span_id, rank, span.end_ns, CONVENTION_GENAI)
         elif name.startswith("gen_ai.") and name.endswith(".message"):
             yield from _message_results(span, names, name, payload)
     for source in sources:
-        yield from _responses(span, messages(source.get(cv.GEN_AI_INPUT_MESSAGES)), names,
+        yield from _responses(span, messages(source.get(GEN_AI_INPUT_MESSAGES)), names,
                               own=is_tool)
-        output = messages(source.get(cv.GEN_AI_OUTPUT_MESSAGES))
+        output = messages(source.get(GEN_AI_OUTPUT_MESSAGES))
         if is_tool:
             yield from _responses(span, output, names, own=True)
             continue
@@ -222,7 +259,7 @@ def _span_items(run: ReadyRun, names: Mapping[str, str], span: SpanRecord,
             continue
         text = answer_text(output)
         if text:
-            yield Answer(text, span.span_id, rank, span.end_ns, cv.CONVENTION_GENAI)
+            yield Answer(text, span.span_id, rank, span.end_ns, CONVENTION_GENAI)
 
 
 def _message_results(span: SpanRecord, names: Mapping[str, str], event: str,
@@ -235,7 +272,7 @@ def _message_results(span: SpanRecord, names: Mapping[str, str], event: str,
     results = [b for b in blocks if isinstance(b, dict)
                and (b.get("type") == "tool_result" or "toolResult" in b)]
     if not results:
-        if event != cv.EVENT_TOOL_MESSAGE:
+        if event != EVENT_TOOL_MESSAGE:
             return
         call_id = str(payload.get("id") or payload.get("tool_call_id") or "")
         yield Found(content=block_text(content), span_id=span.span_id,
@@ -324,3 +361,6 @@ def _choice_text(payload: Mapping[str, Any]) -> str | None:
 
 
 __all__ = ["answer_text", "extract", "messages", "parts", "plain_text"]
+
+
+CONVENTION = Convention("genai", run_kind, may_hold_evidence, extract)

@@ -26,10 +26,17 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from gsar_otel import semconv as sc
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.intake.spans import SpanRecord
 
 DEFAULT_REMEMBER = 100_000
 """Span ids remembered (the latest): a run writes one to a few spans."""
+
+
+def is_own(span: SpanRecord) -> bool:
+    """A span gsar-otel itself emits (never judged: no loop when our spans come back to us)."""
+    return (span.scope == sc.INSTRUMENTATION_SCOPE
+            or span.attributes.get(sc.GSAR_SOURCE) == sc.GSAR_SOURCE_SIDECAR
+            or span.name.startswith(sc.SPAN_EVALUATE))
 
 
 class WrittenSpans:

@@ -1,15 +1,15 @@
 """Per-trace buffers that turn a stream of spans into finished agent runs.
 
-A trace's runs are its top-level agent-run spans of any convention (several in one trace are
-each judged on their own), else the trace root (:mod:`gsar_otel.sidecar.trace_buffer`). A trace
+A trace's runs are its top-level agent-run spans of any convention (several in one trace are each
+judged on their own), else the trace root (:mod:`gsar_otel.sidecar.assembly.trace_buffer`). A trace
 is ready once every run span and every span above it have arrived, and a settle window
 (``decision_wait_s``) has passed since; a quiet period alone never makes a run ready, because a
 child can arrive before its root. A trace with no settled run is released at the hard cap
 (``max_age_s`` from its first span), flagged incomplete.
 
 Memory is bounded in bytes as well as in counts. Records hold plain values cut at intake
-(:mod:`gsar_otel.sidecar.spans`), each charged what it holds after decoding
-(:mod:`gsar_otel.sidecar.sizes`); a resource or scope name that spans share is charged once
+(:mod:`gsar_otel.sidecar.intake.spans`), each charged what it holds after decoding
+(:mod:`gsar_otel.sidecar.intake.sizes`); a resource or scope name that spans share is charged once
 while any buffered span holds it, and each trace buffer its own overhead. Past
 ``max_held_bytes`` (what is buffered here plus what the caller reports as queued for judging,
 ``outside_bytes``), or past ``max_traces``, a trace is evicted, in three tiers, oldest first
@@ -21,9 +21,9 @@ run span (``evicted_fragment`` with no root, ``evicted_no_run_span`` with one); 
 ``max_spans_per_trace`` further spans are dropped, each counted with a reason.
 
 Spans of a trace already released are counted as late and gathered for a flag in the trace
-(``late.py``) whatever their timestamps, except a new agent-run span and the spans of its
-request below it: they open a new buffer for the same trace id, and its run is judged on its
-own (:mod:`gsar_otel.sidecar.released`). Nothing here is thread-safe: one event loop owns it.
+(``late.py``) whatever their timestamps, except a new agent-run span and the spans of its request
+below it: they open a new buffer for the same trace id, and its run is judged on its own
+(:mod:`gsar_otel.sidecar.assembly.released`). Nothing here is thread-safe: one event loop owns it.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from gsar_otel.sidecar.assembly_counts import (
+from gsar_otel.sidecar.assembly.counts import (
     DROP_EVICTED,
     DROP_EVICTED_FRAGMENT,
     DROP_EVICTED_NO_RUN_SPAN,
@@ -53,46 +53,46 @@ from gsar_otel.sidecar.assembly_counts import (
     SPANS_WITHHELD_NO_RUN,
     SPANS_WITHHELD_OVER_CAP,
 )
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT, is_own, may_hold_evidence, run_kind
-from gsar_otel.sidecar.late import LateBatch, LateTracker
-from gsar_otel.sidecar.own_spans import WrittenSpans
-from gsar_otel.sidecar.ready import (
+from gsar_otel.sidecar.assembly.late import LateBatch, LateTracker
+from gsar_otel.sidecar.assembly.own_spans import WrittenSpans, is_own
+from gsar_otel.sidecar.assembly.ready import (
     INCOMPLETE_CONFLICTING_SPANS as INCOMPLETE_CONFLICTING_SPANS,
 )
-from gsar_otel.sidecar.ready import (
+from gsar_otel.sidecar.assembly.ready import (
     INCOMPLETE_HARD_CAP as INCOMPLETE_HARD_CAP,
 )
-from gsar_otel.sidecar.ready import (
+from gsar_otel.sidecar.assembly.ready import (
     INCOMPLETE_NO_RUN_SPAN as INCOMPLETE_NO_RUN_SPAN,
 )
-from gsar_otel.sidecar.ready import (
+from gsar_otel.sidecar.assembly.ready import (
     INCOMPLETE_PARENT_MISSING as INCOMPLETE_PARENT_MISSING,
 )
-from gsar_otel.sidecar.ready import (
+from gsar_otel.sidecar.assembly.ready import (
     INCOMPLETE_SHUTDOWN as INCOMPLETE_SHUTDOWN,
 )
-from gsar_otel.sidecar.ready import (
+from gsar_otel.sidecar.assembly.ready import (
     INCOMPLETE_SPANS_DROPPED as INCOMPLETE_SPANS_DROPPED,
 )
-from gsar_otel.sidecar.ready import (
+from gsar_otel.sidecar.assembly.ready import (
     INCOMPLETE_VALUES_TRUNCATED as INCOMPLETE_VALUES_TRUNCATED,
 )
-from gsar_otel.sidecar.ready import (
+from gsar_otel.sidecar.assembly.ready import (
     READY_SETTLED as READY_SETTLED,
 )
-from gsar_otel.sidecar.ready import (
+from gsar_otel.sidecar.assembly.ready import (
     ReadyRun as ReadyRun,
 )
-from gsar_otel.sidecar.released import ReleasedTraces
-from gsar_otel.sidecar.sizes import TRACE_OVERHEAD, SharedBytes
-from gsar_otel.sidecar.spans import (
+from gsar_otel.sidecar.assembly.released import ReleasedTraces
+from gsar_otel.sidecar.assembly.trace_buffer import TraceBuffer
+from gsar_otel.sidecar.conventions.registry import CONVENTION_ROOT, may_hold_evidence, run_kind
+from gsar_otel.sidecar.intake.sizes import TRACE_OVERHEAD, SharedBytes
+from gsar_otel.sidecar.intake.spans import (
     LogRecordData,
     SpanRecord,
     held_size,
     shared_parts,
     shared_size,
 )
-from gsar_otel.sidecar.trace_buffer import TraceBuffer
 
 TIER_NO_RUN, TIER_NO_EVIDENCE, TIER_EVIDENCE = 0, 1, 2
 """Eviction tiers, evicted in this order."""

@@ -1,5 +1,5 @@
 """OTLP/HTTP on a small asyncio HTTP/1.1 server (stdlib streams, framed by ``h11``:
-:mod:`gsar_otel.sidecar.http_conn`).
+:mod:`gsar_otel.sidecar.intake.http_conn`).
 
 ``POST /v1/traces`` and ``/v1/logs`` take protobuf (``application/x-protobuf``) or JSON
 (``application/json``), optionally gzip-compressed; answers follow the OTLP specification:
@@ -27,29 +27,27 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from google.rpc import status_pb2  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
-from gsar_otel.sidecar.admission import (
+from gsar_otel.sidecar.intake.admission import (
     JudgeGate,
     Reservation,
     decompressed_limit,
     network_limits,
 )
-from gsar_otel.sidecar.http_conn import (
+from gsar_otel.sidecar.intake.app import ReceiverApp
+from gsar_otel.sidecar.intake.http_conn import (
     FRAMING,
     Head,
     HttpConnection,
     HttpFailure,
 )
-from gsar_otel.sidecar.inflate import BodyTooLarge, OverBudget, inflate
-from gsar_otel.sidecar.spans import Decoded, MalformedRequest, decode_logs, decode_traces
-
-if TYPE_CHECKING:
-    from gsar_otel.sidecar.server import Sidecar
+from gsar_otel.sidecar.intake.inflate import BodyTooLarge, OverBudget, inflate
+from gsar_otel.sidecar.intake.spans import Decoded, MalformedRequest, decode_logs, decode_traces
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +103,7 @@ def _export_response(signal: str, decoded: Decoded, as_json: bool) -> Response:
     return Response(200, response.SerializeToString(), PROTOBUF)
 
 
-def _precheck(app: Sidecar, head: Head) -> Response | None:
+def _precheck(app: ReceiverApp, head: Head) -> Response | None:
     """The answer a request gets on its head alone (before its body is read), or None."""
     path = head.path.split("?", 1)[0]
     if path not in EXPORTS and path != JUDGE:
@@ -147,7 +145,7 @@ def _busy(as_json: bool) -> Response:
                  headers=(("Retry-After", RETRY_AFTER_S),))
 
 
-async def _export(app: Sidecar, head: Head, body: bytes, reservation: Reservation,
+async def _export(app: ReceiverApp, head: Head, body: bytes, reservation: Reservation,
                   signal: str) -> Response:
     content_type = head.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     as_json = content_type == JSON
@@ -185,7 +183,7 @@ async def _export(app: Sidecar, head: Head, body: bytes, reservation: Reservatio
     return _export_response(signal, decoded, as_json)
 
 
-async def _judge(app: Sidecar, body: bytes) -> Response:
+async def _judge(app: ReceiverApp, body: bytes) -> Response:
     try:
         payload = json.loads(body)
         if not isinstance(payload, dict):
@@ -196,7 +194,7 @@ async def _judge(app: Sidecar, body: bytes) -> Response:
     return Response(200, json.dumps(result).encode(), JSON)
 
 
-async def _plain(app: Sidecar, head: Head) -> Response:
+async def _plain(app: ReceiverApp, head: Head) -> Response:
     path = head.path.split("?", 1)[0]
     if path == "/healthz" and head.method == "GET":
         return Response(200, json.dumps(app.health()).encode(), JSON)
@@ -209,7 +207,7 @@ async def _plain(app: Sidecar, head: Head) -> Response:
 class HttpReceiver:
     """Serves the routes over HTTP/1.1 with keep-alive."""
 
-    def __init__(self, app: Sidecar, host: str, port: int) -> None:
+    def __init__(self, app: ReceiverApp, host: str, port: int) -> None:
         self.app, self.host, self.port = app, host, port
         self.limits = network_limits(app.config)
         self.budget = app.inflight

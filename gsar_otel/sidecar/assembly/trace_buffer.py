@@ -19,8 +19,8 @@ span below a run past the cap, or under no run and above none, goes to no run (c
 ``withheld_over_cap`` / ``withheld_no_run``), so it never lends its evidence to a run it may not
 belong to. With one run and no candidate past the cap, that run takes the whole trace.
 
-The work is linear in the trace's spans: the chain above a span is walked once with shortcuts
-left behind (:mod:`gsar_otel.sidecar.parent_links`); whether a new span is above a run is read
+The work is linear in the trace's spans: the chain above a span is walked once with shortcuts left
+behind (:mod:`gsar_otel.sidecar.assembly.parent_links`); whether a new span is above a run is read
 off the span the run waits for, without a walk; depths (for the stand-in of a trace with no run)
 come from one pass, and the split from one pass over the spans.
 """
@@ -32,12 +32,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gsar_otel.sidecar.conventions import CONVENTION_ROOT, run_kind
-from gsar_otel.sidecar.parent_links import GAP, ROOT, STOP, ParentLinks
-from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
+from gsar_otel.sidecar.assembly.parent_links import GAP, ROOT, STOP, ParentLinks
+from gsar_otel.sidecar.conventions.registry import CONVENTION_ROOT, run_kind
+from gsar_otel.sidecar.intake.spans import LogRecordData, SpanRecord
 
 if TYPE_CHECKING:
-    from gsar_otel.sidecar.released import Released
+    from gsar_otel.sidecar.assembly.released import Released
 
 MAX_RUNS_PER_TRACE = 64
 
@@ -80,12 +80,12 @@ class TraceBuffer:
     has_evidence: bool = False
     """A span of the trace may carry a tool result, or a log record came for it."""
     tier: int = 0
-    """Its eviction tier (:mod:`gsar_otel.sidecar.assembly`): 0 no run span, 1 a run span
+    """Its eviction tier (:mod:`gsar_otel.sidecar.assembly.assembler`): 0 no run span, 1 a run span
     and no evidence yet, 2 a run span and evidence."""
     after: Released | None = None
     """Set when the trace id came back after a verdict: a child of a judged run span, or a span
     that ended before the judged runs did, belongs to them and is late, not part of the new
-    run (:mod:`gsar_otel.sidecar.released`)."""
+    run (:mod:`gsar_otel.sidecar.assembly.released`)."""
     links: ParentLinks = field(init=False)
     """The parent links of :attr:`spans`, walked with shortcuts (:mod:`.parent_links`)."""
     _waiting: dict[str, list[str]] = field(default_factory=dict, init=False)

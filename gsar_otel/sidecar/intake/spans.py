@@ -5,14 +5,15 @@ protobuf JSON mapping (hex ``traceId``/``spanId`` instead of base64, integer enu
 fields ignored). A span or log record with a malformed id, or one its schema cannot read
 (invalid UTF-8 in a protobuf string, a non-hex id in JSON), is rejected on its own and counted
 by reason, so one bad item never costs the rest of the request (OTLP partial success,
-:mod:`gsar_otel.sidecar.otlp_wire`).
+:mod:`gsar_otel.sidecar.intake.otlp_wire`).
 
 Records hold plain Python values, never the decoded protobuf objects, and are bounded at intake
-(:mod:`gsar_otel.sidecar.intake`): a string or bytes value longer than ``max_value_bytes`` is cut
-to it, and past ``max_item_bytes`` held for one span (its attributes and events) or log record
-further values are dropped; both are counted in :attr:`Decoded.truncated` and in the record's
-``truncated``. Each record carries ``size``, the bytes it holds of its own after decoding
-(:mod:`gsar_otel.sidecar.sizes`), which the assembler's ``max_held_bytes`` budget is counted on.
+(:mod:`gsar_otel.sidecar.intake.values`): a string or bytes value longer than
+``max_value_bytes`` is cut to it, and past ``max_item_bytes`` held for one span (its attributes
+and events) or log record further values are dropped; both are counted in
+:attr:`Decoded.truncated` and in the record's ``truncated``. Each record carries ``size``, the
+bytes it holds of its own after decoding (:mod:`gsar_otel.sidecar.intake.sizes`), which the
+assembler's ``max_held_bytes`` budget is counted on.
 A resource is one object for the spans of a request, and for identical resources of other
 requests too; what spans share (their resource, ``resource_size`` bytes, and their scope name)
 is charged once per distinct object by whoever holds them (:func:`shared_parts`).
@@ -30,25 +31,25 @@ from typing import Any
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from gsar_otel.sidecar.intake import (
-    EMPTY,
-    MAX_ITEM_BYTES,
-    MAX_VALUE_BYTES,
-    Intake,
-    SharedResources,
-)
-from gsar_otel.sidecar.otlp_wire import (
+from gsar_otel.sidecar.intake.otlp_wire import (
     REJECT_BAD_ID,
     MalformedBody,
     Shape,
     read_json,
     read_protobuf,
 )
-from gsar_otel.sidecar.sizes import (
+from gsar_otel.sidecar.intake.sizes import (
     EVENT_OVERHEAD,
     RECORD_OVERHEAD,
     text_bytes,
     value_bytes,
+)
+from gsar_otel.sidecar.intake.values import (
+    EMPTY,
+    MAX_ITEM_BYTES,
+    MAX_VALUE_BYTES,
+    Intake,
+    SharedResources,
 )
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import zlib
 
-from gsar_otel.sidecar.admission import Reservation
-from gsar_otel.sidecar.spans import MalformedRequest
+from gsar_otel.sidecar.intake.admission import Reservation
+from gsar_otel.sidecar.intake.spans import MalformedRequest
 
 STEP = 256 * 1024
 """Bytes inflated per step."""

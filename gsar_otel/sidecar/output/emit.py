@@ -34,11 +34,16 @@ from gsar_otel.core.result import GSARResult
 from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.otel.traced import TracedEvaluator
 from gsar_otel.plugins import mask_name
-from gsar_otel.sidecar import conventions as cv
-from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.extract import NOTE_NO_EVIDENCE, ExtractedRun, extract_run, source
-from gsar_otel.sidecar.extract_model import Found
-from gsar_otel.sidecar.late import LateBatch
+from gsar_otel.sidecar.assembly.assembler import ReadyRun
+from gsar_otel.sidecar.assembly.late import LateBatch
+from gsar_otel.sidecar.conventions import genai, native, openinference, openllmetry, registry
+from gsar_otel.sidecar.conventions.extract import (
+    NOTE_NO_EVIDENCE,
+    ExtractedRun,
+    extract_run,
+    source,
+)
+from gsar_otel.sidecar.conventions.shared import Found
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +60,8 @@ HINTS: Final = {
         "no tool result found in the run: record tool results (gen_ai.tool.call.result on "
         "execute_tool spans, or tool messages) so the answer can be grounded"),
 }
-NAME_KEYS: Final = (cv.GEN_AI_AGENT_NAME, cv.OI_AGENT_NAME, cv.VERCEL_FUNCTION_ID,
-                    cv.GEN_AI_WORKFLOW_NAME)
+NAME_KEYS: Final = (genai.GEN_AI_AGENT_NAME, openinference.OI_AGENT_NAME, native.VERCEL_FUNCTION_ID,
+                    genai.GEN_AI_WORKFLOW_NAME)
 _logged: set[str] = set()
 _logged_lock = threading.Lock()
 
@@ -119,12 +124,12 @@ def agent_name(run: ReadyRun) -> str:
             if name := _text(span.attributes.get(key)):
                 return name
     for span in spans:
-        if span.attributes.get(cv.TRACELOOP_SPAN_KIND) in ("workflow", "agent") and (
-                name := _text(span.attributes.get(cv.TRACELOOP_ENTITY_NAME))):
+        if span.attributes.get(openllmetry.TRACELOOP_SPAN_KIND) in ("workflow", "agent") and (
+                name := _text(span.attributes.get(openllmetry.TRACELOOP_ENTITY_NAME))):
             return name
     # An OpenInference run span is named after its agent or graph (LangGraph's create_agent
     # name), as the instrumentation names spans after the runnable.
-    if run.run_span is not None and run.convention == cv.CONVENTION_OPENINFERENCE and (
+    if run.run_span is not None and run.convention == openinference.CONVENTION_OPENINFERENCE and (
             name := _text(run.run_span.name)):
         return name
     for span in spans:
@@ -217,7 +222,7 @@ def flag_late(batch: LateBatch, telemetry: Telemetry) -> int:
     """Write one ``gsar.sidecar.late_spans`` span for ``batch`` into its trace (child of and
     linked to the run span); returns how many evidence items the late items carried."""
     late = ReadyRun(trace_id=batch.trace_id, spans=tuple(batch.spans), logs=tuple(batch.logs),
-                    run_span=None, convention=cv.CONVENTION_ROOT, reason="late")
+                    run_span=None, convention=registry.CONVENTION_ROOT, reason="late")
     evidence = extract_run(late).evidence
     target = span_context(batch.trace_id, batch.run_span_id)
     span = telemetry.tracer.start_span(

@@ -7,7 +7,7 @@ counted, not hidden: per span (``forward_queue_full``, ``forward_queue_bytes``,
 ``queue_bytes``, ``send_failed``, ``redirect`` (a 3xx answer: not followed, its ``Location``
 logged once), ``deadline`` (no answer within ``timeout_s``, however the endpoint trickles it),
 ``shutdown`` (queued or in flight when the grace ran out)). Each send is one POST of
-:mod:`gsar_otel.sidecar.http_send`.
+:mod:`gsar_otel.sidecar.output.http_send`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import logging
 import time
 from dataclasses import dataclass
 
-from gsar_otel.sidecar.http_send import REDIRECT, SHUTDOWN, Cutoff, SendFailed, post
-from gsar_otel.sidecar.stats import SidecarStats
+from gsar_otel.sidecar.output.http_send import REDIRECT, SHUTDOWN, Cutoff, SendFailed, post
+from gsar_otel.sidecar.output.stats import SidecarStats
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ any shape of OTLP content.
 A record's ``size`` covers what is its own. What spans share (a request's resource, a scope's
 name) is charged once per distinct object held, by whoever holds the spans
 (:class:`SharedBytes` in the assembler; once per run for a released run); identical resources
-are one object (:mod:`gsar_otel.sidecar.spans` shares them by their encoded bytes).
+are one object (:mod:`gsar_otel.sidecar.intake.spans` shares them by their encoded bytes).
 """
 
 from __future__ import annotations

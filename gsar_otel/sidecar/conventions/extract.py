@@ -1,11 +1,12 @@
 """From a finished run's spans and logs to the answer and the evidence a judge needs.
 
-Every convention's extractor (``extract_genai``, ``extract_openinference``,
-``extract_openllmetry``, ``extract_native``) reads the whole trace; their findings are merged:
-evidence is the union over every tool span and tool message of the run, deduplicated by tool-call
-id and by text (chat spans repeat the whole history), each item keeping the span id and tool name
-it came from, so a claim's refs point back at the span that grounds it. The answer is the run
-span's own output, else the last agent span's, else the last inference without a tool call.
+Every convention's extractor (in the order of
+:data:`~gsar_otel.sidecar.conventions.registry.CONVENTIONS`) reads the whole trace; their
+findings are merged: evidence is the union over every tool span and tool message of the run,
+deduplicated by tool-call id and by text (chat spans repeat the whole history), each item keeping
+the span id and tool name it came from, so a claim's refs point back at the span that grounds
+it. The answer is the run span's own output, else the last agent span's, else the last inference
+without a tool call.
 
 Read by convention, not by framework:
 
@@ -28,19 +29,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.plugins import hookspec, plugin_manager
-from gsar_otel.sidecar import (
-    extract_genai,
-    extract_native,
-    extract_openinference,
-    extract_openllmetry,
-)
-from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.extract_model import RANK_AGENT, Answer, Call, Found, as_text
-from gsar_otel.sidecar.spans import json_text
+from gsar_otel.sidecar.conventions.registry import CONVENTIONS
+from gsar_otel.sidecar.conventions.shared import RANK_AGENT, Answer, Call, Found, as_text
+from gsar_otel.sidecar.intake.spans import json_text
+
+if TYPE_CHECKING:
+    from gsar_otel.sidecar.assembly.ready import ReadyRun
 
 logger = logging.getLogger(__name__)
 
@@ -174,8 +172,8 @@ def builtin_extract(run: ReadyRun, *, include_unverified: bool = False) -> Extra
     answers: list[Answer] = []
     found: list[Found] = []
     calls: list[Call] = []
-    for module in (extract_genai, extract_openinference, extract_openllmetry, extract_native):
-        extraction = module.extract(run)
+    for reader in CONVENTIONS:
+        extraction = reader.extract(run)
         answers.extend(extraction.answers)
         found.extend(extraction.evidence)
         calls.extend(extraction.calls)

@@ -1,5 +1,5 @@
 """OTLP values turned into plain Python values at intake, cut to their bounds and charged what they
-hold (:mod:`gsar_otel.sidecar.sizes`), and resources shared between requests when identical.
+hold (:mod:`gsar_otel.sidecar.intake.sizes`), and resources shared between requests when identical.
 
 A string or bytes value longer than ``max_value_bytes`` is cut to it; past ``max_item_bytes``
 held for one span (its attributes and events) or log record, further values are dropped, an
@@ -20,7 +20,7 @@ from typing import Any
 from google.protobuf import json_format  # type: ignore[import-untyped]
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from gsar_otel.sidecar.sizes import (
+from gsar_otel.sidecar.intake.sizes import (
     MAPPING_BYTES,
     SLOT_BYTES,
     scalar_bytes,

@@ -1,4 +1,5 @@
-"""What the run assembler counts (:attr:`~gsar_otel.sidecar.assembly.TraceAssembler.counts`):
+"""What the run assembler counts
+(:attr:`~gsar_otel.sidecar.assembly.assembler.TraceAssembler.counts`):
 each received span and log record under one outcome (:data:`ITEM_KEYS`), and traces evicted,
 runs past the per-trace cap and spans given to no run (:data:`COUNT_NOTES`, the names the
 sidecar's stats give them)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Mapping
 
-from gsar_otel.sidecar.spans import SpanRecord
+from gsar_otel.sidecar.intake.spans import SpanRecord
 
 ROOT = 0
 """The walk reached a span with no parent (the id returned is that span's)."""

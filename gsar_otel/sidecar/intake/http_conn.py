@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import h11
 
-from gsar_otel.sidecar.admission import Reservation
+from gsar_otel.sidecar.intake.admission import Reservation
 
 MAX_HEAD_BYTES = 16 * 1024
 """A request head, chunk-size line or trailer section longer than this is refused (one up to

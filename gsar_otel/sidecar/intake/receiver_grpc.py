@@ -17,11 +17,11 @@ Three interceptors run before any message is read, in this order:
   bodies take theirs from (``--max-inflight-bytes``, :class:`~.admission.ByteBudget`), given
   back when the call ends; a call the budget cannot cover (or arriving while it is spent) is
   ``RESOURCE_EXHAUSTED`` with ``RetryInfo``, counted ``rejected_over_budget``, as OTLP/HTTP
-  answers 429. An OTLP export message is
-  handed on as those bytes and decoded by the services in a worker thread with the same
-  partial-success decoding as OTLP/HTTP (:func:`~gsar_otel.sidecar.spans.decode_traces`): a span
-  or log record its schema cannot read (invalid UTF-8 in a string) is rejected alone and named in
-  the answer's ``partial_success``, counted by reason; a message with nothing readable is
+  answers 429. An OTLP export message is handed on as those bytes and decoded by the services in
+  a worker thread with the same partial-success decoding as OTLP/HTTP
+  (:func:`~gsar_otel.sidecar.intake.spans.decode_traces`): a span or log record its schema
+  cannot read (invalid UTF-8 in a string) is rejected alone and named in the answer's
+  ``partial_success``, counted by reason; a message with nothing readable is
   ``INVALID_ARGUMENT``, counted ``rejected_malformed``. Any other method's message is parsed in a
   worker thread.
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc  # type: ignore[import-untyped]
 from google.protobuf import duration_pb2  # type: ignore[import-untyped]
@@ -42,12 +42,9 @@ from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-unty
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
-from gsar_otel.sidecar.admission import network_limits
-from gsar_otel.sidecar.spans import Decoded, MalformedRequest, decode_logs, decode_traces
-
-if TYPE_CHECKING:
-    from gsar_otel.sidecar.server import Sidecar
-
+from gsar_otel.sidecar.intake.admission import network_limits
+from gsar_otel.sidecar.intake.app import ReceiverApp
+from gsar_otel.sidecar.intake.spans import Decoded, MalformedRequest, decode_logs, decode_traces
 
 RETRY_DELAY_S = 1
 """The delay ``RetryInfo`` asks a throttled client to wait."""
@@ -65,7 +62,7 @@ async def _throttle(context: Any, message: str) -> None:
     await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, message)
 
 
-async def _admit(app: Sidecar, context: Any) -> None:
+async def _admit(app: ReceiverApp, context: Any) -> None:
     """Abort the call when the token is wrong or the sidecar is busy."""
     metadata = dict(context.invocation_metadata() or ())
     if not app.authorized(metadata.get("authorization")):
@@ -85,7 +82,7 @@ class TokenCheck(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """``UNAUTHENTICATED`` on the metadata alone (before the message is read), counted
     ``rejected_auth``."""
 
-    def __init__(self, app: Sidecar) -> None:
+    def __init__(self, app: ReceiverApp) -> None:
         self.app = app
 
     async def intercept_service(self, continuation: Any, details: Any) -> Any:
@@ -105,7 +102,7 @@ class InflightLimit(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     interception until its task ends, however it ends (answered, aborted, cancelled, message
     too large)."""
 
-    def __init__(self, app: Sidecar, limit: int) -> None:
+    def __init__(self, app: ReceiverApp, limit: int) -> None:
         self.app, self.limit, self.active = app, limit, 0
 
     def _release(self, _task: object = None) -> None:
@@ -129,7 +126,7 @@ class MessageGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     a message gRPC refused as too large, and parses the bytes in a worker thread (an OTLP export
     is handed on as bytes, see :data:`RAW_METHODS`)."""
 
-    def __init__(self, app: Sidecar, timeout_s: float, limit: int) -> None:
+    def __init__(self, app: ReceiverApp, timeout_s: float, limit: int) -> None:
         self.app, self.timeout_s, self.limit = app, timeout_s, limit
 
     async def intercept_service(self, continuation: Any, details: Any) -> Any:
@@ -174,7 +171,7 @@ class MessageGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             guarded, request_deserializer=None, response_serializer=handler.response_serializer)
 
 
-async def _decode(app: Sidecar, context: Any, raw: bytes, signal: str) -> Decoded:
+async def _decode(app: ReceiverApp, context: Any, raw: bytes, signal: str) -> Decoded:
     """The message's items, decoded in a worker thread (a bad item rejected alone); a message
     with nothing readable is ``INVALID_ARGUMENT``, counted ``rejected_malformed``."""
     decode = decode_traces if signal == "traces" else decode_logs
@@ -187,7 +184,7 @@ async def _decode(app: Sidecar, context: Any, raw: bytes, signal: str) -> Decode
 
 
 class _Traces(trace_service_pb2_grpc.TraceServiceServicer):
-    def __init__(self, app: Sidecar) -> None:
+    def __init__(self, app: ReceiverApp) -> None:
         self.app = app
 
     async def Export(self, request: bytes, context: Any) -> Any:  # gRPC's method name
@@ -204,7 +201,7 @@ class _Traces(trace_service_pb2_grpc.TraceServiceServicer):
 
 
 class _Logs(logs_service_pb2_grpc.LogsServiceServicer):
-    def __init__(self, app: Sidecar) -> None:
+    def __init__(self, app: ReceiverApp) -> None:
         self.app = app
 
     async def Export(self, request: bytes, context: Any) -> Any:  # gRPC's method name
@@ -222,7 +219,7 @@ class _Logs(logs_service_pb2_grpc.LogsServiceServicer):
 class GrpcReceiver:
     """The gRPC server (same event loop as the HTTP receiver)."""
 
-    def __init__(self, app: Sidecar, host: str, port: int) -> None:
+    def __init__(self, app: ReceiverApp, host: str, port: int) -> None:
         self.app, self.host, self.port = app, host, port
         self._server: Any = None
         self.limit: InflightLimit | None = None

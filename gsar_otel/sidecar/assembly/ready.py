@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
+from gsar_otel.sidecar.intake.spans import LogRecordData, SpanRecord
 
 READY_SETTLED = "settled"
 """The run span arrived and the settle window passed."""

@@ -1,17 +1,17 @@
 """Trace ids whose runs were released (judged, or evicted): what a later span of them is.
 
 A span of a released trace is late (counted, and flagged under the judged run span,
-:mod:`gsar_otel.sidecar.late`) whatever its timestamps: a remote clock may run ahead or behind,
-so a span's start says nothing of which run it belongs to. Only a new agent-run span (a run-kind
-span that is none of the released run spans nor a child of one) opens a new run in the same
-trace id, with the spans of the same request below it; its other spans, sent before it in
-earlier requests, were late already. No new run opens in a trace whose released run was its
-root standing in for a run (everything of the trace was that run's), nor in an evicted one.
-A span of the released runs that arrives while a new run gathers (a child of a released run
-span, or one that ended before they did) is late too, never part of the new run.
+:mod:`gsar_otel.sidecar.assembly.late`) whatever its timestamps: a remote clock may run ahead or
+behind, so a span's start says nothing of which run it belongs to. Only a new agent-run span (a
+run-kind span that is none of the released run spans nor a child of one) opens a new run in the same
+trace id, with the spans of the same request below it; its other spans, sent before it in earlier
+requests, were late already. No new run opens in a trace whose released run was its root standing in
+for a run (everything of the trace was that run's), nor in an evicted one. A span of the released
+runs that arrives while a new run gathers (a child of a released run span, or one that ended before
+they did) is late too, never part of the new run.
 
 Bounded: the latest ``remember`` trace ids, each with at most :data:`MAX_RUNS_PER_TRACE` run span
-ids (the latest), as the late flags are (:class:`~gsar_otel.sidecar.late.LateTracker`).
+ids (the latest), as the late flags are (:class:`~gsar_otel.sidecar.assembly.late.LateTracker`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from gsar_otel.sidecar.conventions import run_kind
-from gsar_otel.sidecar.spans import SpanRecord
-from gsar_otel.sidecar.trace_buffer import MAX_RUNS_PER_TRACE
+from gsar_otel.sidecar.assembly.trace_buffer import MAX_RUNS_PER_TRACE
+from gsar_otel.sidecar.conventions.registry import run_kind
+from gsar_otel.sidecar.intake.spans import SpanRecord
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,32 +11,69 @@
 - A LangChain tool's ``output.value`` is a serialized ``ToolMessage``: its ``content`` is the
   result and its ``tool_call_id`` the call id (so the same result in a model span's tool
   messages is one item).
+- Agent runs: ``AGENT`` spans, and a ``CHAIN`` span that is the trace root.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
-from gsar_otel.sidecar import conventions as cv
-from gsar_otel.sidecar.assembly import ReadyRun
-from gsar_otel.sidecar.extract_genai import plain_text
-from gsar_otel.sidecar.extract_model import (
+from gsar_otel import semconv as sc
+from gsar_otel.sidecar.conventions.genai import plain_text
+from gsar_otel.sidecar.conventions.shared import (
     RANK_INFERENCE,
     Answer,
     Call,
+    Convention,
     Extraction,
     Found,
     agent_rank,
     as_text,
     gather,
+    indexed,
     indexed_answer,
     indexed_calls,
     indexed_tool_results,
     result_text,
     unwrap_json_text,
 )
-from gsar_otel.sidecar.spans import SpanRecord, json_text
+from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
+
+if TYPE_CHECKING:
+    from gsar_otel.sidecar.assembly.ready import ReadyRun
+
+# --- names -------------------------------------------------------------------------------------
+CONVENTION_OPENINFERENCE: Final = "openinference"
+OI_SPAN_KIND: Final = sc.OPENINFERENCE_SPAN_KIND
+OI_AGENT: Final = "AGENT"
+OI_CHAIN: Final = "CHAIN"
+OI_TOOL: Final = "TOOL"
+OI_RETRIEVER: Final = "RETRIEVER"
+OI_LLM: Final = "LLM"
+OI_EVALUATOR: Final = sc.OPENINFERENCE_SPAN_KIND_EVALUATOR
+OI_INPUT_VALUE: Final = "input.value"
+OI_OUTPUT_VALUE: Final = "output.value"
+OI_TOOL_NAME: Final = "tool.name"
+OI_INPUT_MESSAGES: Final = "llm.input_messages"
+OI_OUTPUT_MESSAGES: Final = "llm.output_messages"
+OI_RETRIEVAL_DOCUMENTS: Final = "retrieval.documents"
+OI_AGENT_NAME: Final = "agent.name"
+
+
+def run_kind(span: SpanRecord) -> str | None:
+    """``openinference`` for an ``AGENT`` span, or a ``CHAIN`` that is the trace root (chains
+    nest freely), else None."""
+    kind = span.attributes.get(OI_SPAN_KIND)
+    if kind == OI_AGENT or (kind == OI_CHAIN and not span.parent_span_id):
+        return CONVENTION_OPENINFERENCE
+    return None
+
+
+def may_hold_evidence(span: SpanRecord) -> bool:
+    """A ``TOOL`` or ``RETRIEVER`` span."""
+    return span.attributes.get(OI_SPAN_KIND) in (OI_TOOL, OI_RETRIEVER)
+
 
 _AI_TYPES = frozenset({"ai", "AIMessage", "AIMessageChunk", "assistant"})
 
@@ -48,35 +85,35 @@ def extract(run: ReadyRun) -> Extraction:
 
 def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found | Call]:
     attributes = span.attributes
-    kind = attributes.get(cv.OI_SPAN_KIND)
+    kind = attributes.get(OI_SPAN_KIND)
     if kind is None:
         return
-    if kind == cv.OI_TOOL and cv.OI_OUTPUT_VALUE in attributes:
-        content, call_id = tool_output(attributes[cv.OI_OUTPUT_VALUE])
+    if kind == OI_TOOL and OI_OUTPUT_VALUE in attributes:
+        content, call_id = tool_output(attributes[OI_OUTPUT_VALUE])
         yield Found(content=content, span_id=span.span_id,
-                    tool_name=str(attributes.get(cv.OI_TOOL_NAME) or span.name),
+                    tool_name=str(attributes.get(OI_TOOL_NAME) or span.name),
                     call_id=call_id, start_ns=span.start_ns)
-    elif kind == cv.OI_RETRIEVER:
-        for document in cv.indexed(attributes, cv.OI_RETRIEVAL_DOCUMENTS):
+    elif kind == OI_RETRIEVER:
+        for document in indexed(attributes, OI_RETRIEVAL_DOCUMENTS):
             document_text = document.get("document.content")
             if document_text:
                 yield Found(content=as_text(document_text), span_id=span.span_id,
                             tool_name=span.name or "retriever", order=2, start_ns=span.start_ns)
-    elif kind == cv.OI_LLM:
-        yield from indexed_tool_results(span, cv.indexed(attributes, cv.OI_INPUT_MESSAGES),
+    elif kind == OI_LLM:
+        yield from indexed_tool_results(span, indexed(attributes, OI_INPUT_MESSAGES),
                                         prefix="message.", name_key="message.name")
-        yield from indexed_calls(span, attributes, cv.OI_OUTPUT_MESSAGES)
-        text = indexed_answer(cv.indexed(attributes, cv.OI_OUTPUT_MESSAGES), prefix="message.")
+        yield from indexed_calls(span, attributes, OI_OUTPUT_MESSAGES)
+        text = indexed_answer(indexed(attributes, OI_OUTPUT_MESSAGES), prefix="message.")
         if text is not None:
             yield Answer(text, span.span_id, RANK_INFERENCE, span.end_ns,
-                         cv.CONVENTION_OPENINFERENCE)
-    if kind in (cv.OI_AGENT, cv.OI_CHAIN) and cv.OI_OUTPUT_VALUE in attributes:
-        if kind == cv.OI_CHAIN and not is_run_span:
+                         CONVENTION_OPENINFERENCE)
+    if kind in (OI_AGENT, OI_CHAIN) and OI_OUTPUT_VALUE in attributes:
+        if kind == OI_CHAIN and not is_run_span:
             return
-        text = state_answer(attributes[cv.OI_OUTPUT_VALUE])
+        text = state_answer(attributes[OI_OUTPUT_VALUE])
         if text:
             yield Answer(text, span.span_id, agent_rank(is_run_span), span.end_ns,
-                         cv.CONVENTION_OPENINFERENCE)
+                         CONVENTION_OPENINFERENCE)
 
 
 def _lc_message(value: Any) -> dict[str, Any] | None:
@@ -120,3 +157,6 @@ def state_answer(value: Any) -> str:
             return plain_text(message.get("content"))
         return ""
     return unwrap_json_text(value)
+
+
+CONVENTION = Convention("openinference", run_kind, may_hold_evidence, extract)

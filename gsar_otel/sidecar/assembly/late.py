@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from gsar_otel.sidecar.spans import LogRecordData, SpanRecord
+from gsar_otel.sidecar.intake.spans import LogRecordData, SpanRecord
 
 MAX_ITEMS = 256
 MAX_FLAGS_PER_TRACE = 3

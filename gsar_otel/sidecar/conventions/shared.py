@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gsar_otel.sidecar.spans import json_text
+from gsar_otel.sidecar.intake.spans import json_text
 
 if TYPE_CHECKING:
-    from gsar_otel.sidecar.assembly import ReadyRun
-    from gsar_otel.sidecar.spans import SpanRecord
+    from gsar_otel.sidecar.assembly.ready import ReadyRun
+    from gsar_otel.sidecar.intake.spans import SpanRecord
 
 RANK_RUN_SPAN = 0
 """An answer written on the run span itself."""
@@ -68,6 +68,19 @@ class Extraction:
     answers: tuple[Answer, ...] = ()
     evidence: tuple[Found, ...] = ()
     calls: tuple[Call, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Convention:
+    """One convention as :data:`~gsar_otel.sidecar.conventions.registry.CONVENTIONS` lists it."""
+
+    name: str
+    run_kind: Callable[[SpanRecord], str | None]
+    """The run kind a span is an agent run (or a candidate for one) under, or None."""
+    may_hold_evidence: Callable[[SpanRecord], bool]
+    """Whether a span is a tool call or may carry a tool result under this convention."""
+    extract: Callable[[ReadyRun], Extraction]
+    """Answers, evidence and the model's tool calls in a finished run."""
 
 
 # --- helpers shared by the extractors ------------------------------------------------------------
@@ -185,3 +198,19 @@ def indexed_answer(messages: Sequence[Mapping[str, Any]], prefix: str = "") -> s
     if isinstance(text, str) and text.strip():
         return text.strip()
     return None
+
+
+def indexed(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """Flattened indexed attributes ``{prefix}.{i}.{rest}`` as a list of dicts ordered by i.
+
+    ``llm.input_messages.0.message.role`` -> ``[{"message.role": ...}]``.
+    """
+    found: dict[int, dict[str, Any]] = {}
+    start = prefix + "."
+    for key, value in attributes.items():
+        if not key.startswith(start):
+            continue
+        index, _, rest = key[len(start):].partition(".")
+        if index.isdigit() and rest:
+            found.setdefault(int(index), {})[rest] = value
+    return [found[i] for i in sorted(found)]
