@@ -24,7 +24,13 @@ from gsar_otel.core.anchor_compare import Interval, queries
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, AnchorKind, compare_anchors
 from gsar_otel.judges.records.forms import states_of
 from gsar_otel.judges.records.record import Record
-from gsar_otel.judges.records.units import SIZE_FACTORS, cores, key_factor, measure_of
+from gsar_otel.judges.records.units import (
+    SIZE_FACTORS,
+    cores,
+    key_factor,
+    measure_of,
+    measures_differ,
+)
 
 CUE_REACH: Final = 40
 """How many characters around a claimed number are read for the words of an operation."""
@@ -290,6 +296,8 @@ def _pairs(pool: list[Entry], asks: set[str]) -> Iterator[tuple[Anchor, str]]:
     total. Values of unrelated columns are never combined."""
     for i, x in enumerate(pool):
         for y in pool[i + 1:]:
+            if x.row == y.row and x.anchor == y.anchor:
+                continue  # one value read twice (under its key and in its line)
             claimed = _CLAIMED in (x.row, y.row)
             same_column = x.column == y.column
             if ("difference" in asks and x.anchor.kind == y.anchor.kind
@@ -347,8 +355,9 @@ def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor
     for record in records:
         for value in record.values:
             for evidence in value.anchors:
-                if evidence.kind is not AnchorKind.NUMBER or evidence.unit or not isinstance(
-                        evidence.value, float):
+                if (evidence.kind is not AnchorKind.NUMBER or evidence.unit
+                        or not isinstance(evidence.value, float)
+                        or measures_differ(anchor, evidence)):
                     continue
                 number = evidence.value
                 if anchor.kind is AnchorKind.PERCENT and 0 < abs(number) <= 1:

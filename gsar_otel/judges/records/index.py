@@ -17,6 +17,7 @@ from gsar_otel.judges.records.derive import Derivations
 from gsar_otel.judges.records.forms import State, flags_of, prose_status, states_of, status_of
 from gsar_otel.judges.records.reading import read_evidence
 from gsar_otel.judges.records.record import Record
+from gsar_otel.judges.records.units import measures_differ
 
 MAX_HITS: Final = 256
 """Most records a typed value is looked up on."""
@@ -115,7 +116,8 @@ class RecordIndex:
 
     def holding(self, anchor: Anchor) -> frozenset[int]:
         """Records holding a value that matches ``anchor``."""
-        return frozenset(self._places[p] for p in self._anchors.matches(anchor, MAX_HITS))
+        return frozenset(self._places[p] for p in self._anchors.matches(anchor, MAX_HITS)
+                         if not measures_differ(anchor, self._held[p]))
 
     def holding_among(self, records: frozenset[int], anchor: Anchor) -> frozenset[int]:
         """Which of ``records`` hold a value matching ``anchor``, read on the records themselves
@@ -124,7 +126,7 @@ class RecordIndex:
         if len(records) > MAX_HITS:
             return frozenset()
         return frozenset(i for i in records if any(
-            compare_anchors(anchor, held) is Agreement.MATCH
+            compare_anchors(anchor, held) is Agreement.MATCH and not measures_differ(anchor, held)
             for value in self.records[i].values for held in value.anchors))
 
     @cached_property
@@ -134,7 +136,8 @@ class RecordIndex:
 
     def matching(self, anchor: Anchor) -> list[Anchor]:
         """The evidence values (anchors) that match ``anchor``."""
-        return [self._held[p] for p in self._anchors.matches(anchor, MAX_HITS)]
+        return [self._held[p] for p in self._anchors.matches(anchor, MAX_HITS)
+                if not measures_differ(anchor, self._held[p])]
 
     def scope(self, records: Iterable[int]) -> list[int]:
         """The records of every group (table, array, item) the given records are rows of; all

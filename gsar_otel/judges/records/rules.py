@@ -222,10 +222,12 @@ def _of_kind(kind: AnchorKind, value: Value) -> bool:
 def _stems_around(claim: ClaimText, anchor: Anchor) -> tuple[set[str], set[str]]:
     """The stems of the words that can name the attribute ``anchor`` is a value of, before it
     and after it: within :data:`LOCAL_REACH` characters, in its own clause, and not past a
-    neighbouring value ("256Mi of memory and is capped at 1 CPU": memory names the first)."""
-    start = max([a.end for a in claim.values if a.end <= anchor.start]
+    neighbouring value ("256Mi of memory and is capped at 1 CPU": memory names the first; a
+    name between them is no such value: "CPU on web-4 reached 97.2%")."""
+    measures = [a for a in claim.values if a.kind not in _NAMES]  # a name is no other value
+    start = max([a.end for a in measures if a.end <= anchor.start]
                 + [anchor.start - LOCAL_REACH, 0])
-    end = min([a.start for a in claim.values if a.start >= anchor.end]
+    end = min([a.start for a in measures if a.start >= anchor.end]
               + [anchor.end + LOCAL_REACH])
     before = CLAUSE.split(claim.plain[start:anchor.start])[-1]
     after = CLAUSE.split(claim.plain[anchor.end:end])[0]

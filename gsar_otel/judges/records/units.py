@@ -55,6 +55,52 @@ def measure_of(anchor: Anchor) -> str:
     return "cpu" if unit == CORES else ""
 
 
+KEY_MEASURES: Final = (
+    # key words -> the measure a bare number under that key is in; first match wins
+    (frozenset({"pct", "percent", "percentage", "pcnt"}), "percent"),
+    (frozenset({"rps", "qps", "rpm", "tps", "iops"}), "rate"),
+    (frozenset({"ms", "millis", "milliseconds", "msec", "us", "micros", "usec", "ns", "nanos",
+                "seconds", "secs", "sec", "minutes", "mins", "hours", "duration", "latency"}),
+     "duration"),
+    (frozenset({"bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"}), "bytes"),
+)
+"""The measure a key names for its bare numbers (``cpu_pct``, ``rps``, ``duration_ms``)."""
+RATE_UNITS: Final = frozenset({"req/s", "qps", "rpm", "tps", "iops", "rps"})
+_KEY_WORD: Final = re.compile(r"[a-z]+|\d+")
+
+
+def claim_measure(anchor: Anchor) -> str:
+    """The measure a claim's value names by its unit: percent, rate, duration, bytes, or
+    ``""`` (a bare number names none)."""
+    unit = (anchor.unit or "").lower()
+    if anchor.kind is AnchorKind.PERCENT:
+        return "percent"
+    if anchor.kind is AnchorKind.DURATION:
+        return "duration"
+    if unit in RATE_UNITS:
+        return "rate"
+    return "bytes" if unit.split("/")[0] in SIZE_FACTORS else ""
+
+
+def key_measure(key: str | None) -> str:
+    """The measure a record's key names for its bare numbers, or ``""``."""
+    if not key:
+        return ""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", key).lower()
+    words = frozenset(_KEY_WORD.findall(spaced))
+    return next((measure for keys, measure in KEY_MEASURES if words & keys), "")
+
+
+def measures_differ(claim: Anchor, held: Anchor) -> bool:
+    """True when ``claim`` is written in one measure and ``held`` is a bare number its key
+    names another of: "97.2 RPS" is no ``cpu_pct=97.2``, "41%" no ``latency_ms=41``."""
+    if held.unit or held.kind is not AnchorKind.NUMBER:
+        return False
+    asked = claim_measure(claim)
+    offered = key_measure(held.key) if asked else ""
+    return bool(asked and offered and asked != offered)
+
+
 def key_factor(words: frozenset[str], measure: str) -> float:
     """The factor reading a unit-less number under a key of ``words`` in ``measure`` (0 when
     the key names another measure)."""
