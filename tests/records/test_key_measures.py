@@ -70,3 +70,20 @@ def test_a_bare_value_never_holds_a_claim_of_another_measure(asked, offered, val
 ])
 def test_values_of_one_table_are_read_against_their_own_attribute(answer, expected):
     assert outcome(answer) == expected
+
+
+NODES = ("NAME      CPU(cores)   MEMORY(bytes)\nnode-a    1840m        11876Mi\n"
+         "node-b    2210m        12940Mi\nnode-c    960m         6125Mi\n"
+         "node-d    1105m        7011Mi")
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # a claim speaking of CPU writes millicores with a bare "m", wherever the word CPU stands
+    ("Across the four nodes CPU use is 6,115m in total.", "verified"),
+    ("Across the four nodes CPU use is 6,215m in total.", "absent"),
+    ("node-c uses the least CPU, 960m.", "verified"),
+    # a time word after it keeps it minutes
+    ("The CPU alert fired 960m ago.", "absent"),
+])
+def test_a_bare_m_is_millicores_in_a_claim_about_cpu(answer, expected):
+    assert outcome(answer, [NODES]) == expected

@@ -39,8 +39,11 @@ KEY_UNITS: Final = (
 """Units a key names for its unit-less number (``amount_cents``, ``duration_ms``). A key naming
 none is read as seconds for a duration, bytes for a size, cores for CPU."""
 _CPU_WORDS: Final = re.compile(r"\s*(?:of\s+)?(?:cpu|cores?|millicores|vcpu)\b", re.IGNORECASE)
+_SPEAKS_OF_CPU: Final = re.compile(r"\b(?:cpu|cores?|millicores|vcpus?)\b", re.IGNORECASE)
+"""A claim speaking of CPU writes ``95m`` for millicores, not minutes ("about 95m each")."""
 _RATE: Final = re.compile(r"\s?([KMGT]i?B)/s\b")
-_NOT_DURATION: Final = re.compile(r"\s+(?:ago|later|earlier|timeout|elapsed|long|left)\b")
+_NOT_DURATION: Final = re.compile(
+    r"\s+(?:ago|later|earlier|timeout|elapsed|long|left|old|before|after|since|uptime)\b")
 
 
 def measure_of(anchor: Anchor) -> str:
@@ -121,7 +124,9 @@ def reread(anchor: Anchor, text: str) -> Anchor:
     a size per second, ``380m`` of CPU 0.38 cores, ``502s`` HTTP statuses (not seconds)."""
     after = text[anchor.end:]
     if (anchor.kind is AnchorKind.DURATION and (anchor.unit or "") == "m"
-            and isinstance(anchor.value, float) and _CPU_WORDS.match(after)):
+            and isinstance(anchor.value, float)
+            and (_CPU_WORDS.match(after)
+                 or (_SPEAKS_OF_CPU.search(text) and not _NOT_DURATION.match(after)))):
         return cores(anchor, anchor.value / 60.0 / 1000.0)
     if (anchor.kind is AnchorKind.DURATION and anchor.unit == "s"
             and re.fullmatch(r"[1-5]\d\ds", anchor.text) and not _NOT_DURATION.match(after)):
