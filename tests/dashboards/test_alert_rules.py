@@ -25,11 +25,17 @@ from gsar_otel.sidecar.output.stats import SidecarStats
 from gsar_otel.sidecar.settings import BY_KEY
 from tests.dashboards.queries import (
     DASHBOARDS,
+    GRAFANA_FILES,
     ROOT,
     allowed_prometheus_labels,
     analyse_promql,
+    grafana_targets,
+    load_json,
+    query_panels,
+    substitute,
 )
 from tests.dashboards.telemetry_names import emitted_series_names
+from tests.dashboards.test_structure import STATIC_VARIABLES
 from tests.support.servers import unavailable
 
 RULES_FILE = DASHBOARDS / "prometheus" / "gsar-alerts.yaml"
@@ -43,6 +49,9 @@ PROMETHEUS_SERIES = frozenset({"up"})
 """Series Prometheus itself writes for every target (read to tell a new counter from one seen
 for the first time)."""
 THRESHOLD_PREFIX = "gsar:threshold:"
+NO_PANEL = {"GsarSidecarVerdictsUndelivered", "GsarSidecarVerdictsLost"}
+"""Alerts on series only the sidecar's own page serves, which no panel charts (docs/alerts.md
+says so)."""
 PROMTOOL_ENV = "GSAR_PROMTOOL_BINARY"
 
 
@@ -316,3 +325,49 @@ def test_docs_list_every_threshold_with_its_value() -> None:
         row = re.search(rf"^\| `{re.escape(name)}` \| `([^`]+)` \|", text, re.M)
         assert row, f"docs/alerts.md: no row for {name}"
         assert float(row.group(1)) == value, f"{name}: docs say {row.group(1)}, the rule {value}"
+
+
+# --- Grafana --------------------------------------------------------------------------------------
+def raw_series(expr: str) -> set[str]:
+    """The emitted series an expression reads, through the recording rules it reads."""
+    found: set[str] = set()
+    for name in analyse_promql(expr).metrics:
+        found |= raw_series(recorded()[name]) if ":" in name else {name}
+    return found
+
+
+def panel_links() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    return [(panel, link) for path in GRAFANA_FILES for panel in query_panels(load_json(path))
+            for link in panel.get("links", [])]
+
+
+def test_grafana_panels_link_the_runbooks_of_the_alerts_on_what_they_chart() -> None:
+    by_anchor = {anchor(a["alert"]): a for a in alerts()}
+    linked: set[str] = set()
+    for panel, link in panel_links():
+        page, _, target = link["url"].partition("#")
+        assert page == RUNBOOK_PAGE and target in by_anchor, f"{panel['title']}: {link['url']}"
+        alert = by_anchor[target]
+        assert link["title"] == f"Runbook: {alert['alert']}"
+        assert link.get("targetBlank") is True
+        charted: set[str] = set()
+        for _, target_ in grafana_targets({"panels": [panel]}):
+            charted |= analyse_promql(substitute(target_["expr"], STATIC_VARIABLES)).metrics
+        assert charted & raw_series(alert["expr"]), (
+            f"{panel['title']} charts none of the series {alert['alert']} reads")
+        linked.add(alert["alert"])
+    assert linked == {a["alert"] for a in alerts()} - NO_PANEL
+    assert NO_PANEL.isdisjoint(linked)
+
+
+def test_the_grafana_dashboard_links_the_alerts_page() -> None:
+    for path in GRAFANA_FILES:
+        links = load_json(path)["links"]
+        assert any(link["url"] == RUNBOOK_PAGE for link in links), path.name
+
+
+def test_docs_say_which_alerts_no_panel_charts() -> None:
+    text = ALERTS_DOC.read_text(encoding="utf-8")
+    for alert in NO_PANEL:
+        section = text.split(f"## {alert}\n", 1)[1].split("\n## ", 1)[0]
+        assert "No panel charts" in section, alert
