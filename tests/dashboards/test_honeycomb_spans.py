@@ -192,8 +192,10 @@ def test_the_share_triggers_measure_shares_the_workload_has(events: list[Event])
         assert all(0 <= v <= 1 for v in values), (alert, values)
         assert any(v > 0 for v in values), (alert, values)
     assert any(0 < v < 1 for v in _trigger_values(events, "GsarProceedRateBelowFloor").values())
-    (skipped,) = _trigger_values(events, "GsarSidecarRunsSkipped").items()
-    assert skipped[0] == (SIDECAR_AGENT,) and 0 < skipped[1] < 1, skipped
+    # the agent's runs: judged ones and the one without an answer (fragments the sidecar still
+    # holds at its stop, whatever the timing, are skipped under names of their own)
+    skipped = _trigger_values(events, "GsarSidecarRunsSkipped")
+    assert 0 < skipped[(SIDECAR_AGENT,)] < 1, skipped
     (count,) = _trigger_values(events, "GsarEvaluationsStopped").values()
     assert count >= 1, "the silence trigger stays quiet while evaluations flow"
 
