@@ -34,8 +34,10 @@ setup-dev: $(VENV)/.installed-dev
 framework-venvs:
 	PYTHON=$(PYTHON) tests/conformance/venvs.sh
 
+# Debian's prometheus package ships both the server (tests/dashboards e2e) and promtool (the
+# alerting rules' unit tests, tests/dashboards/test_alert_rules.py).
 setup-servers: $(PHOENIX_VENV)/.installed
-	@command -v prometheus >/dev/null 2>&1 || { \
+	@{ command -v prometheus && command -v promtool; } >/dev/null 2>&1 || { \
 	  (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends prometheus) >/dev/null \
 	  || { echo "could not install Debian's prometheus package" >&2; exit 1; }; }
 

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Create the GSAR grounding board in Honeycomb from gsar-grounding-board.json.
+"""Create the GSAR grounding board and its alert triggers in Honeycomb.
 
-For each query in the file: ``POST /1/queries/{dataset}`` (the Query Specification), then
-``POST /1/query_annotations/{dataset}`` (its name and description); finally ``POST /1/boards``
-with one query panel per query. Standard library only, so it runs with any Python 3.9+.
+For each query in gsar-grounding-board.json: ``POST /1/queries/{dataset}`` (the Query
+Specification), then ``POST /1/query_annotations/{dataset}`` (its name and description); then
+``POST /1/boards`` with one query panel per query. Then, for each trigger in
+gsar-alert-triggers.json (the alerts of docs/alerts.md that the spans show),
+``POST /1/triggers/{dataset}`` (``--no-triggers`` skips them). Standard library only, so it runs
+with any Python 3.9+.
 
 The API key is read from ``HONEYCOMB_API_KEY`` (a configuration key with the "Manage Queries and
-Columns" and "Manage Public Boards" permissions); it is sent as the ``X-Honeycomb-Team`` header
-and never printed.
+Columns", "Manage Public Boards" and "Manage Triggers" permissions); it is sent as the
+``X-Honeycomb-Team`` header and never printed.
 
 Usage::
 
     HONEYCOMB_API_KEY=... python3 dashboards/honeycomb/create_board.py --dataset my-agent
+    python3 dashboards/honeycomb/create_board.py --dataset my-agent --recipient-id abc123
     python3 dashboards/honeycomb/create_board.py --dataset my-agent --dry-run  # print only
 """
 
@@ -28,6 +32,10 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_BOARD_FILE = Path(__file__).with_name("gsar-grounding-board.json")
+DEFAULT_TRIGGERS_FILE = Path(__file__).with_name("gsar-alert-triggers.json")
+TRIGGER_KEYS = ("name", "description", "query", "threshold", "frequency", "alert_type")
+"""What a trigger entry sends; its other keys (``alert``: the Prometheus alert it mirrors) stay
+in the file."""
 DEFAULT_API_URL = "https://api.honeycomb.io"
 API_KEY_ENV = "HONEYCOMB_API_KEY"
 
@@ -46,6 +54,22 @@ def load_board(path: Path) -> dict[str, Any]:
         if missing:
             raise ValueError(f"{path}: queries[{index}] lacks {sorted(missing)}")
     return data
+
+
+def load_triggers(path: Path) -> list[dict[str, Any]]:
+    """Read and minimally validate a triggers file (``triggers``: name, query, threshold and
+    frequency each, one calculation per query, as Honeycomb requires)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("triggers"), list):
+        raise ValueError(f"{path}: expected an object with a 'triggers' list")
+    for index, entry in enumerate(data["triggers"]):
+        missing = {"name", "query", "threshold", "frequency"} - set(entry)
+        if missing:
+            raise ValueError(f"{path}: triggers[{index}] lacks {sorted(missing)}")
+        if len(entry["query"].get("calculations", [])) != 1:
+            raise ValueError(f"{path}: triggers[{index}]: a trigger's query has one calculation")
+    triggers: list[dict[str, Any]] = data["triggers"]
+    return triggers
 
 
 class Client:
@@ -111,12 +135,32 @@ def create_board(client: Client, board_file: dict[str, Any], dataset: str) -> di
     return client.post("/1/boards", board)
 
 
+def create_triggers(client: Client, triggers: list[dict[str, Any]], dataset: str,
+                    recipients: list[str]) -> list[dict[str, Any]]:
+    """Create every trigger on ``dataset``, each notifying the recipients of the given ids; the
+    triggers as Honeycomb returns them."""
+    slug = urllib.parse.quote(dataset, safe="")
+    created = []
+    for entry in triggers:
+        body = {key: entry[key] for key in TRIGGER_KEYS if key in entry}
+        body["disabled"] = False
+        body["recipients"] = [{"id": recipient} for recipient in recipients]
+        created.append(client.post(f"/1/triggers/{slug}", body))
+    return created
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", required=True,
                         help="dataset slug holding the spans (usually the service.name)")
     parser.add_argument("--board-file", type=Path, default=DEFAULT_BOARD_FILE)
+    parser.add_argument("--triggers-file", type=Path, default=DEFAULT_TRIGGERS_FILE)
+    parser.add_argument("--no-triggers", action="store_true",
+                        help="create the board only")
+    parser.add_argument("--recipient-id", action="append", default=[], metavar="ID",
+                        help="an existing Honeycomb recipient the triggers notify (repeatable; "
+                             "none: the triggers show in Honeycomb and notify nobody)")
     parser.add_argument("--api-url", default=os.environ.get("HONEYCOMB_API_URL", DEFAULT_API_URL),
                         help="API base URL; https://api.eu1.honeycomb.io for EU teams")
     parser.add_argument("--dry-run", action="store_true",
@@ -126,15 +170,19 @@ def main(argv: list[str] | None = None) -> int:
     if not api_key and not args.dry_run:
         print(f"set {API_KEY_ENV} to a Honeycomb configuration key", file=sys.stderr)
         return 2
+    client = Client(args.api_url, api_key, dry_run=args.dry_run)
     try:
         board_file = load_board(args.board_file)
-        board = create_board(Client(args.api_url, api_key, dry_run=args.dry_run),
-                             board_file, args.dataset)
+        triggers = [] if args.no_triggers else load_triggers(args.triggers_file)
+        board = create_board(client, board_file, args.dataset)
+        url = board.get("links", {}).get("board_url") or board.get("id")
+        print(f"created board: {url}")
+        created = create_triggers(client, triggers, args.dataset, args.recipient_id)
+        for index, trigger in enumerate(created):
+            print(f"created trigger: {triggers[index]['name']} ({trigger.get('id')})")
     except (OSError, ValueError, HoneycombError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    url = board.get("links", {}).get("board_url") or board.get("id")
-    print(f"created board: {url}")
     return 0
 
 

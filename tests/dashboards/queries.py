@@ -17,7 +17,8 @@ from gsar_otel import semconv
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARDS = ROOT / "dashboards"
 GRAFANA_FILES = sorted((DASHBOARDS / "grafana").glob("*.json"))
-HONEYCOMB_FILES = sorted((DASHBOARDS / "honeycomb").glob("*.json"))
+HONEYCOMB_FILES = sorted((DASHBOARDS / "honeycomb").glob("*-board.json"))
+HONEYCOMB_TRIGGER_FILES = sorted((DASHBOARDS / "honeycomb").glob("*-triggers.json"))
 
 SCORE_THRESHOLDS = (0.65, 0.8)
 

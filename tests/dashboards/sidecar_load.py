@@ -4,9 +4,10 @@ It shares the workload's providers, so the ``gsar.sidecar.*`` series (and the ``
 the runs it judges, under ``SIDECAR_AGENT``) are scraped with the rest. Each cycle posts four
 agent runs in GenAI-semconv shape (OTLP/JSON), a span of an already judged run (``late``), a
 malformed body (``rejected_malformed``) and, in the first cycle, more traces than
-``MAX_TRACES`` (``evicted``). Its judge is slow and judges one run at a time, so the queue
-stays full once the load runs: the queue depth is never zero at a scrape, and the receiver
-answers 429 (``rejected_busy``), as under real backpressure.
+``MAX_TRACES`` (``evicted``); :meth:`SidecarLoad.post_unanswered` posts a run with no answer
+(``skipped``: a ``gsar.sidecar.skipped`` span). Its judge is slow and judges one run at a
+time, so the queue stays full once the load runs: the queue depth is never zero at a scrape,
+and the receiver answers 429 (``rejected_busy``), as under real backpressure.
 """
 
 from __future__ import annotations
@@ -52,18 +53,19 @@ def _body(spans: list[dict[str, Any]]) -> bytes:
         "scopeSpans": [{"scope": {"name": "agent"}, "spans": spans}]}]}).encode()
 
 
-def _run(trace_id: str, answer: str) -> list[dict[str, Any]]:
+def _run(trace_id: str, answer: str | None) -> list[dict[str, Any]]:
+    """An agent run with one tool result; ``answer`` None records no answer (skipped)."""
     root, tool = trace_id[:16], trace_id[16:]
-    final = json.dumps([{"role": "assistant", "finish_reason": "stop",
-                         "parts": [{"type": "text", "content": answer}]}])
+    agent = [_kv("gen_ai.operation.name", "invoke_agent"), _kv("gen_ai.agent.name", SIDECAR_AGENT)]
+    if answer is not None:
+        final = json.dumps([{"role": "assistant", "finish_reason": "stop",
+                             "parts": [{"type": "text", "content": answer}]}])
+        agent.append(_kv("gen_ai.output.messages", final))
     return [_span(trace_id, tool, root, "execute_tool get_metrics", [
                 _kv("gen_ai.operation.name", "execute_tool"),
                 _kv("gen_ai.tool.name", "get_metrics"),
                 _kv("gen_ai.tool.call.result", TOOL_RESULT)]),
-            _span(trace_id, root, "", f"invoke_agent {SIDECAR_AGENT}", [
-                _kv("gen_ai.operation.name", "invoke_agent"),
-                _kv("gen_ai.agent.name", SIDECAR_AGENT),
-                _kv("gen_ai.output.messages", final)])]
+            _span(trace_id, root, "", f"invoke_agent {SIDECAR_AGENT}", agent)]
 
 
 class SidecarLoad:
@@ -119,6 +121,11 @@ class SidecarLoad:
         """Post a span of the run of ``trace_id`` (judged already: a late span)."""
         return self._post(_body([_span(trace_id, "00000000000000dd", trace_id[:16],
                                        "execute_tool get_logs", [])]))
+
+    def post_unanswered(self) -> int:
+        """Post a run that records no answer: the sidecar skips it (``no_answer``), at the
+        latest when it stops."""
+        return self._post(_body(_run(self._trace_id(), None)))
 
     def stop(self) -> None:
         """Judge or count what is held, then stop the loop (once; later calls do nothing)."""

@@ -1,15 +1,17 @@
-"""Each Honeycomb query finds events, and every column it reads, in spans the library emits.
+"""Each Honeycomb query finds events, and every column it reads, in spans the library emits; each
+alert trigger computes its value over them.
 
 The workload's ``@grounded`` calls and its sidecar (fed agent runs over OTLP, so its
-evaluations and late-span flags are among them) run in-process against an in-memory span
-exporter; the spans
-and their events are turned into events the way Honeycomb stores OTLP traces (a span event is an
-event of its own with ``meta.annotation_type = span_event`` and the parent span's id in
-``trace.parent_id``), and each query's filters run over them.
+evaluations, late-span flags and a skipped run's mark are among them) run in-process against
+an in-memory span exporter; the spans and their events are turned into events the way
+Honeycomb stores OTLP traces (a span event is an event of its own with
+``meta.annotation_type = span_event`` and the parent span's id in ``trace.parent_id``), and
+each query's filters run over them.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import time
 from collections.abc import Iterator
@@ -26,12 +28,18 @@ from opentelemetry.trace import StatusCode
 from gsar_otel.decorator.api import flush
 from gsar_otel.judges.lexical.judge import LexicalJudge
 from gsar_otel.otel.instruments import set_providers
-from tests.dashboards import workload
-from tests.dashboards.queries import HONEYCOMB_FILES, honeycomb_columns, load_json
-from tests.dashboards.sidecar_load import SidecarLoad
+from tests.dashboards import honeycomb_calc, workload
+from tests.dashboards.queries import (
+    HONEYCOMB_FILES,
+    HONEYCOMB_TRIGGER_FILES,
+    honeycomb_columns,
+    load_json,
+)
+from tests.dashboards.sidecar_load import SIDECAR_AGENT, SidecarLoad
 
 Event = dict[str, Any]
 BOARD = load_json(HONEYCOMB_FILES[0])
+TRIGGERS = load_json(HONEYCOMB_TRIGGER_FILES[0])["triggers"]
 
 
 def honeycomb_events(span: ReadableSpan) -> list[Event]:
@@ -128,6 +136,7 @@ def events() -> Iterator[list[Event]]:
         # A span of a run the sidecar has judged: a late span, flagged at the latest at stop.
         judged = _wait_for_a_sidecar_evaluation(exporter)
         assert sidecar.post_late(f"{judged.context.trace_id:032x}") == 200
+        assert sidecar.post_unanswered() == 200  # skipped: a gsar.sidecar.skipped span
         assert flush(timeout=30.0)
         sidecar.stop()  # judges what it holds and flags the late spans still gathering
         yield [e for span in exporter.get_finished_spans() for e in honeycomb_events(span)]
@@ -147,6 +156,48 @@ def test_honeycomb_query_selects_emitted_events_that_carry_its_columns(
     assert selected, f"{entry['name']}: no emitted event passes {spec.get('filters')}"
     for column in honeycomb_columns(spec):
         assert any(column in e for e in selected), f"{entry['name']}: no event has {column}"
+
+
+@pytest.mark.parametrize("trigger", TRIGGERS, ids=lambda t: t["alert"])
+def test_honeycomb_trigger_computes_its_value_on_emitted_events(
+    events: list[Event], trigger: dict[str, Any]
+) -> None:
+    spec = trigger["query"]
+    selected = run_query(spec, events)
+    assert selected, f"{trigger['name']}: no emitted event passes {spec.get('filters')}"
+    fields = {f["name"]: honeycomb_calc.parse(f["expression"])
+              for f in spec.get("calculated_fields", [])}
+    for name, tree in fields.items():
+        read = honeycomb_calc.columns(tree)
+        assert any(read & e.keys() for e in selected), f"{name}: reads nothing emitted"
+    plain = set(spec.get("breakdowns", [])) | {
+        c["column"] for c in spec["calculations"] if "column" in c} - fields.keys()
+    for column in plain:
+        assert any(column in e for e in selected), f"{trigger['name']}: no event has {column}"
+    values = honeycomb_calc.calculate(spec, selected)
+    assert values and all(math.isfinite(v) for v in values.values()), values
+
+
+def _trigger_values(events: list[Event], alert: str) -> dict[tuple[Any, ...], float]:
+    (trigger,) = [t for t in TRIGGERS if t["alert"] == alert]
+    return honeycomb_calc.calculate(trigger["query"], run_query(trigger["query"], events))
+
+
+def test_the_share_triggers_measure_shares_the_workload_has(events: list[Event]) -> None:
+    """The workload has every decision, degraded evaluations, failed judge rounds and a run the
+    sidecar skipped among those it judged: each share trigger sees some, as a share in [0, 1]."""
+    for alert in ("GsarProceedRateBelowFloor", "GsarEvaluationsDegraded", "GsarJudgeErrors",
+                  "GsarSidecarRunsSkipped"):
+        values = _trigger_values(events, alert).values()
+        assert all(0 <= v <= 1 for v in values), (alert, values)
+        assert any(v > 0 for v in values), (alert, values)
+    assert any(0 < v < 1 for v in _trigger_values(events, "GsarProceedRateBelowFloor").values())
+    # the agent's runs: judged ones and the one without an answer (fragments the sidecar still
+    # holds at its stop, whatever the timing, are skipped under names of their own)
+    skipped = _trigger_values(events, "GsarSidecarRunsSkipped")
+    assert 0 < skipped[(SIDECAR_AGENT,)] < 1, skipped
+    (count,) = _trigger_values(events, "GsarEvaluationsStopped").values()
+    assert count >= 1, "the silence trigger stays quiet while evaluations flow"
 
 
 def test_claim_events_hang_off_their_evaluation_span(events: list[Event]) -> None:

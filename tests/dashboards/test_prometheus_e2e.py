@@ -4,7 +4,8 @@ A subprocess (``tests/dashboards/workload.py``) runs ``@grounded`` calls with ev
 serves its metrics through ``configure_telemetry(prometheus_port=...)``; Prometheus
 (``/usr/bin/prometheus``) scrapes it every second, and ``gsar demo --prometheus-port`` beside
 it. Each panel query then runs, with Grafana's variables filled in, through ``/api/v1/query`` and
-``/api/v1/query_range``.
+``/api/v1/query_range``; the alerting rules (``dashboards/prometheus/gsar-alerts.yaml``) are
+evaluated on the same series.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+import yaml
 
 from gsar_otel import semconv
 from tests.dashboards.queries import (
+    DASHBOARDS,
     GRAFANA_FILES,
     ROOT,
     analyse_promql,
@@ -64,6 +67,7 @@ RATE_INTERVAL = "4s"
 """Grafana's $__rate_interval for a 1 s scrape interval: max($__interval + 1s, 4 x 1s)."""
 
 DASHBOARD = load_json(GRAFANA_FILES[0])
+ALERT_RULES = DASHBOARDS / "prometheus" / "gsar-alerts.yaml"
 TARGETS = list(grafana_targets(DASHBOARD))
 
 
@@ -144,7 +148,8 @@ def scraped(
         lines.expect("serving", timeout_s=30, log=log_path)
         start = time.time()
         prometheus = prometheus_factory(
-            {JOB: [f"127.0.0.1:{port}"], DEMO_JOB: [f"127.0.0.1:{demo_port}"]})
+            {JOB: [f"127.0.0.1:{port}"], DEMO_JOB: [f"127.0.0.1:{demo_port}"]},
+            rule_files=[ALERT_RULES])
         prometheus.wait_for(
             f'count_over_time(up{{job="{JOB}"}}[1m]) >= {SCRAPES_UNDER_LOAD}', timeout_s=40)
         workload.stdin.write("stop\n")
@@ -295,3 +300,34 @@ def test_legend_labels_have_values_in_the_results(scraped: Scraped) -> None:
             for label in labels:
                 assert series["metric"].get(label), f"{panel['title']}: {label} empty in {series}"
     assert decision  # the decision legend is among those checked above
+
+
+def test_the_alert_rules_evaluate_cleanly_on_the_scraped_series(scraped: Scraped) -> None:
+    expected = yaml.safe_load(ALERT_RULES.read_text(encoding="utf-8"))["groups"]
+    groups = scraped.prometheus.rule_groups()
+    assert sorted(g["name"] for g in groups) == sorted(g["name"] for g in expected)
+    rules = [rule for group in groups for rule in group["rules"]]
+    assert len(rules) == sum(len(g["rules"]) for g in expected)
+    unhealthy = [(r["name"], r["health"], r.get("lastError")) for r in rules
+                 if r["health"] != "ok"]
+    assert unhealthy == []
+
+
+def _by_function(scraped: Scraped, expr: str) -> dict[str, float]:
+    return {r["metric"]["gsar_function"]: float(r["value"][1])
+            for r in scraped.prometheus.query(expr, at=scraped.load_stopped)}
+
+
+def test_the_recording_rules_the_alerts_read_hold_the_workloads_rates(scraped: Scraped) -> None:
+    evaluations = _by_function(scraped, f'gsar:evaluations:rate1h{{job="{JOB}"}}')
+    assert set(evaluations) == WORKLOAD_FUNCTIONS and all(v > 0 for v in evaluations.values())
+    # every function has a proceed share, also those that never proceeded
+    proceed = _by_function(scraped, f'gsar:proceed:ratio_rate1h{{job="{JOB}"}}')
+    assert set(proceed) == WORKLOAD_FUNCTIONS
+    assert all(0 <= v <= 1 for v in proceed.values()), proceed
+    assert any(v > 0 for v in proceed.values()), proceed
+    for expr in ("gsar:evaluations_degraded:share_rate1h", "gsar:judge_tokens:rate1h",
+                 "gsar:judge_duration_seconds:p95_rate15m",
+                 "gsar:claims_ungrounded:per_evaluation_rate1h"):
+        result = scraped.prometheus.query(f'{expr}{{job="{JOB}"}}', at=scraped.load_stopped)
+        assert has_real_data(result), expr

@@ -2,8 +2,9 @@
 
 ``start_prometheus`` runs ``/usr/bin/prometheus`` (Debian's ``prometheus`` package) on a free
 loopback port with a throw-away config and storage directory, scraping the given targets every
-second. ``prometheus_factory`` is the pytest fixture form: it starts one server per call and
-stops all of them when the requesting module ends. A missing binary skips locally and fails on CI.
+second and evaluating the given rule files as often. ``prometheus_factory`` is the pytest
+fixture form: it starts one server per call and stops all of them when the requesting module
+ends. A missing binary skips locally and fails on CI.
 """
 
 from __future__ import annotations
@@ -47,10 +48,13 @@ def prometheus_binary() -> str | None:
 
 
 def scrape_config(
-    targets: Mapping[str, Sequence[str]], *, scrape_interval: str = "1s"
+    targets: Mapping[str, Sequence[str]], *, scrape_interval: str = "1s",
+    rule_files: Sequence[Path] = (),
 ) -> dict[str, Any]:
-    """A Prometheus config (as data; JSON is valid YAML) scraping ``{job: [host:port, ...]}``."""
+    """A Prometheus config (as data; JSON is valid YAML) scraping ``{job: [host:port, ...]}``
+    and evaluating ``rule_files``."""
     return {
+        "rule_files": [str(path) for path in rule_files],
         "global": {
             "scrape_interval": scrape_interval,
             "scrape_timeout": scrape_interval,
@@ -112,6 +116,11 @@ class PrometheusServer:
         result: list[dict[str, str]] = self._get("/api/v1/series", {"match[]": match})
         return result
 
+    def rule_groups(self) -> list[dict[str, Any]]:
+        """The loaded rule groups, each rule with its health, last error and state."""
+        groups: list[dict[str, Any]] = self._get("/api/v1/rules", {})["groups"]
+        return groups
+
     def targets(self) -> list[dict[str, Any]]:
         """The active scrape targets with their health and last error."""
         active: list[dict[str, Any]] = self._get("/api/v1/targets", {})["activeTargets"]
@@ -158,6 +167,7 @@ def start_prometheus(
     workdir: Path,
     *,
     scrape_interval: str = "1s",
+    rule_files: Sequence[Path] = (),
     startup_timeout_s: float = 30.0,
 ) -> Iterator[PrometheusServer]:
     """Run Prometheus scraping ``targets`` until the block ends; its files live in ``workdir``.
@@ -171,7 +181,8 @@ def start_prometheus(
         raise AssertionError("unreachable")  # unavailable() always raises
     workdir.mkdir(parents=True, exist_ok=True)
     config_path = workdir / "prometheus.yml"
-    config_path.write_text(json.dumps(scrape_config(targets, scrape_interval=scrape_interval)))
+    config_path.write_text(json.dumps(
+        scrape_config(targets, scrape_interval=scrape_interval, rule_files=rule_files)))
     port = free_port()
     log_path = workdir / "prometheus.log"
     with log_path.open("wb") as log:
@@ -200,16 +211,19 @@ def start_prometheus(
         stop_process(process)
 
 
-PrometheusFactory = Callable[[Mapping[str, Sequence[str]]], PrometheusServer]
+PrometheusFactory = Callable[..., PrometheusServer]
+"""``factory(targets, rule_files=())``: a started server."""
 
 
 @pytest.fixture(scope="module")
 def prometheus_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrometheusFactory]:
-    """Start Prometheus servers scraping ``{job: [host:port]}``; all stop when the module ends."""
+    """Start Prometheus servers scraping ``{job: [host:port]}`` (and evaluating ``rule_files``);
+    all stop when the module ends."""
     with contextlib.ExitStack() as stack:
 
-        def start(targets: Mapping[str, Sequence[str]]) -> PrometheusServer:
+        def start(targets: Mapping[str, Sequence[str]],
+                  rule_files: Sequence[Path] = ()) -> PrometheusServer:
             workdir = tmp_path_factory.mktemp("prometheus")
-            return stack.enter_context(start_prometheus(targets, workdir))
+            return stack.enter_context(start_prometheus(targets, workdir, rule_files=rule_files))
 
         yield start
