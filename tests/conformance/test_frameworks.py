@@ -42,6 +42,8 @@ class Case:
     env: dict[str, str] = field(default_factory=dict)
     evidence: tuple[str, ...] = (ROW,)
     notes: str = ""
+    answer_source: str = ""
+    """Where the answer must be read from (``gsar.sidecar.answer_source``), when checked."""
 
 
 CASES = (
@@ -115,6 +117,32 @@ CASES = (
     Case("vercel-ai-sdk-legacy", "Vercel AI SDK + @ai-sdk/otel (LegacyOpenTelemetry)", "vercel",
          "agent.mjs", "vercel", "incident-bot", ("ai", "@ai-sdk/otel"), mode="legacy",
          notes="ai.generateText ai.response.text, ai.toolCall ai.toolCall.result"),
+    Case("llamaindex", "LlamaIndex FunctionAgent + OpenInference", "llamaindex",
+         "llamaindex_agent.py", "openinference", "FunctionAgent.run",
+         ("llama-index-core", "openinference-instrumentation-llama-index"),
+         answer_source="model_output",
+         notes="OpenAI LLM on a fake streaming server; the run span's output is a cut "
+               "StopEvent(...) repr, so the answer is the last LLM output; TOOL ToolOutput "
+               "{blocks, raw_output} unwrapped"),
+    Case("crewai", "CrewAI + OpenInference", "crewai", "crewai_agent.py", "openinference",
+         "incident-crew.kickoff",
+         ("crewai", "openinference-instrumentation-crewai", "openinference-instrumentation-openai"),
+         answer_source="run_span:raw",
+         notes="LLM on a fake OpenAI server; the kickoff span's output is the CrewOutput JSON, "
+               "read for its raw field"),
+    Case("langchain-openllmetry", "LangChain create_agent + OpenLLMetry (attributes)",
+         "langchain-openllmetry", "langchain_openllmetry_agent.py", "genai", "incident-bot",
+         ("langchain", "langgraph", "opentelemetry-instrumentation-langchain"),
+         mode="attributes", env={"TRACELOOP_TRACE_CONTENT": "true"},
+         notes="GenericFakeChatModel; execute_tool carries the {output: ToolMessage, kwargs} "
+               "envelope twice (traceloop.entity.output, gen_ai.tool.call.result): one item; "
+               "the workflow's {outputs: {messages}} answered by its last AI message"),
+    Case("langchain-openllmetry-events", "LangChain create_agent + OpenLLMetry (log records)",
+         "langchain-openllmetry", "langchain_openllmetry_agent.py", "genai", "incident-bot",
+         ("langchain", "langgraph", "opentelemetry-instrumentation-langchain"),
+         mode="events", env={"TRACELOOP_TRACE_CONTENT": "true"},
+         notes="use_attributes=False: gen_ai.tool.message and gen_ai.choice log records on the "
+               "graph's task spans; the tool span records no result"),
 )
 
 
@@ -147,6 +175,9 @@ def check(case: Case, outcome: Outcome) -> None:
         assert all(a not in item for a in ANSWERS for item in verdict.evidence or ())
         assert verdict.attribute(sc.GSAR_SIDECAR_CONVENTION) == case.convention, what
         assert verdict.attribute(sc.GSAR_FUNCTION) == case.function, what
+        if case.answer_source:
+            assert verdict.attribute(sc.GSAR_SIDECAR_ANSWER_SOURCE) == case.answer_source, (
+                f"{what}: answer read from {verdict.attribute(sc.GSAR_SIDECAR_ANSWER_SOURCE)}")
         if verdict.answer == CORRECT:
             assert verdict.decision == "proceed", f"{what}: {verdict.decision}"
         else:
