@@ -134,6 +134,7 @@ CASES = (
          "langchain-openllmetry", "langchain_openllmetry_agent.py", "genai", "incident-bot",
          ("langchain", "langgraph", "opentelemetry-instrumentation-langchain"),
          mode="attributes", env={"TRACELOOP_TRACE_CONTENT": "true"},
+         answer_source="agent_span:outputs.messages",
          notes="GenericFakeChatModel; execute_tool carries the {output: ToolMessage, kwargs} "
                "envelope twice (traceloop.entity.output, gen_ai.tool.call.result): one item; "
                "the workflow's {outputs: {messages}} answered by its last AI message"),
@@ -141,6 +142,7 @@ CASES = (
          "langchain-openllmetry", "langchain_openllmetry_agent.py", "genai", "incident-bot",
          ("langchain", "langgraph", "opentelemetry-instrumentation-langchain"),
          mode="events", env={"TRACELOOP_TRACE_CONTENT": "true"},
+         answer_source="model_output",
          notes="use_attributes=False: gen_ai.tool.message and gen_ai.choice log records on the "
                "graph's task spans; the tool span records no result"),
 )

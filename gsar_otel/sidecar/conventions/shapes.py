@@ -277,11 +277,10 @@ def is_control(output: str, arguments: str | None, answers: Iterable[str]) -> bo
     """Whether a tool call is the framework's control flow rather than a source of facts: its
     input contains the run's answer (a ``final_answer(answer=...)`` tool), or its output is a
     fixed acknowledgement (:func:`is_acknowledgement`) and its input, when recorded, holds no
-    data besides the answer (``finish()`` answering ``Completed.``)."""
+    data (``finish()`` answering ``Completed.``; ``restart(host=...)`` answering ``Done`` is
+    evidence that the action was done)."""
     leaves = [_normal(leaf) for leaf in _leaves(arguments)] if arguments is not None else []
     keys = [_normal(a) for a in answers if len(_normal(a)) >= ANSWER_IN_INPUT_MIN_CHARS]
     if any(key in leaf for key in keys for leaf in leaves):
         return True
-    if not is_acknowledgement(output):
-        return False
-    return all(any(leaf in key for key in keys) for leaf in leaves)
+    return is_acknowledgement(output) and not leaves
