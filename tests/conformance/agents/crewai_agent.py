@@ -10,13 +10,13 @@ os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 os.environ.setdefault("OTEL_SDK_DISABLED", "false")
 
-from typing import Any  # noqa: E402
+from typing import Any
 
-from common import QUESTION, answering, arguments, fake_server, get_metrics, run_all, setup  # noqa: E402
-from crewai import LLM, Agent, Crew, Task  # noqa: E402
-from crewai.tools import tool  # noqa: E402
-from openinference.instrumentation.crewai import CrewAIInstrumentor  # noqa: E402
-from openinference.instrumentation.openai import OpenAIInstrumentor  # noqa: E402
+from common import QUESTION, answering, arguments, fake_server, get_metrics, run_all, setup
+from crewai import LLM, Agent, Crew, Task
+from crewai.tools import tool
+from openinference.instrumentation.crewai import CrewAIInstrumentor
+from openinference.instrumentation.openai import OpenAIInstrumentor
 
 
 def main() -> None:
