@@ -22,6 +22,7 @@ from gsar_otel.sidecar.conventions.shapes import (
     unwrap,
 )
 from gsar_otel.sidecar.conventions.shared import result_and_call, result_text
+from gsar_otel.sidecar.intake.spans import json_text
 
 ROW = "host=db-prod-1 cpu_pct=97.2 at=14:02:01"
 ANSWER = "CPU on db-prod-1 reached 97.2% at 14:02."
@@ -151,7 +152,9 @@ def test_answers_come_out_of_envelopes_and_objects_are_never_answers(
 
 @pytest.mark.parametrize("prose", [
     ANSWER, "CPU(97%) was high on db-prod-1.", "Restart(s) needed: none.",
-    "x = 3 is what the metric said", "Yes.", "db-prod-1: cpu_pct=97.2 (high)"])
+    "x = 3 is what the metric said", "Yes.", "db-prod-1: cpu_pct=97.2 (high)",
+    "[Update] CPU on db-prod-1 is high", "{host} placeholders were not filled",
+    "cpu_pct=97.2 at=14:02:01 on db-prod-1", "Summary(1): CPU is high."])
 def test_prose_is_not_taken_for_a_serialized_object(prose: str) -> None:
     assert not looks_serialized(prose)
     assert answer_value(prose) == (prose, "")
@@ -211,3 +214,23 @@ def test_unwrap_notes_the_path_it_took() -> None:
     wrapped = json.dumps({"outputs": {"output": ANSWER}, "kwargs": {}})
     assert unwrap(wrapped).path == "outputs.output"
     assert unwrap(ROW).path == ""
+
+
+_JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10)),
+                     lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                             st.dictionaries(st.text(max_size=6), inner,
+                                                             max_size=3)), max_leaves=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.dictionaries(st.text(max_size=8), _JSON, min_size=1, max_size=4),
+                 st.lists(_JSON, min_size=1, max_size=3)))
+def test_a_serialized_object_is_never_the_answer(value: Any) -> None:
+    """Whatever object a span records, the answer is one text found in it, or nothing: never
+    the object's serialization."""
+    read = answer_value(json.dumps(value))
+    if read is not None:
+        text, _ = read
+        assert text in json.dumps(value, ensure_ascii=False) or json.dumps(text)[1:-1] in (
+            json.dumps(value))
+        assert not isinstance(json_text(text), dict | list)

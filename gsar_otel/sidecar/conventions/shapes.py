@@ -73,8 +73,7 @@ exactly one does (or all that do hold the same text)."""
 
 REPR_SHAPES: Final[tuple[re.Pattern[str], ...]] = (
     re.compile(r"^[A-Za-z_][\w.]*\((?:[A-Za-z_]\w*=|['\"\[{(]|\)$)"),  # Foo(a=..., Foo('x'
-    re.compile(r"^[A-Za-z_]\w*=(?:'|\"|\[|\{|None\b|True\b|False\b|-?\d)"
-               r"[\s\S]*\s[A-Za-z_]\w*="),                            # content='x' extra={}
+    re.compile(r"^[A-Za-z_]\w*=['\"][\s\S]*['\"\]}]\s+[A-Za-z_]\w*="),  # content='x' extra={}
     re.compile(r"^<[\w.]+(?: object)? at 0x[0-9a-fA-F]+>$"),          # <Foo object at 0x...>
     re.compile(r"^\{'[^']*': "),                                      # {'role': 'assistant', ...
     re.compile(r"^\[\{'[^']*': "),
@@ -100,6 +99,7 @@ ARGUMENT_METADATA_KEYS: Final = frozenset({
 """Keys of a recorded tool input that describe the call, not the data it was given."""
 
 _WORD = re.compile(r"[a-z']+")
+_JSON_START = re.compile(r'^(?:\{\s*"|\[\s*[{\["\d-])')
 
 
 # --- unwrapping --------------------------------------------------------------------------------
@@ -208,7 +208,7 @@ def looks_serialized(text: str) -> bool:
     """Whether ``text`` is an object rendered as text (JSON that did not parse, a language's
     repr) rather than prose."""
     text = text.strip()
-    if text[:1] in ("{", "[") and text[-1:] not in ("}", "]"):
+    if _JSON_START.match(text) and text[-1:] not in ("}", "]"):
         return True  # JSON cut short
     return any(shape.match(text) for shape in REPR_SHAPES)
 
