@@ -127,9 +127,20 @@ CASES = (
     Case("crewai", "CrewAI + OpenInference", "crewai", "crewai_agent.py", "openinference",
          "incident-crew.kickoff",
          ("crewai", "openinference-instrumentation-crewai", "openinference-instrumentation-openai"),
-         answer_source="run_span:raw",
+         mode="openinference", answer_source="run_span:raw",
          notes="LLM on a fake OpenAI server; the kickoff span's output is the CrewOutput JSON, "
                "read for its raw field"),
+    Case("crewai-openllmetry", "CrewAI + OpenLLMetry", "crewai-openllmetry", "crewai_agent.py",
+         "genai", "incident-bot",
+         ("crewai", "opentelemetry-instrumentation-crewai", "opentelemetry-instrumentation-openai"),
+         mode="openllmetry", env={"TRACELOOP_TRACE_CONTENT": "true"},
+         answer_source="model_output",
+         notes="no tool span: the result is read from the next chat's gen_ai.input.messages, "
+               "verified by the model's own tool_call; the answer is the last chat output"),
+    Case("crewai-native", "CrewAI (its own event-driven tracing)", "crewai", "crewai_agent.py",
+         "genai", "incident-crew", ("crewai",), mode="native", answer_source="run_span",
+         notes="crewai.telemetry.tracing.TraceSession with an OTLP exporter; invoke_workflow "
+               "and execute_tool spans with GenAI attributes"),
     Case("langchain-openllmetry", "LangChain create_agent + OpenLLMetry (attributes)",
          "langchain-openllmetry", "langchain_openllmetry_agent.py", "genai", "incident-bot",
          ("langchain", "langgraph", "opentelemetry-instrumentation-langchain"),
