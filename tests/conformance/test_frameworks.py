@@ -222,3 +222,21 @@ def test_a_run_without_message_content_leaves_an_explained_mark_in_its_trace() -
         parent = verdict.skipped.parent
         assert parent is not None and f"{verdict.skipped.context.trace_id:032x}" == (
             verdict.trace_id)
+
+
+def test_model_calls_traced_alone_say_their_history_was_left_out() -> None:
+    """The openai-v2 instrumentation with no application span around the tool loop: each model
+    call is its own trace, the tool result only in the last call's history, the call that asked
+    for it in another trace. The result is left out (anti-forgery), and the verdict says why and
+    what to do: unverified_history, a hint naming --include-unverified."""
+    outcome = run_agent("openai", "openai_agent.py", mode="openai-v2-calls",
+                        answers=(CORRECT,), env={
+                            "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+                            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"})
+    (verdict,) = outcome.verdicts
+    assert verdict.span is not None and verdict.judged_answer == CORRECT
+    assert verdict.evidence == []
+    assert verdict.attribute(sc.GSAR_SIDECAR_RUN_INCOMPLETE_REASON) == "unverified_history"
+    assert verdict.attribute(sc.GSAR_SIDECAR_EVIDENCE_UNVERIFIED) == 1
+    assert "--include-unverified" in str(verdict.attribute(sc.GSAR_SIDECAR_RUN_INCOMPLETE_HINT))
+    assert verdict.decision != "proceed"

@@ -1,9 +1,12 @@
-"""A one-agent CrewAI crew with its LLM on a local fake OpenAI server: ``--mode openinference``
-traced by ``openinference-instrumentation-crewai`` (crew, task and tool spans) and
-``openinference-instrumentation-openai`` (the model calls); ``--mode openllmetry`` by
-OpenLLMetry's ``opentelemetry-instrumentation-crewai`` and ``-openai``; ``--mode native`` by CrewAI's own
-event-driven tracing (``crewai.telemetry.tracing.TraceSession``, GenAI attributes) with an
-OTLP exporter to the sidecar."""
+"""A one-agent CrewAI crew with its LLM on a local fake OpenAI server, traced three ways:
+
+- ``--mode openinference``: ``openinference-instrumentation-crewai`` (crew, task and tool
+  spans) and ``openinference-instrumentation-openai`` (the model calls);
+- ``--mode openllmetry``: OpenLLMetry's ``opentelemetry-instrumentation-crewai`` and
+  ``opentelemetry-instrumentation-openai``;
+- ``--mode native``: CrewAI's own event-driven tracing (``crewai.telemetry.tracing``'s
+  ``TraceSession``, GenAI attributes) with an OTLP exporter to the sidecar.
+"""
 
 from __future__ import annotations
 
