@@ -164,6 +164,7 @@ def test_prose_is_not_taken_for_a_serialized_object(prose: str) -> None:
 ACKNOWLEDGEMENTS = [
     ("Completed.", True), ("Message has been sent", True), ("Done", True),
     ("Task completed successfully!", True), ("Final answer submitted.", True),
+    ("Final result processed.", True),  # Pydantic AI's output tool return
     ("OK", False),  # a health check's answer is data
     ("", False), (ROW, False), ("No incidents found", False), ("Backup completed", False),
     ("Completed 3 of 4 steps", False), ("Sent 41 alerts", False),

@@ -82,8 +82,8 @@ REPR_SHAPES: Final[tuple[re.Pattern[str], ...]] = (
 
 ACKNOWLEDGEMENT_WORDS: Final = frozenset({
     "done", "completed", "complete", "finished", "sent", "submitted", "delivered",
-    "acknowledged", "received", "recorded", "noted", "success", "succeeded", "successful",
-    "successfully"})
+    "acknowledged", "received", "recorded", "noted", "processed", "success", "succeeded",
+    "successful", "successfully"})
 """Action words of a fixed acknowledgement; one of them must be in it."""
 ACKNOWLEDGEMENT_FILLER: Final = frozenset({
     "the", "a", "an", "message", "task", "answer", "final", "response", "result", "has", "have",
