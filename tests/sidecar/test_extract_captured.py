@@ -261,3 +261,16 @@ def test_no_tool_content_at_all_says_no_evidence_with_a_hint() -> None:
     attributes = sidecar_attributes(shape, extract_run(shape))
     assert attributes[sc.GSAR_SIDECAR_RUN_INCOMPLETE_REASON] == "no_evidence"
     assert "tool result" in attributes[sc.GSAR_SIDECAR_RUN_INCOMPLETE_HINT]
+
+
+def test_a_run_whose_only_answer_is_a_serialized_object_is_not_judged() -> None:
+    """No text field, no model output: no answer (a gsar.sidecar.skipped span, no_answer),
+    rather than the object judged as if it were prose."""
+    extracted = extract_run(run(
+        span(2, 1, "get_metrics", **{"openinference.span.kind": "TOOL",
+                                     "tool.name": "get_metrics", "output.value": ROW}),
+        span(1, 0, "Flow.run", **{"openinference.span.kind": "CHAIN",
+                                  "output.value": json.dumps({"host": "db-prod-1",
+                                                              "cpu_pct": 97.2})}),
+        convention="openinference"))
+    assert extracted.answer is None and texts(extracted) == [ROW]

@@ -56,7 +56,8 @@ HINTS: Final = {
     SKIPPED_NO_ANSWER: (
         "no final answer found in the run: record message content (e.g. "
         "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, OpenInference's default, "
-        "ADK's message capture) or the answer on the agent span"),
+        "ADK's message capture) or the answer on the agent span as text (a serialized object "
+        "with no single text field is not an answer)"),
     NOTE_NO_EVIDENCE: (
         "no tool result found in the run: record tool results (gen_ai.tool.call.result on "
         "execute_tool spans, or tool messages) so the answer can be grounded"),
