@@ -120,6 +120,10 @@ ANSWERS: list[tuple[str, Any, tuple[str, str] | None]] = [
                                    {"kind": "AIMessage", "content": ANSWER, "type": "ai",
                                     "tool_calls": []}), "kwargs": {"name": "incident-bot"}}),
      (ANSWER, "outputs.messages")),
+    ("a graph state whose last AI message holds content blocks with citations",
+     json.dumps(_state({"kind": "AIMessage", "type": "ai", "content": [
+         {"type": "text", "text": ANSWER, "citations": []},
+         {"type": "thinking", "thinking": "hm"}]})), (ANSWER, "messages")),
     ("a graph state ending on a tool call",
      json.dumps(_state({"kind": "AIMessage", "content": "", "type": "ai",
                         "tool_calls": [{"name": "get_metrics", "id": "c", "args": {}}]})), None),

@@ -145,6 +145,9 @@ def history_answer(value: Any) -> str | None:
         if message.get("tool_calls"):
             return ""
         text = unwrap(message.get("content")).value
+        if isinstance(text, list):  # content blocks with fields beside their text
+            text = "\n".join(b["text"].strip() for b in text if isinstance(b, dict)
+                             and isinstance(b.get("text"), str) and b.get("type", "text") == "text")
         return text if isinstance(text, str) else ""
     return ""
 
