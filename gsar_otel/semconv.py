@@ -294,8 +294,16 @@ GSAR_SIDECAR_RUN_INCOMPLETE: Final = "gsar.sidecar.run.incomplete"
 """True when the run was judged without the evidence being known complete."""
 GSAR_SIDECAR_RUN_INCOMPLETE_REASON: Final = "gsar.sidecar.run.incomplete_reason"
 """Why: ``hard_cap`` (no settled run span in time), ``parent_missing`` (a span above the run
-span never arrived), ``no_run_span``, ``spans_dropped``, ``shutdown``, ``no_evidence`` (no tool
-result in the run, e.g. another instance got them)."""
+span never arrived), ``no_run_span``, ``spans_dropped``, ``shutdown``, ``unverified_history``
+(tool results found only in message histories with no call in the trace were left out, e.g.
+each model call its own trace), ``no_evidence`` (no tool result in the run, e.g. another
+instance got them, or the instrumentation records no tool content)."""
+GSAR_SIDECAR_RUN_INCOMPLETE_HINT: Final = "gsar.sidecar.run.incomplete_hint"
+"""One sentence on what to change for ``unverified_history`` and ``no_evidence``."""
+GSAR_SIDECAR_ANSWER_SOURCE: Final = "gsar.sidecar.answer_source"
+"""Where the judged answer was read: ``run_span``, ``agent_span`` or ``model_output`` (the
+run's last model output, when the run span's output is not text), with ``:{field}`` when it
+came out of a framework's envelope (``run_span:raw``, ``agent_span:outputs.messages``)."""
 GSAR_SIDECAR_EVIDENCE_SPANS: Final = "gsar.sidecar.evidence.spans"
 """Distinct spans the evidence came from."""
 GSAR_SIDECAR_EVIDENCE_SOURCES: Final = "gsar.sidecar.evidence.sources"
@@ -330,6 +338,11 @@ GSAR_SIDECAR_EVIDENCE_ECHOES: Final = "gsar.sidecar.evidence.echoes"
 GSAR_SIDECAR_EVIDENCE_UNVERIFIED: Final = "gsar.sidecar.evidence.unverified"
 """Tool results found only in a message history, with no tool span or model tool call in the
 trace (left out unless the sidecar is told to include them; marked ``#unverified`` then)."""
+GSAR_SIDECAR_EVIDENCE_CONTROLS: Final = "gsar.sidecar.evidence.controls"
+"""Tool calls left out of the evidence as the framework's control flow (a ``finish`` tool
+answering a fixed acknowledgement, a ``final_answer`` tool whose input is the answer)."""
+GSAR_SIDECAR_EVIDENCE_CONTROL_SOURCES: Final = "gsar.sidecar.evidence.control_sources"
+"""``{tool name}@{span id}`` of each tool call left out as control flow."""
 GSAR_SIDECAR_EVIDENCE_RETRIES: Final = "gsar.sidecar.evidence.retries"
 """Later results for an already answered tool-call id, kept and marked ``#retry``."""
 GSAR_SIDECAR_EVIDENCE_CUT_SOURCES: Final = "gsar.sidecar.evidence.cut_sources"

@@ -186,10 +186,12 @@ TOOL_RESULTS = "tool_results"
 def count_results(stats: SidecarStats, extracted: ExtractedRun, *,
                   include_unverified: bool) -> None:
     """Count one run's tool results that are not plain evidence, by reason: ``echo`` (the run's
-    own answer text, left out), ``retry`` (a later result for an answered call id, kept and
+    own answer text, left out), ``control`` (a control tool of the framework, left out),
+    ``retry`` (a later result for an answered call id, kept and
     marked), ``unverified_left_out`` / ``unverified_kept`` (history-only results, by
     ``include_unverified``); the same figures the verdict span carries."""
     stats.note(TOOL_RESULTS, "echo", extracted.echoes)
+    stats.note(TOOL_RESULTS, "control", len(extracted.controls))
     stats.note(TOOL_RESULTS, "retry", extracted.retries)
     stats.note(TOOL_RESULTS, "unverified_kept" if include_unverified else "unverified_left_out",
                extracted.unverified)

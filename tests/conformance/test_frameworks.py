@@ -42,6 +42,8 @@ class Case:
     env: dict[str, str] = field(default_factory=dict)
     evidence: tuple[str, ...] = (ROW,)
     notes: str = ""
+    answer_source: str = ""
+    """Where the answer must be read from (``gsar.sidecar.answer_source``), when checked."""
 
 
 CASES = (
@@ -115,6 +117,45 @@ CASES = (
     Case("vercel-ai-sdk-legacy", "Vercel AI SDK + @ai-sdk/otel (LegacyOpenTelemetry)", "vercel",
          "agent.mjs", "vercel", "incident-bot", ("ai", "@ai-sdk/otel"), mode="legacy",
          notes="ai.generateText ai.response.text, ai.toolCall ai.toolCall.result"),
+    Case("llamaindex", "LlamaIndex FunctionAgent + OpenInference", "llamaindex",
+         "llamaindex_agent.py", "openinference", "FunctionAgent.run",
+         ("llama-index-core", "openinference-instrumentation-llama-index"),
+         answer_source="model_output",
+         notes="OpenAI LLM on a fake streaming server; the run span's output is a cut "
+               "StopEvent(...) repr, so the answer is the last LLM output; TOOL ToolOutput "
+               "{blocks, raw_output} unwrapped"),
+    Case("crewai", "CrewAI + OpenInference", "crewai", "crewai_agent.py", "openinference",
+         "incident-crew.kickoff",
+         ("crewai", "openinference-instrumentation-crewai", "openinference-instrumentation-openai"),
+         mode="openinference", answer_source="run_span:raw",
+         notes="LLM on a fake OpenAI server; the kickoff span's output is the CrewOutput JSON, "
+               "read for its raw field"),
+    Case("crewai-openllmetry", "CrewAI + OpenLLMetry", "crewai-openllmetry", "crewai_agent.py",
+         "genai", "incident-bot",
+         ("crewai", "opentelemetry-instrumentation-crewai", "opentelemetry-instrumentation-openai"),
+         mode="openllmetry", env={"TRACELOOP_TRACE_CONTENT": "true"},
+         answer_source="model_output",
+         notes="no tool span: the result is read from the next chat's gen_ai.input.messages, "
+               "verified by the model's own tool_call; the answer is the last chat output"),
+    Case("crewai-native", "CrewAI (its own event-driven tracing)", "crewai", "crewai_agent.py",
+         "genai", "incident-crew", ("crewai",), mode="native", answer_source="run_span",
+         notes="crewai.telemetry.tracing.TraceSession with an OTLP exporter; invoke_workflow "
+               "and execute_tool spans with GenAI attributes"),
+    Case("langchain-openllmetry", "LangChain create_agent + OpenLLMetry (attributes)",
+         "langchain-openllmetry", "langchain_openllmetry_agent.py", "genai", "incident-bot",
+         ("langchain", "langgraph", "opentelemetry-instrumentation-langchain"),
+         mode="attributes", env={"TRACELOOP_TRACE_CONTENT": "true"},
+         answer_source="agent_span:outputs.messages",
+         notes="GenericFakeChatModel; execute_tool carries the {output: ToolMessage, kwargs} "
+               "envelope twice (traceloop.entity.output, gen_ai.tool.call.result): one item; "
+               "the workflow's {outputs: {messages}} answered by its last AI message"),
+    Case("langchain-openllmetry-events", "LangChain create_agent + OpenLLMetry (log records)",
+         "langchain-openllmetry", "langchain_openllmetry_agent.py", "genai", "incident-bot",
+         ("langchain", "langgraph", "opentelemetry-instrumentation-langchain"),
+         mode="events", env={"TRACELOOP_TRACE_CONTENT": "true"},
+         answer_source="model_output",
+         notes="use_attributes=False: gen_ai.tool.message and gen_ai.choice log records on the "
+               "graph's task spans; the tool span records no result"),
 )
 
 
@@ -147,6 +188,9 @@ def check(case: Case, outcome: Outcome) -> None:
         assert all(a not in item for a in ANSWERS for item in verdict.evidence or ())
         assert verdict.attribute(sc.GSAR_SIDECAR_CONVENTION) == case.convention, what
         assert verdict.attribute(sc.GSAR_FUNCTION) == case.function, what
+        if case.answer_source:
+            assert verdict.attribute(sc.GSAR_SIDECAR_ANSWER_SOURCE) == case.answer_source, (
+                f"{what}: answer read from {verdict.attribute(sc.GSAR_SIDECAR_ANSWER_SOURCE)}")
         if verdict.answer == CORRECT:
             assert verdict.decision == "proceed", f"{what}: {verdict.decision}"
         else:
@@ -178,3 +222,21 @@ def test_a_run_without_message_content_leaves_an_explained_mark_in_its_trace() -
         parent = verdict.skipped.parent
         assert parent is not None and f"{verdict.skipped.context.trace_id:032x}" == (
             verdict.trace_id)
+
+
+def test_model_calls_traced_alone_say_their_history_was_left_out() -> None:
+    """The openai-v2 instrumentation with no application span around the tool loop: each model
+    call is its own trace, the tool result only in the last call's history, the call that asked
+    for it in another trace. The result is left out (anti-forgery), and the verdict says why and
+    what to do: unverified_history, a hint naming --include-unverified."""
+    outcome = run_agent("openai", "openai_agent.py", mode="openai-v2-calls",
+                        answers=(CORRECT,), env={
+                            "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+                            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"})
+    (verdict,) = outcome.verdicts
+    assert verdict.span is not None and verdict.judged_answer == CORRECT
+    assert verdict.evidence == []
+    assert verdict.attribute(sc.GSAR_SIDECAR_RUN_INCOMPLETE_REASON) == "unverified_history"
+    assert verdict.attribute(sc.GSAR_SIDECAR_EVIDENCE_UNVERIFIED) == 1
+    assert "--include-unverified" in str(verdict.attribute(sc.GSAR_SIDECAR_RUN_INCOMPLETE_HINT))
+    assert verdict.decision != "proceed"

@@ -10,9 +10,19 @@ without a tool call.
 
 Read by convention, not by framework:
 
+- One tool call is one item: a tool span read by several conventions (OpenLLMetry's
+  ``traceloop.entity.output`` beside ``gen_ai.tool.call.result``) gives one, and a history
+  message answering a call a tool span already answered (same call id, or same unwrapped text)
+  is that call's copy.
 - A tool result whose text is an answer the run produced (a ``final_answer`` tool, a tool that
   echoes the model's output) is never evidence: it would ground the answer's own claims
   (counted ``echoes``).
+- A control tool (its input holds the run's answer, or it answers a fixed acknowledgement and
+  was given no data: :func:`~gsar_otel.sidecar.conventions.shapes.is_control`) is the
+  framework's control flow, not evidence (counted ``controls``, its source listed).
+- The answer is text: a serialized object is read for its one text field or refused
+  (:func:`~gsar_otel.sidecar.conventions.shapes.answer_value`), and where it was read from is
+  ``answer_source``.
 - A call id answered twice with different results (a retried call) keeps both, in order; the
   later is marked as the retry's (``retry``, counted ``retries``).
 - A result read only from a message history (``role: tool`` input messages, which the client of
@@ -34,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.plugins import hookspec, plugin_manager
 from gsar_otel.sidecar.conventions.registry import CONVENTIONS
+from gsar_otel.sidecar.conventions.shapes import answer_value, is_control
 from gsar_otel.sidecar.conventions.shared import RANK_AGENT, Answer, Call, Found, as_text
 from gsar_otel.sidecar.intake.spans import json_text
 
@@ -43,7 +54,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 NOTE_NO_EVIDENCE = "no_evidence"
+NOTE_UNVERIFIED_HISTORY = "unverified_history"
+"""Tool results were found only in message histories with no call in the trace, and left
+out (e.g. every model call its own trace, no agent span)."""
 NOTE_PLUGIN_FAILED = "plugin_failed"
+ANSWER_SOURCE_RUN = "run_span"
+ANSWER_SOURCE_AGENT = "agent_span"
+ANSWER_SOURCE_MODEL = "model_output"
+ANSWER_SOURCE_PLUGIN = "plugin"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +79,11 @@ class ExtractedRun:
     """History-only results with no call in the trace (left out unless asked for)."""
     retries: int = 0
     """Later results for an already answered call id, kept and marked."""
+    controls: tuple[Found, ...] = ()
+    """Tool calls left out as the framework's control flow (``finish``, ``final_answer``)."""
+    answer_source: str = ANSWER_SOURCE_PLUGIN
+    """Where the answer was read: ``run_span``, ``agent_span`` or ``model_output``, with
+    ``:{field}`` when it came out of an envelope (``run_span:raw``)."""
 
     @property
     def evidence_spans(self) -> int:
@@ -107,14 +130,41 @@ class Merged:
     echoes: int = 0
     unverified: int = 0
     retries: int = 0
+    controls: tuple[Found, ...] = ()
+
+
+def _one_per_span(items: list[Found]) -> list[Found]:
+    """A tool span's own result once, however many conventions read it: the copies (the same
+    text once unwrapped) become one item holding the call id and input any of them found."""
+    kept: list[Found] = []
+    by_span: dict[tuple[str, str], int] = {}
+    for item in items:
+        key = (item.span_id, _key(item.content))
+        at = by_span.get(key) if item.span_id and not item.from_history else None
+        if at is None:
+            if item.span_id and not item.from_history:
+                by_span[key] = len(kept)
+            kept.append(item)
+            continue
+        first = kept[at]
+        if first.call_id and item.call_id and first.call_id != item.call_id:
+            kept.append(item)
+            continue
+        kept[at] = replace(first, call_id=first.call_id or item.call_id,
+                           arguments=first.arguments if first.arguments is not None
+                           else item.arguments)
+    return kept
 
 
 def merge(found: Iterable[Found], *, answers: Iterable[str] = (), calls: Iterable[Call] = (),
-          include_unverified: bool = False) -> Merged:
-    """Union of items, tool spans first, without repeats by call id or by text, without the
-    run's own answers, history-only results checked against the trace's calls."""
-    items = sorted(found, key=lambda f: (f.order, f.start_ns))
-    answer_keys = {_key(a) for a in answers if a.strip()}
+          include_unverified: bool = False, answer: str | None = None) -> Merged:
+    """Union of items, tool spans first, one per tool call (by span, by call id, by text),
+    without the run's own answers and control tools, history-only results checked against the
+    trace's calls. ``answer``: the run's answer, looked for in tool inputs."""
+    items = _one_per_span(sorted(found, key=lambda f: (f.order, f.start_ns)))
+    answers = [a for a in answers if a.strip()]
+    answer_keys = {_key(a) for a in answers}
+    run_answers = [answer] if answer else []
     calls = list(calls)
     called = {c.call_id for c in calls if c.call_id}
     called_names = {c.name for c in calls if c.name}
@@ -124,13 +174,20 @@ def merge(found: Iterable[Found], *, answers: Iterable[str] = (), calls: Iterabl
     answered: set[str] = set()
     seen_texts: set[str] = set()
     kept: list[Found] = []
+    controls: list[Found] = []
     echoes = unverified = retries = 0
     for item in items:
         text = _key(item.content)
         if not text or text in seen_texts:
             continue
+        if item.from_history and item.call_id and item.call_id in tool_span_ids:
+            continue  # the history's copy of a call its tool span answered
         if text in answer_keys:
             echoes += 1
+            continue
+        if is_control(item.content, item.arguments, run_answers):
+            controls.append(item)
+            seen_texts.add(text)
             continue
         retry = bool(item.call_id) and item.call_id in answered
         if item.call_id:
@@ -147,7 +204,7 @@ def merge(found: Iterable[Found], *, answers: Iterable[str] = (), calls: Iterabl
         retries += retry
         kept.append(replace(item, retry=retry, verified=verified) if retry or not verified
                     else item)
-    return Merged(tuple(kept), echoes, unverified, retries)
+    return Merged(tuple(kept), echoes, unverified, retries, tuple(controls))
 
 
 def merge_evidence(found: Iterable[Found]) -> tuple[Found, ...]:
@@ -155,9 +212,21 @@ def merge_evidence(found: Iterable[Found]) -> tuple[Found, ...]:
     return merge(found, include_unverified=True).items
 
 
+def readable(answers: Iterable[Answer]) -> list[Answer]:
+    """The answers that are text (:func:`answer_value`): envelopes read for their one text
+    field (noted in ``field``), serialized objects with none left out."""
+    out: list[Answer] = []
+    for answer in answers:
+        value = answer_value(answer.text)
+        if value is not None:
+            text, field = value
+            out.append(replace(answer, text=text, field=field))
+    return out
+
+
 def pick_answer(answers: Sequence[Answer], run_span_id: str) -> Answer | None:
-    """The run span's own answer, else the best-ranked latest one."""
-    usable = [a for a in answers if a.text.strip()]
+    """The run span's own answer, else the best-ranked latest one (text answers only)."""
+    usable = [a for a in readable(answers) if a.text.strip()]
     own = [a for a in usable if a.span_id == run_span_id and a.rank <= RANK_AGENT]
     if own:
         return max(own, key=lambda a: a.end_ns)
@@ -165,6 +234,18 @@ def pick_answer(answers: Sequence[Answer], run_span_id: str) -> Answer | None:
         return None
     best = min(a.rank for a in usable)
     return max((a for a in usable if a.rank == best), key=lambda a: a.end_ns)
+
+
+def answer_source(answer: Answer, run_span_id: str) -> str:
+    """Where the answer was read from (``run_span``, ``agent_span``, ``model_output``), with
+    the envelope field it came out of (``run_span:raw``)."""
+    if answer.span_id == run_span_id and answer.rank <= RANK_AGENT:
+        where = ANSWER_SOURCE_RUN
+    elif answer.rank <= RANK_AGENT:
+        where = ANSWER_SOURCE_AGENT
+    else:
+        where = ANSWER_SOURCE_MODEL
+    return f"{where}:{answer.field}" if answer.field else where
 
 
 def builtin_extract(run: ReadyRun, *, include_unverified: bool = False) -> ExtractedRun:
@@ -179,10 +260,15 @@ def builtin_extract(run: ReadyRun, *, include_unverified: bool = False) -> Extra
         calls.extend(extraction.calls)
     run_span_id = run.run_span.span_id if run.run_span is not None else ""
     answer = pick_answer(answers, run_span_id)
-    merged = merge(found, answers=[a.text for a in answers], calls=calls,
-                   include_unverified=include_unverified)
+    merged = merge(found, answers=[a.text for a in answers] + [a.text for a in readable(answers)],
+                   calls=calls, include_unverified=include_unverified,
+                   answer=answer.text if answer else None)
     evidence = merged.items
-    notes = () if evidence else (NOTE_NO_EVIDENCE,)
+    notes: tuple[str, ...] = ()
+    if merged.unverified and not include_unverified:
+        notes = (NOTE_UNVERIFIED_HISTORY,)
+    elif not evidence:
+        notes = (NOTE_NO_EVIDENCE,)
     convention = run.convention
     if answer is not None and answer.span_id != run_span_id:
         convention = answer.convention if run.convention == "root" else run.convention
@@ -190,7 +276,8 @@ def builtin_extract(run: ReadyRun, *, include_unverified: bool = False) -> Extra
                         answer_span_id=answer.span_id if answer else "",
                         evidence=evidence, convention=convention, notes=notes,
                         echoes=merged.echoes, unverified=merged.unverified,
-                        retries=merged.retries)
+                        retries=merged.retries, controls=merged.controls,
+                        answer_source=answer_source(answer, run_span_id) if answer else "")
 
 
 # --- the plugin hook -----------------------------------------------------------------------------

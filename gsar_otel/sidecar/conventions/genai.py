@@ -35,8 +35,10 @@ from gsar_otel.sidecar.conventions.shared import (
     Convention,
     Extraction,
     Found,
+    arguments_text,
     as_text,
     gather,
+    result_and_call,
     result_text,
 )
 from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
@@ -56,6 +58,7 @@ GEN_AI_WORKFLOW_NAME: Final = "gen_ai.workflow.name"
 GEN_AI_TOOL_NAME: Final = "gen_ai.tool.name"
 GEN_AI_TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
 GEN_AI_TOOL_CALL_RESULT: Final = "gen_ai.tool.call.result"
+GEN_AI_TOOL_CALL_ARGUMENTS: Final = "gen_ai.tool.call.arguments"
 GEN_AI_INPUT_MESSAGES: Final = "gen_ai.input.messages"
 GEN_AI_OUTPUT_MESSAGES: Final = "gen_ai.output.messages"
 GEN_AI_RETRIEVAL_DOCUMENTS: Final = "gen_ai.retrieval.documents"
@@ -225,9 +228,10 @@ def _span_items(run: ReadyRun, names: Mapping[str, str], span: SpanRecord,
         OP_EXECUTE_TOOL).strip() or "tool")
     tool_call_id = str(attributes.get(GEN_AI_TOOL_CALL_ID) or "")
     if is_tool and GEN_AI_TOOL_CALL_RESULT in attributes:
-        yield Found(content=result_text(attributes[GEN_AI_TOOL_CALL_RESULT]),
-                    span_id=span.span_id, tool_name=tool_name, call_id=tool_call_id,
-                    start_ns=span.start_ns)
+        content, wrapped_id = result_and_call(attributes[GEN_AI_TOOL_CALL_RESULT])
+        yield Found(content=content, span_id=span.span_id, tool_name=tool_name,
+                    call_id=tool_call_id or wrapped_id, start_ns=span.start_ns,
+                    arguments=arguments_text(attributes.get(GEN_AI_TOOL_CALL_ARGUMENTS)))
     sources: list[Mapping[str, Any]] = [attributes]
     for name, payload in _payloads(run, span):
         if name == EVENT_OPERATION_DETAILS:

@@ -24,10 +24,10 @@ from gsar_otel.sidecar.conventions.shared import (
     Extraction,
     Found,
     agent_rank,
+    arguments_text,
     as_text,
     gather,
     result_text,
-    unwrap_json_text,
 )
 from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
 
@@ -41,6 +41,7 @@ VERCEL_RESPONSE_TEXT: Final = "ai.response.text"
 VERCEL_TOOL_NAME: Final = "ai.toolCall.name"
 VERCEL_TOOL_ID: Final = "ai.toolCall.id"
 VERCEL_TOOL_RESULT: Final = "ai.toolCall.result"
+VERCEL_TOOL_ARGS: Final = "ai.toolCall.args"
 VERCEL_OPERATION_ID: Final = "ai.operationId"
 VERCEL_FUNCTION_ID: Final = "ai.telemetry.functionId"
 ADK_TOOL_RESPONSE: Final = "gcp.vertex.agent.tool_response"
@@ -48,6 +49,8 @@ ADK_LLM_RESPONSE: Final = "gcp.vertex.agent.llm_response"
 PYDANTIC_AI_FINAL_RESULT: Final = "final_result"
 PYDANTIC_AI_TOOL_RESPONSE: Final = "tool_response"
 """Pydantic AI's instrumentation version 2 (``running tool`` spans)."""
+NATIVE_ARGUMENT_KEYS: Final = ("gcp.vertex.agent.tool_call_args", "tool_arguments")
+"""A tool call's input in Google ADK's and Pydantic AI (version 2)'s own attributes."""
 
 
 def run_kind(span: SpanRecord) -> str | None:
@@ -81,7 +84,8 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found 
                     span_id=span.span_id,
                     tool_name=str(attributes.get(VERCEL_TOOL_NAME) or "tool"),
                     call_id=str(attributes.get(VERCEL_TOOL_ID) or ""),
-                    start_ns=span.start_ns)
+                    start_ns=span.start_ns,
+                    arguments=arguments_text(attributes.get(VERCEL_TOOL_ARGS)))
     native = next((k for k in (ADK_TOOL_RESPONSE, PYDANTIC_AI_TOOL_RESPONSE)
                    if k in attributes), None)
     if native is not None and genai.GEN_AI_TOOL_CALL_RESULT not in attributes:
@@ -89,7 +93,9 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found 
                     span_id=span.span_id,
                     tool_name=str(attributes.get(genai.GEN_AI_TOOL_NAME) or "tool"),
                     call_id=str(attributes.get(genai.GEN_AI_TOOL_CALL_ID) or ""),
-                    start_ns=span.start_ns)
+                    start_ns=span.start_ns,
+                    arguments=arguments_text(next((attributes[k] for k in NATIVE_ARGUMENT_KEYS
+                                                   if k in attributes), None)))
     operation = attributes.get(VERCEL_OPERATION_ID, span.name)
     if (isinstance(operation, str) and operation in VERCEL_RUN_SPANS
             and VERCEL_RESPONSE_TEXT in attributes):
@@ -97,7 +103,7 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found 
                      rank, span.end_ns, CONVENTION_VERCEL)
     if (attributes.get(genai.GEN_AI_OPERATION_NAME) == genai.OP_INVOKE_AGENT
             and PYDANTIC_AI_FINAL_RESULT in attributes):
-        yield Answer(unwrap_json_text(attributes[PYDANTIC_AI_FINAL_RESULT]),
+        yield Answer(as_text(json_text(attributes[PYDANTIC_AI_FINAL_RESULT])),
                      span.span_id, rank, span.end_ns, genai.CONVENTION_GENAI)
     if ADK_LLM_RESPONSE in attributes:
         yield from _adk_response(span, attributes[ADK_LLM_RESPONSE])

@@ -7,10 +7,13 @@
   (``llm.input_messages.{i}.message.{role,content,tool_call_id,name}``); the answer is the last
   LLM output (``llm.output_messages.{i}.message.content``) without ``message.tool_calls``.
 - ``AGENT`` / root ``CHAIN`` spans: ``output.value`` is the run's answer; when it is a graph's
-  state (LangGraph: ``{"messages": [...]}``), the answer is the last AI message's text.
-- A LangChain tool's ``output.value`` is a serialized ``ToolMessage``: its ``content`` is the
-  result and its ``tool_call_id`` the call id (so the same result in a model span's tool
-  messages is one item).
+  state (LangGraph: ``{"messages": [...]}``), the answer is the last AI message's text; a
+  framework object (CrewAI's ``{"raw": ...}``) its one text field; a repr (LlamaIndex's
+  ``StopEvent(...)``) is no answer (see :mod:`shapes`).
+- ``TOOL`` spans' ``output.value`` wrappers come off: a serialized LangChain ``ToolMessage``
+  gives its ``content`` and ``tool_call_id`` (so the same result in a model span's tool
+  messages is one item), a LlamaIndex ``ToolOutput`` its text blocks. ``input.value`` is the
+  call's input (for telling control tools apart).
 - Agent runs: ``AGENT`` spans, and a ``CHAIN`` span that is the trace root.
 """
 
@@ -20,7 +23,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from gsar_otel import semconv as sc
-from gsar_otel.sidecar.conventions.genai import plain_text
 from gsar_otel.sidecar.conventions.shared import (
     RANK_INFERENCE,
     Answer,
@@ -29,14 +31,14 @@ from gsar_otel.sidecar.conventions.shared import (
     Extraction,
     Found,
     agent_rank,
+    arguments_text,
     as_text,
     gather,
     indexed,
     indexed_answer,
     indexed_calls,
     indexed_tool_results,
-    result_text,
-    unwrap_json_text,
+    result_and_call,
 )
 from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
 
@@ -75,8 +77,6 @@ def may_hold_evidence(span: SpanRecord) -> bool:
     return span.attributes.get(OI_SPAN_KIND) in (OI_TOOL, OI_RETRIEVER)
 
 
-_AI_TYPES = frozenset({"ai", "AIMessage", "AIMessageChunk", "assistant"})
-
 
 def extract(run: ReadyRun) -> Extraction:
     """Answers and evidence under OpenInference."""
@@ -92,7 +92,8 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found 
         content, call_id = tool_output(attributes[OI_OUTPUT_VALUE])
         yield Found(content=content, span_id=span.span_id,
                     tool_name=str(attributes.get(OI_TOOL_NAME) or span.name),
-                    call_id=call_id, start_ns=span.start_ns)
+                    call_id=call_id, start_ns=span.start_ns,
+                    arguments=arguments_text(attributes.get(OI_INPUT_VALUE)))
     elif kind == OI_RETRIEVER:
         for document in indexed(attributes, OI_RETRIEVAL_DOCUMENTS):
             document_text = document.get("document.content")
@@ -110,53 +111,18 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found 
     if kind in (OI_AGENT, OI_CHAIN) and OI_OUTPUT_VALUE in attributes:
         if kind == OI_CHAIN and not is_run_span:
             return
-        text = state_answer(attributes[OI_OUTPUT_VALUE])
+        # The answer as recorded; a graph's state, an envelope or a serialized object is read
+        # (or refused) by the one rule for every convention (shapes.answer_value).
+        text = as_text(json_text(attributes[OI_OUTPUT_VALUE]))
         if text:
             yield Answer(text, span.span_id, agent_rank(is_run_span), span.end_ns,
                          CONVENTION_OPENINFERENCE)
 
 
-def _lc_message(value: Any) -> dict[str, Any] | None:
-    """A LangChain message as a plain dict: its serialized forms (``{"lc": 1, "kwargs": ...}``,
-    ``{"type": ..., "data": ...}``) unwrapped; None for anything that is not a message."""
-    if not isinstance(value, dict):
-        return None
-    kwargs = value.get("kwargs")
-    if isinstance(kwargs, dict) and value.get("lc") is not None:
-        ids = value.get("id")
-        kind = ids[-1] if isinstance(ids, list) and ids else None
-        return {"type": kwargs.get("type") or kind, **kwargs}
-    data = value.get("data")
-    if isinstance(data, dict) and isinstance(value.get("type"), str) and "content" in data:
-        return {**data, "type": data.get("type") or value["type"]}  # messages_to_dict form
-    return value if "content" in value and ("type" in value or "role" in value) else None
-
-
 def tool_output(value: Any) -> tuple[str, str]:
-    """A TOOL span's result text and call id: a serialized ``ToolMessage`` gives its content
-    and ``tool_call_id``; anything else its unwrapped text and no id."""
-    message = _lc_message(json_text(value))
-    if message is not None and message.get("type") in ("tool", "ToolMessage"):
-        return result_text(message.get("content")), str(message.get("tool_call_id") or "")
-    return result_text(value), ""
-
-
-def state_answer(value: Any) -> str:
-    """An agent span's answer: the last AI message's text when the output is a graph state
-    (``{"messages": [...]}``) or a message list, else the output's text."""
-    decoded = json_text(value)
-    history = decoded.get("messages") if isinstance(decoded, dict) else decoded
-    if isinstance(history, list) and history and all(
-            _lc_message(m) is not None for m in history):
-        for raw in reversed(history):
-            message = _lc_message(raw) or {}
-            if (message.get("type") or message.get("role")) not in _AI_TYPES:
-                continue
-            if message.get("tool_calls"):
-                return ""
-            return plain_text(message.get("content"))
-        return ""
-    return unwrap_json_text(value)
+    """A TOOL span's result text and call id: wrappers taken off (a serialized ``ToolMessage``
+    gives its content and ``tool_call_id``, a LlamaIndex ``ToolOutput`` its text blocks)."""
+    return result_and_call(value)
 
 
 CONVENTION = Convention("openinference", run_kind, may_hold_evidence, extract)

@@ -1,8 +1,11 @@
 """OpenLLMetry (``opentelemetry-semantic-conventions-ai`` 0.5.x, Traceloop SDK).
 
 - ``traceloop.span.kind`` ``tool``: ``traceloop.entity.output`` is the tool's result (the SDK
-  writes JSON; a ``{"output": ...}`` wrapper is unwrapped), ``traceloop.entity.name`` its name.
-- ``workflow`` / ``agent`` spans: ``traceloop.entity.output`` is the answer.
+  writes JSON; the ``{"output": ..., "kwargs": ...}`` envelope and a LangChain ``ToolMessage``
+  in it come off, the message's ``tool_call_id`` is the call id), ``traceloop.entity.name`` its
+  name, ``traceloop.entity.input`` its input.
+- ``workflow`` / ``agent`` spans: ``traceloop.entity.output`` is the answer (LangChain's
+  ``{"outputs": {...}, "kwargs": ...}`` read by :mod:`shapes`).
 - Legacy indexed LLM attributes: ``gen_ai.prompt.{i}.{role,content,tool_call_id}`` (tool results
   as ``role: tool``) and ``gen_ai.completion.{i}.content`` (the answer, when the completion has
   no ``tool_calls``).
@@ -22,14 +25,16 @@ from gsar_otel.sidecar.conventions.shared import (
     Extraction,
     Found,
     agent_rank,
+    arguments_text,
+    as_text,
     gather,
     indexed,
     indexed_answer,
     indexed_calls,
     indexed_tool_results,
-    unwrap_json_text,
+    result_and_call,
 )
-from gsar_otel.sidecar.intake.spans import SpanRecord
+from gsar_otel.sidecar.intake.spans import SpanRecord, json_text
 
 if TYPE_CHECKING:
     from gsar_otel.sidecar.assembly.ready import ReadyRun
@@ -67,12 +72,14 @@ def _span_items(span: SpanRecord, is_run_span: bool) -> Iterator[Answer | Found 
     kind = attributes.get(TRACELOOP_SPAN_KIND)
     name = str(attributes.get(TRACELOOP_ENTITY_NAME) or span.name)
     if kind == "tool" and TRACELOOP_ENTITY_OUTPUT in attributes:
-        yield Found(content=unwrap_json_text(attributes[TRACELOOP_ENTITY_OUTPUT]),
-                    span_id=span.span_id, tool_name=name, start_ns=span.start_ns)
+        result, call_id = result_and_call(attributes[TRACELOOP_ENTITY_OUTPUT])
+        yield Found(content=result, span_id=span.span_id, tool_name=name, call_id=call_id,
+                    start_ns=span.start_ns,
+                    arguments=arguments_text(attributes.get(TRACELOOP_ENTITY_INPUT)))
     elif kind in ("workflow", "agent") and TRACELOOP_ENTITY_OUTPUT in attributes:
-        text = unwrap_json_text(attributes[TRACELOOP_ENTITY_OUTPUT])
-        if text:
-            yield Answer(text, span.span_id, agent_rank(is_run_span), span.end_ns,
+        output = as_text(json_text(attributes[TRACELOOP_ENTITY_OUTPUT]))
+        if output:
+            yield Answer(output, span.span_id, agent_rank(is_run_span), span.end_ns,
                          CONVENTION_OPENLLMETRY)
     yield from indexed_tool_results(span, indexed(attributes, LEGACY_PROMPT))
     yield from indexed_calls(span, attributes, LEGACY_COMPLETION)

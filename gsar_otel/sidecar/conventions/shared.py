@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gsar_otel.sidecar.conventions.shapes import unwrap
 from gsar_otel.sidecar.intake.spans import json_text
 
 if TYPE_CHECKING:
@@ -38,6 +39,9 @@ class Found:
     """A later, different result for a call id already answered (a retried call)."""
     verified: bool = True
     """False: a history result with no call in the trace, kept only on request."""
+    arguments: str | None = None
+    """The call's recorded input (None: the span records none), for telling control tools
+    (:func:`~gsar_otel.sidecar.conventions.shapes.is_control`) from sources of facts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,8 @@ class Answer:
     rank: int
     end_ns: int
     convention: str
+    field: str = ""
+    """The envelope field the text was read from ('' when the value was text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,47 +105,23 @@ def as_text(value: Any) -> str:
         return str(value)
 
 
-def unwrap_json_text(value: Any) -> str:
-    """Text that may be JSON-encoded text (``"\\"hello\\""``) or a JSON object with one obvious
-    text field; anything else as :func:`as_text`."""
-    if isinstance(value, str) and value[:1] in ("{", "[", '"'):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return str(value).strip()
-    if isinstance(value, dict):
-        for key in ("output", "text", "content", "result", "answer", "response"):
-            inner = value.get(key)
-            if isinstance(inner, str):
-                return str(inner).strip()
-    return as_text(value)
-
-
 def result_text(value: Any) -> str:
-    """A tool result as judge text, its common wrappers taken off: content blocks
-    (``[{"text": ...}]``, MCP's ``{"content": [{"type": "text", "text": ...}]}``), a one-field
-    object (``{"result": ...}``, ``{"output": ...}``), JSON-encoded text. Anything else (a
-    structured row) stays compact JSON."""
-    value = json_text(value)
-    for _ in range(4):
-        if isinstance(value, dict) and len(value) == 1:
-            (key, inner), = value.items()
-            if key in _WRAPPER_KEYS:
-                value = json_text(inner)
-                continue
-        if isinstance(value, dict) and isinstance(value.get("content"), list) and set(
-                value) <= {"content", "isError", "is_error", "structuredContent", "type"}:
-            value = value["content"]
-            continue
-        if isinstance(value, list) and value and all(
-                isinstance(b, dict) and isinstance(b.get("text"), str)
-                and set(b) <= {"text", "type"} for b in value):
-            return "\n".join(b["text"].strip() for b in value if b["text"].strip())
-        break
-    return as_text(value)
+    """A tool result as judge text, its wrappers taken off (the envelopes of
+    :data:`~gsar_otel.sidecar.conventions.shapes.ENVELOPES`, content blocks, LangChain
+    messages, JSON-encoded text). Anything else (a structured row) stays compact JSON."""
+    return as_text(unwrap(value).value)
 
 
-_WRAPPER_KEYS = frozenset({"result", "output", "response", "content", "text"})
+def result_and_call(value: Any) -> tuple[str, str]:
+    """:func:`result_text` and the call id a wrapper carried (a LangChain ``ToolMessage``'s
+    ``tool_call_id``; '' when none did)."""
+    unwrapped = unwrap(value)
+    return as_text(unwrapped.value), unwrapped.call_id
+
+
+def arguments_text(value: Any) -> str | None:
+    """A tool call's recorded input as text, None when the span records none."""
+    return None if value is None else as_text(json_text(value))
 
 
 def gather(run: ReadyRun,

@@ -39,6 +39,7 @@ from gsar_otel.sidecar.assembly.late import LateBatch
 from gsar_otel.sidecar.conventions import genai, native, openinference, openllmetry, registry
 from gsar_otel.sidecar.conventions.extract import (
     NOTE_NO_EVIDENCE,
+    NOTE_UNVERIFIED_HISTORY,
     ExtractedRun,
     extract_run,
     source,
@@ -55,25 +56,35 @@ HINTS: Final = {
     SKIPPED_NO_ANSWER: (
         "no final answer found in the run: record message content (e.g. "
         "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, OpenInference's default, "
-        "ADK's message capture) or the answer on the agent span"),
+        "ADK's message capture) or the answer on the agent span as text (a serialized object "
+        "with no single text field is not an answer)"),
     NOTE_NO_EVIDENCE: (
         "no tool result found in the run: record tool results (gen_ai.tool.call.result on "
         "execute_tool spans, or tool messages) so the answer can be grounded"),
+    NOTE_UNVERIFIED_HISTORY: (
+        "tool results were found only in message histories with no tool call in the trace "
+        "(each model call its own trace, no agent span?) and left out; trace the agent run, "
+        "or run the sidecar with --include-unverified if clients cannot write the history"),
 }
+PER_AGENT: Final = frozenset({NOTE_UNVERIFIED_HISTORY})
+"""Reasons logged once per agent rather than once per process."""
 NAME_KEYS: Final = (genai.GEN_AI_AGENT_NAME, openinference.OI_AGENT_NAME, native.VERCEL_FUNCTION_ID,
                     genai.GEN_AI_WORKFLOW_NAME)
 _logged: set[str] = set()
 _logged_lock = threading.Lock()
 
 
-def log_once(reason: str, trace_id: str) -> bool:
-    """Log why a run was skipped or judged without evidence, once per reason per process."""
+def log_once(reason: str, trace_id: str, agent: str = "") -> bool:
+    """Log why a run was skipped or judged without (all its) evidence, once per reason per
+    process, or once per reason per agent for :data:`PER_AGENT` reasons."""
+    key = f"{reason}\x00{agent}" if reason in PER_AGENT else reason
     with _logged_lock:
-        if reason in _logged:
+        if key in _logged:
             return False
-        _logged.add(reason)
-    logger.warning("gsar sidecar: trace %s: %s (%s; logged once per reason)", trace_id,
-                   reason, HINTS.get(reason, reason))
+        _logged.add(key)
+    scope = f"agent {agent}" if reason in PER_AGENT else "reason"
+    logger.warning("gsar sidecar: trace %s: %s (%s; logged once per %s)", trace_id,
+                   reason, HINTS.get(reason, reason), scope)
     return True
 
 
@@ -143,8 +154,9 @@ def incompleteness(run: ReadyRun, extracted: ExtractedRun) -> str:
     """Why the evidence may be incomplete ('' when nothing says so)."""
     if run.incomplete:
         return run.incomplete_reason
-    if NOTE_NO_EVIDENCE in extracted.notes:
-        return NOTE_NO_EVIDENCE
+    for note in (NOTE_UNVERIFIED_HISTORY, NOTE_NO_EVIDENCE):
+        if note in extracted.notes:
+            return note
     return ""
 
 
@@ -162,7 +174,13 @@ def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]
         sc.GSAR_SIDECAR_EVIDENCE_ECHOES: extracted.echoes,
         sc.GSAR_SIDECAR_EVIDENCE_UNVERIFIED: extracted.unverified,
         sc.GSAR_SIDECAR_EVIDENCE_RETRIES: extracted.retries,
+        sc.GSAR_SIDECAR_EVIDENCE_CONTROLS: len(extracted.controls),
     }
+    if extracted.controls:
+        attributes[sc.GSAR_SIDECAR_EVIDENCE_CONTROL_SOURCES] = [
+            exported_source(item) for item in extracted.controls[:MAX_SOURCES]]
+    if extracted.answer_source:
+        attributes[sc.GSAR_SIDECAR_ANSWER_SOURCE] = extracted.answer_source
     kept = len(extracted.evidence_set())
     if kept < len(extracted.evidence):
         attributes[sc.GSAR_SIDECAR_EVIDENCE_CUT_SOURCES] = [
@@ -171,6 +189,8 @@ def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]
         attributes[sc.GSAR_SIDECAR_RUN_SPAN_NAME] = run_span_name(run)
     if reason:
         attributes[sc.GSAR_SIDECAR_RUN_INCOMPLETE_REASON] = reason
+        if reason in HINTS:
+            attributes[sc.GSAR_SIDECAR_RUN_INCOMPLETE_HINT] = HINTS[reason]
     return attributes
 
 
@@ -194,8 +214,9 @@ async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge
     if extracted.answer is None:
         flag_skipped(run, extracted, telemetry, SKIPPED_NO_ANSWER)
         return None
-    if NOTE_NO_EVIDENCE in extracted.notes:
-        log_once(NOTE_NO_EVIDENCE, run.trace_id)
+    for note in (NOTE_UNVERIFIED_HISTORY, NOTE_NO_EVIDENCE):
+        if note in extracted.notes:
+            log_once(note, run.trace_id, function_name(run))
     context, target = run_context(run)
     evaluator = TracedEvaluator(judge, function=function_name(run), mode=sc.MODE_SIDECAR,
                                 capture_content=capture_content, telemetry=telemetry,

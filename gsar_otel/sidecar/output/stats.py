@@ -110,7 +110,7 @@ class SidecarStats:
     def note(self, name: str, reason: str, n: int = 1) -> None:
         """Count something that is neither a received item nor a run (``late_flags``: flagged
         or failed; ``values``: truncated at intake; ``traces_evicted``: run or fragment;
-        ``extraction``: capped; ``tool_results``: echo, retry, unverified), kept for
+        ``extraction``: capped; ``tool_results``: echo, control, retry, unverified), kept for
         ``/healthz`` and served on ``/metrics`` as
         ``gsar_sidecar_{name}_total{gsar_sidecar_reason=...}``."""
         if n:

@@ -4,11 +4,15 @@
   ``openinference-instrumentation-openai-agents`` (the SDK's own trace export is turned off);
 - ``--mode openai-v2``: a hand-written tool loop with the plain ``openai`` client, traced by the
   OpenTelemetry contrib ``opentelemetry-instrumentation-openai-v2`` (message content captured),
-  inside the application's own ``incident_agent.run`` span.
+  inside the application's own ``incident_agent.run`` span;
+- ``--mode openai-v2-calls``: the same loop with no application span, so each model call is a
+  trace of its own and the tool result is only in the last call's history.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 from typing import Any
 
@@ -42,7 +46,7 @@ def agents_sdk(endpoint: str, base_url: str) -> tuple[Any, Any]:
     return telemetry, run_one
 
 
-def openai_v2(endpoint: str, base_url: str) -> tuple[Any, Any]:
+def openai_v2(endpoint: str, base_url: str, *, app_span: bool = True) -> tuple[Any, Any]:
     from openai import OpenAI
     from opentelemetry import trace
     from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
@@ -57,7 +61,9 @@ def openai_v2(endpoint: str, base_url: str) -> tuple[Any, Any]:
                        "required": ["host"]}}}]
 
     def run_one(answer: str) -> Any:
-        with answering_with(answer), tracer.start_as_current_span("incident_agent.run"):
+        run_span = (tracer.start_as_current_span("incident_agent.run") if app_span
+                    else contextlib.nullcontext())
+        with answering_with(answer), run_span:
             messages: list[dict[str, Any]] = [{"role": "user", "content": QUESTION}]
             while True:
                 reply = client.chat.completions.create(model="gpt-4o", messages=messages,
@@ -76,9 +82,12 @@ def openai_v2(endpoint: str, base_url: str) -> tuple[Any, Any]:
 def main() -> None:
     args = arguments()
     base_url = fake_server()
-    build = {"agents": agents_sdk, "openai-v2": openai_v2}[args.mode]
+    build = {"agents": agents_sdk, "openai-v2": openai_v2,
+             "openai-v2-calls": functools.partial(openai_v2, app_span=False)}[args.mode]
     telemetry, run_one = build(args.endpoint, base_url)
-    run_all(telemetry, args.answers, run_one)
+    # Without the application span each model call is a trace of its own: the run's answer
+    # is in the last one.
+    run_all(telemetry, args.answers, run_one, last_trace=args.mode == "openai-v2-calls")
 
 
 if __name__ == "__main__":
