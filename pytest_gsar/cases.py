@@ -8,7 +8,8 @@ Each non-blank line is one JSON object, one case, collected as the test item ``F
 Fields: ``id`` (required, unique in the file), ``synthesis`` (required: the agent's answer),
 ``evidence`` (required: a string, one item per line, or a list of strings and
 ``{"id", "content", "type", "source"}`` objects), ``expect`` (the decision the answer must get,
-default ``proceed``; ``any`` checks no decision), ``min_score`` (lowest passing S, checked as
+default ``proceed``; ``any`` checks no decision; ``not_proceed`` accepts any decision but
+proceed), ``min_score`` (lowest passing S, checked as
 well as the decision), ``judge`` (a judge name for this case) and ``meta`` (free-form,
 ignored). A line that is not a valid case is a collection error naming the file and line;
 one error names every bad line of the file.
@@ -38,8 +39,9 @@ if TYPE_CHECKING:
 
 REQUIRED_FIELDS: Final = ("id", "synthesis", "evidence")
 OPTIONAL_FIELDS: Final = ("expect", "min_score", "judge", "meta")
-DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain", "any")
-"""What ``expect`` may name: a decision, or ``any`` (no decision check, ``min_score`` alone)."""
+DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain", "any", "not_proceed")
+"""What ``expect`` may name: a decision, ``any`` (no decision check, ``min_score`` alone), or
+``not_proceed`` (any decision but proceed: a known-bad answer)."""
 MAX_LINE_BYTES: Final = 16 * 2**20
 """Longest line of a case file: far past what a judge sees (evidence is cut to 400,000
 characters), short enough that one bad line cannot exhaust memory."""

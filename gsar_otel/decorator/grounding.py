@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from gsar_otel import semconv as sc
 from gsar_otel.decorator.failing import (
+    NO_EVIDENCE_REASON,
     PROPAGATE,
     ExtractorError,
     call_extractor,
     count_skipped,
     failure_kind,
     failure_result,
-    no_evidence_result,
 )
 from gsar_otel.decorator.options import (
     GroundedCall,
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from gsar_otel.core.model import GSARThresholds
     from gsar_otel.core.protocol import Judge
     from gsar_otel.core.result import GSARResult
-    from gsar_otel.otel.recording import EvaluationRecorder
 
 __all__ = ["GroundedFunction"]
 
@@ -212,9 +211,6 @@ class GroundedFunction:
             recorder.set_judge(judge)
             synthesis = self._synthesis(result)
             evidence = self._evidence(result, args, kwargs, collected)
-            if not evidence and options.replan_fn is None:
-                # (A replan_fn may gather the evidence: the loop then judges and replans.)
-                return self._no_evidence(recorder, synthesis, judge)
             regenerate_fn, replan_fn = callbacks
             configured = {**settings.evaluator_options(), "thresholds": thresholds,
                           "contradiction_penalty": penalty}
@@ -228,6 +224,8 @@ class GroundedFunction:
                 judge, regenerate_fn, replan_fn, function=self.function, mode=options.mode,
                 capture_content=settings.capture_content, deadline_s=options.deadline_s,
                 settings=settings, **configured)
+            # No evidence: the evaluator abstains (no_evidence) naming the decorator's wirings.
+            evaluator.no_evidence_hint = NO_EVIDENCE_REASON
             return await evaluator.evaluate_recorded(recorder, report_synthesis=synthesis,
                                                      evidence_corpus=evidence)
         except BaseException as error:
@@ -237,21 +235,6 @@ class GroundedFunction:
             raise
         finally:
             recorder.end()
-
-    def _no_evidence(self, recorder: EvaluationRecorder, synthesis: str, judge: Judge
-                     ) -> GSARResult:
-        """A call that gathered no evidence abstains (``no_evidence``) without calling the
-        judge: recorded on the span and metrics like any result, and told to the plugins."""
-        from gsar_otel.core.protocol import judge_name
-        from gsar_otel.plugins import notify_result
-
-        outcome = no_evidence_result(synthesis, judge_name(judge))
-        recorder.finish(outcome)
-        try:
-            notify_result(outcome, self.function)
-        except Exception:  # plugins never break the host
-            logger.debug("gsar: result plugins failed", exc_info=True)
-        return outcome
 
     def _build_thresholds(self) -> GSARThresholds | None:
         """The ``thresholds=`` option as a GSARThresholds (None when not given), built once."""
