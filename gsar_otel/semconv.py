@@ -212,6 +212,11 @@ ENV_DISABLED: Final = "GSAR_DISABLED"
 ENV_BACKGROUND_QUEUE_SIZE: Final = "GSAR_BACKGROUND_QUEUE_SIZE"
 ENV_EXIT_FLUSH_S: Final = "GSAR_EXIT_FLUSH_S"
 """Seconds the interpreter waits at exit for background evaluations (default 5)."""
+ENV_CONSOLE: Final = "GSAR_CONSOLE"
+"""What ``configure_telemetry()`` prints on stderr: ``summary`` (one line per evaluation; the
+default when no exporter or endpoint is configured), ``spans`` (the SDK's full span dump) or
+``off``."""
+CONSOLE_MODES: Final = ("summary", "spans", "off")
 ENV_ANTHROPIC_API_KEY: Final = "ANTHROPIC_API_KEY"
 ENV_ANTHROPIC_BASE_URL: Final = "ANTHROPIC_BASE_URL"
 
