@@ -102,7 +102,8 @@ def test_bad_arguments_fail_with_the_allowed_values(gsar_pytester: pytest.Pytest
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines_random([
-        "*decision must be one of proceed, regenerate, replan, abstain, any, not_proceed, got 'maybe'*",
+        "*decision must be one of proceed, regenerate, replan, abstain, any, not_proceed, "
+        "got 'maybe'*",
         "*min_score must be a number between 0 and 1, got 2*",
         "*unknown judge 'oracle'; available: staged, anthropic, records, tiered, lexical, scripted*",
     ])

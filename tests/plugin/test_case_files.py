@@ -85,7 +85,8 @@ def test_blank_lines_are_skipped_and_line_numbers_stay_true(gsar_pytester: pytes
     ('{"id": "a", "synthesis": "x", "evidence": 7}', "field 'evidence': evidence must be a "
                                                      "string, an Evidence, a dict"),
     ('{"id": "a", "synthesis": "x", "evidence": "e", "expect": "ok"}',
-     "field 'expect' must be one of proceed, regenerate, replan, abstain, any, not_proceed, got 'ok'"),
+     "field 'expect' must be one of proceed, regenerate, replan, abstain, any, not_proceed, "
+     "got 'ok'"),
     ('{"id": "a", "synthesis": "x", "evidence": "e", "min_score": 1.5}',
      "field 'min_score' must be a number between 0 and 1, got 1.5"),
     ('{"id": "a", "synthesis": "x", "evidence": "e", "judge": 1}',
