@@ -217,6 +217,8 @@ ENV_CONSOLE: Final = "GSAR_CONSOLE"
 default when no exporter or endpoint is configured), ``spans`` (the SDK's full span dump) or
 ``off``."""
 CONSOLE_MODES: Final = ("summary", "spans", "off")
+ENV_CAPTURE_DIR: Final = "GSAR_CAPTURE_DIR"
+"""Directory ``@grounded`` writes each judged call into as a case-file line (off when unset)."""
 ENV_ANTHROPIC_API_KEY: Final = "ANTHROPIC_API_KEY"
 ENV_ANTHROPIC_BASE_URL: Final = "ANTHROPIC_BASE_URL"
 

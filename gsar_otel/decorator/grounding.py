@@ -226,8 +226,14 @@ class GroundedFunction:
                 settings=settings, **configured)
             # No evidence: the evaluator abstains (no_evidence) naming the decorator's wirings.
             evaluator.no_evidence_hint = NO_EVIDENCE_REASON
-            return await evaluator.evaluate_recorded(recorder, report_synthesis=synthesis,
-                                                     evidence_corpus=evidence)
+            outcome: GSARResult = await evaluator.evaluate_recorded(
+                recorder, report_synthesis=synthesis, evidence_corpus=evidence)
+            capture = options.capture or settings.capture_dir
+            if capture:
+                from gsar_otel.decorator.capturing import capture_call
+
+                capture_call(capture, outcome, recorder.span, self.function)
+            return outcome
         except BaseException as error:
             # The span names what the extractor raised, not our wrapper of it.
             cause = error.__cause__ if isinstance(error, ExtractorError) else None

@@ -95,6 +95,8 @@ class GroundedOptions:
     """None: the settings' policy."""
     dispute_policy: DisputePolicy | None = None
     """None: the settings' policy."""
+    capture: str | None = None
+    """Directory each judged call is written into as a case line (None: ``GSAR_CAPTURE_DIR``)."""
 
 
 class JudgeUnavailableError(RuntimeError):
