@@ -377,6 +377,9 @@ ENV_SIDECAR_VERDICT_BUFFER: Final = "GSAR_SIDECAR_VERDICT_BUFFER"
 ENV_SIDECAR_SHUTDOWN_GRACE: Final = "GSAR_SIDECAR_SHUTDOWN_GRACE"
 ENV_SIDECAR_MAX_HELD_BYTES: Final = "GSAR_SIDECAR_MAX_HELD_BYTES"
 ENV_SIDECAR_INCLUDE_UNVERIFIED: Final = "GSAR_SIDECAR_INCLUDE_UNVERIFIED"
+ENV_SIDECAR_LOG_VERDICTS: Final = "GSAR_SIDECAR_LOG_VERDICTS"
+ENV_SIDECAR_CAPTURE_CASES: Final = "GSAR_SIDECAR_CAPTURE_CASES"
+ENV_SIDECAR_CAPTURE_RATE: Final = "GSAR_SIDECAR_CAPTURE_RATE"
 """``gsar sidecar``'s own settings, one per flag (``--http-port`` is ``GSAR_SIDECAR_HTTP_PORT``);
 the same names without the prefix, lower case, in the settings file's ``sidecar`` table; a flag
 wins over its variable, which wins over the file."""

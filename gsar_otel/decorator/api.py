@@ -73,6 +73,7 @@ from gsar_otel.decorator.options import (
     GroundingError,
     Mode,
     OnLow,
+    last_result,
 )
 from gsar_otel.decorator.running import merge_evidence
 from gsar_otel.otel.background import flush
@@ -82,7 +83,8 @@ if TYPE_CHECKING:
     from gsar_otel.core.protocol import Judge
     from gsar_otel.core.scoring import ContradictionPolicy, DisputePolicy
 
-__all__ = ["GroundedCall", "GroundingError", "flush", "grounded", "merge_evidence"]
+__all__ = ["GroundedCall", "GroundingError", "flush", "grounded", "last_result",
+           "merge_evidence"]
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -32,6 +32,7 @@ from gsar_otel.decorator.options import (
     GroundedOptions,
     GroundingError,
     UnavailableJudge,
+    set_last_result,
 )
 from gsar_otel.decorator.running import _run_on_thread_loop, _watch, merge_evidence
 from gsar_otel.otel.background import get_worker
@@ -288,7 +289,8 @@ class GroundedFunction:
 
     async def judge_inline(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                            collected: list[Evidence],
-                           user_errors: list[BaseException] | None = None) -> Any:
+                           user_errors: list[BaseException] | None = None,
+                           holder: list[GSARResult | None] | None = None) -> Any:
         """Judge before returning and apply ``on_low``; returns what the call should return.
 
         Raises:
@@ -300,6 +302,9 @@ class GroundedFunction:
                      _watch(self.options.replan_fn, errors))
         try:
             outcome = await self._evaluate(result, args, kwargs, collected, callbacks)
+            set_last_result(outcome)
+            if holder is not None:
+                holder.append(outcome)
         except PROPAGATE:
             raise
         except BaseException as error:
@@ -314,15 +319,18 @@ class GroundedFunction:
                           collected: list[Evidence]) -> Any:
         """:meth:`judge_inline` for sync functions (on this thread's own event loop)."""
         user_errors: list[BaseException] = []
+        holder: list[GSARResult | None] = []  # the loop's task has a context of its own
         try:
             return _run_on_thread_loop(
-                self.judge_inline(result, args, kwargs, collected, user_errors))
+                self.judge_inline(result, args, kwargs, collected, user_errors, holder))
         except PROPAGATE:
             raise
         except BaseException as error:  # a sync caller has no task to cancel: all ours
             if isinstance(error, GroundingError) or any(error is e for e in user_errors):
                 raise
             return self._failed(result, error)
+        finally:
+            set_last_result(holder[0] if holder else None)
 
     def _failed(self, result: Any, error: BaseException) -> Any:
         """The call could not be judged: observe returns ``result``; a gate fails closed."""

@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 
-class CaptureError(Exception):
+class CaptureError(ValueError):
     """The capture directory cannot be used (it is not a directory, or not writable)."""
 
 
