@@ -43,6 +43,7 @@ class ImportCounts:
     no_evidence: int = 0
     rejected_spans: int = 0
     evicted: int = 0
+    already_there: int = 0
     by_decision: dict[str, int] = field(default_factory=dict)
 
 
@@ -104,6 +105,9 @@ class Importer:
         self.evaluator = evaluator
         self.writer = writer
         self.counts = ImportCounts()
+        self.known = known_ids(writer.directory)
+        """Case ids the directory already holds: a run imported again is not written twice (a
+        case file with one id twice is a collection error)."""
 
     def now(self) -> float:
         return self.tick
@@ -154,8 +158,26 @@ class Importer:
         run_id = span.span_id if span is not None else extracted.answer_span_id or "0" * 16
         line = case_line(result, trace_id=run.trace_id, run_id=run_id, origin="import",
                          agent=agent_name(run), at=at)
+        if line["id"] in self.known:
+            self.counts.already_there += 1
+            return
+        self.known.add(line["id"])
         if self.writer.write(line) is not None:
             self.counts.written += 1
+
+
+def known_ids(directory: Path) -> set[str]:
+    """The ids of the cases in ``directory``'s case files.
+
+    Raises:
+        BadInput: a case file there that cannot be read.
+    """
+    from gsar_otel.measure.case_files import CaseFileError, read_all
+
+    try:
+        return {row.data["id"] for row in read_all([directory])}
+    except CaseFileError as error:
+        raise BadInput(str(error)) from None
 
 
 def import_file(path: Path, evaluator: GSAREvaluator, writer: CaseWriter) -> ImportCounts:
@@ -176,8 +198,9 @@ def summary(counts: ImportCounts) -> str:
     decisions = ", ".join(f"{n} {d}" for d, n in sorted(counts.by_decision.items())) or "none"
     return (f"{counts.requests} request(s), {counts.runs} run(s): {counts.written} written "
             f"({decisions}); not judged: {counts.no_answer} without an answer, "
-            f"{counts.no_evidence} without evidence; {counts.rejected_spans} span(s) rejected, "
-            f"{counts.evicted} trace(s) evicted")
+            f"{counts.no_evidence} without evidence, {counts.already_there} already in the "
+            f"directory; {counts.rejected_spans} span(s) rejected, {counts.evicted} trace(s) "
+            f"evicted")
 
 
 def as_json(counts: ImportCounts) -> str:

@@ -102,6 +102,12 @@ def test_import_writes_what_the_live_sidecar_captured(
     assert sorted(map(comparable, imported)) == sorted(map(comparable, captured))
     assert {line["recorded"]["origin"] for line in imported} == {"import"}
     assert SECRET not in json.dumps(imported)
+    # Imported again into the same directory: nothing is written twice.
+    assert main(["cases", "import", str(json_path), "--into", str(into), "--judge",
+                 "staged"]) == 0
+    again = capsys.readouterr().err
+    assert "0 written" in again and "3 already in the directory" in again
+    assert len(lines_in(into)) == 3
 
 
 def test_a_file_that_is_not_otlp_is_bad_input(tmp_path: Path,
