@@ -4,7 +4,7 @@
     OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 python examples/incident_agent.py
 
 The agent itself (scripted tools, the over-reaching first answer, the recovery callbacks) lives in
-``gsar_otel/demo_agent.py`` so that ``gsar demo`` works from an installed package; this script
+``gsar_otel/cli/demo_agent.py`` so that ``gsar demo`` works from an installed package; this script
 shows the three things an application does to use it: set up telemetry once, react to results
 (here through the ``gsar_on_result`` plugin hook), and call the decorated agent.
 """
@@ -30,7 +30,8 @@ class PrintTrajectory:
 
 
 def main() -> None:
-    # OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else the SDK's console exporter (stderr).
+    # OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else one line per evaluation on stderr
+    # (GSAR_CONSOLE=spans prints every span).
     telemetry = configure_telemetry(service_name="incident-agent")
     register(PrintTrajectory())
     try:

@@ -90,7 +90,7 @@ FILE_KEYS: Final = (
     "thresholds", "contradiction_penalty", "weight_map", "k_max", "max_regenerations", "judge",
     "judge_model", "sample_rate", "capture_content", "disabled", "background_queue_size",
     "conclusion_policy", "contradiction_policy", "penalty_weight_map", "sidecar",
-    "dispute_policy", "max_escalated_claims",
+    "dispute_policy", "max_escalated_claims", "capture_dir",
 )
 """Keys a settings file may hold."""
 THRESHOLD_KEYS: Final = ("proceed", "regenerate")
@@ -110,6 +110,8 @@ class GSARSettings(BaseModel):
     sample_rate: float = Field(default=1.0, ge=0.0, le=1.0, description="Share of calls judged.")
     capture_content: bool = Field(default=False, description="Put claim/answer text on spans.")
     disabled: bool = Field(default=False, description="Turn @grounded into a plain call.")
+    capture_dir: str | None = Field(default=None, description="Directory @grounded writes each "
+                                    "judged call into as a case-file line; None: off.")
     background_queue_size: int = Field(default=DEFAULT_BACKGROUND_QUEUE_SIZE, ge=1,
                                        description="Evaluations waiting in background mode.")
     proceed: float = Field(default=0.80, ge=0.0, le=1.0, description="Proceed threshold.")
@@ -180,6 +182,7 @@ _SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
     "sample_rate": _parse_unit,
     "capture_content": parse_bool,
     "disabled": parse_bool,
+    "capture_dir": _parse_name,
     "background_queue_size": int_parser(1),
     "contradiction_penalty": _parse_unit,
     "k_max": int_parser(0),
@@ -197,6 +200,7 @@ _ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
     semconv.ENV_JUDGE_MODEL: "judge_model",
     semconv.ENV_SAMPLE_RATE: "sample_rate",
     semconv.ENV_DISABLED: "disabled",
+    semconv.ENV_CAPTURE_DIR: "capture_dir",
     semconv.ENV_BACKGROUND_QUEUE_SIZE: "background_queue_size",
     semconv.ENV_PROCEED: "proceed",
     semconv.ENV_REGENERATE: "regenerate",

@@ -212,6 +212,13 @@ ENV_DISABLED: Final = "GSAR_DISABLED"
 ENV_BACKGROUND_QUEUE_SIZE: Final = "GSAR_BACKGROUND_QUEUE_SIZE"
 ENV_EXIT_FLUSH_S: Final = "GSAR_EXIT_FLUSH_S"
 """Seconds the interpreter waits at exit for background evaluations (default 5)."""
+ENV_CONSOLE: Final = "GSAR_CONSOLE"
+"""What ``configure_telemetry()`` prints on stderr: ``summary`` (one line per evaluation; the
+default when no exporter or endpoint is configured), ``spans`` (the SDK's full span dump) or
+``off``."""
+CONSOLE_MODES: Final = ("summary", "spans", "off")
+ENV_CAPTURE_DIR: Final = "GSAR_CAPTURE_DIR"
+"""Directory ``@grounded`` writes each judged call into as a case-file line (off when unset)."""
 ENV_ANTHROPIC_API_KEY: Final = "ANTHROPIC_API_KEY"
 ENV_ANTHROPIC_BASE_URL: Final = "ANTHROPIC_BASE_URL"
 
@@ -383,6 +390,9 @@ ENV_SIDECAR_VERDICT_BUFFER: Final = "GSAR_SIDECAR_VERDICT_BUFFER"
 ENV_SIDECAR_SHUTDOWN_GRACE: Final = "GSAR_SIDECAR_SHUTDOWN_GRACE"
 ENV_SIDECAR_MAX_HELD_BYTES: Final = "GSAR_SIDECAR_MAX_HELD_BYTES"
 ENV_SIDECAR_INCLUDE_UNVERIFIED: Final = "GSAR_SIDECAR_INCLUDE_UNVERIFIED"
+ENV_SIDECAR_LOG_VERDICTS: Final = "GSAR_SIDECAR_LOG_VERDICTS"
+ENV_SIDECAR_CAPTURE_CASES: Final = "GSAR_SIDECAR_CAPTURE_CASES"
+ENV_SIDECAR_CAPTURE_RATE: Final = "GSAR_SIDECAR_CAPTURE_RATE"
 """``gsar sidecar``'s own settings, one per flag (``--http-port`` is ``GSAR_SIDECAR_HTTP_PORT``);
 the same names without the prefix, lower case, in the settings file's ``sidecar`` table; a flag
 wins over its variable, which wins over the file."""

@@ -8,9 +8,11 @@ Each non-blank line is one JSON object, one case, collected as the test item ``F
 Fields: ``id`` (required, unique in the file), ``synthesis`` (required: the agent's answer),
 ``evidence`` (required: a string, one item per line, or a list of strings and
 ``{"id", "content", "type", "source"}`` objects), ``expect`` (the decision the answer must get,
-default ``proceed``; ``any`` checks no decision), ``min_score`` (lowest passing S, checked as
-well as the decision), ``judge`` (a judge name for this case) and ``meta`` (free-form,
-ignored). A line that is not a valid case is a collection error naming the file and line;
+default ``proceed``; ``any`` checks no decision; ``not_proceed`` any but proceed), ``min_score``
+(lowest passing S, checked as well as the decision), ``judge`` (a judge name for this case),
+``meta`` (free-form, ignored), and a captured run's ``trace_id``, ``run_id``, ``sources`` and
+``recorded`` (:mod:`pytest_gsar.captured`; without ``expect`` it must reach the recorded
+decision). A line that is not a valid case is a collection error naming the file and line;
 one error names every bad line of the file.
 
 The file is UTF-8 (a byte order mark is allowed), lines end in ``\n`` or ``\r\n``, blank lines
@@ -22,6 +24,7 @@ times). One line may hold at most :data:`MAX_LINE_BYTES`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import unicodedata
 from collections.abc import Iterator
@@ -31,15 +34,17 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 import pytest
 
+from pytest_gsar.captured import CAPTURE_FIELDS, Recorded, check_capture_fields
 from pytest_gsar.errors import GroundingFailure
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
 REQUIRED_FIELDS: Final = ("id", "synthesis", "evidence")
-OPTIONAL_FIELDS: Final = ("expect", "min_score", "judge", "meta")
-DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain", "any")
-"""What ``expect`` may name: a decision, or ``any`` (no decision check, ``min_score`` alone)."""
+OPTIONAL_FIELDS: Final = ("expect", "min_score", "judge", "meta", *CAPTURE_FIELDS)
+DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain", "any", "not_proceed")
+"""What ``expect`` may name: a decision, ``any`` (no decision check, ``min_score`` alone), or
+``not_proceed`` (any decision but proceed: a known-bad answer)."""
 MAX_LINE_BYTES: Final = 16 * 2**20
 """Longest line of a case file: far past what a judge sees (evidence is cut to 400,000
 characters), short enough that one bad line cannot exhaust memory."""
@@ -67,6 +72,7 @@ class Case:
     expect: str | None = None
     min_score: float | None = None
     judge: str | None = None
+    recorded: Recorded | None = None  # a captured case's trace and verdict at capture
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,10 +163,14 @@ def parse_case(text: str, *, path: Path, line: int) -> Case:
     judge = data.get("judge")
     if judge is not None and (not isinstance(judge, str) or not judge.strip()):
         raise _field_error(path, line, f"field 'judge' must be a judge name, got {_short(judge)}")
+    try:
+        recorded = check_capture_fields(data)
+    except ValueError as error:
+        raise _field_error(path, line, str(error)) from None
     return Case(id=case_id.strip(), synthesis=synthesis, evidence=evidence, line=line,
                 expect=None if expect is None else expect.strip().lower(),
                 min_score=None if min_score is None else float(min_score),
-                judge=None if judge is None else judge.strip())
+                judge=None if judge is None else judge.strip(), recorded=recorded)
 
 
 def read_cases(path: Path) -> list[Case]:
@@ -230,10 +240,9 @@ def read_case_at(path: Path, entry: CaseEntry) -> Case:
 
 
 def _parse_or_none(text: str, path: Path, line: int) -> Case | None:
-    try:
+    with contextlib.suppress(CaseFormatError):
         return parse_case(text, path=path, line=line)
-    except CaseFormatError:
-        return None
+    return None
 
 
 def _lines(path: Path, *, start: int = 0, first_number: int = 1
@@ -367,9 +376,16 @@ class GSARCase(pytest.Item):
         except CaseFormatError as error:
             raise GroundingFailure(str(error).removeprefix(f"{self.path}:{self.case.line}: ")
                                    ) from None
-        judge_in_test(self, case.synthesis, case.evidence,
-                      min_score=case.min_score, decision=case.expect,
-                      judge=case.judge, origin=f"case {case.id!r}", defer_save=True)
+        recorded = case.recorded
+        expect = case.expect or (recorded.decision if recorded else None)
+        try:
+            judge_in_test(self, case.synthesis, case.evidence, min_score=case.min_score,
+                          decision=expect, judge=case.judge, origin=f"case {case.id!r}",
+                          defer_save=True)
+        except GroundingFailure as failure:
+            if recorded is None:
+                raise
+            raise GroundingFailure(f"{failure}\n{recorded.describe()}") from None
 
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]

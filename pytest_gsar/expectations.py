@@ -14,7 +14,10 @@ DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
 ANY_DECISION: Final = "any"
 """``decision="any"`` (``"expect": "any"`` in a case file) turns the decision check off: only
 ``min_score`` (and that the judge did not abstain) is checked."""
-EXPECTATIONS: Final = (*DECISIONS, ANY_DECISION)
+NOT_PROCEED: Final = "not_proceed"
+"""``decision="not_proceed"`` (``"expect": "not_proceed"``): any decision but proceed, for
+fixtures of known-bad answers whose exact decision does not matter."""
+EXPECTATIONS: Final = (*DECISIONS, ANY_DECISION, NOT_PROCEED)
 _EPSILON: Final = 1e-9
 
 
@@ -51,7 +54,8 @@ def expectation_problems(result: GSARResult, *, min_score: float | None,
                          decision: str | None, strict: bool = False) -> list[str]:
     """Why ``result`` misses the test's expectations; empty when it meets them.
 
-    The decision must be ``decision`` (default ``proceed``; ``"any"`` checks none) and S must
+    The decision must be ``decision`` (default ``proceed``; ``"any"`` checks none;
+    ``"not_proceed"`` any but proceed) and S must
     reach ``min_score`` when one is given: both checks apply together. An ``unverified``
     abstain meets a ``proceed`` (or ``any``) expectation unless ``strict``: the offline judge
     could not check enough of the answer to refuse it, and every claim it could check held."""
@@ -60,14 +64,17 @@ def expectation_problems(result: GSARResult, *, min_score: float | None,
     if not strict and expected in ("proceed", ANY_DECISION) and unverified_abstain(result):
         actual = expected
     problems = []
-    if expected != ANY_DECISION and actual != expected:
+    if expected == NOT_PROCEED:
+        if actual == "proceed":
+            problems.append("decision is proceed, expected anything but proceed (not_proceed)")
+    elif expected != ANY_DECISION and actual != expected:
         problem = f"decision is {actual}, expected {expected}"
         if min_score is not None and decision is None:
             problem += " (min_score adds to the decision check; decision='any' turns it off)"
         problems.append(problem)
     if min_score is not None and result.final_score < min_score - _EPSILON:
         problems.append(f"S = {result.final_score:.2f} is below min_score {min_score:.2f}")
-    if actual == "abstain" and expected != "abstain" and (
+    if actual == "abstain" and expected not in ("abstain", NOT_PROCEED) and (
             min_score is not None or expected == ANY_DECISION):
         reason = result.final_judge_output.abstain_reason or "no reason given"
         problems.append(f"the judge abstained ({reason})")

@@ -222,11 +222,6 @@ def judge_in_test(
         evidence = coerce_evidence(evidence)
     except ValueError as error:
         raise GroundingFailure(f"{origin}: {error}") from None
-    if not evidence:
-        # As @grounded abstains with no_evidence: a verdict against nothing is about the test's
-        # wiring, not the answer (every claim would be ungrounded).
-        raise GroundingFailure(f"{origin}: no_evidence: there is no evidence to judge the "
-                               "answer against; pass the tool results it rests on")
     evaluator, recording = build_evaluator(item, judge=judge, evaluator_options=evaluator_options,
                                            marker=marker)
     if recording is not None:

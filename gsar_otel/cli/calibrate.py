@@ -154,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(f"{args.graded}: {error}") from None
     examples, judging = score_lines(lines, judge_name=args.judge or settings.judge,
                                     judge_model=settings.judge_model,
-                                    weight_map=settings.weight_map, quiet=args.json)
+                                    weight_map=settings.weight_map, quiet=args.json,
+                                    policies=_policies(settings))
     try:
         scale = check_calibration_input(examples, folds=args.folds)
     except ValueError as error:
@@ -207,6 +208,13 @@ def _current_settings() -> GSARSettings:
         raise BadInput(str(error)) from None
 
 
+def _policies(settings: GSARSettings) -> dict[str, str]:
+    """The decision policies in force: predictions apply their caps as the decision does."""
+    return {"conclusion_policy": settings.conclusion_policy,
+            "contradiction_policy": settings.contradiction_policy,
+            "dispute_policy": settings.dispute_policy}
+
+
 def _settings_source(settings: GSARSettings) -> str:
     if settings.config_file:
         return f"GSAR_CONFIG={settings.config_file} and environment"
@@ -256,6 +264,7 @@ def read_graded(path: Path) -> list[GradedLine]:
 def score_lines(
     lines: Sequence[GradedLine], *, judge_name: str | None, quiet: bool,
     judge_model: str | None = None, weight_map: Mapping[str, float] | None = None,
+    policies: Mapping[str, str] | None = None,
 ) -> tuple[list[GradedScore], dict[str, Any]]:
     """Judge the lines that need it and reduce every line to a GradedScore.
 
@@ -289,8 +298,9 @@ def score_lines(
         if errors and len(errors) == len(to_judge):
             raise BadInput(f"the judge failed on every answer ({errors[0]}); check its "
                            f"configuration (key, model, base URL)")
-    examples = graded_scores(lines, judged, weight_map)
+    examples = graded_scores(lines, judged, weight_map, policies)
     summary["abstained"] = sum(1 for e in examples if e.abstained)
+    summary["capped"] = sum(1 for e in examples if e.capped and not e.abstained)
     return examples, summary
 
 
@@ -307,6 +317,9 @@ def render(report: Mapping[str, Any]) -> str:
                     f"{judging['judge_errors']} judge error(s)")
     if judging["abstained"]:
         head.append(f"{judging['abstained']} abstained (counted as replan)")
+    if judging.get("capped"):
+        head.append(f"{judging['capped']} held at regenerate by a decision policy (never "
+                    f"proceed)")
     names = ["precision", "recall", "f1", "accuracy"]
     if report["label_scale"] == "three_way":
         names.append("macro_f1")

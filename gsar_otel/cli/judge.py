@@ -1,8 +1,10 @@
 """`gsar judge`: judge one answer against its evidence and print the claims, S and the decision.
 
 ``--synthesis`` and ``--evidence`` take text, or ``@FILE`` to read a file (``@-``: stdin; at most
-``--max-input-bytes``, 16 MiB by default; only regular files). Evidence text holds one
-item per non-empty line (or a JSON list of items). Exit code 0 when the answer proceeds, 1 for any
+``--max-input-bytes``, 16 MiB by default, per argument; only regular files). ``--evidence`` may be
+repeated, each adding its items in order: a file is one item (its name the item's source) unless
+it holds a JSON list (one item per element) or object (one item); text is one item per non-empty
+line, or JSON as for a file. Exit code 0 when the answer proceeds, 1 for any
 other decision, 2 for bad input or invalid settings.
 
 The settings apply as for ``@grounded`` and ``GSAREvaluator``: options on the command line win
@@ -33,8 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register this command's options."""
     parser.add_argument("--synthesis", metavar="TEXT|@FILE",
                         help="the answer to judge, or @path to read it from a file")
-    parser.add_argument("--evidence", metavar="TEXT|@FILE",
-                        help="the evidence: one item per line, or @path to read it from a file")
+    parser.add_argument("--evidence", metavar="TEXT|@FILE", action="append", help=EVIDENCE_HELP)
     parser.add_argument("--batch", metavar="FILE.jsonl", help=BATCH_HELP)
     parser.add_argument("--output", metavar="FILE", help="--batch: write the results here "
                         "(default stdout)")
@@ -78,6 +79,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "GSAR_MAX_ESCALATED_CLAIMS, the GSAR_CONFIG file, else 16)")
 
 
+EVIDENCE_HELP = ("the evidence; repeat it to add more. @FILE (@- stdin) is one item, the whole "
+                 "file (a kubectl table stays one item), unless the file is a JSON list (one "
+                 "item per element: strings or {\"id\", \"content\", \"type\", "
+                 "\"source\"} objects) or a JSON object (one item). TEXT is one item per "
+                 "non-empty line, or a JSON list / object as for a file")
+"""``gsar judge --evidence``."""
+
 BATCH_HELP = ("judge every answer of a JSON Lines file (one {\"synthesis\", \"evidence\", "
               "\"id\"} object per line; - reads stdin) and write one JSON result per line "
               "with a progress bar on stderr; a bad line becomes an error row and the batch "
@@ -92,9 +100,10 @@ def file_arguments(args: argparse.Namespace) -> tuple[list[NamedPath], list[Name
     def at_file(value: str | None) -> str | None:
         return value[1:] if value is not None and value.startswith("@") else None
 
+    evidence = [("--evidence", at_file(value)) for value in args.evidence or ()]
     return [("--output", args.output)], [
-        ("--batch", args.batch), ("--synthesis", at_file(args.synthesis)),
-        ("--evidence", at_file(args.evidence)), settings_file()]
+        ("--batch", args.batch), ("--synthesis", at_file(args.synthesis)), *evidence,
+        settings_file()]
 
 
 def _positive_int(value: str) -> int:
@@ -169,6 +178,30 @@ def parse_evidence(text: str) -> Any:
     return text
 
 
+def gather_evidence(values: list[str], *, limit: int | None = None) -> list[Any]:
+    """The items of every ``--evidence`` in order: ``@FILE`` one item (its file name the
+    source) unless it holds a JSON list (its elements) or object (one item); text one item per
+    non-empty line, or its JSON likewise.
+
+    Raises:
+        BadInput: as :func:`read_argument` and :func:`parse_evidence`.
+    """
+    items: list[Any] = []
+    for value in values:
+        text = read_argument(value, "--evidence", limit=limit)
+        data = parse_evidence(text)
+        if isinstance(data, list):
+            items.extend(data)
+        elif isinstance(data, dict):
+            items.append(data)
+        elif value.startswith("@"):
+            name = "stdin" if value == "@-" else os.path.basename(value[1:]) or value[1:]
+            items.append({"content": text.strip("\n"), "source": name})
+        else:
+            items.extend(line for line in text.splitlines() if line.strip())
+    return items
+
+
 def run(args: argparse.Namespace) -> int:
     """Judge once and print the verdict; 0 when it proceeds, 1 otherwise."""
     from gsar_otel.cli.common import EXIT_NOT_PROCEED, EXIT_OK, BadInput
@@ -180,10 +213,10 @@ def run(args: argparse.Namespace) -> int:
     settings = load_cli_settings()
     limit = getattr(args, "max_input_bytes", None)
     synthesis = read_argument(args.synthesis, "--synthesis", limit=limit)
-    evidence_text = read_argument(args.evidence, "--evidence", limit=limit)
+    items = gather_evidence(args.evidence, limit=limit)
     thresholds = parse_thresholds(args.proceed, args.regenerate, settings.thresholds_model())
     try:
-        evidence = coerce_evidence(parse_evidence(evidence_text))
+        evidence = coerce_evidence(items)
     except ValueError as error:
         raise BadInput(f"--evidence: {error}") from None
     evaluator = make_evaluator(args, settings, thresholds)

@@ -1,5 +1,5 @@
-"""The ``gsar`` command: ``judge`` (and ``judge --batch``), ``demo``, ``bench``, ``calibrate``
-and ``sidecar``.
+"""The ``gsar`` command: ``judge`` (and ``judge --batch``), ``demo``, ``bench``, ``calibrate``,
+``sidecar`` and ``cases``.
 
 Each subcommand lives in ``gsar_otel.cli.<name>`` and exposes ``add_arguments(parser)`` and
 ``run(args) -> int``; heavy imports happen inside ``run`` so ``gsar --help`` stays fast.
@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "calibrate": "Fit tau_proceed / tau_regenerate (and rho) on a small human-graded set.",
     "sidecar": "Judge any agent from the OTLP traces it already sends; grounding spans go "
                "back into the same trace.",
+    "cases": "Captured runs as a regression suite: import stored traces, list, filter, "
+             "deduplicate, set expectations and promote cases into a suite file.",
 }
 
 ALIASES: dict[str, str] = {"batch": "gsar judge --batch FILE.jsonl"}

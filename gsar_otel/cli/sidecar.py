@@ -118,6 +118,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "waits for --forward; the process exits within it whatever the "
                              "target does, counting what it could not judge or send "
                              f"({_default('shutdown_grace')})")
+    parser.add_argument("--log-verdicts", action="store_true", default=None,
+                        help="print one line per judged run on stderr: trace and run ids, agent, "
+                             "decision, S, claim counts, judge (no answer or evidence text) "
+                             f"({_default('log_verdicts')})")
+    parser.add_argument("--capture-cases", default=None, metavar="DIR",
+                        help="write each judged run into DIR as a case-file line the pytest "
+                             "plugin runs (gsar_captured_<day>.jsonl, rotated by size; text "
+                             f"masked) ({_default('capture_cases')})")
+    parser.add_argument("--capture-rate", type=float, default=None, metavar="SHARE",
+                        help="share of judged runs --capture-cases writes, decided on the trace "
+                             f"id ({_default('capture_rate')})")
     parser.add_argument("--service-name", default="gsar-sidecar",
                         help="service.name of the sidecar's own telemetry")
 
@@ -154,6 +165,8 @@ def build_config(args: argparse.Namespace, settings: Any,
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
             forward=v["forward"], capture_content=settings.capture_content,
             include_unverified=v["include_unverified"], shutdown_grace_s=v["shutdown_grace"],
+            log_verdicts=v["log_verdicts"], capture_cases=v["capture_cases"],
+            capture_rate=v["capture_rate"],
             services=tuple(args.service), agents=tuple(args.agent),
             matches=tuple(parse_match(text) for text in args.match),
             network=NetworkLimits(

@@ -98,6 +98,9 @@ class GSAREvaluator:
             judge``, ``@grounded`` and the pytest plugin apply the same settings. Arguments
             given explicitly win.
 
+    An answer given no evidence is not judged: with no ``replan_fn`` (which may gather some) the
+    result is an abstain, degraded with the reason ``no_evidence``, and the judge is not called.
+
     With neither callback the evaluator judges once and reports the decision. With one, a
     decision for the missing tier escalates to the other where it can, else ends degraded.
 
@@ -105,6 +108,10 @@ class GSAREvaluator:
         ValueError: any setting out of range, naming the setting and the allowed values
             (:class:`gsar_otel.config.SettingsError` for an invalid variable or settings file).
     """
+
+    no_evidence_hint: str = ""
+    """The abstain reason of an answer given no evidence (default: the generic
+    :data:`~gsar_otel.core.result.NO_EVIDENCE_EXPLANATION`); ``@grounded`` names its wirings."""
 
     def __init__(
         self,

@@ -15,11 +15,13 @@ from gsar_otel.core.model import Decision
 from gsar_otel.core.protocol import judge_name
 from gsar_otel.core.result import (
     DEADLINE_EXCEEDED,
+    NO_EVIDENCE,
     UNVERIFIED,
     Action,
     DegradedReason,
     GSAREvaluation,
     GSARResult,
+    no_evidence_round,
 )
 
 if TYPE_CHECKING:
@@ -78,6 +80,11 @@ class Run:
 
     async def run(self, synthesis: str, evidence: EvidenceSet) -> GSARResult:
         ev = self.ev
+        if not evidence and ev.replan_fn is None:
+            # The one no-evidence rule of every entry point: nothing to judge against, so the
+            # judge is not called (a replan_fn may still gather evidence: then the loop runs).
+            self.trajectory.append(no_evidence_round(synthesis, ev.no_evidence_hint))
+            return self.result(NO_EVIDENCE)
         current = await self.judge(synthesis, evidence, "initial")
         one_shot = ev.regenerate_fn is None and ev.replan_fn is None
         reason: DegradedReason | None = None

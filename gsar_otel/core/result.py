@@ -35,6 +35,15 @@ CAP_REASONS: Final = {
 }
 """What made each policy cap a decision, and the setting that turns it off, for messages."""
 
+NO_EVIDENCE: Final = "no_evidence"
+"""The abstain reason (and degraded reason) of an answer given no evidence at all: nothing was
+judged, since every claim would be ungrounded and S 0.00, a verdict about the wiring rather than
+the answer. Every entry point reaches it through
+:class:`~gsar_otel.core.evaluator.GSAREvaluator`."""
+NO_EVIDENCE_EXPLANATION: Final = (
+    "no_evidence: there was no evidence to judge the answer against, so nothing was judged "
+    "(every claim would be ungrounded); pass the tool results the answer rests on")
+
 RegenerateFn = Callable[[str, JudgeOutput], "str | Awaitable[str]"]
 ReplanFn = Callable[[str, EvidenceSet, JudgeOutput], Any]
 
@@ -164,3 +173,13 @@ def shortfall_lines(partition: Partition,
         suffix = annotate(claim.text) if annotate is not None else ""
         lines.append(f"  - {bucket}, {claim.type}, refs {refs}: {claim.text!r}{suffix}")
     return lines
+
+
+def no_evidence_round(answer: str, hint: str = "") -> GSAREvaluation:
+    """The one round of an answer given no evidence: an abstain with the ``no_evidence`` reason
+    (``hint``, when given, replaces the generic advice), no claims, the judge not called."""
+    from gsar_otel.core.model import safe_default_judge_output
+
+    output = safe_default_judge_output(hint or NO_EVIDENCE_EXPLANATION)
+    return GSAREvaluation(iteration=0, score=0.0, decision=Decision.ABSTAIN, judge_output=output,
+                          report_synthesis=answer, evidence_corpus=EvidenceSet())

@@ -60,6 +60,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
@@ -72,6 +73,7 @@ from gsar_otel.decorator.options import (
     GroundingError,
     Mode,
     OnLow,
+    last_result,
 )
 from gsar_otel.decorator.running import merge_evidence
 from gsar_otel.otel.background import flush
@@ -81,7 +83,8 @@ if TYPE_CHECKING:
     from gsar_otel.core.protocol import Judge
     from gsar_otel.core.scoring import ContradictionPolicy, DisputePolicy
 
-__all__ = ["GroundedCall", "GroundingError", "flush", "grounded", "merge_evidence"]
+__all__ = ["GroundedCall", "GroundingError", "flush", "grounded", "last_result",
+           "merge_evidence"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -139,7 +142,7 @@ def _options(
     judge: object, evidence: object, synthesis: object, mode: object, on_low: object,
     regenerate_fn: object, replan_fn: object, thresholds: object, contradiction_penalty: object,
     k_max: object, sample_rate: object, name: object, deadline_s: object = DEFAULT_DEADLINE_S,
-    contradiction_policy: object = None, dispute_policy: object = None,
+    contradiction_policy: object = None, dispute_policy: object = None, capture: object = None,
 ) -> GroundedOptions:
     if judge is not None and not isinstance(judge, str) and not callable(
             getattr(judge, "judge", None)):
@@ -196,7 +199,21 @@ def _options(
                     k_max=k_max, sample_rate=rate,
                     deadline_s=None if deadline_s is None else float(deadline_s),
                     contradiction_policy=contradiction_policy,
-                    dispute_policy=dispute_policy)
+                    dispute_policy=dispute_policy, capture=_capture_dir(capture))
+
+
+def _capture_dir(capture: object) -> str | None:
+    """The ``capture=`` directory, created and checked at decoration (ValueError if unusable)."""
+    if capture is None:
+        return None
+    if not isinstance(capture, str | os.PathLike) or not os.fspath(capture):
+        raise ValueError(f"capture must be a directory path, got {capture!r}")
+    from gsar_otel.measure.case_writer import CaptureError, check_directory
+
+    try:
+        return str(check_directory(capture))
+    except CaptureError as error:
+        raise ValueError(str(error)) from None
 
 
 def _wrap(fn: Callable[P, R], options: GroundedOptions, name: str | None) -> Callable[P, R]:
@@ -266,6 +283,7 @@ def grounded(
     deadline_s: float | None = DEFAULT_DEADLINE_S,
     contradiction_policy: ContradictionPolicy | None = None,
     dispute_policy: DisputePolicy | None = None,
+    capture: str | os.PathLike[str] | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 
 
@@ -285,6 +303,7 @@ def grounded(
     deadline_s: float | None = DEFAULT_DEADLINE_S,
     contradiction_policy: ContradictionPolicy | None = None,
     dispute_policy: DisputePolicy | None = None,
+    capture: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Judge every answer a function returns, and report it as OpenTelemetry.
 
@@ -315,6 +334,8 @@ def grounded(
         dispute_policy: ``"flag"``: a claim a model judge grounded but the offline engine
             contradicts is reported and counted; ``"cap"``: it caps the decision at regenerate
             (default: ``GSAR_DISPUTE_POLICY`` / the settings file, else ``"flag"``).
+        capture: a directory each judged call is written into as a case-file line the pytest
+            plugin collects (default: ``GSAR_CAPTURE_DIR``, else none; created if missing).
 
     Explicit arguments beat ``GSAR_*`` variables, which beat the settings file.
 
@@ -329,13 +350,13 @@ def grounded(
             and regenerate_fn is None and replan_fn is None and thresholds is None \
             and contradiction_penalty is None and k_max is None and sample_rate == 1.0 \
             and name is None and deadline_s == DEFAULT_DEADLINE_S \
-            and contradiction_policy is None and dispute_policy is None:
+            and contradiction_policy is None and dispute_policy is None and capture is None:
         fn = judge
         return _wrap(fn, _options(None, None, None, "inline", "observe", None, None, None, None,
                                   None, 1.0, None), None)
     options = _options(judge, evidence, synthesis, mode, on_low, regenerate_fn, replan_fn,
                        thresholds, contradiction_penalty, k_max, sample_rate, name, deadline_s,
-                       contradiction_policy, dispute_policy)
+                       contradiction_policy, dispute_policy, capture)
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         return _wrap(fn, options, name)

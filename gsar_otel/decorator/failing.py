@@ -79,13 +79,6 @@ NO_EVIDENCE_REASON: Final = (
 """The abstain reason of a call judged against no evidence (in ``GroundingError`` too)."""
 
 
-def no_evidence_result(answer: str, judge: str = "") -> GSARResult:
-    """The abstain of a call that gathered no evidence: ``degraded_reason="no_evidence"``, one
-    round that did not call the judge, no claims. Every claim would be ungrounded and S 0.00:
-    a verdict about the wiring, not the answer."""
-    return _abstain(answer, NO_EVIDENCE_REASON, judge, degraded_reason="no_evidence")
-
-
 def count_skipped(function: str, reason: str) -> None:
     """Count one call left unjudged in ``gsar.evaluations.degraded`` with ``reason`` as its
     ``gsar.degraded.reason`` (never raises)."""

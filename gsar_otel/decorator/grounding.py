@@ -19,19 +19,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from gsar_otel import semconv as sc
 from gsar_otel.decorator.failing import (
+    NO_EVIDENCE_REASON,
     PROPAGATE,
     ExtractorError,
     call_extractor,
     count_skipped,
     failure_kind,
     failure_result,
-    no_evidence_result,
 )
 from gsar_otel.decorator.options import (
     GroundedCall,
     GroundedOptions,
     GroundingError,
     UnavailableJudge,
+    set_last_result,
 )
 from gsar_otel.decorator.running import _run_on_thread_loop, _watch, merge_evidence
 from gsar_otel.otel.background import get_worker
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from gsar_otel.core.model import GSARThresholds
     from gsar_otel.core.protocol import Judge
     from gsar_otel.core.result import GSARResult
-    from gsar_otel.otel.recording import EvaluationRecorder
 
 __all__ = ["GroundedFunction"]
 
@@ -212,9 +212,6 @@ class GroundedFunction:
             recorder.set_judge(judge)
             synthesis = self._synthesis(result)
             evidence = self._evidence(result, args, kwargs, collected)
-            if not evidence and options.replan_fn is None:
-                # (A replan_fn may gather the evidence: the loop then judges and replans.)
-                return self._no_evidence(recorder, synthesis, judge)
             regenerate_fn, replan_fn = callbacks
             configured = {**settings.evaluator_options(), "thresholds": thresholds,
                           "contradiction_penalty": penalty}
@@ -228,8 +225,16 @@ class GroundedFunction:
                 judge, regenerate_fn, replan_fn, function=self.function, mode=options.mode,
                 capture_content=settings.capture_content, deadline_s=options.deadline_s,
                 settings=settings, **configured)
-            return await evaluator.evaluate_recorded(recorder, report_synthesis=synthesis,
-                                                     evidence_corpus=evidence)
+            # No evidence: the evaluator abstains (no_evidence) naming the decorator's wirings.
+            evaluator.no_evidence_hint = NO_EVIDENCE_REASON
+            outcome: GSARResult = await evaluator.evaluate_recorded(
+                recorder, report_synthesis=synthesis, evidence_corpus=evidence)
+            capture = options.capture or settings.capture_dir
+            if capture:
+                from gsar_otel.decorator.capturing import capture_call
+
+                capture_call(capture, outcome, recorder.span, self.function)
+            return outcome
         except BaseException as error:
             # The span names what the extractor raised, not our wrapper of it.
             cause = error.__cause__ if isinstance(error, ExtractorError) else None
@@ -237,21 +242,6 @@ class GroundedFunction:
             raise
         finally:
             recorder.end()
-
-    def _no_evidence(self, recorder: EvaluationRecorder, synthesis: str, judge: Judge
-                     ) -> GSARResult:
-        """A call that gathered no evidence abstains (``no_evidence``) without calling the
-        judge: recorded on the span and metrics like any result, and told to the plugins."""
-        from gsar_otel.core.protocol import judge_name
-        from gsar_otel.plugins import notify_result
-
-        outcome = no_evidence_result(synthesis, judge_name(judge))
-        recorder.finish(outcome)
-        try:
-            notify_result(outcome, self.function)
-        except Exception:  # plugins never break the host
-            logger.debug("gsar: result plugins failed", exc_info=True)
-        return outcome
 
     def _build_thresholds(self) -> GSARThresholds | None:
         """The ``thresholds=`` option as a GSARThresholds (None when not given), built once."""
@@ -299,7 +289,8 @@ class GroundedFunction:
 
     async def judge_inline(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                            collected: list[Evidence],
-                           user_errors: list[BaseException] | None = None) -> Any:
+                           user_errors: list[BaseException] | None = None,
+                           holder: list[GSARResult | None] | None = None) -> Any:
         """Judge before returning and apply ``on_low``; returns what the call should return.
 
         Raises:
@@ -311,6 +302,9 @@ class GroundedFunction:
                      _watch(self.options.replan_fn, errors))
         try:
             outcome = await self._evaluate(result, args, kwargs, collected, callbacks)
+            set_last_result(outcome)
+            if holder is not None:
+                holder.append(outcome)
         except PROPAGATE:
             raise
         except BaseException as error:
@@ -325,15 +319,18 @@ class GroundedFunction:
                           collected: list[Evidence]) -> Any:
         """:meth:`judge_inline` for sync functions (on this thread's own event loop)."""
         user_errors: list[BaseException] = []
+        holder: list[GSARResult | None] = []  # the loop's task has a context of its own
         try:
             return _run_on_thread_loop(
-                self.judge_inline(result, args, kwargs, collected, user_errors))
+                self.judge_inline(result, args, kwargs, collected, user_errors, holder))
         except PROPAGATE:
             raise
         except BaseException as error:  # a sync caller has no task to cancel: all ours
             if isinstance(error, GroundingError) or any(error is e for e in user_errors):
                 raise
             return self._failed(result, error)
+        finally:
+            set_last_result(holder[0] if holder else None)
 
     def _failed(self, result: Any, error: BaseException) -> Any:
         """The call could not be judged: observe returns ``result``; a gate fails closed."""

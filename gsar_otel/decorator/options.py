@@ -5,6 +5,7 @@ built. Cheap to import: nothing here loads pydantic or the evaluator."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -95,6 +96,25 @@ class GroundedOptions:
     """None: the settings' policy."""
     dispute_policy: DisputePolicy | None = None
     """None: the settings' policy."""
+    capture: str | None = None
+    """Directory each judged call is written into as a case line (None: ``GSAR_CAPTURE_DIR``)."""
+
+
+_LAST_RESULT: ContextVar[GSARResult | None] = ContextVar("gsar_last_result", default=None)
+
+
+def last_result() -> GSARResult | None:
+    """The result of the last inline ``@grounded`` call this thread or task made (None before
+    any): how code reads the verdict of an ``observe`` call, or the full report behind a
+    ``recover`` call's text. A background call sets nothing (use the ``gsar_on_result`` hook).
+    Each thread and each asyncio task sees its own calls."""
+    return _LAST_RESULT.get()
+
+
+def set_last_result(result: GSARResult | None) -> None:
+    """Remember ``result`` as :func:`last_result` in the current context."""
+    if result is not None:
+        _LAST_RESULT.set(result)
 
 
 class JudgeUnavailableError(RuntimeError):

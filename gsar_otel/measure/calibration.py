@@ -15,7 +15,9 @@ How the fit works:
   W(X), so S can be recomputed for any rho (Eq. 2) without judging again.
 - Grid search: tau_proceed and tau_regenerate over 0.00, 0.01, ..., 1.00 with regenerate <= proceed,
   and, when asked, rho over 0.0, 0.1, ..., 1.0. A threshold set predicts what :func:`decide` would
-  (boundaries included within its tolerance); an abstained verdict always counts as ``replan``.
+  (boundaries included within its tolerance) and then the decision policies in force would (an
+  answer a cap holds back never proceeds, whatever the thresholds); an abstained verdict always
+  counts as ``replan``.
 - Objective (``--objective``). ``cost``, the default: this is a safety gate, so a false pass
   (an answer graded not_ok, regenerate or replan that the thresholds let proceed) costs
   ``false_pass_cost`` (default 5) and a false stop (an answer graded ok / proceed held back)
@@ -93,7 +95,10 @@ def predict(example: GradedScore, thresholds: GSARThresholds, rho: float) -> str
     """The decision class the thresholds give ``example``: proceed, regenerate or replan."""
     if example.abstained:
         return REPLAN
-    return decide(example.score(rho), thresholds=thresholds).value
+    decision = decide(example.score(rho), thresholds=thresholds).value
+    if example.capped and decision == PROCEED:
+        return REGENERATE  # as the real decision's policy caps do
+    return decision
 
 
 def predict_all(examples: Sequence[GradedScore], thresholds: GSARThresholds, rho: float
@@ -218,18 +223,29 @@ def _search_one_rho(
     Prefix counts over the answers sorted by S make each grid point O(1): the answers below a
     threshold are a prefix of the sorted order.
     """
+    # A capped answer never proceeds: for the proceed threshold it sorts below every grid point
+    # (a second order, by S with caps applied), for the regenerate threshold by its own S.
     judged = sorted((e.score(rho) + BOUNDARY_TOLERANCE, e.label) for e in examples
                     if not e.abstained)
+    gated = sorted((-1.0 if e.capped else e.score(rho) + BOUNDARY_TOLERANCE, e.label)
+                   for e in examples if not e.abstained)
     # decide() puts s in the band of t when s + tolerance >= t, so "below t" is a bisect_left.
     shifted = [s for s, _ in judged]
+    shifted_gated = [s for s, _ in gated]
     below = {t: bisect_left(shifted, t) for t in grid}
+    below_gated = {t: bisect_left(shifted_gated, t) for t in grid}
     labels = THREE_WAY_LABELS if scale == "three_way" else (OK,)
-    prefix: dict[str, list[int]] = {}
-    for name in labels:
-        counts = [0]
-        for _, label in judged:
-            counts.append(counts[-1] + (label == name or (name == OK and is_ok(label))))
-        prefix[name] = counts
+
+    def prefixes(order: Sequence[tuple[float, str]]) -> dict[str, list[int]]:
+        table: dict[str, list[int]] = {}
+        for name in labels:
+            counts = [0]
+            for _, label in order:
+                counts.append(counts[-1] + (label == name or (name == OK and is_ok(label))))
+            table[name] = counts
+        return table
+
+    prefix, prefix_gated = prefixes(judged), prefixes(gated)
     n_judged = len(judged)
     abstained = [e.label for e in examples if e.abstained]
 
@@ -239,10 +255,10 @@ def _search_one_rho(
 
     if scale == "binary":
         actual_ok = sum(1 for e in examples if e.ok)
-        ok_judged = prefix[OK][n_judged]
+        ok_judged = prefix_gated[OK][n_judged]
         for proceed in grid:
-            i = below[proceed]
-            tp = ok_judged - prefix[OK][i]
+            i = below_gated[proceed]
+            tp = ok_judged - prefix_gated[OK][i]
             predicted_ok = n_judged - i
             if objective == "cost":
                 yield cost(predicted_ok, tp, actual_ok), proceed, proceed
@@ -252,19 +268,23 @@ def _search_one_rho(
 
     actual = {name: sum(1 for e in examples if e.label == name) for name in THREE_WAY_LABELS}
     abstained_replan = sum(1 for label in abstained if label == REPLAN)
-    proceed_judged = prefix[PROCEED][n_judged]
+    proceed_judged = prefix_gated[PROCEED][n_judged]
     for pi, proceed in enumerate(grid):
-        ip = below[proceed]
-        tp_proceed = proceed_judged - prefix[PROCEED][ip]
-        f1_proceed = f1_from_counts(tp_proceed, (n_judged - ip) - tp_proceed,
-                                    actual[PROCEED] - tp_proceed)
-        base = cost(n_judged - ip, tp_proceed, actual[PROCEED]) if objective == "cost" else None
+        ip = below_gated[proceed]
+        passed = n_judged - ip
+        tp_proceed = proceed_judged - prefix_gated[PROCEED][ip]
+        f1_proceed = f1_from_counts(tp_proceed, passed - tp_proceed, actual[PROCEED] - tp_proceed)
+        regenerate_passed = prefix_gated[REGENERATE][n_judged] - prefix_gated[REGENERATE][ip]
+        base = cost(passed, tp_proceed, actual[PROCEED]) if objective == "cost" else None
         for regenerate in grid[: pi + 1]:
             ir = below[regenerate]
-            tp_regen = prefix[REGENERATE][ip] - prefix[REGENERATE][ir]
+            # At least regenerate by S (caps never lower a decision below regenerate), less
+            # those that proceed.
+            at_least = n_judged - ir
+            tp_regen = (prefix[REGENERATE][n_judged] - prefix[REGENERATE][ir]) - regenerate_passed
             tp_replan = prefix[REPLAN][ir] + abstained_replan
             predicted_replan = ir + len(abstained)
-            f1_regen = f1_from_counts(tp_regen, (ip - ir) - tp_regen,
+            f1_regen = f1_from_counts(tp_regen, (at_least - passed) - tp_regen,
                                       actual[REGENERATE] - tp_regen)
             f1_replan = f1_from_counts(tp_replan, predicted_replan - tp_replan,
                                        actual[REPLAN] - tp_replan)

@@ -133,7 +133,8 @@ async def judge_lines(judge: Judge, lines: Sequence[GradedLine],
 
 
 def graded_scores(lines: Sequence[GradedLine], judged: Mapping[int, Judgement],
-                  weight_map: Mapping[str, float] | None = None) -> list[GradedScore]:
+                  weight_map: Mapping[str, float] | None = None,
+                  policies: Mapping[str, str] | None = None) -> list[GradedScore]:
     """Every line reduced to a GradedScore, in input order.
 
     A line with a partition uses it; any other takes its judgement from ``judged``.
@@ -148,5 +149,5 @@ def graded_scores(lines: Sequence[GradedLine], judged: Mapping[int, Judgement],
         else:
             partition, abstained, _ = judged[line.number]
         examples.append(GradedScore.from_partition(partition, line.label, abstained=abstained,
-                                                   weight_map=weight_map))
+                                                   weight_map=weight_map, policies=policies))
     return examples

@@ -13,8 +13,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from gsar_otel.core.model import DEFAULT_UNKNOWN_WEIGHT, EvidenceType, Partition
-from gsar_otel.core.scoring import NEUTRAL_SCORE, partition_weight
+from gsar_otel.core.model import DEFAULT_UNKNOWN_WEIGHT, Decision, EvidenceType, Partition
+from gsar_otel.core.scoring import (
+    NEUTRAL_SCORE,
+    apply_conclusion_policy,
+    apply_contradiction_policy,
+    apply_dispute_policy,
+    check_conclusion_policy,
+    check_contradiction_policy,
+    check_dispute_policy,
+    partition_weight,
+)
 
 PROCEED: Final = "proceed"
 REGENERATE: Final = "regenerate"
@@ -73,6 +82,9 @@ class GradedScore:
         label: the human grade, canonical (see :func:`normalize_label`).
         abstained: the judge abstained; the answer is then predicted ``replan`` whatever S is.
         empty: the partition had no claims (S is the neutral 0.5).
+        capped: a decision policy in force (conclusion, contradiction, dispute) caps this
+            answer's ``proceed`` at ``regenerate`` whatever the thresholds: the real decision
+            never lets it proceed, so neither does a prediction.
     """
 
     support: float
@@ -81,6 +93,7 @@ class GradedScore:
     label: str
     abstained: bool = False
     empty: bool = False
+    capped: bool = False
 
     @classmethod
     def from_partition(
@@ -91,8 +104,11 @@ class GradedScore:
         abstained: bool = False,
         weight_map: Mapping[EvidenceType | str, float] | None = None,
         default_unknown: float = DEFAULT_UNKNOWN_WEIGHT,
+        policies: Mapping[str, str] | None = None,
     ) -> GradedScore:
-        """Reduce a judged partition to its weights (Eq. 1).
+        """Reduce a judged partition to its weights (Eq. 1), and whether the decision policies
+        cap it (``policies``: ``conclusion_policy``, ``contradiction_policy``,
+        ``dispute_policy``, each defaulting as the evaluator's does).
 
         Raises:
             ValueError: an invalid label or weight map.
@@ -108,6 +124,7 @@ class GradedScore:
             label=normalize_label(label),
             abstained=abstained,
             empty=partition.is_empty,
+            capped=policy_capped(partition, policies),
         )
 
     def score(self, rho: float = DEFAULT_RHO) -> float:
@@ -123,6 +140,23 @@ class GradedScore:
     def ok(self) -> bool:
         """True when the grade says the answer should proceed."""
         return is_ok(self.label)
+
+
+def policy_capped(partition: Partition, policies: Mapping[str, str] | None = None) -> bool:
+    """True when a decision policy caps ``partition``'s proceed at regenerate: the same
+    functions the evaluator's decision applies, so a prediction never passes what it stops.
+
+    Raises:
+        ValueError: an unknown policy value.
+    """
+    chosen = dict(policies or {})
+    proceed = Decision.PROCEED
+    return (apply_conclusion_policy(proceed, partition, check_conclusion_policy(
+                chosen.get("conclusion_policy", "cap")))[1]
+            or apply_contradiction_policy(proceed, partition, check_contradiction_policy(
+                chosen.get("contradiction_policy", "cap")))[1]
+            or apply_dispute_policy(proceed, partition, check_dispute_policy(
+                chosen.get("dispute_policy", "flag")))[1])
 
 
 # --- input checks -------------------------------------------------------------------------------

@@ -7,11 +7,13 @@
 
 When a variable is unset, a signal is exported over OTLP when an OTLP endpoint is configured for
 it (``OTEL_EXPORTER_OTLP_ENDPOINT`` or the signal's own ``..._TRACES_ENDPOINT`` /
-``..._METRICS_ENDPOINT``). Spans are printed to the console only when nothing at all is
-configured (no endpoint and no exporter variable: a development default); metrics are never
-printed unless asked (``OTEL_METRICS_EXPORTER=console`` or ``console_metrics=True``), because
-the SDK's metric dump is thousands of lines. Explicit arguments of ``configure_telemetry()`` win
-over the variables.
+``..._METRICS_ENDPOINT``). When nothing at all is configured (no endpoint and no exporter
+variable: a development default) one line per evaluation is printed on stderr, not the spans;
+``GSAR_CONSOLE`` says otherwise (``summary``, ``spans`` for the SDK's full span dump, or ``off``)
+whatever else is configured, and ``OTEL_TRACES_EXPORTER=console`` asks for the dump; metrics
+are never printed unless asked (``OTEL_METRICS_EXPORTER=console`` or ``console_metrics=True``),
+because the SDK's metric dump is thousands of lines. Explicit arguments of
+``configure_telemetry()`` win over the variables.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from gsar_otel.semconv import CONSOLE_MODES, ENV_CONSOLE
+
 TRACES_EXPORTER_VAR: Final = "OTEL_TRACES_EXPORTER"
 METRICS_EXPORTER_VAR: Final = "OTEL_METRICS_EXPORTER"
 PROMETHEUS_HOST_VAR: Final = "OTEL_EXPORTER_PROMETHEUS_HOST"
@@ -28,6 +32,7 @@ PROMETHEUS_PORT_VAR: Final = "OTEL_EXPORTER_PROMETHEUS_PORT"
 TRACES_EXPORTERS: Final = ("otlp", "console", "none")
 METRICS_EXPORTERS: Final = ("otlp", "console", "prometheus", "none")
 DEFAULT_PROMETHEUS_PORT: Final = 9464
+CONSOLE_VAR: Final = ENV_CONSOLE
 ENDPOINT_VARS: Final = {
     "traces": ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
     "metrics": ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
@@ -41,6 +46,8 @@ class SignalExport:
     otlp: bool
     console: bool
     prometheus: bool = False
+    summary: bool = False
+    """One line per evaluation on the console (traces only)."""
     prometheus_host: str | None = None
     """From ``OTEL_EXPORTER_PROMETHEUS_HOST``; None: the caller's default."""
     prometheus_port: int | None = None
@@ -79,18 +86,47 @@ def _nothing_configured(environ: Mapping[str, str]) -> bool:
                                     *ENDPOINT_VARS["traces"], *ENDPOINT_VARS["metrics"]))
 
 
+def console_mode(env: Mapping[str, str] | None = None) -> str | None:
+    """``GSAR_CONSOLE`` lower-cased (``summary``, ``spans`` or ``off``), None when unset.
+
+    Raises:
+        ValueError: another value, naming the variable and the allowed values.
+    """
+    raw = (os.environ if env is None else env).get(CONSOLE_VAR, "")
+    mode = raw.strip().lower()
+    if not mode:
+        return None
+    if mode not in CONSOLE_MODES:
+        raise ValueError(f"{CONSOLE_VAR}={raw!r}: allowed: {', '.join(CONSOLE_MODES)}")
+    return mode
+
+
 def trace_export(*, otlp: bool | None, console: bool | None,
                  env: Mapping[str, str] | None = None) -> SignalExport:
-    """Where spans go: explicit arguments first, then ``OTEL_TRACES_EXPORTER``, then endpoints."""
+    """Where spans go: explicit arguments first, then ``OTEL_TRACES_EXPORTER``, then endpoints;
+    the console as ``GSAR_CONSOLE`` says, else a summary when nothing is configured.
+
+    Raises:
+        ValueError: a bad ``OTEL_TRACES_EXPORTER`` or ``GSAR_CONSOLE``.
+    """
     environ = os.environ if env is None else env
     names = exporter_names(TRACES_EXPORTER_VAR, TRACES_EXPORTERS, environ)
+    mode = console_mode(environ)
+    env_summary = False
     if names is None:
         env_otlp = endpoint_set("traces", environ)
-        env_console = _nothing_configured(environ)
+        env_console = mode == "spans"
+        env_summary = mode == "summary" or (mode is None and _nothing_configured(environ))
     else:
-        env_otlp, env_console = "otlp" in names, "console" in names
-    return SignalExport(otlp=env_otlp if otlp is None else otlp,
-                        console=env_console if console is None else console)
+        env_otlp = "otlp" in names
+        env_console = "console" in names or mode == "spans"
+        env_summary = mode == "summary"
+    if mode == "off":
+        env_console = False
+    if console is not None:  # an explicit argument decides the console alone
+        env_console, env_summary = console, False
+    return SignalExport(otlp=env_otlp if otlp is None else otlp, console=env_console,
+                        summary=env_summary)
 
 
 def metric_export(*, otlp: bool | None, console: bool | None, prometheus_port: int | None,

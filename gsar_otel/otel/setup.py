@@ -12,9 +12,9 @@ themselves:
 - ``OTEL_TRACES_EXPORTER`` / ``OTEL_METRICS_EXPORTER`` (``otlp``, ``console``, ``prometheus``,
   ``none``) pick the exporters; see :mod:`gsar_otel.otel.exporter_choice` for the defaults.
 
-Spans go to the console (stderr) only when nothing at all is configured; metrics never go to the
-console unless asked. A provider the host application already installed is never replaced:
-gsar-otel then simply uses it.
+With nothing at all configured one line per evaluation goes to stderr (``GSAR_CONSOLE=spans``: the
+full span dump; ``off``: nothing); metrics never go to the console unless asked. A provider the
+host application already installed is never replaced: gsar-otel then simply uses it.
 
 Exporter packages are imported only here, inside the function, so ``import gsar_otel`` stays cheap.
 """
@@ -219,8 +219,9 @@ def configure_telemetry(
     Args:
         service_name: ``service.name`` of the resource (default: ``OTEL_SERVICE_NAME``, else the
             SDK's default).
-        console: print spans to ``console_out`` (default stderr). None: as
-            ``OTEL_TRACES_EXPORTER`` says, else only when nothing at all is configured.
+        console: print every span to ``console_out`` (default stderr). None: as
+            ``OTEL_TRACES_EXPORTER`` or ``GSAR_CONSOLE=spans`` say; with nothing at all
+            configured one line per evaluation is printed instead (``GSAR_CONSOLE=off``: none).
         console_metrics: print metrics too. None: follows ``console``; with both None, as
             ``OTEL_METRICS_EXPORTER`` says, else never.
         otlp: export over OTLP. None: as ``OTEL_TRACES_EXPORTER`` / ``OTEL_METRICS_EXPORTER``
@@ -324,6 +325,12 @@ def _build_tracer_provider(handle: TelemetryHandle, resource: Any, *, console: b
         console_exporter = ConsoleSpanExporter(out=out)
         provider.add_span_processor(SimpleSpanProcessor(console_exporter))
         exporters.append(console_exporter)
+    if choice.summary:
+        from gsar_otel.otel.console_summary import SummaryExporter
+
+        summary = SummaryExporter(out)
+        provider.add_span_processor(SimpleSpanProcessor(summary))
+        exporters.append(summary)
     handle.tracer_provider = provider
     handle.span_exporters = tuple(exporters)
 

@@ -58,6 +58,12 @@ class SidecarConfig:
     include_unverified: bool = False
     """Keep history-only tool results (a ``role: tool`` message with no call in the trace) as
     evidence, marked ``#unverified``; by default they are left out and counted."""
+    log_verdicts: bool = False
+    """One line on stderr per judged run (``--log-verdicts``)."""
+    capture_cases: str | None = None
+    """Directory judged runs are written into as case-file lines (``--capture-cases``)."""
+    capture_rate: float = 1.0
+    """Share of judged runs captured, decided on the trace id (``--capture-rate``)."""
 
     def __post_init__(self) -> None:
         for name in ("queue_size", "concurrency", "max_body_bytes", "max_decompressed_bytes",
@@ -69,8 +75,10 @@ class SidecarConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
                 raise ValueError(f"{name} must be a port in [0, 65535], got {value!r}")
-        if not (isinstance(self.sample_rate, int | float) and 0 <= self.sample_rate <= 1):
-            raise ValueError(f"sample_rate must be in [0, 1], got {self.sample_rate!r}")
+        for name in ("sample_rate", "capture_rate"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not (isinstance(value, int | float) and 0 <= value <= 1):
+                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
         for name in ("tick_s", "shutdown_grace_s", "run_deadline_s"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:

@@ -44,6 +44,7 @@ from gsar_otel.sidecar.judging import (
 )
 from gsar_otel.sidecar.output.emit import incompleteness, judge_and_emit
 from gsar_otel.sidecar.output.forward import Forwarder
+from gsar_otel.sidecar.output.judged import JudgedRuns
 from gsar_otel.sidecar.output.stats import (
     OUTCOME_DROPPED,
     OUTCOME_FAILED,
@@ -113,6 +114,9 @@ class Sidecar:
         self.inflight = ByteBudget(network_limits(self.config).max_inflight_bytes)
         """Request bytes in flight, OTLP/HTTP and OTLP/gRPC alike (``--max-inflight-bytes``)."""
         self.accepting = False
+        self.judged = JudgedRuns(log_verdicts=self.config.log_verdicts, sampled=sampled,
+                                 capture_dir=self.config.capture_cases,
+                                 capture_rate=self.config.capture_rate)
 
     # --- lifecycle --------------------------------------------------------------------------------
 
@@ -374,6 +378,8 @@ class Sidecar:
                                           telemetry=self.telemetry,
                                           options=judge_options(self.options, started, deadline_s),
                                           capture_content=self.config.capture_content)
+            if result is not None and self.judged.active:
+                self.judged.judged(run, extracted, result)
             return extracted, result is not None
 
         extracted, judged = await self._judge_thread.run(work())

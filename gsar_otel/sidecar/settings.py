@@ -60,6 +60,18 @@ def _token(source: str, value: object) -> str:
     return value.strip()
 
 
+def _rate(source: str, value: object) -> float:
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if isinstance(number, bool) or not isinstance(number, int | float) or not 0 <= number <= 1:
+        raise SettingsError(f"{source} must be a number in [0, 1], got {value!r}")
+    return float(number)
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     """One sidecar setting: its file key, variable, parser and default."""
@@ -103,6 +115,9 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("verdict_buffer", sc.ENV_SIDECAR_VERDICT_BUFFER, int_parser(1), _NET.verdict_buffer),
     Setting("include_unverified", sc.ENV_SIDECAR_INCLUDE_UNVERIFIED, parse_bool, False),
     Setting("shutdown_grace", sc.ENV_SIDECAR_SHUTDOWN_GRACE, _seconds(0.001), 30.0),
+    Setting("log_verdicts", sc.ENV_SIDECAR_LOG_VERDICTS, parse_bool, False),
+    Setting("capture_cases", sc.ENV_SIDECAR_CAPTURE_CASES, _text, None),
+    Setting("capture_rate", sc.ENV_SIDECAR_CAPTURE_RATE, _rate, 1.0),
 )
 """Every sidecar setting, in ``--help`` order."""
 BY_KEY: Final[Mapping[str, Setting]] = MappingProxyType({s.key: s for s in SETTINGS})

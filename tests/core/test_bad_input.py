@@ -54,16 +54,28 @@ def test_a_non_string_answer_is_rejected_naming_report_synthesis(bad):
 
 
 @pytest.mark.parametrize("empty", [None, "", [], "\n\n"])
-def test_empty_evidence_is_judged_and_unbacked_grounded_claims_are_demoted(empty):
+def test_empty_evidence_is_not_judged_but_abstains_no_evidence(empty):
     judge = ScriptedJudge(lambda s, e: JudgeOutput(
         grounding_score=1.0, is_grounded=True,
         grounded_claims=[Claim(ANSWER.rstrip("."), "tool_match", ["E1"])]))
     result = evaluate(GSAREvaluator(judge), evidence=empty)
+    assert judge.calls == []
+    assert result.final_partition.is_empty
+    assert result.final_score == 0.0
+    assert result.final_decision is Decision.ABSTAIN
+    assert result.degraded_reason == "no_evidence"
+
+
+def test_unbacked_grounded_claims_against_empty_evidence_are_demoted_by_the_guard():
+    # A replan_fn lets the loop judge an empty set (the replan may gather evidence).
+    judge = ScriptedJudge(lambda s, e: JudgeOutput(
+        grounding_score=1.0, is_grounded=True,
+        grounded_claims=[Claim(ANSWER.rstrip("."), "tool_match", ["E1"])]))
+    result = evaluate(GSAREvaluator(judge, replan_fn=lambda s, e, o: (s, e)), evidence=None)
     assert len(judge.calls) == 1
     assert len(judge.calls[0][1]) == 0
-    assert result.final_partition.grounded == ()
+    assert result.trajectory[0].judge_output.grounded_claims == ()
     assert result.final_score == 0.0
-    assert result.final_decision is Decision.REPLAN
     assert [a.kind for a in result.adjustments] == ["unknown_evidence_ref"]
 
 
@@ -71,7 +83,7 @@ def test_a_grounded_claim_without_refs_against_empty_evidence_is_recorded_as_mis
     judge = ScriptedJudge(lambda s, e: JudgeOutput(
         grounding_score=1.0, is_grounded=True,
         grounded_claims=[Claim(ANSWER.rstrip("."), "tool_match")]))
-    result = evaluate(GSAREvaluator(judge), evidence=None)
+    result = evaluate(GSAREvaluator(judge, replan_fn=lambda s, e, o: (s, e)), evidence=None)
     assert [a.kind for a in result.adjustments] == [MISSING_EVIDENCE_REF]
 
 

@@ -24,9 +24,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "incident"
 @pytest.fixture()
 def files(tmp_path: Path) -> tuple[str, str]:
     answer = tmp_path / "answer.txt"
-    evidence = tmp_path / "evidence.txt"
+    evidence = tmp_path / "evidence.json"
     answer.write_text(SCENARIO_1)
-    evidence.write_text("\n".join(EVIDENCE_A))
+    evidence.write_text(json.dumps(list(EVIDENCE_A)))
     return f"@{answer}", f"@{evidence}"
 
 
@@ -122,7 +122,7 @@ def test_the_installed_gsar_script_judges_the_bundled_example() -> None:
     assert script is not None, "the gsar console script is not installed next to this Python"
     completed = subprocess.run(
         [script, "judge", "--synthesis", f"@{EXAMPLE / 'answer.txt'}",
-         "--evidence", f"@{EXAMPLE / 'evidence.txt'}", "--judge", "staged"],
+         "--evidence", f"@{EXAMPLE / 'evidence.json'}", "--judge", "staged"],
         capture_output=True, text=True, timeout=60, check=False)
     # Every fact of the bundled answer is grounded: the CPU row (1.0), the request rate's drop
     # (its row states the value before and the change, 1.0), the alert (0.9), the push (1.0);
@@ -134,7 +134,7 @@ def test_the_installed_gsar_script_judges_the_bundled_example() -> None:
     assert "S = 0.867  decision: regenerate" in completed.stdout
     scored = subprocess.run(
         [script, "judge", "--synthesis", f"@{EXAMPLE / 'answer.txt'}",
-         "--evidence", f"@{EXAMPLE / 'evidence.txt'}", "--judge", "staged",
+         "--evidence", f"@{EXAMPLE / 'evidence.json'}", "--judge", "staged",
          "--conclusion-policy", "score"],
         capture_output=True, text=True, timeout=60, check=False)
     # S alone (the paper's rule) lets the unsupported cause through.

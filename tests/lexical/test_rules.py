@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import pytest
@@ -219,7 +220,7 @@ def test_the_bundled_incident_example_passes_the_integrity_guard_unchanged() -> 
 
     folder = Path(__file__).resolve().parents[2] / "examples" / "incident"
     answer = (folder / "answer.txt").read_text()
-    evidence = EvidenceSet.coerce((folder / "evidence.txt").read_text())
+    evidence = EvidenceSet.coerce(json.loads((folder / "evidence.json").read_text()))
     report = check_judge_output(judge(answer, evidence), synthesis=answer, evidence=evidence)
     assert report.adjustments == ()
     # Every fact is grounded ("dropped" has its row's value before and change); the unstated

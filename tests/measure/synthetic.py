@@ -16,15 +16,17 @@ _NOISE_FLIP = {"proceed": "regenerate", "regenerate": "replan", "replan": "regen
 
 def random_partition(rng: random.Random, *, max_grounded: int = 12, max_ungrounded: int = 6,
                      max_contradicted: int = 3) -> Partition:
-    """A partition of tool_match claims with random bucket sizes (so S takes many values)."""
+    """A partition with random bucket sizes (so S takes many values): grounded tool_match
+    claims, ungrounded and contradicted inferences, which no decision policy
+    caps, so S alone decides (the caps are tested in test_calibration_caps.py)."""
 
-    def claims(prefix: str, count: int) -> list[Claim]:
-        return [Claim(f"{prefix} claim {i}", "tool_match", ["E1"]) for i in range(count)]
+    def claims(prefix: str, count: int, kind: str) -> list[Claim]:
+        return [Claim(f"{prefix} claim {i}", kind, ["E1"]) for i in range(count)]
 
     return Partition(
-        grounded=claims("grounded", rng.randint(0, max_grounded)),
-        ungrounded=claims("ungrounded", rng.randint(0, max_ungrounded)),
-        contradicted=claims("contradicted", rng.randint(0, max_contradicted)),
+        grounded=claims("grounded", rng.randint(0, max_grounded), "tool_match"),
+        ungrounded=claims("ungrounded", rng.randint(0, max_ungrounded), "inference"),
+        contradicted=claims("contradicted", rng.randint(0, max_contradicted), "inference"),
     )
 
 

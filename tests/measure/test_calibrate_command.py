@@ -276,7 +276,7 @@ def test_answers_with_evidence_are_judged_with_the_chosen_judge(
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     report = run_json(capsys, str(path), "--judge", keyword_judge)
     assert report["judging"] == {"judge": "keyword-test", "judged": 24, "judge_errors": 0,
-                                 "abstained": 0}
+                                 "abstained": 0, "capped": 0}
     assert report["examples"] == 25
     # Grounded answers score 1.0; the others 1 / (1 + 0.6) = 0.625 (one tool_match claim
     # grounded, one inference claim not): any proceed threshold in (0.625, 1.0] splits them.

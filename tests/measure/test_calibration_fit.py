@@ -53,8 +53,10 @@ def test_fitted_thresholds_sit_in_the_middle_of_an_empty_gap() -> None:
                                     "ungrounded": [{"text": "b", "type": "tool_match"},
                                                    {"text": "c", "type": "tool_match"}]})
     high = Partition.model_validate({"grounded": [{"text": "a", "type": "tool_match"}]})
-    examples = ([GradedScore.from_partition(low, "not_ok")] * 10
-                + [GradedScore.from_partition(high, "ok")] * 10)
+    # (Under the score policy: the contradiction policy would hold every low answer back.)
+    score = {"contradiction_policy": "score"}
+    examples = ([GradedScore.from_partition(low, "not_ok", policies=score)] * 10
+                + [GradedScore.from_partition(high, "ok", policies=score)] * 10)
     # The value in force (0.30) lets the not-ok answers through, so the fit must move: it moves to
     # the centre of the plateau, not its edge.
     fit = fit_thresholds(examples, scale="binary", defaults=GSARThresholds(0.30, 0.15))
@@ -62,6 +64,11 @@ def test_fitted_thresholds_sit_in_the_middle_of_an_empty_gap() -> None:
     # 0.80 also separates them perfectly: no candidate is strictly better, so it stays.
     kept = fit_thresholds(examples, scale="binary", defaults=GSARThresholds(0.80, 0.65))
     assert kept.thresholds == GSARThresholds(0.80, 0.65)
+    # With the caps in force the value in force already stops every low answer: it stays.
+    capped = ([GradedScore.from_partition(low, "not_ok")] * 10
+              + [GradedScore.from_partition(high, "ok")] * 10)
+    stays = fit_thresholds(capped, scale="binary", defaults=GSARThresholds(0.30, 0.15))
+    assert stays.thresholds == GSARThresholds(0.30, 0.15)
 
 
 @pytest.mark.parametrize("scale", ["binary", "three_way"])

@@ -52,6 +52,13 @@ def test_a_false_pass_cost_below_one_is_refused(cost: float) -> None:
         fit_thresholds(EXAMPLES, scale="binary", false_pass_cost=cost)
 
 
+@pytest.fixture(autouse=True)
+def score_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graded file's ungrounded claims are tool_match rows, which the contradiction policy
+    would cap (tests/measure/test_calibration_caps.py); these tests are about the thresholds."""
+    monkeypatch.setenv("GSAR_CONTRADICTION_POLICY", "score")
+
+
 def _graded_file(tmp_path: Path) -> Path:
     def line(tenths: int, label: str) -> str:
         claims = ([{"text": f"g{i}", "type": "tool_match"} for i in range(tenths)],

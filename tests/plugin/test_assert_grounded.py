@@ -102,7 +102,8 @@ def test_bad_arguments_fail_with_the_allowed_values(gsar_pytester: pytest.Pytest
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines_random([
-        "*decision must be one of proceed, regenerate, replan, abstain, any, got 'maybe'*",
+        "*decision must be one of proceed, regenerate, replan, abstain, any, not_proceed, "
+        "got 'maybe'*",
         "*min_score must be a number between 0 and 1, got 2*",
         "*unknown judge 'oracle'; available: staged, anthropic, records, tiered, lexical, scripted*",
     ])
@@ -203,17 +204,23 @@ def test_bad_answers_and_evidence_fail_with_a_clear_message(
     ])
 
 
-def test_no_evidence_fails_naming_it_instead_of_judging(gsar_pytester: pytest.Pytester) -> None:
+def test_no_evidence_is_the_evaluators_no_evidence_abstain(
+        gsar_pytester: pytest.Pytester) -> None:
     gsar_pytester.makepyfile(f"""
         def test_none(assert_grounded):
             assert_grounded({GOOD!r})
 
         def test_empty_list(assert_grounded):
             assert_grounded({GOOD!r}, [])
+
+        def test_expected(assert_grounded):
+            result = assert_grounded({GOOD!r}, [], decision="abstain")
+            assert result.degraded_reason == "no_evidence"
+            assert result.trajectory[0].judge_duration_s == 0.0
     """)
-    write_cases(gsar_pytester, "gsar_cases.jsonl", [case("blank", GOOD, [])])
+    write_cases(gsar_pytester, "gsar_cases.jsonl", [
+        case("blank", GOOD, []), case("known-bad", GOOD, [], expect="not_proceed")])
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
-    result.assert_outcomes(failed=3)
-    result.stdout.fnmatch_lines(["*assert_grounded: no_evidence: there is no evidence to judge "
-                                 "the answer against*"])
-    result.stdout.fnmatch_lines(["*case 'blank': no_evidence*"])
+    result.assert_outcomes(failed=3, passed=2)
+    result.stdout.fnmatch_lines(["*decision is abstain, expected proceed*"])
+    result.stdout.fnmatch_lines(["*the judge abstained: no_evidence: there was no evidence*"])

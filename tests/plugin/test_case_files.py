@@ -85,7 +85,8 @@ def test_blank_lines_are_skipped_and_line_numbers_stay_true(gsar_pytester: pytes
     ('{"id": "a", "synthesis": "x", "evidence": 7}', "field 'evidence': evidence must be a "
                                                      "string, an Evidence, a dict"),
     ('{"id": "a", "synthesis": "x", "evidence": "e", "expect": "ok"}',
-     "field 'expect' must be one of proceed, regenerate, replan, abstain, any, got 'ok'"),
+     "field 'expect' must be one of proceed, regenerate, replan, abstain, any, not_proceed, "
+     "got 'ok'"),
     ('{"id": "a", "synthesis": "x", "evidence": "e", "min_score": 1.5}',
      "field 'min_score' must be a number between 0 and 1, got 1.5"),
     ('{"id": "a", "synthesis": "x", "evidence": "e", "judge": 1}',
@@ -118,3 +119,28 @@ def test_cases_can_be_selected_by_id(gsar_pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1)
     result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "-k", "not outage")
     result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_expect_not_proceed_passes_any_decision_but_proceed(
+        gsar_pytester: pytest.Pytester) -> None:
+    write_cases(gsar_pytester, "gsar_cases.jsonl", [
+        case("half", HALF, expect="not_proceed"),
+        case("contradicted", CONTRADICTED, expect="NOT_PROCEED"),
+        case("good", GOOD, expect="not_proceed")])
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted", "-v")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "gsar_cases.jsonl:3: grounding check failed: decision is proceed, expected anything but "
+        "proceed (not_proceed)"])
+
+
+def test_assert_grounded_takes_not_proceed(gsar_pytester: pytest.Pytester) -> None:
+    gsar_pytester.makepyfile(f"""
+        def test_bad(assert_grounded):
+            assert_grounded({HALF!r}, [{METRIC_ROW!r}], decision="not_proceed")
+
+        def test_good(assert_grounded):
+            assert_grounded({GOOD!r}, [{METRIC_ROW!r}], decision="not_proceed")
+    """)
+    result = gsar_pytester.runpytest_inprocess("--gsar-judge=scripted")
+    result.assert_outcomes(passed=1, failed=1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,7 @@ import pytest
 
 from gsar_otel import configure_telemetry, grounded, record_evidence
 from gsar_otel.otel import instruments as telemetry
+from gsar_otel.otel.exporter_choice import trace_export
 from gsar_otel.otel.setup import otlp_protocol
 from tests.telemetry.helpers import ANSWER, CPU_ROW, ScriptedJudge
 from tests.telemetry.receivers import grpc_receiver, http_receiver
@@ -75,17 +77,52 @@ def test_an_unsupported_protocol_is_a_clear_error(monkeypatch: pytest.MonkeyPatc
     telemetry.set_providers()
 
 
-def test_without_an_endpoint_spans_are_printed_to_the_console() -> None:
+def _printed(monkeypatch: pytest.MonkeyPatch, mode: str | None, **options: object) -> str:
+    if mode is None:
+        monkeypatch.delenv("GSAR_CONSOLE", raising=False)
+    else:
+        monkeypatch.setenv("GSAR_CONSOLE", mode)
     out = io.StringIO()
-    handle = configure_telemetry(set_global=False, console_out=out, console_metrics=False)
+    handle = configure_telemetry(set_global=False, console_out=out, console_metrics=False,
+                                 **options)  # type: ignore[arg-type]
     try:
         assert handle.otlp_traces_protocol is None
         judged_call("console_agent")
+        judged_call("console_agent")
     finally:
         handle.shutdown()
-    printed = out.getvalue()
+    return out.getvalue()
+
+
+def test_without_an_endpoint_each_evaluation_is_one_line_on_the_console(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = _printed(monkeypatch, None).splitlines()
+    assert len(lines) == 2
+    assert re.fullmatch(r"gsar: console_agent replan S=0\.62 claims G1 U1 X0 K0 judge=scripted "
+                        r"trace=[0-9a-f]{32}", lines[0]), lines[0]
+    assert ANSWER not in lines[0] and CPU_ROW not in lines[0]
+
+
+def test_gsar_console_spans_prints_the_full_dump(monkeypatch: pytest.MonkeyPatch) -> None:
+    printed = _printed(monkeypatch, "spans")
     assert '"name": "gsar.evaluate console_agent"' in printed
     assert '"gsar.decision": "replan"' in printed
+    assert "gsar: console_agent" not in printed
+    # An explicit console=True is the dump as well.
+    assert '"name": "gsar.judge"' in _printed(monkeypatch, None, console=True)
+
+
+def test_gsar_console_off_prints_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _printed(monkeypatch, "OFF") == ""
+
+
+def test_gsar_console_summary_applies_beside_an_endpoint() -> None:
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}
+    assert not trace_export(otlp=None, console=None, env=env).summary
+    chosen = trace_export(otlp=None, console=None, env={**env, "GSAR_CONSOLE": "summary"})
+    assert chosen.summary and chosen.otlp and not chosen.console
+    with pytest.raises(ValueError, match="GSAR_CONSOLE='loud': allowed: summary, spans, off"):
+        trace_export(otlp=None, console=None, env={"GSAR_CONSOLE": "loud"})
 
 
 def test_metrics_are_served_to_prometheus_with_their_prometheus_names() -> None:

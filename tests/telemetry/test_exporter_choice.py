@@ -38,7 +38,8 @@ def test_the_general_endpoint_exports_both_signals() -> None:
 
 
 def test_with_nothing_configured_spans_print_and_metrics_do_not() -> None:
-    assert trace_export(otlp=None, console=None, env={}) == SignalExport(otlp=False, console=True)
+    assert trace_export(otlp=None, console=None, env={}) == SignalExport(otlp=False, console=False,
+                                                                         summary=True)
     assert metric_export(otlp=None, console=None, prometheus_port=None,
                          env={}) == SignalExport(otlp=False, console=False)
 
