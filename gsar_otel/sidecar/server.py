@@ -37,12 +37,16 @@ from gsar_otel.sidecar.judging import (
     ExtractionDeadline,
     Extractor,
     JudgeThread,
+    RunOutcome,
+    count_outcome,
     count_results,
     flag_late_batches,
     judge_in_order,
     judge_options,
+    judge_within_budgets,
 )
-from gsar_otel.sidecar.output.emit import incompleteness, judge_and_emit
+from gsar_otel.sidecar.model_budget import ModelTokenBudget
+from gsar_otel.sidecar.output.emit import incompleteness
 from gsar_otel.sidecar.output.forward import Forwarder
 from gsar_otel.sidecar.output.stats import (
     OUTCOME_DROPPED,
@@ -94,6 +98,8 @@ class Sidecar:
 
             judge = make_judge(self.config.judge, model=self.config.judge_model)
         self.judge = judge
+        self.model_budget = ModelTokenBudget(self.config.model_token_budget, judge)
+        """``--model-token-budget``: past it runs are judged offline only."""
         self.grpc_interceptors = tuple(grpc_interceptors)
         self.http_port = 0
         self.grpc_port = 0
@@ -365,23 +371,23 @@ class Sidecar:
     async def _process(self, run: ReadyRun) -> None:
         assert self._judge_thread is not None and self._extractor is not None
         extractor, started = self._extractor, time.monotonic()
-        deadline_s = self.config.run_deadline_s
+        deadline_s, config = self.config.run_deadline_s, self.config
 
-        async def work() -> tuple[ExtractedRun, bool]:
-            extracted = await extractor.extract(run, deadline_s)
-            # No answer: not judged, a gsar.sidecar.skipped span is written into the trace.
-            result = await judge_and_emit(run, extracted, judge=self.judge,
-                                          telemetry=self.telemetry,
-                                          options=judge_options(self.options, started, deadline_s),
-                                          capture_content=self.config.capture_content)
-            return extracted, result is not None
+        async def work() -> tuple[ExtractedRun, RunOutcome]:
+            extracted, cost = await extractor.extract(run, deadline_s)
+            return extracted, await judge_within_budgets(
+                run, extracted, cost, judge=self.judge, budget=self.model_budget,
+                max_pairs=config.max_judge_pairs, telemetry=self.telemetry,
+                options=judge_options(self.options, started, deadline_s),
+                capture_content=config.capture_content)
 
-        extracted, judged = await self._judge_thread.run(work())
+        extracted, outcome = await self._judge_thread.run(work())
         if NOTE_EXTRACTION_CAPPED in extracted.notes:
             self.stats.note("extraction", "capped")
-        count_results(self.stats, extracted, include_unverified=self.config.include_unverified)
-        if not judged:
-            self.stats.run(OUTCOME_SKIPPED, "no_answer")
+        count_results(self.stats, extracted, include_unverified=config.include_unverified)
+        count_outcome(self.stats, outcome)
+        if outcome.skipped:
+            self.stats.run(OUTCOME_SKIPPED, outcome.skipped)
             return
         self.stats.run(OUTCOME_JUDGED, incompleteness(run, extracted) or "complete")
         if run.run_span is not None and run.run_span.end_ns:
