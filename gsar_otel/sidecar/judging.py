@@ -116,16 +116,33 @@ def _extract(run: ReadyRun, max_bytes: int, include_unverified: bool
         if cut:
             extracted = dataclasses.replace(extracted,
                                             notes=(*extracted.notes, NOTE_EXTRACTION_CAPPED))
-        return extracted, judging_cost(extracted.answer, extracted.evidence_set())
+        return extracted, judging_cost(extracted.answer,
+                                       (item.content for item in extracted.evidence))
     except (SystemExit, KeyboardInterrupt) as error:
         raise EscapedBaseException(error) from error
 
 
+INLINE_EXTRACT_MAX_BYTES = 64 * 1024
+"""A run holding at most this many bytes of values is extracted on the judging loop itself when
+no extractor plugin is installed: reading it takes well under a millisecond, less than the two
+thread switches a pool job costs (a plugin may block, so with one every run goes to the pool)."""
+
+
+def _plugin_extractors() -> bool:
+    from gsar_otel.plugins import plugin_manager
+
+    hook = getattr(plugin_manager().hook, "gsar_sidecar_extract", None)
+    return hook is not None and bool(hook.get_hookimpls())
+
+
 class Extractor:
-    """Extraction on a thread pool of its own, bounded in bytes read and in time."""
+    """Extraction on a thread pool of its own, bounded in bytes read and in time (a small run
+    on the judging loop: :data:`INLINE_EXTRACT_MAX_BYTES`)."""
 
     def __init__(self, workers: int, max_bytes: int, *, include_unverified: bool = False) -> None:
         self.max_bytes, self.include_unverified = max_bytes, include_unverified
+        self.inline = 0
+        """Runs extracted on the judging loop (small, no plugin)."""
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="gsar-sidecar-extract")
 
@@ -133,6 +150,9 @@ class Extractor:
                       ) -> tuple[ExtractedRun, JudgingCost]:
         """The run's answer and evidence, and what judging them would cost; raises
         :class:`ExtractionDeadline` past ``timeout_s``."""
+        if 0 < run.size <= INLINE_EXTRACT_MAX_BYTES and not _plugin_extractors():
+            self.inline += 1
+            return _extract(run, self.max_bytes, self.include_unverified)
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._pool, _extract, run, self.max_bytes,
                                       self.include_unverified)

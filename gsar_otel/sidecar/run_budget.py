@@ -17,11 +17,13 @@ figures) and a count (``runs_skipped{judging_budget}``), so no judging thread is
 from __future__ import annotations
 
 import dataclasses
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.evidence import DEFAULT_MAX_ITEM_CHARS, DEFAULT_MAX_ITEMS
 from gsar_otel.core.text import split_sentences
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.intake.spans import LogRecordData, SpanRecord, held_size
@@ -106,7 +108,10 @@ def evidence_rows(text: str) -> int:
     return max(1, lines, text.count("{"))
 
 
-def judging_cost(answer: str | None, evidence: EvidenceSet) -> JudgingCost:
-    """The claims and rows of one extracted run (no answer: 0 claims)."""
+def judging_cost(answer: str | None, evidence: Iterable[str]) -> JudgingCost:
+    """The claims and rows of one extracted run (no answer: 0 claims), reading the evidence
+    within the evidence set's own limits (each item's first 20,000 characters, 2,000 items)."""
     claims = len(split_sentences(answer)) if answer else 0
-    return JudgingCost(claims, sum(evidence_rows(item.content) for item in evidence.items))
+    rows = sum(evidence_rows(text[:DEFAULT_MAX_ITEM_CHARS])
+               for text in itertools.islice(evidence, DEFAULT_MAX_ITEMS))
+    return JudgingCost(claims, rows)

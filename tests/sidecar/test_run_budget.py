@@ -118,11 +118,13 @@ def test_rows_are_lines_or_json_objects_and_claims_are_sentences() -> None:
     assert evidence_rows("") == 1
     assert evidence_rows("a=1\n\nb=2\nc=3\n") == 3
     assert evidence_rows(json.dumps([{"host": f"h{i}"} for i in range(50)])) == 50
-    cost = judging_cost("CPU was 97%. Memory was 12%.\nDisk was 3%.",
-                        EvidenceSet.coerce(["a=1\nb=2", "c=3"]))
+    cost = judging_cost("CPU was 97%. Memory was 12%.\nDisk was 3%.", ["a=1\nb=2", "c=3"])
     assert (cost.claims, cost.rows, cost.pairs) == (3, 3, 9)
     assert cost.over(8) and not cost.over(9) and not cost.over(0)
-    assert judging_cost(None, EvidenceSet.coerce(["x"])).pairs == 0
+    assert judging_cost(None, ["x"]).pairs == 0
+    # within the evidence set's limits: an item's first 20,000 characters, 2,000 items
+    assert judging_cost("A.", ["r\n" * 30_000]).rows == 10_000
+    assert judging_cost("A.", ["r"] * 3_000).rows == 2_000
 
 
 @pytest.mark.parametrize("value", [-1, True, 1.5])

@@ -152,8 +152,10 @@ def incompleteness(run: ReadyRun, extracted: ExtractedRun) -> str:
     return ""
 
 
-def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]:
-    """The attributes the sidecar adds to the evaluate span."""
+def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun, kept: int | None = None
+                       ) -> dict[str, Any]:
+    """The attributes the sidecar adds to the evaluate span (``kept``: the evidence items the
+    evidence set kept, when the caller has built it already)."""
     reason = incompleteness(run, extracted)
     attributes: dict[str, Any] = {
         sc.GSAR_SOURCE: sc.GSAR_SOURCE_SIDECAR,
@@ -167,7 +169,8 @@ def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]
         sc.GSAR_SIDECAR_EVIDENCE_UNVERIFIED: extracted.unverified,
         sc.GSAR_SIDECAR_EVIDENCE_RETRIES: extracted.retries,
     }
-    kept = len(extracted.evidence_set())
+    if kept is None:
+        kept = len(extracted.evidence_set())
     if kept < len(extracted.evidence):
         attributes[sc.GSAR_SIDECAR_EVIDENCE_CUT_SOURCES] = [
             exported_source(item) for item in extracted.evidence[kept:kept + MAX_SOURCES]]
@@ -205,14 +208,16 @@ async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge
     evaluator = TracedEvaluator(judge, function=function_name(run), mode=sc.MODE_SIDECAR,
                                 capture_content=capture_content, telemetry=telemetry,
                                 **dict(options or {}))
+    evidence = extracted.evidence_set()  # built once: the span's figures and the judge's input
     recorder = evaluator.start_recording(context)
     try:
         span = recorder.span
         if span.is_recording():
             span.add_link(target)
-            span.set_attributes({**sidecar_attributes(run, extracted), **(attributes or {})})
+            span.set_attributes({**sidecar_attributes(run, extracted, len(evidence)),
+                                 **(attributes or {})})
         result = await evaluator.evaluate_recorded(recorder, report_synthesis=extracted.answer,
-                                                   evidence_corpus=extracted.evidence_set())
+                                                   evidence_corpus=evidence)
         if span.is_recording():
             span.set_attributes(evaluation_attributes(result))
         return result
