@@ -131,3 +131,19 @@ def test_rows_are_lines_or_json_objects_and_claims_are_sentences() -> None:
 def test_a_bad_budget_is_refused(value: object) -> None:
     with pytest.raises(ValueError, match="max_judge_pairs"):
         SidecarConfig(max_judge_pairs=value)  # type: ignore[arg-type]
+
+
+def test_a_small_run_is_extracted_on_the_judging_loop() -> None:
+    """A run of a few KiB is read on the judging loop (no pool job, two thread switches fewer);
+    the issue's 1,000 x 1,000 run (over 64 KiB of values) still goes to the extraction pool."""
+    running = start_sidecar(judge=CountingJudge(), max_body_bytes=8 * 1024 * 1024,
+                            max_decompressed_bytes=8 * 1024 * 1024)
+    try:
+        extractor = running.sidecar._extractor
+        assert extractor is not None
+        send_and_count(running, "6" * 32, 3, 3, 1)
+        assert extractor.inline == 1
+        send_and_count(running, "7" * 32, 1_000, 1_000, 2)
+        assert extractor.inline == 1
+    finally:
+        running.stop()

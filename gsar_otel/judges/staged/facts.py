@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final, Literal
 
 from gsar_otel.core.evidence import EvidenceSet
@@ -35,10 +34,12 @@ from gsar_otel.judges.staged.categories import (
     TOOL_AXES,
     Category,
     categories_of,
+    key_reading,
     negate,
     settle,
+    value_states,
 )
-from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, key_stems
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import sentence_spans
 from gsar_otel.judges.staged.tables import find_tables
@@ -139,24 +140,6 @@ def source_type(item_type: EvidenceType, kind: FactKind, structured: bool) -> Ev
     return EvidenceType.TOOL_MATCH
 
 
-@lru_cache(maxsize=4096)
-def _key_reading(key: str) -> tuple[frozenset[str], tuple[Category, ...]]:
-    """A field key's stems and the categories it names (the event it times or counts): the same
-    for every row of a table or JSON array, so read once per key."""
-    named = tuple(c for c in categories_of(_KEY_SPLIT.split(key.lower()))
-                  if c[0] != "direction")
-    return key_stems(key), named
-
-
-@lru_cache(maxsize=16384)
-def _stated(state_key: bool, value: str) -> tuple[Category, ...]:
-    """The states a field's value states in words (read after ``status`` for a state key);
-    values repeat across rows ("eu-west", "running"), so each is read once."""
-    lead = ["status"] if state_key else []
-    return categories_of([*lead, *(part for w in words(lexicon.CAMEL_STEP.sub(" ", value))
-                                   for part in _KEY_SPLIT.split(w))], negatable=True)
-
-
 def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
     """One field; its anchors are the line's anchors of this key when the line was read
     already (one scan of a row, not one per field), else the value read as ``key=value``."""
@@ -168,13 +151,13 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
         anchors = tuple(s for s in extract(f"{key}={value}") if s.start > len(key))
     # the value's own words ("status=failed"), and a key that names the event it times or
     # counts ("fired_at=14:02", "ready=6/6")
-    stems, named = _key_reading(key)
+    stems, named = key_reading(key)
     part = _PART.fullmatch(value)  # "ready=0/1": a part of a whole is not the whole's state
     if value.lower() in lexicon.FALSE_VALUES or (part and part.group(1) != part.group(2)):
         named = tuple(o for o in map(negate, named) if o is not None)  # "closed": false is open
     # "not complete" states no completion; a state key's value is read as after "status"
     # (docker's ``STATUS  Up 3 hours``)
-    stated = _stated(bool(stems & STATE_KEYS), value)
+    stated = value_states(bool(stems & STATE_KEYS), value)
     if value.lower() in PENDING_VALUES and stems & STATE_KEYS:
         stated = (*stated, PENDING)
     # a key names what holds under a truth, a time or a count (``merged: true``, ``fired_at``);
