@@ -71,7 +71,12 @@ GSAR_JUDGE_ESCALATION_CAPPED: Final = "gsar.judge.escalation_capped"
 """On the evaluate span of a tiered judge: claims left unverified past ``max_escalated_claims``."""
 GSAR_JUDGE_MODEL_TIER_SKIPPED: Final = "gsar.judge.model_tier.skipped"
 """On the evaluate span of a tiered judge that made no model call: why (``no_api_key``: no model
-tier, the offline verdict stands; ``all_settled``: every claim settled offline)."""
+tier, the offline verdict stands; ``all_settled``: every claim settled offline;
+``budget_exhausted``: the sidecar's ``--model-token-budget`` is spent for now)."""
+GSAR_JUDGE_BUDGET_EXHAUSTED: Final = "gsar.judge.budget_exhausted"
+"""On the sidecar's evaluate span: true when its ``--model-token-budget`` was spent, so the run
+was judged offline only (a tiered judge without its model tier, another model judge replaced by
+the ``staged`` judge)."""
 GSAR_CLAIMS_DISPUTED: Final = "gsar.claims.disputed"
 """On the evaluate span: grounded claims the offline engine disputes."""
 GSAR_DISPUTE_POLICY: Final = "gsar.dispute.policy"
@@ -393,6 +398,8 @@ ENV_SIDECAR_INCLUDE_UNVERIFIED: Final = "GSAR_SIDECAR_INCLUDE_UNVERIFIED"
 ENV_SIDECAR_LOG_VERDICTS: Final = "GSAR_SIDECAR_LOG_VERDICTS"
 ENV_SIDECAR_CAPTURE_CASES: Final = "GSAR_SIDECAR_CAPTURE_CASES"
 ENV_SIDECAR_CAPTURE_RATE: Final = "GSAR_SIDECAR_CAPTURE_RATE"
+ENV_SIDECAR_MAX_JUDGE_PAIRS: Final = "GSAR_SIDECAR_MAX_JUDGE_PAIRS"
+ENV_SIDECAR_MODEL_TOKEN_BUDGET: Final = "GSAR_SIDECAR_MODEL_TOKEN_BUDGET"
 """``gsar sidecar``'s own settings, one per flag (``--http-port`` is ``GSAR_SIDECAR_HTTP_PORT``);
 the same names without the prefix, lower case, in the settings file's ``sidecar`` table; a flag
 wins over its variable, which wins over the file."""

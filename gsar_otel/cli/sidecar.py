@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "attribute value (repeatable: every key must hold, several values "
                              "of one key: any; e.g. deployment.environment.name=prod)")
     parser.add_argument("--judge", default=None,
-                        help="staged, lexical, anthropic or a plugin's judge (default: "
+                        help="staged, records, tiered, anthropic or a plugin's judge (default: "
                              "GSAR_JUDGE, else anthropic with a key, else staged)")
     parser.add_argument("--model", default=None, help="model for a model-backed judge")
     parser.add_argument("--max-body-bytes", type=int, default=None,
@@ -113,6 +113,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "in the trace: anyone sending the history can write them) as "
                              "evidence, marked #unverified; by default they are left out and "
                              f"counted ({_default('include_unverified')})")
+    parser.add_argument("--max-judge-pairs", type=int, default=None, metavar="PAIRS",
+                        help="most claims (the answer's sentences) times evidence rows (lines, "
+                             "or JSON objects) one run may bring to the judge; a run over it is "
+                             "not judged but skipped with a gsar.sidecar.skipped span, counted "
+                             "runs_skipped{judging_budget}; 0: no bound "
+                             f"({_default('max_judge_pairs')})")
+    parser.add_argument("--model-token-budget", type=int, default=None, metavar="TOKENS",
+                        help="tokens (input, output, cache reads and writes) a model judge "
+                             "(tiered, anthropic) may use in any 60 s; past it runs are judged "
+                             "offline only (tiered: model tier skipped; anthropic: the staged "
+                             "judge), marked gsar.judge.budget_exhausted=true, counted "
+                             f"model_budget{{budget_exhausted}}; 0: no budget "
+                             f"({_default('model_token_budget')})")
     parser.add_argument("--shutdown-grace", type=float, default=None, metavar="SECONDS",
                         help="on SIGTERM/SIGINT, time to judge the runs held and deliver what "
                              "waits for --forward; the process exits within it whatever the "
@@ -167,6 +180,7 @@ def build_config(args: argparse.Namespace, settings: Any,
             include_unverified=v["include_unverified"], shutdown_grace_s=v["shutdown_grace"],
             log_verdicts=v["log_verdicts"], capture_cases=v["capture_cases"],
             capture_rate=v["capture_rate"],
+            max_judge_pairs=v["max_judge_pairs"], model_token_budget=v["model_token_budget"],
             services=tuple(args.service), agents=tuple(args.agent),
             matches=tuple(parse_match(text) for text in args.match),
             network=NetworkLimits(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from gsar_otel.sidecar.intake.admission import NetworkLimits
 from gsar_otel.sidecar.judging import DEFAULT_RUN_DEADLINE_S
-from gsar_otel.sidecar.run_budget import DEFAULT_MAX_EXTRACT_BYTES
+from gsar_otel.sidecar.run_budget import DEFAULT_MAX_EXTRACT_BYTES, DEFAULT_MAX_JUDGE_PAIRS
 
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 """The OTLP specification's suggested request limit (413 above it)."""
@@ -55,6 +55,12 @@ class SidecarConfig:
     """Extraction and judging of one run together; the judge gets what extraction left."""
     max_extract_bytes: int = DEFAULT_MAX_EXTRACT_BYTES
     """Most bytes of one run's values extraction reads (the rest cut, the run flagged)."""
+    max_judge_pairs: int = DEFAULT_MAX_JUDGE_PAIRS
+    """Most claims times evidence rows one run may bring to the judge; a run over it is skipped
+    (``judging_budget``) before any judge starts. 0: no bound."""
+    model_token_budget: int = 0
+    """Tokens a model judge may use in any 60 s; past it runs are judged offline only
+    (:mod:`gsar_otel.sidecar.model_budget`). 0: no budget."""
     include_unverified: bool = False
     """Keep history-only tool results (a ``role: tool`` message with no call in the trace) as
     evidence, marked ``#unverified``; by default they are left out and counted."""
@@ -71,6 +77,10 @@ class SidecarConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        for name in ("max_judge_pairs", "model_token_budget"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
         for name in ("http_port", "grpc_port"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:

@@ -4,7 +4,9 @@ judge, on an event loop of its own in a second thread.
 Extraction reads at most ``max_extract_bytes`` of the run (:mod:`gsar_otel.sidecar.run_budget`)
 and runs on a small thread pool of its own, so a large run never blocks the judging loop (other
 runs go on being judged meanwhile); it must end within ``deadline_s``, and the judge gets what
-is left of it. A run past the deadline in extraction is counted (``failed``,
+is left of it. What judging a run would cost (claims times evidence rows) is measured there too,
+so a run over ``--max-judge-pairs`` is skipped before any judge starts
+(:mod:`gsar_otel.sidecar.run_budget`). A run past the deadline in extraction is counted (``failed``,
 ``extraction_deadline``); its thread runs on to its end (a thread cannot be killed), at most one
 per pool thread. A ``SystemExit`` or ``KeyboardInterrupt`` raised by an extractor or a judge
 becomes an ordinary failure of that run (counted under its name), never the end of the loop.
@@ -20,14 +22,29 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from gsar_otel.core.protocol import Judge
+from gsar_otel.core.result import GSARResult
 from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.assembly.late import LateBatch
 from gsar_otel.sidecar.conventions.extract import ExtractedRun, extract_run
+from gsar_otel.sidecar.model_budget import BUDGET_EXHAUSTED, ModelTokenBudget
+from gsar_otel.sidecar.output.emit import (
+    SKIPPED_JUDGING_BUDGET,
+    SKIPPED_NO_ANSWER,
+    flag_skipped,
+    judge_and_emit,
+)
 from gsar_otel.sidecar.output.stats import SidecarStats
-from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED, cap_run
+from gsar_otel.sidecar.run_budget import (
+    NOTE_EXTRACTION_CAPPED,
+    JudgingCost,
+    cap_run,
+    judging_cost,
+)
 
 logger = logging.getLogger("gsar_otel.sidecar.server")
 T = TypeVar("T")
@@ -90,29 +107,53 @@ async def _guard(coro: Coroutine[Any, Any, T]) -> T:
         raise EscapedBaseException(error) from error
 
 
-def _extract(run: ReadyRun, max_bytes: int, include_unverified: bool) -> ExtractedRun:
-    """Cap, then extract (on a pool thread); a ``BaseException`` comes back as an exception."""
+def _extract(run: ReadyRun, max_bytes: int, include_unverified: bool
+             ) -> tuple[ExtractedRun, JudgingCost]:
+    """Cap, extract and cost (on a pool thread); a ``BaseException`` comes back as an
+    exception."""
     try:
         capped, cut = cap_run(run, max_bytes)
         extracted = extract_run(capped, include_unverified=include_unverified)
+        if cut:
+            extracted = dataclasses.replace(extracted,
+                                            notes=(*extracted.notes, NOTE_EXTRACTION_CAPPED))
+        return extracted, judging_cost(extracted.answer,
+                                       (item.content for item in extracted.evidence))
     except (SystemExit, KeyboardInterrupt) as error:
         raise EscapedBaseException(error) from error
-    if not cut:
-        return extracted
-    return dataclasses.replace(extracted, notes=(*extracted.notes, NOTE_EXTRACTION_CAPPED))
+
+
+INLINE_EXTRACT_MAX_BYTES = 64 * 1024
+"""A run holding at most this many bytes of values is extracted on the judging loop itself when
+no extractor plugin is installed: reading it takes well under a millisecond, less than the two
+thread switches a pool job costs (a plugin may block, so with one every run goes to the pool)."""
+
+
+def _plugin_extractors() -> bool:
+    from gsar_otel.plugins import plugin_manager
+
+    hook = getattr(plugin_manager().hook, "gsar_sidecar_extract", None)
+    return hook is not None and bool(hook.get_hookimpls())
 
 
 class Extractor:
-    """Extraction on a thread pool of its own, bounded in bytes read and in time."""
+    """Extraction on a thread pool of its own, bounded in bytes read and in time (a small run
+    on the judging loop: :data:`INLINE_EXTRACT_MAX_BYTES`)."""
 
     def __init__(self, workers: int, max_bytes: int, *, include_unverified: bool = False) -> None:
         self.max_bytes, self.include_unverified = max_bytes, include_unverified
+        self.inline = 0
+        """Runs extracted on the judging loop (small, no plugin)."""
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="gsar-sidecar-extract")
 
-    async def extract(self, run: ReadyRun, timeout_s: float) -> ExtractedRun:
-        """The run's answer and evidence; raises :class:`ExtractionDeadline` past
-        ``timeout_s``."""
+    async def extract(self, run: ReadyRun, timeout_s: float
+                      ) -> tuple[ExtractedRun, JudgingCost]:
+        """The run's answer and evidence, and what judging them would cost; raises
+        :class:`ExtractionDeadline` past ``timeout_s``."""
+        if 0 < run.size <= INLINE_EXTRACT_MAX_BYTES and not _plugin_extractors():
+            self.inline += 1
+            return _extract(run, self.max_bytes, self.include_unverified)
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._pool, _extract, run, self.max_bytes,
                                       self.include_unverified)
@@ -123,6 +164,47 @@ class Extractor:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """What became of one extracted run: judged (``skipped`` empty) or skipped and why, judged
+    offline because the model-token budget was spent, and the model tokens it used."""
+
+    skipped: str = ""
+    offline: bool = False
+    tokens: int = 0
+    result: GSARResult | None = None
+
+
+async def judge_within_budgets(run: ReadyRun, extracted: ExtractedRun, cost: JudgingCost, *,
+                               judge: Judge, budget: ModelTokenBudget, max_pairs: int,
+                               telemetry: Telemetry, options: Mapping[str, Any],
+                               capture_content: bool | None) -> RunOutcome:
+    """Judge one extracted run within both budgets: a run over ``max_pairs`` (claims times
+    evidence rows) is skipped before any judge starts, with a ``gsar.sidecar.skipped`` span
+    saying so; past the model-token budget the run is judged by ``judge``'s offline form, its
+    span marked ``gsar.judge.budget_exhausted``. A run with no answer is skipped
+    (``no_answer``)."""
+    if extracted.answer is not None and cost.over(max_pairs):
+        flag_skipped(run, extracted, telemetry, SKIPPED_JUDGING_BUDGET, cost.hint(max_pairs))
+        return RunOutcome(skipped=SKIPPED_JUDGING_BUDGET)
+    chosen, attributes = budget.choose(judge)
+    result = await judge_and_emit(run, extracted, judge=chosen, telemetry=telemetry,
+                                  options=options, capture_content=capture_content,
+                                  attributes=attributes)
+    if result is None:
+        return RunOutcome(skipped=SKIPPED_NO_ANSWER)
+    return RunOutcome(offline=bool(attributes), tokens=budget.spend(result.judge_usage),
+                      result=result)
+
+
+def count_outcome(stats: SidecarStats, outcome: RunOutcome) -> None:
+    """Count what the budgets did to one run: ``model_budget{budget_exhausted}`` for a run
+    judged offline past the model-token budget, ``model_tokens{spent}`` for its tokens."""
+    if outcome.offline:
+        stats.note("model_budget", BUDGET_EXHAUSTED)
+    stats.note("model_tokens", "spent", outcome.tokens)
 
 
 def judge_options(options: Mapping[str, Any], started: float, deadline_s: float

@@ -37,12 +37,16 @@ from gsar_otel.sidecar.judging import (
     ExtractionDeadline,
     Extractor,
     JudgeThread,
+    RunOutcome,
+    count_outcome,
     count_results,
     flag_late_batches,
     judge_in_order,
     judge_options,
+    judge_within_budgets,
 )
-from gsar_otel.sidecar.output.emit import incompleteness, judge_and_emit
+from gsar_otel.sidecar.model_budget import ModelTokenBudget
+from gsar_otel.sidecar.output.emit import incompleteness
 from gsar_otel.sidecar.output.forward import Forwarder
 from gsar_otel.sidecar.output.judged import JudgedRuns
 from gsar_otel.sidecar.output.stats import (
@@ -95,6 +99,7 @@ class Sidecar:
 
             judge = make_judge(self.config.judge, model=self.config.judge_model)
         self.judge = judge
+        self.model_budget = ModelTokenBudget(self.config.model_token_budget, judge)
         self.grpc_interceptors = tuple(grpc_interceptors)
         self.http_port = 0
         self.grpc_port = 0
@@ -102,8 +107,7 @@ class Sidecar:
         self._tasks: list[asyncio.Task[None]] = []
         self._judge_thread: JudgeThread | None = None
         self._api_thread: JudgeThread | None = None
-        self._api_pool: WorkerPool | None = None
-        """``/v1/judge``'s own loop and worker pool."""
+        self._api_pool: WorkerPool | None = None  # /v1/judge's own loop and worker pool
         self._extractor: Extractor | None = None
         self._queued_bytes = 0
         """Bytes of released runs waiting or being judged (held against max_held_bytes)."""
@@ -369,25 +373,26 @@ class Sidecar:
     async def _process(self, run: ReadyRun) -> None:
         assert self._judge_thread is not None and self._extractor is not None
         extractor, started = self._extractor, time.monotonic()
-        deadline_s = self.config.run_deadline_s
+        deadline_s, config = self.config.run_deadline_s, self.config
 
-        async def work() -> tuple[ExtractedRun, bool]:
-            extracted = await extractor.extract(run, deadline_s)
-            # No answer: not judged, a gsar.sidecar.skipped span is written into the trace.
-            result = await judge_and_emit(run, extracted, judge=self.judge,
-                                          telemetry=self.telemetry,
-                                          options=judge_options(self.options, started, deadline_s),
-                                          capture_content=self.config.capture_content)
-            if result is not None and self.judged.active:
-                self.judged.judged(run, extracted, result)
-            return extracted, result is not None
+        async def work() -> tuple[ExtractedRun, RunOutcome]:
+            extracted, cost = await extractor.extract(run, deadline_s)
+            outcome = await judge_within_budgets(
+                run, extracted, cost, judge=self.judge, budget=self.model_budget,
+                max_pairs=config.max_judge_pairs, telemetry=self.telemetry,
+                options=judge_options(self.options, started, deadline_s),
+                capture_content=config.capture_content)
+            if outcome.result is not None and self.judged.active:
+                self.judged.judged(run, extracted, outcome.result)
+            return extracted, outcome
 
-        extracted, judged = await self._judge_thread.run(work())
+        extracted, outcome = await self._judge_thread.run(work())
         if NOTE_EXTRACTION_CAPPED in extracted.notes:
             self.stats.note("extraction", "capped")
-        count_results(self.stats, extracted, include_unverified=self.config.include_unverified)
-        if not judged:
-            self.stats.run(OUTCOME_SKIPPED, "no_answer")
+        count_results(self.stats, extracted, include_unverified=config.include_unverified)
+        count_outcome(self.stats, outcome)
+        if outcome.skipped:
+            self.stats.run(OUTCOME_SKIPPED, outcome.skipped)
             return
         self.stats.run(OUTCOME_JUDGED, incompleteness(run, extracted) or "complete")
         if run.run_span is not None and run.run_span.end_ns:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from gsar_otel import semconv as sc
 from gsar_otel.config import GSARSettings, SettingsError, int_parser, parse_bool
 from gsar_otel.sidecar.intake.admission import NetworkLimits
+from gsar_otel.sidecar.run_budget import DEFAULT_MAX_JUDGE_PAIRS
 
 
 def _seconds(minimum: float) -> Callable[[str, object], float]:
@@ -114,6 +115,9 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             _NET.grpc_receive_timeout_s),
     Setting("verdict_buffer", sc.ENV_SIDECAR_VERDICT_BUFFER, int_parser(1), _NET.verdict_buffer),
     Setting("include_unverified", sc.ENV_SIDECAR_INCLUDE_UNVERIFIED, parse_bool, False),
+    Setting("max_judge_pairs", sc.ENV_SIDECAR_MAX_JUDGE_PAIRS, int_parser(0),
+            DEFAULT_MAX_JUDGE_PAIRS),
+    Setting("model_token_budget", sc.ENV_SIDECAR_MODEL_TOKEN_BUDGET, int_parser(0), 0),
     Setting("shutdown_grace", sc.ENV_SIDECAR_SHUTDOWN_GRACE, _seconds(0.001), 30.0),
     Setting("log_verdicts", sc.ENV_SIDECAR_LOG_VERDICTS, parse_bool, False),
     Setting("capture_cases", sc.ENV_SIDECAR_CAPTURE_CASES, _text, None),

@@ -21,7 +21,8 @@ INTAKE = f"{SIDECAR}.intake"
 RECEIVERS = (f"{INTAKE}.receiver_http", f"{INTAKE}.receiver_grpc")
 STAGES = ("intake", "conventions", "assembly", "output")
 """The sidecar's sub-packages, each importing only itself and the ones before it."""
-SERVICE = frozenset({"server", "config", "settings", "judging", "filters", "run_budget"})
+SERVICE = frozenset({"server", "config", "settings", "judging", "filters", "run_budget",
+                     "model_budget"})
 """Top-level modules: the service itself (wiring, settings, which runs are judged and how)."""
 SIDECAR_MODULES = sorted(m for m in MODULES if m.startswith(SIDECAR + "."))
 

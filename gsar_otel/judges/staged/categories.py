@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Final
 
+from gsar_otel.core.text import words
+from gsar_otel.judges.staged.lexicon import CAMEL_STEP, KEY_SPLIT, key_stems
 from gsar_otel.judges.staged.roots import root
 
 Category = tuple[str, str]
@@ -318,3 +321,21 @@ def negate(category: Category) -> Category | None:
     """The category a negated ``category`` states, when its axis has exactly two poles."""
     other = OPPOSITE.get(category[0], {}).get(category[1])
     return (category[0], other) if other else None
+
+
+@lru_cache(maxsize=4096)
+def key_reading(key: str) -> tuple[frozenset[str], tuple[Category, ...]]:
+    """A field key's stems and the categories it names (the event it times or counts): the same
+    for every row of a table or JSON array, so read once per key."""
+    named = tuple(c for c in categories_of(KEY_SPLIT.split(key.lower()))
+                  if c[0] != "direction")
+    return key_stems(key), named
+
+
+@lru_cache(maxsize=16384)
+def value_states(state_key: bool, value: str) -> tuple[Category, ...]:
+    """The states a field's value states in words (read after ``status`` for a state key);
+    values repeat across rows ("eu-west", "running"), so each is read once."""
+    lead = ["status"] if state_key else []
+    return categories_of([*lead, *(part for w in words(CAMEL_STEP.sub(" ", value))
+                                   for part in KEY_SPLIT.split(w))], negatable=True)

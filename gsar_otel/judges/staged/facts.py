@@ -34,10 +34,12 @@ from gsar_otel.judges.staged.categories import (
     TOOL_AXES,
     Category,
     categories_of,
+    key_reading,
     negate,
     settle,
+    value_states,
 )
-from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS, key_stems
+from gsar_otel.judges.staged.lexicon import IDENTITY_KEYS
 from gsar_otel.judges.staged.roots import root
 from gsar_otel.judges.staged.segment import sentence_spans
 from gsar_otel.judges.staged.tables import find_tables
@@ -149,17 +151,13 @@ def _field(key: str, value: str, line: tuple[Spec, ...] = ()) -> Field:
         anchors = tuple(s for s in extract(f"{key}={value}") if s.start > len(key))
     # the value's own words ("status=failed"), and a key that names the event it times or
     # counts ("fired_at=14:02", "ready=6/6")
-    named = tuple(c for c in categories_of(_KEY_SPLIT.split(key.lower()))
-                  if c[0] != "direction")
+    stems, named = key_reading(key)
     part = _PART.fullmatch(value)  # "ready=0/1": a part of a whole is not the whole's state
     if value.lower() in lexicon.FALSE_VALUES or (part and part.group(1) != part.group(2)):
         named = tuple(o for o in map(negate, named) if o is not None)  # "closed": false is open
     # "not complete" states no completion; a state key's value is read as after "status"
     # (docker's ``STATUS  Up 3 hours``)
-    stems = key_stems(key)
-    lead = ["status"] if stems & STATE_KEYS else []
-    stated = categories_of([*lead, *(part for w in words(lexicon.CAMEL_STEP.sub(" ", value))
-                                     for part in _KEY_SPLIT.split(w))], negatable=True)
+    stated = value_states(bool(stems & STATE_KEYS), value)
     if value.lower() in PENDING_VALUES and stems & STATE_KEYS:
         stated = (*stated, PENDING)
     # a key names what holds under a truth, a time or a count (``merged: true``, ``fired_at``);

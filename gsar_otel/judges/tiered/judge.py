@@ -105,6 +105,8 @@ class TieredJudge:
         self.max_items, self.max_bytes = max_items, max_bytes
         self.second_opinion = bool(second_opinion)
         self.offline = offline or RecordsJudge()
+        self.offline_reason = NO_API_KEY
+        """Why there is no model tier, when there is none (``gsar.judge.model_tier.skipped``)."""
         self.model_tier: Judge | None = None
         if model_judge is None and use_model:
             from gsar_otel.judges.anthropic.judge import AnthropicJudge
@@ -146,6 +148,18 @@ class TieredJudge:
         clone.model_tier = model_tier
         return clone
 
+    def offline_only(self, reason: str) -> TieredJudge:
+        """This judge without its model tier for ``reason`` (``budget_exhausted``: the
+        sidecar's model-token budget is spent), said in every verdict as a missing key is."""
+        clone = self.with_model_tier(None)
+        clone.offline_reason = reason
+        return clone
+
+    def _no_model_notice(self) -> str:
+        if self.offline_reason == NO_API_KEY:
+            return NO_MODEL_NOTICE
+        return f"no model tier ({self.offline_reason}): the tiered judge judges offline only"
+
     def __repr__(self) -> str:
         return (f"TieredJudge(model={self.model!r}, max_escalated_claims="
                 f"{self.max_escalated_claims}, max_items={self.max_items}, "
@@ -182,7 +196,7 @@ class TieredJudge:
                  for i in over]
         counts = TierCounts(settled=len(outcomes) - len(pending), over_cap=len(over))
         if self.model_tier is None or not sent:
-            skipped = NO_API_KEY if self.model_tier is None else ALL_SETTLED
+            skipped = self.offline_reason if self.model_tier is None else ALL_SETTLED
             counts = counts.model_copy(update={
                 "no_model": len(sent) if self.model_tier is None else 0, "model_tier": skipped})
             output = self._output(outcomes, {}, items, no_model=self.model_tier is None)
@@ -253,10 +267,11 @@ class TieredJudge:
         if judged:
             explanation += (f" {len(judged)} claim(s) the offline engine could not check were "
                             f"judged by the model ({self.model or 'model tier'}).")
+        notice = self._no_model_notice()
         if no_model and any(o.outcome == "unverified" for o in outcomes):
-            explanation += f" {NO_MODEL_NOTICE[0].upper()}{NO_MODEL_NOTICE[1:]}."
+            explanation += f" {notice[0].upper()}{notice[1:]}."
         update: dict[str, object] = {"explanation": explanation}
         if output.abstained and no_model:
-            update["abstain_reason"] = f"{output.abstain_reason}; {NO_MODEL_NOTICE}"
+            update["abstain_reason"] = f"{output.abstain_reason}; {notice}"
         return output.with_partition(partition.model_copy(update=stamped)).model_copy(
             update=update)

@@ -256,6 +256,8 @@ class HttpReceiver:
             await self._requests(conn, reserved)
         except (TimeoutError, ConnectionError):
             return
+        except asyncio.CancelledError:  # evicted or closing: ended normally, so asyncio logs
+            return  # no traceback on this loop for each (hundreds a second under slowloris)
         except Exception as failure:  # one connection never takes the server down
             logger.warning("gsar sidecar: a connection failed: %s: %s", type(failure).__name__,
                            failure)

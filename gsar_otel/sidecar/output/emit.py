@@ -52,7 +52,11 @@ DEFAULT_FUNCTION = "agent"
 MAX_SOURCES = 2_000
 """Evidence sources listed on the span (the evidence set's own item limit)."""
 SKIPPED_NO_ANSWER: Final = "no_answer"
+SKIPPED_JUDGING_BUDGET: Final = "judging_budget"
 HINTS: Final = {
+    SKIPPED_JUDGING_BUDGET: (
+        "the answer's claims times the evidence's rows are over --max-judge-pairs: raise it "
+        "(0: no bound) to judge such runs"),
     SKIPPED_NO_ANSWER: (
         "no final answer found in the run: record message content (e.g. "
         "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, OpenInference's default, "
@@ -160,8 +164,10 @@ def incompleteness(run: ReadyRun, extracted: ExtractedRun) -> str:
     return ""
 
 
-def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]:
-    """The attributes the sidecar adds to the evaluate span."""
+def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun, kept: int | None = None
+                       ) -> dict[str, Any]:
+    """The attributes the sidecar adds to the evaluate span (``kept``: the evidence items the
+    evidence set kept, when the caller has built it already)."""
     reason = incompleteness(run, extracted)
     attributes: dict[str, Any] = {
         sc.GSAR_SOURCE: sc.GSAR_SOURCE_SIDECAR,
@@ -181,7 +187,8 @@ def sidecar_attributes(run: ReadyRun, extracted: ExtractedRun) -> dict[str, Any]
             exported_source(item) for item in extracted.controls[:MAX_SOURCES]]
     if extracted.answer_source:
         attributes[sc.GSAR_SIDECAR_ANSWER_SOURCE] = extracted.answer_source
-    kept = len(extracted.evidence_set())
+    if kept is None:
+        kept = len(extracted.evidence_set())
     if kept < len(extracted.evidence):
         attributes[sc.GSAR_SIDECAR_EVIDENCE_CUT_SOURCES] = [
             exported_source(item) for item in extracted.evidence[kept:kept + MAX_SOURCES]]
@@ -206,11 +213,12 @@ def evaluation_attributes(result: GSARResult) -> dict[str, Any]:
 
 async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge,
                          telemetry: Telemetry, options: Mapping[str, Any] | None = None,
-                         capture_content: bool | None = None) -> GSARResult | None:
+                         capture_content: bool | None = None,
+                         attributes: Mapping[str, Any] | None = None) -> GSARResult | None:
     """Judge ``extracted.answer`` against its evidence inside a ``gsar.evaluate`` span placed
-    in the run's trace. Raises what the evaluator raises (the span is marked failed). A run
-    without an answer is not judged: a ``gsar.sidecar.skipped`` span is written instead and
-    None returned."""
+    in the run's trace (with ``attributes`` added). Raises what the evaluator raises (the span
+    is marked failed). A run without an answer is not judged: a ``gsar.sidecar.skipped`` span
+    is written instead and None returned."""
     if extracted.answer is None:
         flag_skipped(run, extracted, telemetry, SKIPPED_NO_ANSWER)
         return None
@@ -221,14 +229,16 @@ async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge
     evaluator = TracedEvaluator(judge, function=function_name(run), mode=sc.MODE_SIDECAR,
                                 capture_content=capture_content, telemetry=telemetry,
                                 **dict(options or {}))
+    evidence = extracted.evidence_set()  # built once: the span's figures and the judge's input
     recorder = evaluator.start_recording(context)
     try:
         span = recorder.span
         if span.is_recording():
             span.add_link(target)
-            span.set_attributes(sidecar_attributes(run, extracted))
+            span.set_attributes({**sidecar_attributes(run, extracted, len(evidence)),
+                                 **(attributes or {})})
         result = await evaluator.evaluate_recorded(recorder, report_synthesis=extracted.answer,
-                                                   evidence_corpus=extracted.evidence_set())
+                                                   evidence_corpus=evidence)
         if span.is_recording():
             span.set_attributes(evaluation_attributes(result))
         return result
@@ -260,16 +270,17 @@ def flag_late(batch: LateBatch, telemetry: Telemetry) -> int:
 
 
 def flag_skipped(run: ReadyRun, extracted: ExtractedRun, telemetry: Telemetry,
-                 reason: str = SKIPPED_NO_ANSWER) -> None:
+                 reason: str = SKIPPED_NO_ANSWER, hint: str | None = None) -> None:
     """Write one ``gsar.sidecar.skipped`` span for a run that is not judged into its trace
-    (child of and linked to the run span), and log the reason once per process."""
+    (child of and linked to the run span), and log the reason once per process; ``hint``
+    (default: the reason's own) says what to do about it."""
     log_once(reason, run.trace_id)
     context, target = run_context(run)
     attributes: dict[str, Any] = {
         sc.GSAR_SOURCE: sc.GSAR_SOURCE_SIDECAR,
         sc.GSAR_FUNCTION: function_name(run),
         sc.GSAR_SIDECAR_SKIPPED_REASON: reason,
-        sc.GSAR_SIDECAR_SKIPPED_HINT: HINTS.get(reason, reason),
+        sc.GSAR_SIDECAR_SKIPPED_HINT: hint or HINTS.get(reason, reason),
         sc.GSAR_SIDECAR_CONVENTION: extracted.convention,
         sc.GSAR_SIDECAR_RUN_SPANS: len(run.spans),
         sc.GSAR_EVIDENCE_COUNT: len(extracted.evidence),
