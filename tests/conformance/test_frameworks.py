@@ -234,8 +234,9 @@ def test_model_calls_traced_alone_say_their_history_was_left_out() -> None:
                             "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
                             "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"})
     (verdict,) = outcome.verdicts
-    assert verdict.span is not None and verdict.judged_answer == CORRECT
-    assert verdict.evidence == []
+    # no evidence left: the evaluation abstains (no_evidence) without calling the judge
+    assert verdict.span is not None and verdict.judged_answer is None
+    assert verdict.attribute(sc.GSAR_DEGRADED_REASON) == "no_evidence"
     assert verdict.attribute(sc.GSAR_SIDECAR_RUN_INCOMPLETE_REASON) == "unverified_history"
     assert verdict.attribute(sc.GSAR_SIDECAR_EVIDENCE_UNVERIFIED) == 1
     assert "--include-unverified" in str(verdict.attribute(sc.GSAR_SIDECAR_RUN_INCOMPLETE_HINT))

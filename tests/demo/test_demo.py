@@ -308,4 +308,6 @@ def test_the_example_script_runs_the_same_agent(tmp_path: Path) -> None:
     assert lines[2] == ("[incident_agent.final_answer] round 1 (regenerate): S = 1.000 -> "
                         "proceed")
     assert CAUSAL not in completed.stdout.split("Final answer:", 1)[1]
-    assert '"name": "gsar.evaluate incident_agent.final_answer"' in completed.stderr
+    # with no endpoint set, one line per evaluation on stderr (GSAR_CONSOLE=spans: the spans)
+    assert re.search(r"^gsar: incident_agent\.final_answer proceed S=1\.00 claims G\d+ U0 X0 K0 "
+                     r"judge=staged trace=[0-9a-f]{32}$", completed.stderr, re.M), completed.stderr
