@@ -20,7 +20,7 @@ MAX_LINES = 400
 # (layer, module prefixes); a module belongs to the layer of its longest matching prefix.
 LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (0, ("gsar_otel._version", "gsar_otel._compat", "gsar_otel.semconv",
-         "gsar_otel.semconv_sidecar")),
+         "gsar_otel.semconv_sidecar", "gsar_otel.errors")),
     (1, ("gsar_otel.core", "gsar_otel.config", "gsar_otel.config_values")),
     (2, ("gsar_otel.judges", "gsar_otel.plugins")),
     (3, ("gsar_otel.otel", "gsar_otel.measure")),
