@@ -19,19 +19,17 @@ MAX_LINES = 400
 
 # (layer, module prefixes); a module belongs to the layer of its longest matching prefix.
 LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
-    (0, ("gsar_otel._version", "gsar_otel._compat", "gsar_otel.semconv",
-         "gsar_otel.semconv_sidecar", "gsar_otel.errors")),
+    (0, ("gsar_otel._version", "gsar_otel.semconv", "gsar_otel.semconv_sidecar",
+         "gsar_otel.errors")),
     (1, ("gsar_otel.core", "gsar_otel.config", "gsar_otel.config_values")),
     (2, ("gsar_otel.judges", "gsar_otel.plugins")),
     (3, ("gsar_otel.otel", "gsar_otel.measure")),
     (4, ("gsar_otel.decorator", "gsar_otel.sidecar", "pytest_gsar")),
     (5, ("gsar_otel.cli",)),
 )
-# Thin re-exports above everything: the lazy package namespace and the deprecated old paths.
+# Thin re-exports above everything: the lazy package namespace.
 TOP = 9
-TOP_MODULES = ("gsar_otel", "gsar_otel.model", "gsar_otel.scoring", "gsar_otel.evidence",
-               "gsar_otel.integrity", "gsar_otel.evaluator", "gsar_otel.telemetry",
-               "gsar_otel.judges.base")
+TOP_MODULES = ("gsar_otel",)
 
 
 def module_files() -> Iterator[tuple[str, Path]]:
