@@ -1,13 +1,15 @@
-# Two entry points: `make demo` (the main job, no key, no servers) and `make test` (everything).
-# `make test-random` runs the tests with fresh hypothesis examples (CI runs derandomized, CI=true);
-# it prints the seed first, and `make test-random SEED=N` runs the same examples again.
+# Two entry points: `make demo` (the main job, no key, no servers) and `make test` (every test
+# but the cost ones). `make test-cost` runs the cost, soak and benchmark tests (the `cost` marker:
+# counted work, linear cost, pathological input, the benchmarks run); CI runs both targets.
+# `make test-random` runs every test with fresh hypothesis examples (CI runs derandomized,
+# CI=true); it prints the seed first, and `make test-random SEED=N` runs the same examples again.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PHOENIX_VENV := .venv-phoenix
 DIST_VENV := .venv-dist
 
-.PHONY: demo test test-random lint setup setup-dev setup-servers framework-venvs docs dist-check
+.PHONY: demo test test-cost test-random lint setup setup-dev setup-servers framework-venvs docs dist-check
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,7 +48,11 @@ demo: setup
 
 test: setup-dev setup-servers framework-venvs
 	GSAR_PHOENIX_PYTHON=$(abspath $(PHOENIX_VENV))/bin/python \
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not cost" $(PYTEST_ARGS)
+
+# The cost tests need no servers: they count work (or run the benchmarks) on this machine.
+test-cost: setup-dev
+	$(PY) -m pytest -m cost $(PYTEST_ARGS)
 
 test-random: setup-dev setup-servers framework-venvs
 	@seed="$(SEED)"; \

@@ -10,12 +10,13 @@ from typing import Final
 
 from gsar_otel.core.model import EvidenceType
 from gsar_otel.core.scoring import DISPUTE_POLICIES, POLICIES
+from gsar_otel.errors import GSARError
 
 _TRUE: Final = frozenset({"1", "true", "yes", "on"})
 _FALSE: Final = frozenset({"0", "false", "no", "off"})
 
 
-class SettingsError(ValueError):
+class SettingsError(ValueError, GSARError):
     """A setting is invalid; the message names the variable or file key and the allowed values."""
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Final
 
 from gsar_otel.core.model import DECISION_RANK, Decision
+from gsar_otel.errors import GSARError
 from gsar_otel.judges.recorded.files import atomic_write, directory_lock, real_path
 from pytest_gsar.records import JudgementRecord
 
@@ -46,7 +47,7 @@ def decision_rank(decision: str) -> int:
         return len(DECISION_RANK)
 
 
-class BaselineError(Exception):
+class BaselineError(GSARError):
     """The baseline file cannot be read or written."""
 
 

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final
 import pytest
 
 from pytest_gsar.captured import CAPTURE_FIELDS, Recorded, check_capture_fields
+from pytest_gsar.errors import CaseFormatError as CaseFormatError
 from pytest_gsar.errors import GroundingFailure
 
 if TYPE_CHECKING:
@@ -53,10 +54,6 @@ MAX_REPORTED: Final = 200
 KEEP_CASES_BYTES: Final = 4 * 2**20
 """Largest case file whose parsed cases are kept from collection to the run (bigger ones are
 read again case by case, so a big suite does not hold every answer)."""
-
-
-class CaseFormatError(Exception):
-    """A line of a case file is not a valid case."""
 
 
 @dataclass(frozen=True, slots=True)

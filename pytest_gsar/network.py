@@ -21,10 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gsar_otel.errors import GSARError
+
 __all__ = ["BlockedConnection", "NetworkBlocked", "NetworkGuard", "blocked_message"]
 
 
-class NetworkBlocked(RuntimeError):
+class NetworkBlocked(RuntimeError, GSARError):
     """A connection refused by the guard (not an OSError: callers that retry on network errors
     give up at once instead of trying every address again)."""
 

@@ -51,6 +51,7 @@ from gsar_otel.core.model import JudgeOutput, safe_default_judge_output
 from gsar_otel.core.protocol import Judge, JudgeVerdict, judge_model, judge_name, run_judge
 from gsar_otel.core.result import DEADLINE_EXCEEDED
 from gsar_otel.core.scoring import WeightMap
+from gsar_otel.errors import GSARError
 
 T = TypeVar("T")
 
@@ -69,7 +70,7 @@ POOL_BUSY: Final = "JudgePoolBusy"
 _PROPAGATE: Final = (KeyboardInterrupt, SystemExit)
 
 
-class PoolBusyError(RuntimeError):
+class PoolBusyError(RuntimeError, GSARError):
     """The worker pool holds :data:`DEFAULT_MAX_PENDING` jobs already; this one was refused."""
 
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from gsar_otel.errors import GSARError
+
 MAX_JSON_DEPTH: Final = 64
 """Deepest nesting of JSON accepted from outside; what gsar reads is a few levels deep."""
 
 
-class JSONTooDeep(ValueError):
+class JSONTooDeep(ValueError, GSARError):
     """JSON nested deeper than the limit, refused before the parser recursed into it."""
 
     def __init__(self, limit: int) -> None:

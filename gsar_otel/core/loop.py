@@ -23,12 +23,13 @@ from gsar_otel.core.result import (
     GSARResult,
     no_evidence_round,
 )
+from gsar_otel.errors import GSARError
 
 if TYPE_CHECKING:
     from gsar_otel.core.evaluator import GSAREvaluator
 
 
-class _DeadlineReached(Exception):
+class _DeadlineReached(GSARError):
     """The evaluation's deadline cut off a recovery callback."""
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from gsar_otel import semconv as sc
+from gsar_otel.errors import GSARError
 
 if TYPE_CHECKING:
     from gsar_otel.core.result import GSARResult
@@ -22,7 +23,7 @@ PROPAGATE: Final = (KeyboardInterrupt, SystemExit)
 """BaseExceptions that always reach the caller: they may be the caller's own (a signal)."""
 
 
-class ExtractorError(Exception):
+class ExtractorError(GSARError):
     """An ``evidence=`` or ``synthesis=`` extractor raised; ``kind`` names what it raised."""
 
     def __init__(self, which: str, error: BaseException) -> None:

@@ -9,6 +9,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from gsar_otel.errors import GSARError
+
 if TYPE_CHECKING:
     from gsar_otel.core.evidence import Evidence, EvidenceSet
     from gsar_otel.core.model import GSARThresholds, JudgeOutput
@@ -25,7 +27,7 @@ guard and recovery callbacks). Above AnthropicJudge's own round deadline (100 s)
 provider shows the judge's reason; a round cut off here abstains with ``DeadlineExceeded``."""
 
 
-class GroundingError(Exception):
+class GroundingError(GSARError):
     """Raised by ``@grounded(on_low="raise")`` when the final decision is not ``proceed``, and
     by ``raise`` and ``recover`` gates when the call could not be judged at all (the result is
     then an abstain whose reason says why, e.g. an extractor failed).
@@ -117,7 +119,7 @@ def set_last_result(result: GSARResult | None) -> None:
         _LAST_RESULT.set(result)
 
 
-class JudgeUnavailableError(RuntimeError):
+class JudgeUnavailableError(RuntimeError, GSARError):
     """The configured judge could not be built (e.g. no API key): its calls abstain."""
 
 

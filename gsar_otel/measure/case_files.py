@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from gsar_otel.errors import GSARError
 from gsar_otel.measure.captured import content_digest, encode_line
 
 EXPECTATIONS: Final = ("proceed", "regenerate", "replan", "abstain", "not_proceed", "any")
@@ -21,7 +22,7 @@ DECISIONS: Final = ("proceed", "regenerate", "replan", "abstain")
 MAX_LINE_BYTES: Final = 16 * 2**20
 
 
-class CaseFileError(ValueError):
+class CaseFileError(ValueError, GSARError):
     """A case file cannot be read, or one of its lines is not a case; names the file and line."""
 
 

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+from gsar_otel.errors import GSARError
 from gsar_otel.measure.captured import encode_line
 
 logger = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 
-class CaptureError(ValueError):
+class CaptureError(ValueError, GSARError):
     """The capture directory cannot be used (it is not a directory, or not writable)."""
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gsar_otel import semconv as sc
+from gsar_otel.errors import EscapedBaseException as EscapedBaseException
 
 logger = logging.getLogger("gsar_otel.otel.background")
 
@@ -35,15 +36,6 @@ class Job:
     payload: Any
     context: contextvars.Context
     name: str
-
-
-class EscapedBaseException(Exception):
-    """A job's ``SystemExit`` or ``KeyboardInterrupt`` (raised by a judge or an extractor on
-    the worker's thread), caught so the worker's loop lives on; the job is counted ``error``."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(f"{type(error).__name__}: {error}")
-        self.error = error
 
 
 async def guarded(job: Job) -> None:

@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 
 from gsar_otel.core.protocol import Judge
 from gsar_otel.core.result import GSARResult
+from gsar_otel.errors import EscapedBaseException as EscapedBaseException
+from gsar_otel.errors import GSARError
 from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.assembly.late import LateBatch
@@ -53,17 +55,7 @@ DEFAULT_RUN_DEADLINE_S = 120.0
 """Extraction and judging of one run together (as ``@grounded``'s default deadline)."""
 
 
-class EscapedBaseException(Exception):
-    """A ``SystemExit``/``KeyboardInterrupt`` from an extractor or judge, caught so the loop
-    lives on; the run is counted failed under the original exception's name."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(f"{type(error).__name__}: {error}")
-        self.error = error
-        self.name = type(error).__name__
-
-
-class ExtractionDeadline(Exception):
+class ExtractionDeadline(GSARError):
     """Extraction did not end within the run's deadline."""
 
 

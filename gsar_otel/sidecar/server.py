@@ -22,6 +22,7 @@ from opentelemetry import metrics, trace
 
 from gsar_otel.core.deadline import WorkerPool, pool_in_use
 from gsar_otel.core.protocol import Judge
+from gsar_otel.errors import EscapedBaseException
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
 from gsar_otel.sidecar.assembly.assembler import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
 from gsar_otel.sidecar.assembly.counts import COUNT_NOTES, ITEM_KEYS
@@ -33,7 +34,6 @@ from gsar_otel.sidecar.filters import RunFilter, sampled
 from gsar_otel.sidecar.intake.admission import ByteBudget, network_limits
 from gsar_otel.sidecar.intake.spans import Decoded
 from gsar_otel.sidecar.judging import (
-    EscapedBaseException,
     ExtractionDeadline,
     Extractor,
     JudgeThread,

@@ -29,6 +29,8 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Claim, JudgeOutput
 from tests.support.cost import growth_exponent, module_patterns, operations, regex_hazards
 
+pytestmark = pytest.mark.cost
+
 MODULES: list[ModuleType] = [text, integrity, anchors, anchor_scan, anchor_spans, anchor_tokens,
                              anchor_words, anchor_compare, anchor_times, anchor_model]
 SIZES = [250, 500, 1000, 2000]

@@ -14,6 +14,8 @@ from gsar_otel.core.evidence import DEFAULT_MAX_ITEMS, DEFAULT_MAX_TOTAL_CHARS
 from gsar_otel.core.model import Decision
 from gsar_otel.core.result import DEFAULT_MAX_SYNTHESIS_CHARS, GSARResult
 
+pytestmark = pytest.mark.cost
+
 HOSTILE = ("\x00", "\ud800", "\udfff", "\u202e", "\u200f", "\u200b", "\u200d", "\ufeff", "\u00ad",
            "\u0301", "\n", "\t", ".", "-", "=", "%", ":", "1", "9", "a", "Z", " ", "\"", "'")
 """Characters an attacker or a broken tool puts in text, beside the ones the rules look at."""

@@ -1,4 +1,5 @@
-"""The package's layout: one-directional layers, no import cycles, no module over 400 lines.
+"""The package's layout: one-directional layers, no import cycles, no module over the soft size
+limit (800 lines; one named exception per module past it, with its reason).
 
 Every ``import`` in every module (module level and inside functions, but not under
 ``if TYPE_CHECKING:``) is read with :mod:`ast` and checked against the declared layer order:
@@ -15,23 +16,25 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("gsar_otel", "pytest_gsar")
-MAX_LINES = 400
+MAX_LINES = 800
+"""The soft size limit: a module is split by concept, not by size, so the limit only catches a
+module that has grown several concepts (docs/ARCHITECTURE.md, "Module size")."""
+OVER_LIMIT: dict[str, str] = {}
+"""Modules allowed past :data:`MAX_LINES`, each with the reason it is still one concept."""
 
 # (layer, module prefixes); a module belongs to the layer of its longest matching prefix.
 LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
-    (0, ("gsar_otel._version", "gsar_otel._compat", "gsar_otel.semconv",
-         "gsar_otel.semconv_sidecar")),
+    (0, ("gsar_otel._version", "gsar_otel.semconv", "gsar_otel.semconv_sidecar",
+         "gsar_otel.errors")),
     (1, ("gsar_otel.core", "gsar_otel.config", "gsar_otel.config_values")),
     (2, ("gsar_otel.judges", "gsar_otel.plugins")),
     (3, ("gsar_otel.otel", "gsar_otel.measure")),
     (4, ("gsar_otel.decorator", "gsar_otel.sidecar", "pytest_gsar")),
     (5, ("gsar_otel.cli",)),
 )
-# Thin re-exports above everything: the lazy package namespace and the deprecated old paths.
+# Thin re-exports above everything: the lazy package namespace.
 TOP = 9
-TOP_MODULES = ("gsar_otel", "gsar_otel.model", "gsar_otel.scoring", "gsar_otel.evidence",
-               "gsar_otel.integrity", "gsar_otel.evaluator", "gsar_otel.telemetry",
-               "gsar_otel.judges.base")
+TOP_MODULES = ("gsar_otel",)
 
 
 def module_files() -> Iterator[tuple[str, Path]]:
@@ -159,4 +162,13 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_is_over_the_line_limit(module: str) -> None:
     lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"{module} has {lines} lines (limit {MAX_LINES}): split it"
+    assert lines <= MAX_LINES or module in OVER_LIMIT, (
+        f"{module} has {lines} lines (soft limit {MAX_LINES}): split it by concept, or name it "
+        "in OVER_LIMIT with the reason it is one concept")
+
+
+def test_every_module_allowed_past_the_limit_exists_and_needs_it() -> None:
+    for module, reason in OVER_LIMIT.items():
+        assert module in MODULES and reason, f"{module}: not a module, or no reason given"
+        lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
+        assert lines > MAX_LINES, f"{module} has {lines} lines; drop it from OVER_LIMIT"

@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.cost
+
 ROOT = Path(__file__).resolve().parents[2]
 CALL_CASES = {
     "undecorated", "one span (floor)", "@grounded background, paced",

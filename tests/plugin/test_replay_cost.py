@@ -12,6 +12,8 @@ import pytest
 
 from tests.plugin.helpers import GOOD, case, read_json, write_cases, write_ini
 
+pytestmark = pytest.mark.cost
+
 COUNTING_CONFTEST = """
     import gsar_otel.core.redact as redact
     import gsar_otel.judges.recorded.judge as recorded_judge

@@ -11,6 +11,8 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.records import derive, index, rules
 from gsar_otel.judges.records.judge import RecordsJudge
 
+pytestmark = pytest.mark.cost
+
 HEADER = "NAME                 CPU_PCT   MEM_MB   RESTARTS"
 
 

@@ -15,6 +15,8 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.staged import StagedJudge
 from tests.support.cost import growth_exponent, module_patterns, operations, regex_hazards
 
+pytestmark = pytest.mark.cost
+
 MODULES: list[ModuleType] = [
     importlib.import_module(f"gsar_otel.judges.staged.{info.name}")
     for info in pkgutil.iter_modules(staged.__path__)]

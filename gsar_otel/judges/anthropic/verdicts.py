@@ -18,6 +18,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from gsar_otel.core.model import BUCKETS, Claim, JudgeOutput, check_unit_interval
+from gsar_otel.errors import GSARError
 
 ERROR_INVALID_JSON: Final = "InvalidJSON"
 """error_type of a reply that holds no parseable JSON."""
@@ -29,7 +30,7 @@ _FENCE: Final = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE
 
 
 @dataclass
-class VerdictProblem(Exception):
+class VerdictProblem(GSARError):
     """A reply that is not a usable verdict: its kind, why, and what could be parsed."""
 
     kind: str

@@ -18,6 +18,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from gsar_otel.errors import GSARError
+
 CASSETTE_FORMAT: Final = "gsar-cassette/1"
 """Format marker written into every cassette; a cassette with another marker is refused."""
 
@@ -28,7 +30,7 @@ RECOVER: Final = ("delete it and record again with --gsar-record-mode=once, or r
                   "with --gsar-record-mode=all")
 
 
-class CassetteError(Exception):
+class CassetteError(GSARError):
     """A cassette cannot be read or written (bad JSON, wrong format, a secret in it)."""
 
 

@@ -32,6 +32,7 @@ from gsar_otel.core.redact import MIN_SECRET_CHARS as MIN_SECRET_CHARS
 from gsar_otel.core.redact import REDACTED as REDACTED
 from gsar_otel.core.redact import redact_secrets as redact_secrets
 from gsar_otel.core.redact import secret_values
+from gsar_otel.errors import GSARError
 from gsar_otel.judges.recorded.files import CASSETTE_FORMAT as CASSETTE_FORMAT
 from gsar_otel.judges.recorded.files import CassetteError as CassetteError
 from gsar_otel.judges.recorded.files import CassetteWarning as CassetteWarning
@@ -81,7 +82,7 @@ def parse_record_mode(value: object) -> RecordMode:
             f"record mode must be one of {', '.join(RECORD_MODES)}; got {value!r}") from None
 
 
-class MissingVerdictError(LookupError):
+class MissingVerdictError(LookupError, GSARError):
     """The record mode forbids calling the judge and the cassette has no verdict for the answer."""
 
     def __init__(self, path: Path, mode: RecordMode, *, cassette_existed: bool) -> None:

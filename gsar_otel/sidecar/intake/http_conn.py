@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import h11
 
+from gsar_otel.errors import GSARError
 from gsar_otel.sidecar.intake.admission import Reservation
 
 MAX_HEAD_BYTES = 16 * 1024
@@ -54,7 +55,7 @@ class Head:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-class HttpFailure(Exception):
+class HttpFailure(GSARError):
     """Answer ``status`` with ``message`` and close; ``reason`` says what was wrong (the
     receiver counts it)."""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import zlib
 
+from gsar_otel.errors import GSARError
 from gsar_otel.sidecar.intake.admission import Reservation
 from gsar_otel.sidecar.intake.spans import MalformedRequest
 
@@ -14,11 +15,11 @@ STEP = 256 * 1024
 """Bytes inflated per step."""
 
 
-class BodyTooLarge(ValueError):
+class BodyTooLarge(ValueError, GSARError):
     """The (decompressed) body passed its limit."""
 
 
-class OverBudget(RuntimeError):
+class OverBudget(RuntimeError, GSARError):
     """The byte budget for requests in flight cannot hold the inflated body now."""
 
 

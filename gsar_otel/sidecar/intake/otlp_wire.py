@@ -31,6 +31,8 @@ from google.protobuf import (  # type: ignore[import-untyped]
 )
 from google.protobuf.message import DecodeError, Message  # type: ignore[import-untyped]
 
+from gsar_otel.errors import GSARError
+
 REJECT_BAD_ID = "rejected"
 """A span or log record with a malformed trace or span id (the reason's historical name)."""
 REJECT_MALFORMED = "rejected_malformed_span"
@@ -38,7 +40,7 @@ REJECT_MALFORMED = "rejected_malformed_span"
 invalid UTF-8 in a string, a value of the wrong type."""
 
 
-class MalformedBody(ValueError):
+class MalformedBody(ValueError, GSARError):
     """The body is not an export request at all."""
 
 
@@ -135,7 +137,7 @@ _ID_FIELDS = frozenset({"traceId", "spanId", "parentSpanId", "trace_id", "span_i
 MAX_JSON_DEPTH = 64
 
 
-class _BadId(ValueError):
+class _BadId(ValueError, GSARError):
     pass
 
 

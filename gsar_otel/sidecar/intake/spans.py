@@ -31,6 +31,7 @@ from typing import Any
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from gsar_otel.errors import GSARError
 from gsar_otel.sidecar.intake.otlp_wire import (
     REJECT_BAD_ID,
     MalformedBody,
@@ -53,7 +54,7 @@ from gsar_otel.sidecar.intake.values import (
 )
 
 
-class MalformedRequest(ValueError):
+class MalformedRequest(ValueError, GSARError):
     """The request body is not an OTLP export request in the stated encoding."""
 
 

@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 
 import h11
 
+from gsar_otel.errors import GSARError
+
 REDIRECT = "redirect"
 """A 3xx answer: not followed, the data not delivered."""
 DEADLINE = "deadline"
@@ -35,7 +37,7 @@ FAILED = "send_failed"
 READ_BYTES = 64 * 1024
 
 
-class SendFailed(Exception):
+class SendFailed(GSARError):
     """A POST that did not deliver; ``reason`` is one of the reasons above, ``status`` the
     answer's status (0 when none came) and ``location`` a redirect's target."""
 
