@@ -3,10 +3,12 @@
 ``benchmarks/realistic/<domain>.jsonl`` holds, per domain, 10 faithful and 10 unfaithful answers
 (each unfaithful one with exactly one error, its ``error_span`` marked), written without sight
 of any judge. Domains are split into a development half and a held-out half (:data:`SPLITS`);
-tune on the first, look at the second once per change.
+tune on the first, look at the second once per change. ``--set realistic2`` reads the second
+set (``benchmarks/realistic2/``, twelve other domains), fixed before the changes it measures.
 
     python benchmarks/realistic.py --judge staged --split dev
     python benchmarks/realistic.py --judge staged records --split heldout --markdown
+    python benchmarks/realistic.py --set realistic2 --judge records --split dev
 
 Reported per domain and overall: false passes (unfaithful answers that proceed); faithful
 answers holding a contradicted claim; faithful answers proceeding, abstaining, regenerated or
@@ -38,13 +40,21 @@ SPLITS: dict[str, tuple[str, ...]] = {
     "heldout": ("aws", "ci", "orders", "security", "docs", "dbops"),
 }
 """Development and held-out domains (fixed before any judge was run on the set)."""
+SETS: dict[str, tuple[Path, dict[str, tuple[str, ...]]]] = {
+    "realistic": (HERE, SPLITS),
+    "realistic2": (HERE.parent / "realistic2", {
+        "dev": ("redis", "kafka", "nginx", "systemd", "github", "billing"),
+        "heldout": ("crm", "dns", "vault", "elasticsearch", "datadog", "airflow"),
+    }),
+}
+"""Each answer set's directory and its halves (``benchmarks/<set>/README.md``)."""
 
 
-def load(domains: Sequence[str]) -> list[dict[str, Any]]:
-    """The cases of ``domains`` (missing files are skipped)."""
+def load(domains: Sequence[str], directory: Path = HERE) -> list[dict[str, Any]]:
+    """The cases of ``domains`` in ``directory`` (missing files are skipped)."""
     cases = []
     for domain in domains:
-        path = HERE / f"{domain}.jsonl"
+        path = directory / f"{domain}.jsonl"
         if path.exists():
             cases += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return cases
@@ -175,19 +185,22 @@ HEADER = ("| domain | false passes | faithful with a contradicted claim | faithf
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judge", nargs="+", default=["staged"])
+    parser.add_argument("--set", choices=sorted(SETS), default="realistic", dest="answer_set",
+                        help="which answer set (default: the first, benchmarks/realistic/)")
     parser.add_argument("--split", choices=["dev", "heldout", "all"], default="dev")
     parser.add_argument("--domain", action="append", help="only these domains")
     parser.add_argument("--show", action="count", default=0,
                         help="print each case (twice: every claim)")
     args = parser.parse_args(argv)
-    domains = (args.domain or (SPLITS["dev"] + SPLITS["heldout"] if args.split == "all"
-                               else SPLITS[args.split]))
+    directory, splits = SETS[args.answer_set]
+    domains = (args.domain or (splits["dev"] + splits["heldout"] if args.split == "all"
+                               else splits[args.split]))
     for judge_name in args.judge:
         evaluator = GSAREvaluator(make_judge(judge_name), max_rounds=1)
         total = Tally()
         lines = []
         for domain in domains:
-            cases = load([domain])
+            cases = load([domain], directory)
             if not cases:
                 continue
             tally = Tally()
@@ -195,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 judge_case(evaluator, case, tally, bool(args.show) and args.show or False)
             total.add(tally)
             lines.append(row(domain, tally))
-        print(f"\n### `{judge_name}`, {args.split} ({', '.join(domains)})\n")
+        print(f"\n### `{judge_name}`, {args.answer_set} {args.split} ({', '.join(domains)})\n")
         print(HEADER)
         print("\n".join(lines))
         if total.times:

@@ -32,3 +32,23 @@ def test_the_fit_chooses_by_the_objective_on_the_domains_given():
     proceed, false_pass = realistic_fit.rates(table[chosen], ["a"])
     assert chosen == 0.5 and (proceed, false_pass) == (0.5, 0.0)
     assert realistic_fit.best(table, ["b"]) == 0.0     # no cases: the strictest share
+
+
+def test_every_set_holds_ten_faithful_and_ten_unfaithful_answers_per_domain():
+    for name, (directory, splits) in realistic.SETS.items():
+        domains = splits["dev"] + splits["heldout"]
+        assert len(set(domains)) == 12, name
+        for domain in domains:
+            cases = realistic.load([domain], directory)
+            labels = sorted(c["label"] for c in cases)
+            assert labels == ["faithful"] * 10 + ["unfaithful"] * 10, (name, domain)
+            for case in cases:
+                if case["label"] == "unfaithful":
+                    assert case["error_span"] in case["answer"], case["id"]
+
+
+def test_the_report_reads_the_set_it_is_given(capsys):
+    assert realistic.main(["--set", "realistic2", "--judge", "records", "--domain", "redis"]) == 0
+    out = capsys.readouterr().out
+    assert "realistic2" in out
+    assert any(line.startswith("| redis |") for line in out.splitlines())
