@@ -111,6 +111,7 @@ PHRASES: Final = MappingProxyType({
     "not ready": "notready", "timed out": "timed_out", "time out": "timed_out",
     "back-off": "crashloopbackoff", "backing off": "crashloopbackoff",
     "in service": "inservice", "out of service": "outofservice",
+    "fail over": "failover", "failed over": "failover",
 })
 """A claim's multi-word forms, rewritten to one form before states are read."""
 

@@ -12,7 +12,7 @@ from typing import Final
 
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, compare_anchors
 from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.core.text import content_stem_set
+from gsar_otel.core.text import content_stem_set, stem
 from gsar_otel.judges.records.derive import Derivations
 from gsar_otel.judges.records.forms import State, flags_of, prose_status, states_of, status_of
 from gsar_otel.judges.records.reading import read_evidence
@@ -24,6 +24,7 @@ MAX_HITS: Final = 256
 SCOPE_LIMIT: Final = 2000
 """Most records a derivation reads."""
 _PART: Final = re.compile(r"[-_.]")
+_NUMBER_CELL: Final = re.compile(r"#?\d{1,12}")
 PROSE_WORDS: Final = 30
 """A sentence of prose up to this many words states the states its words assert."""
 
@@ -47,8 +48,10 @@ class RecordIndex:
         self._levels: dict[str, set[int]] = {}
         self._groups: dict[str, list[int]] = {}
         self._by_item: dict[str, list[int]] = {}
+        self._keyed: dict[tuple[str, str], set[int]] = {}
         places: list[int] = []
         anchors: list[Anchor] = []
+        numbered: dict[tuple[str, str], list[tuple[int, str, frozenset[str]]]] = {}
         for position, record in enumerate(self.records):
             self._groups.setdefault(record.group, []).append(position)
             self._by_item.setdefault(record.item, []).append(position)
@@ -63,9 +66,18 @@ class RecordIndex:
             if level:
                 self._levels.setdefault(level, set()).add(position)
             for value in record.values:
+                if value.key and _NUMBER_CELL.fullmatch(value.raw):
+                    numbered.setdefault((record.group, value.key), []).append(
+                        (position, value.raw.lstrip("#"), value.key_words))
                 for anchor in value.anchors:
                     places.append(position)
                     anchors.append(anchor)
+        for cells in numbered.values():
+            if len({number for _, number, _ in cells}) < len(cells):
+                continue  # a column that names its rows holds a different number in each
+            for position, number, words in cells:
+                for word in words:
+                    self._keyed.setdefault((stem(word), number), set()).add(position)
         self._places = places
         self._held = anchors
         self._anchors = AnchorIndex(anchors)
@@ -85,6 +97,12 @@ class RecordIndex:
         """Records with a name whose leading parts are ``token`` (``checkout-api`` of
         ``checkout-api-7d9f8-q8lmn``)."""
         return frozenset(self._prefixes.get(token, ()))
+
+    def keyed(self, word: str, number: str) -> frozenset[int]:
+        """Records holding ``number`` under a key a word of which is ``word``, where that key
+        holds a different number on each record of its group: the number names the record
+        ("partition 1", "worker 8831", ``#1468``)."""
+        return frozenset(self._keyed.get((stem(word.lower()), number), ()))
 
     def at_level(self, level: str) -> frozenset[int]:
         """Log records written at ``level``."""

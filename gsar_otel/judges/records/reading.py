@@ -9,12 +9,14 @@ in the registry.
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Callable
 from typing import Final
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.records.json_reader import read_json
-from gsar_otel.judges.records.record import Record
+from gsar_otel.judges.records.record import Record, nameable
 from gsar_otel.judges.records.text_reader import read_text
 
 MAX_RECORDS: Final = 20_000
@@ -27,13 +29,61 @@ READERS: Final[tuple[Reader, ...]] = (read_json, read_text)
 """Readers in the order they are tried; the first that returns records wins."""
 
 
+SUBJECT_FLAGS: Final = frozenset({
+    "-h", "--host", "--hostname", "--group", "--topic", "--entity-name", "--name", "-u",
+    "--unit", "--user", "--repo", "-R", "--instance-id", "--instance-ids", "--cluster",
+    "--service", "--services", "--function-name", "--db-instance-identifier", "--bucket",
+    "--queue", "--index", "--job", "--pod", "--container", "--table-name", "--stack-name"})
+"""Options of a tool's command line whose value names what the whole output is about
+(``redis-cli -h sessions-redis-01 INFO``, ``kafka-consumer-groups --group etl``)."""
+SUBJECT_VERBS: Final = frozenset({"logs", "view", "status", "show", "inspect", "describe",
+                                  "checks", "policy"})
+"""Verbs after which the first operand (past a kind word) names what the output is about
+(``kubectl logs fraud-scoring-7c9f-2``, ``gh pr view 318``, ``systemctl status nginx``)."""
+KIND_WORDS: Final = frozenset({"pod", "pods", "pr", "run", "issue", "deployment", "service",
+                               "node", "job", "release", "unit", "container", "instance",
+                               "topic", "group", "svc", "deploy", "statefulset", "secret"})
+_SOURCE_NAME: Final = re.compile(r"[A-Za-z0-9][\w.@:/-]*[A-Za-z0-9]|\d+")
+
+
+def source_names(source: str | None) -> set[str]:
+    """The names a command line gives its output's subject (:data:`SUBJECT_FLAGS`,
+    :data:`SUBJECT_VERBS`), lower-cased; none for a source that is no command line."""
+    if not source:
+        return set()
+    try:
+        words = shlex.split(source.split("|", 1)[0])
+    except ValueError:
+        return set()
+    names: set[str] = set()
+    for position, word in enumerate(words[:-1]):
+        operand = words[position + 1]
+        if word in SUBJECT_FLAGS and not operand.startswith("-"):
+            names.add(operand)
+        elif word in SUBJECT_VERBS:
+            rest = [w for w in words[position + 1:] if not w.startswith("-")]
+            if rest and rest[0].lower() in KIND_WORDS:
+                rest = rest[1:]
+            if rest and rest[0].lower() not in KIND_WORDS:
+                names.add(rest[0])
+    if "=" in source:  # --name=value
+        names.update(value for flag, _, value in (w.partition("=") for w in words)
+                     if flag in SUBJECT_FLAGS and value)
+    return {n.lower().rstrip(":") for n in names if _SOURCE_NAME.fullmatch(n)
+            and (nameable(n.lower()) or (n.isdigit() and len(n) >= 3))}
+
+
 def read_evidence(evidence: EvidenceSet) -> list[Record]:
-    """Every record of every item, in order, at most :data:`MAX_RECORDS`."""
+    """Every record of every item, in order, at most :data:`MAX_RECORDS`; the names the
+    item's command line gives its subject are names of each of its records."""
     records: list[Record] = []
     for evidence_item in evidence:
+        named = source_names(evidence_item.source)
         for reader in READERS:
             found = reader(evidence_item.id, evidence_item.content)
             if found:
+                for record in found:
+                    record.names |= named
                 records.extend(found)
                 break
         if len(records) >= MAX_RECORDS:

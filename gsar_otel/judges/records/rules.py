@@ -93,14 +93,14 @@ class ValueRule:
 
     def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
         for anchor in claim.values:
-            if anchor.kind in (AnchorKind.HOST, AnchorKind.NUMBER) and index.named(
-                    anchor.text.lower()):
+            if (anchor.kind in (AnchorKind.HOST, AnchorKind.NUMBER) and index.named(
+                    anchor.text.lower())) or anchor.start in subjects.naming:
                 continue  # a name of a record ("order 769877"): read as the claim's subject
             yield self._one(claim, anchor, subjects, index)
 
     def _one(self, claim: ClaimText, anchor: Anchor, subjects: Subjects,
              index: RecordIndex) -> Check:
-        own = subjects.near(anchor.start)
+        own = subjects.near(anchor.start, claim.clean)
         written = anchor.text
         if 0 <= claim.future < anchor.start:
             return Check(self.name, "absent", (), f"{written} is predicted: no record states "
@@ -108,11 +108,16 @@ class ValueRule:
         hits = index.holding(anchor) | index.holding_among(own, anchor)
         if own:
             # the attribute the claim names decides, when the record holds it
-            by_attribute = _attribute(claim, anchor, own, index, hits)
+            by_attribute = _attribute(claim, anchor, own, index,
+                                      hits if not subjects.mentions else frozenset())
             if by_attribute is not None:
                 return by_attribute
         if own and hits & own:
             return Check(self.name, "verified", index.refs(hits & own), f"{written} found")
+        if own and hits:
+            sibling = _sibling(anchor, own, hits, index)
+            if sibling is not None:
+                return sibling
         if subjects.all and hits & subjects.all:
             return Check(self.name, "verified", index.refs(hits & subjects.all),
                          f"{written} found")
@@ -153,8 +158,11 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
     if _WHOLE.search(claim.clean[max(0, anchor.start - 24):anchor.start]):
         return None  # "2,210 of the 11,049": a whole the record is part of
     before, after = _stems_around(claim, anchor)
-    named = _named_values(own, index, before) or _named_values(own, index, after)
-    if not named and anchor.kind in _MOMENT_KINDS:  # a log line's time is its time
+    named = _named_values(own, index, after) or _named_values(own, index, before)
+    words = after if _named_values(own, index, after) else before
+    if not named:
+        words = set()  # a key of the value's kind: named by the kind, not by a word
+    if not named and anchor.kind in _MOMENT_KINDS and not hits:  # a line's time is its time
         named = [(index.records[i], v) for i in sorted(own) if index.records[i].level
                  for v in index.records[i].values if _time_key(v.key)]
     if not named and anchor.kind in KIND_KEYS:  # an HTTP status is a record's status code
@@ -168,7 +176,8 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
             if agreement is Agreement.MATCH:
                 return Check("value", "verified", (record.item,),
                              f"{anchor.text} is {record.item}'s {value.key}")
-            if agreement is Agreement.CONFLICT and same_measure(anchor, evidence):
+            if (agreement is Agreement.CONFLICT and same_measure(anchor, evidence)
+                    and _covers(value, words)):
                 conflicts.append((record, value))
     if not conflicts:
         return None
@@ -176,6 +185,34 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
     name = next(iter(sorted(record.names)), record.item)
     return Check("value", "contradicted", (record.item,),
                  f"says {anchor.text}; {record.item} {name} has {value.key}={value.raw}")
+
+
+def _sibling(anchor: Anchor, own: frozenset[int], hits: frozenset[int],
+             index: RecordIndex) -> Check | None:
+    """Contradicted when the value is another row's: a record of the group (table, array) of
+    the claim's record holds it under a key under which the claim's own record holds another
+    value of the same measure ("partition 1 (2,176,113)" where 2,176,113 is partition 3's
+    lag and partition 1's is 569,779)."""
+    groups = {index.records[i].group: i for i in sorted(own)}
+    for hit in sorted(hits):
+        other = index.records[hit]
+        mine = groups.get(other.group)
+        if mine is None or other.group.endswith("#l"):
+            continue  # lines of a log are no rows of one table
+        keys = {v.key for v in other.values if v.key and any(
+            compare_anchors(anchor, a) is Agreement.MATCH for a in v.anchors)}
+        record = index.records[mine]
+        for value in record.values:
+            if value.key not in keys or value.key_words & IDENTITY_KEYS:
+                continue
+            for held in value.anchors:
+                if (compare_anchors(anchor, held) is Agreement.CONFLICT
+                        and same_measure(anchor, held)):
+                    name = next(iter(sorted(record.names)), record.item)
+                    return Check("value", "contradicted", (record.item, other.item),
+                                 f"says {anchor.text}; {name} has {value.key}={value.raw} "
+                                 f"({anchor.text} is another row's)")
+    return None
 
 
 _ANY_UNIT: Final = frozenset({"", "*"})
@@ -210,6 +247,19 @@ def _named_values(own: frozenset[int], index: RecordIndex,
     return out
 
 
+def _covers(value: Value, words: set[str]) -> bool:
+    """True when the claim's words name at least half of a key's content words: only then can
+    the key's value contradict the claim ("has evicted 184,433 keys" is no
+    ``mem_not_counted_for_evict``); a key of a kind (an HTTP status, a log line's time) is
+    named by its kind."""
+    keys = {stem(w.rstrip("s")) for w in value.key_words
+            if w not in GENERIC_KEYS and w not in STOPWORDS and len(w) > 2}
+    if not keys or not words:
+        return True
+    named = sum(1 for k in keys if _names_key({k}, words))
+    return 2 * named >= len(keys)
+
+
 def _of_kind(kind: AnchorKind, value: Value) -> bool:
     """True when ``value`` holds a value of ``kind`` (an HTTP status is a number of 100-599;
     an exit code of 137 is none)."""
@@ -217,6 +267,13 @@ def _of_kind(kind: AnchorKind, value: Value) -> bool:
         kind is AnchorKind.HTTP_STATUS and a.kind is AnchorKind.NUMBER
         and isinstance(a.value, float) and a.value.is_integer() and 100 <= a.value <= 599)
         for a in value.anchors)
+
+
+_AFTER_STOP: Final = re.compile(
+    r"\b(?:with|for|on|in|at|from|to|by|than|across|over|under|per|which|that|after|before|"
+    r"since|because|so)\b", re.IGNORECASE)
+"""Words past which the words after a value name no attribute of it ("12 partitions with
+replication factor 3": partitions, not replication)."""
 
 
 def _stems_around(claim: ClaimText, anchor: Anchor) -> tuple[set[str], set[str]]:
@@ -230,7 +287,7 @@ def _stems_around(claim: ClaimText, anchor: Anchor) -> tuple[set[str], set[str]]
     end = min([a.start for a in measures if a.start >= anchor.end]
               + [anchor.end + LOCAL_REACH])
     before = CLAUSE.split(claim.plain[start:anchor.start])[-1]
-    after = CLAUSE.split(claim.plain[anchor.end:end])[0]
+    after = _AFTER_STOP.split(CLAUSE.split(claim.plain[anchor.end:end])[0])[0]
     return ({stem(w.lower()) for w in _WORDS.findall(before)},
             {stem(w.lower()) for w in _WORDS.findall(after)})
 

@@ -19,8 +19,11 @@ AFTER_REACH: Final = 40
 cart-7d9f")."""
 STATE_REACH: Final = 60
 """How far before a state the record it is said of may be named."""
-CLAUSE: Final = re.compile(r"[,;:\u2014(]| and | but | while | whereas ")
+CLAUSE: Final = re.compile(r"[,;:\u2014(]|\.\s| and | but | while | whereas ")
 """What ends a clause: a value, a state or a word of an attribute stays within its own."""
+_CLAUSE_AFTER: Final = re.compile(r"[,;:\u2014]|\.\s| and | but | while | whereas ")
+"""What ends the clause a name opens (a parenthesis after a name speaks of it:
+"partition 1 (2,176,113)")."""
 
 
 @dataclass(slots=True)
@@ -29,6 +32,8 @@ class Subjects:
 
     mentions: list[tuple[int, frozenset[int]]]
     inherited: frozenset[int] = frozenset()
+    naming: frozenset[int] = frozenset()
+    """Where numbers stand that name records rather than state values ("partition 1")."""
     """The records the claim before spoke of last: a claim that names none speaks of them
     ("It has 57 events")."""
 
@@ -55,13 +60,21 @@ class Subjects:
             return True
         return not self.mentions and bool(self.inherited) and position <= STATE_REACH
 
-    def near(self, position: int) -> frozenset[int]:
-        """The records named closest before ``position`` (else named just after it, within
-        :data:`AFTER_REACH` characters; else the inherited ones when the claim names none)."""
+    def near(self, position: int, text: str = "") -> frozenset[int]:
+        """The records a value at ``position`` of ``text`` is said of: the one named last
+        before it in its own clause, else the one named just after it in its own clause
+        (within :data:`AFTER_REACH` characters: "14 restarts on cart-7d9f", "broker 103 leads
+        partition 1"), else the one named last before it, else just after it; else the
+        inherited ones when the claim names none."""
         before = [(p, r) for p, r in self.mentions if p <= position]
+        after = [(p, r) for p, r in self.mentions if 0 < p - position <= AFTER_REACH]
+        if text:
+            if before and not _CLAUSE_AFTER.search(text, before[-1][0], position):
+                return before[-1][1]
+            if after and not CLAUSE.search(text, position, after[0][0]):
+                return after[0][1]
         if before:
             return before[-1][1]
-        after = [(p, r) for p, r in self.mentions if p - position <= AFTER_REACH]
         if after:
             return after[0][1]
         return frozenset() if self.mentions else self.inherited
@@ -81,8 +94,46 @@ def subjects_of(claim: ClaimText, index: RecordIndex,
         exact = [(p, index.prefixed(t)) for p, t in claim.tokens if index.prefixed(t)]
     levels = [(s.position, index.at_level(s.level)) for s in claim.states
               if s.level and not s.negated and index.at_level(s.level)]
-    mentions = sorted(exact + levels, key=lambda m: m[0])
-    return Subjects([(p, frozenset(r)) for p, r in mentions], inherited)
+    keyed = _keyed(claim, index)
+    mentions = sorted(exact + levels + keyed, key=lambda m: m[0])
+    return Subjects([(p, frozenset(r)) for p, r in mentions], inherited,
+                    frozenset(p for p, _ in keyed))
+
+
+_KEYED: Final = re.compile(r"(#)$|([A-Za-z]{2,})\s+$")
+_LISTED: Final = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,|and|or|,\s*and)\s*#?$")
+"""What stands between the numbers of one list of names ("partitions 2 (15,906), 4 and 0")."""
+_HASH_KEYS: Final = ("number", "id", "iid")
+"""The keys a number written after ``#`` names its record by (``#1468``)."""
+
+
+def _keyed(claim: ClaimText, index: RecordIndex) -> list[tuple[int, frozenset[int]]]:
+    """Numbers a claim writes after the word of a key to name the records holding them
+    ("partition 1", "partitions 0 and 3", "worker 8831", "PID 1022")."""
+    out: list[tuple[int, frozenset[int]]] = []
+    word = ""
+    previous_end = -1
+    for anchor in claim.values:
+        if anchor.kind is not AnchorKind.NUMBER or not anchor.text.isdigit():
+            continue
+        before = claim.clean[max(0, anchor.start - 30):anchor.start]
+        key = _KEYED.search(before)
+        if key is not None and (key.group(1) or key.group(2).lower() not in STOPWORDS):
+            word = key.group(1) or key.group(2)
+            if word.lower().endswith(("ed", "ing")):
+                word = ""  # a verb's count ("restarted 14 times") names no record
+        elif not (word and previous_end >= 0
+                  and _LISTED.match(claim.clean[previous_end:anchor.start])):
+            word = ""
+        previous_end = anchor.end
+        if word == "#":
+            records = next((index.keyed(k, anchor.text) for k in _HASH_KEYS
+                            if index.keyed(k, anchor.text)), frozenset())
+        else:
+            records = index.keyed(word, anchor.text) if word else frozenset()
+        if records:
+            out.append((anchor.start, records))
+    return out
 
 
 def _plain_words(claim: ClaimText) -> list[tuple[int, str]]:

@@ -21,7 +21,15 @@ _TIMESTAMP: Final = re.compile(
 _LEVEL_TOKEN: Final = re.compile(r"^\[?(ERROR|ERR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL|CRIT|"
                                  r"TRACE|error|warn|warning|info|debug|fatal)\]?:?$")
 PAIR: Final = re.compile(r'(?<![\w.])([A-Za-z_][\w.\-/]*)=("[^"]*"|\S+)')
-_COLON_LINE: Final = re.compile(r"^(\s*)([A-Za-z][\w .()/'-]{0,60}?):(?:\s+(.*\S))?\s*$")
+_COLON_LINE: Final = re.compile(r"^(\s*)([A-Za-z][\w .()/'-]{0,60}?):(?:\s+(.*\S))?\s*$"
+                                 r"|^(\s*)(?!(?i:error|warn|warning|info|debug|fatal|critical|trace)\b)"
+                                 r"([A-Za-z_][\w.-]{0,60}):(?![/\\:\s])(\S.*?)\s*$")
+"""A ``Key: value`` line, or an identifier and its value with no space (``used_memory:3.21G``,
+as Redis ``INFO`` and ``/proc`` files write them)."""
+_PAIRS_LINE: Final = re.compile(r"^\s*([A-Za-z_][\w.-]{0,60}):((?:[A-Za-z_][\w.-]*=[^,\s]+,)+"
+                                r"[A-Za-z_][\w.-]*=[^,\s]+)\s*$")
+"""A named line of comma-separated pairs (``db0:keys=812044,expires=12003``): a record of its
+own, named by its key."""
 _ROWS_FOOTER: Final = re.compile(r"^\(\d+ rows?\)$")
 
 
@@ -120,13 +128,13 @@ def _colon_block(lines: list[str], start: int) -> tuple[Record, int] | None:
                 continue
             break
         match = _COLON_LINE.match(line)
-        if match is None or _TIMESTAMP.match(line):
+        if match is None or _TIMESTAMP.match(line) or _PAIRS_LINE.match(line):
             if pairs and line.startswith((" ", "\t")) and stack:
                 record.add(stack[-1][1], line.strip())
                 position += 1
                 continue
             break
-        indent, key, value = len(match.group(1)), match.group(2).strip(), match.group(3)
+        indent, key, value = _colon_parts(match)
         while stack and stack[-1][0] >= indent:
             stack.pop()
         if not stack and key in tops:
@@ -144,18 +152,36 @@ def _colon_block(lines: list[str], start: int) -> tuple[Record, int] | None:
     return record, position
 
 
+def _colon_parts(match: re.Match[str]) -> tuple[int, str, str | None]:
+    """The indent, key and value of a :data:`_COLON_LINE` match (either of its forms)."""
+    if match.group(2) is not None:
+        return len(match.group(1)), match.group(2).strip(), match.group(3)
+    return len(match.group(4)), match.group(5), match.group(6)
+
+
 def _line(item: str, group: str, line: str) -> Record:
-    """One line: a log line (time, level, ``key=value`` pairs, message) or a line of prose."""
+    """One line: a named line of pairs, a log line (time, level, ``key=value`` pairs, message)
+    or a line of prose."""
     record = Record(item, group)
+    pairs_line = _PAIRS_LINE.match(line)
+    if pairs_line is not None:
+        name = pairs_line.group(1)
+        record.names.add(name.lower())
+        for pair in pairs_line.group(2).split(","):
+            key, _, value = pair.partition("=")
+            record.add(key, value)
+        return record
     rest = line.strip()
     stamp = _TIMESTAMP.match(rest)
     if stamp:
         record.add("time", stamp.group(0).strip("[] "))
         rest = rest[stamp.end():].strip()
     colon = None if stamp else _COLON_LINE.match(line)
-    if colon is not None and colon.group(3) and len(colon.group(2).split()) <= 3:
-        record.add(colon.group(2).strip(), colon.group(3))  # one "Key: value" line
-        return record
+    if colon is not None:
+        _, key, value = _colon_parts(colon)
+        if value and len(key.split()) <= 3:
+            record.add(key, value)  # one "Key: value" line
+            return record
     first = rest.split(" ", 1)
     if first and _LEVEL_TOKEN.match(first[0]):
         record.add("level", first[0].strip("[]:").lower())

@@ -141,6 +141,8 @@ def reread(anchor: Anchor, text: str) -> Anchor:
                        end=anchor.end + rate.end())
     if anchor.unit in CORE_UNITS:
         return replace(anchor, unit=CORES)  # as written: "6.1 cores" is 6.05 to 6.15
+    if (anchor.unit or "") in _LETTER_SIZES:
+        return replace(anchor, unit=_BARE_SIZES[anchor.unit or ""])  # "3.21G" of memory
     written = anchor.text.rstrip()
     suffix = next((s for s in SHORT if written.endswith(s) and (
         anchor.unit == s.lower() or anchor.unit in MONEY_UNITS)), None)
@@ -160,6 +162,9 @@ _SIZE_KEYS: Final = frozenset({"memory", "mem", "rss", "heap", "size", "disk", "
                                "bytes", "swap", "cache", "buffer", "volume", "limit", "request"})
 _BARE_SIZES: Final = {"k": "kib", "m": "mib", "g": "gib", "t": "tib"}
 """A size written with a bare letter under a size key (systemd's ``Memory: 1.1G``)."""
+_LETTER_SIZES: Final = frozenset({"g", "t"})
+"""Letters that write a size wherever they stand (``3.21G``, as Redis, ``free -h`` and systemd
+write GiB); ``k`` and ``m`` also write thousands, millions and minutes."""
 
 
 def record_anchor(key_words: frozenset[str], raw: str, anchor: Anchor) -> Anchor:
@@ -169,7 +174,8 @@ def record_anchor(key_words: frozenset[str], raw: str, anchor: Anchor) -> Anchor
         milli = _MILLICORES.fullmatch(raw.strip())
         if milli is not None:
             return cores(anchor, float(milli.group(1)) / 1000.0)
-    if (key_words & _SIZE_KEYS and anchor.kind is AnchorKind.NUMBER
-            and (anchor.unit or "") in _BARE_SIZES):
+    if anchor.kind is AnchorKind.NUMBER and (
+            (key_words & _SIZE_KEYS and (anchor.unit or "") in _BARE_SIZES)
+            or (anchor.unit or "") in _LETTER_SIZES):
         return replace(anchor, unit=_BARE_SIZES[anchor.unit or ""])
     return anchor
