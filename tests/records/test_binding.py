@@ -14,7 +14,7 @@ from gsar_otel.core.anchors import extract_anchors
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.records.claims import read_claim
 from gsar_otel.judges.records.judge import RecordsJudge
-from gsar_otel.judges.records.rules import _names_key, same_measure
+from gsar_otel.judges.records.rules import names_key, same_measure
 
 judge = RecordsJudge()
 
@@ -45,7 +45,7 @@ def test_a_conflict_needs_the_same_measure(claimed, evidence, same):
     ({"complet"}, {"memori"}, False),
 ])
 def test_a_word_names_a_key(keys, words, named):
-    assert _names_key(keys, words) is named
+    assert names_key(keys, words) is named
 
 
 @pytest.mark.parametrize(("text", "expected"), [

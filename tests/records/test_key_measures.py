@@ -30,7 +30,7 @@ def outcome(answer: str, items: list[str] = EVIDENCE) -> str:
 @pytest.mark.parametrize(("key", "measure"), [
     ("cpu_pct", "percent"), ("errorPercent", "percent"), ("rps", "rate"), ("checkout_qps", "rate"),
     ("latency_ms", "duration"), ("durationSeconds", "duration"), ("size_bytes", "bytes"),
-    ("memory_mib", "bytes"), ("restarts", ""), ("replicas", ""), (None, ""),
+    ("memory_mib", "bytes"), ("restarts", "count"), ("replicas", "count"), (None, ""),
 ])
 def test_a_key_names_the_measure_of_its_bare_numbers(key, measure):
     assert key_measure(key) == measure

@@ -14,8 +14,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
+from decimal import Decimal
+from itertools import pairwise
 from typing import Final
 
+from gsar_otel.core.anchor_compare import views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.derive import columns_of
@@ -161,3 +164,61 @@ def _sign(before: Anchor, after: Anchor) -> int:
     if not isinstance(before.value, float) or not isinstance(after.value, float):
         return 0
     return (after.value > before.value) - (after.value < before.value)
+
+
+RELATIONS: Final = {
+    "over": 1, "above": 1, "exceeds": 1, "exceeding": 1, "beyond": 1, "past": 1,
+    "more than": 1, "greater than": 1, "higher than": 1, "larger than": 1, "bigger than": 1,
+    "under": -1, "below": -1, "less than": -1, "lower than": -1, "fewer than": -1,
+    "smaller than": -1, "short of": -1,
+}
+"""Words that set one value of a claim against another of the same measure ("3.8G, just over
+its 4G cap"), and which way: one row per phrase."""
+_HEDGES: Final = (r"(?:just|well|barely|slightly|far|way|still|already|now|comfortably|safely|"
+                  r"right|only|is|are|was|were|sits|sitting|stays|remains|which\s+is|that's)")
+_RELATION_WORDS: Final = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_RELATION: Final = re.compile(
+    rf"^\s*(?:[A-Za-z-]+\s*){{0,2}}[\s,]*(?:{_HEDGES}\s+)*({_RELATION_WORDS})\s+"
+    r"(?:(?:the|its|their|his|her|a|an|of|configured|set|current)\s+)*(?:[\w.]+\s*[=:]\s*)?$",
+    re.IGNORECASE)
+
+
+class RelationRule:
+    """One value set against another by the claim itself ("3.8G, just over its
+    ``SystemMaxUse=4G`` cap"): the claim's own two values must stand the way its words say, in
+    the measure both are written in; a claim whose comparison its own numbers deny is
+    contradicted."""
+
+    name = "relation"
+
+    def applies(self, claim: ClaimText) -> bool:
+        return len(claim.values) >= 2 and any(w in claim.clean.lower() for w in RELATIONS)
+
+    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        numbers = [a for a in claim.values if a.kind in _NUMERIC]
+        for first, second in pairwise(numbers):
+            said = _RELATION.match(claim.clean[first.end:second.start])
+            if said is None:
+                continue
+            pair = _magnitudes(first, second)
+            if pair is None or pair[0] == pair[1]:
+                continue
+            sign = RELATIONS[said.group(1).lower()]
+            holds = (pair[0] > pair[1]) == (sign > 0)
+            what = f"{first.text} {said.group(1)} {second.text}"
+            yield Check(self.name, "verified" if holds else "contradicted", (),
+                        f"{what}: {'so it is' if holds else 'the numbers say the opposite'}")
+
+
+def _magnitudes(first: Anchor, second: Anchor) -> tuple[Decimal, Decimal] | None:
+    """The two values in the one strict space both offer (bytes, seconds, percent), or None
+    when they measure different things."""
+    for a in views(first):
+        for b in views(second):
+            if (a.strict and b.strict and a.space == b.space and a.space != "num"
+                    and isinstance(a.value, Decimal) and isinstance(b.value, Decimal)):
+                return a.value, b.value
+    if (first.kind is second.kind is AnchorKind.NUMBER and not first.unit and not second.unit
+            and isinstance(first.value, float) and isinstance(second.value, float)):
+        return Decimal(str(first.value)), Decimal(str(second.value))
+    return None

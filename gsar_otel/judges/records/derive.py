@@ -57,16 +57,18 @@ OPERATIONS: Final = {
     "mean": Operation("mean", _cue(r"average|mean|avg|typical|per\b|each\b|on average")),
     "extreme": Operation("extreme", _cue(
         r"max|min|peak|highest|lowest|largest|smallest|most|least|fewest|top|slowest|fastest|"
-        r"biggest|longest|shortest|worst|best|busiest|high of|low of|up to|as (?:high|low)")),
+        r"biggest|longest|shortest|worst|best|busiest|high of|low of|up to|as (?:high|low)|"
+        r"between|rang(?:e|es|ing)")),
     "difference": Operation("difference", _cue(
         r"more|less|fewer|higher|lower|difference|gap|delta|increase|decrease|rose|grew|fell|"
         r"drop|up from|down from|up by|down by|change|jump|climb|decline|faster|slower|larger|"
         r"smaller|over\b|"
         r"above|below|under|short|remaining|left|behind|ahead|lag|after|before|later|earlier|"
-        r"since|apart|between|within|took|lasted|elapsed|duration|span|spent|ago")),
+        r"since|apart|between|within|took|lasted|elapsed|duration|span|spent|ago|leaving|"
+        r"free|spare|headroom|room")),
     "ratio": Operation("ratio", _cue(
         r"percent|%|ratio|share|fraction|rate|times|x\b|half|double|twice|triple|quarter|"
-        r"third|portion|proportion|of\b|out of|utili[sz]")),
+        r"third|portion|proportion|of\b|out of|utili[sz]|against|versus|vs\b|never|only")),
 }
 """Cue words per operation family (``extreme`` covers min and max; ``ratio`` shares, ratios and
 percentages; ``difference`` differences, percent changes and time spans)."""
@@ -207,6 +209,26 @@ def _first(anchor: Anchor, candidates: Iterable[tuple[Anchor, str]]) -> str | No
             continue
         if compare_anchors(anchor, candidate) is Agreement.MATCH:
             return how
+        measured = _in_measure(anchor, candidate)
+        if measured is not None and compare_anchors(anchor, measured) is Agreement.MATCH:
+            return f"{how} in {measure_of(anchor)}"
+    return None
+
+
+def _in_measure(anchor: Anchor, candidate: Anchor) -> Anchor | None:
+    """A unit-less derived value read in the claim's measure (seconds for a duration, bytes
+    for a size: what a key that names no unit holds), or None."""
+    if candidate.kind is not AnchorKind.NUMBER or candidate.unit or not isinstance(
+            candidate.value, float) or measures_differ(anchor, candidate):
+        return None
+    measure = measure_of(anchor)
+    if measure == "duration":
+        return Anchor(AnchorKind.DURATION, f"{candidate.value:g}s", candidate.value, "s", 0, 0,
+                      None, None)
+    if measure == "bytes":
+        unit = (anchor.unit or "").lower().split("/")[0]
+        size = candidate.value / SIZE_FACTORS[unit]
+        return Anchor(AnchorKind.NUMBER, f"{size:.6g}", size, anchor.unit, 0, 0, None, None)
     return None
 
 
@@ -299,7 +321,8 @@ def _pairs(pool: list[Entry], asks: set[str]) -> Iterator[tuple[Anchor, str]]:
             if x.row == y.row and x.anchor == y.anchor:
                 continue  # one value read twice (under its key and in its line)
             claimed = _CLAIMED in (x.row, y.row)
-            same_column = x.column == y.column
+            same_column = x.column == y.column or _attribute_of(x.column) == _attribute_of(
+                y.column) != ""
             if ("difference" in asks and x.anchor.kind == y.anchor.kind
                     and (same_column or claimed) and _TOTAL not in (x.row, y.row)):
                 key = x.column.split("\0", 1)[-1] or y.column.split("\0", 1)[-1]
@@ -312,6 +335,19 @@ def _pairs(pool: list[Entry], asks: set[str]) -> Iterator[tuple[Anchor, str]]:
                     if den:
                         yield _number(num / den), "ratio"
                         yield _percent(100.0 * num / den), "share"
+                        yield _percent(100.0 - 100.0 * num / den), "share of the rest"
+                whole = x.number + y.number
+                if whole and _TOTAL not in (x.row, y.row):  # "hits against misses": a rate
+                    for part in (x.number, y.number):
+                        yield _percent(100.0 * part / whole), "share of the two"
+
+
+def _attribute_of(column: str) -> str:
+    """The last word of a column's key (``master_repl_offset`` and ``offset`` are one
+    attribute: offsets), or ``""``."""
+    key = column.split("\0", 1)[-1]
+    words = [w for w in re.split(r"[._\-\s/]+", key) if w and not w.isdigit()]
+    return words[-1] if words else ""
 
 
 def _moments(records: list[Record]) -> list[float]:

@@ -31,7 +31,7 @@ _OUTCOMES: Final = {
     "succeeded": ("succeeded", "success", "successful", "successfully", "succeed", "passed",
                   "pass", "passing", "completed", "complete", "ok",
                   "green", "applied", "paid", "delivered", "resolved"),
-    "failed": ("failed", "failure", "failing", "fail", "fails", "errored", "red", "broken",
+    "failed": ("failed", "failure", "failing", "fail", "fails", "errored", "err", "red", "broken",
                "backofflimitexceeded", "deadlineexceeded", "timed_out", "timedout",
                "declined", "rejected"),
     "cancelled": ("cancelled", "canceled", "aborted", "abort"),
@@ -39,7 +39,7 @@ _OUTCOMES: Final = {
     "shipped": ("shipped", "in_transit", "intransit", "dispatched"),
     "skipped": ("skipped", "skip", "neutral"),
     "in_progress": ("in_progress", "running", "queued", "pending", "waiting", "in-progress",
-                    "inprogress", "started", "ongoing"),
+                    "inprogress", "ongoing"),
 }
 _POD_STATES: Final = {
     "running": ("running",),
@@ -49,8 +49,17 @@ _POD_STATES: Final = {
     "oomkilled": ("oomkilled", "oom-killed", "oom_killed"),
     "imagepull": ("imagepullbackoff", "errimagepull"),
     "completed": ("completed",),
+    "exited": ("exited",),
     "terminating": ("terminating",),
     "evicted": ("evicted",),
+}
+_CONSUMER_GROUPS: Final[dict[str, tuple[str, ...]]] = {
+    # a Kafka consumer group's state
+    "stable": ("stable",),
+    "preparing_rebalance": ("preparingrebalance",),
+    "completing_rebalance": ("completingrebalance",),
+    "empty": ("empty",),
+    "dead": ("dead",),
 }
 _HEALTH: Final = {
     "healthy": ("healthy", "up", "available", "ready", "green", "online", "active",
@@ -58,6 +67,7 @@ _HEALTH: Final = {
     "unhealthy": ("unhealthy", "down", "unavailable", "notready", "not-ready", "degraded",
                   "offline", "draining", "outofservice", "red", "failing", "impaired",
                   "inactive"),
+    "syncing": ("wait_bgsave", "send_bulk", "syncing", "resyncing", "catchingup"),
 }
 _PAYMENTS: Final = {
     # a card payment's life: authorised, then captured (or voided), maybe refunded or disputed
@@ -89,7 +99,8 @@ STATES: Final = MappingProxyType({
 written in."""
 
 POD_STATES: Final = MappingProxyType(_rows("pod", _POD_STATES))
-"""Kubernetes pod and container states (read only where a record holds one)."""
+"""Pod, container and unit states (Kubernetes, Docker, systemd's sub-state; read only where
+a record holds one)."""
 
 HEALTH: Final = MappingProxyType(_rows("health", _HEALTH))
 """Health and availability."""
@@ -97,7 +108,10 @@ HEALTH: Final = MappingProxyType(_rows("health", _HEALTH))
 PAYMENT_STATES: Final = MappingProxyType(_rows("payment", _PAYMENTS))
 """Where a card payment stands."""
 
-STATE_TABLES: Final = (POD_STATES, PAYMENT_STATES, STATES, HEALTH)
+CONSUMER_GROUPS: Final = MappingProxyType(_rows("consumer_group", _CONSUMER_GROUPS))
+"""A consumer group's state (Kafka's ``--state``)."""
+
+STATE_TABLES: Final = (POD_STATES, PAYMENT_STATES, CONSUMER_GROUPS, STATES, HEALTH)
 """Where a word's state is looked up, most specific first: ``completed`` is a pod state beside
 a pod's row and a run's outcome beside a run."""
 
@@ -175,7 +189,8 @@ NAME_KEYS: Final = frozenset({
     "check", "step", "stage", "pipeline", "project", "application", "app", "account",
     "principal", "role", "client", "consumer", "region", "zone", "device", "disk", "volume",
     "process", "command", "program", "eventname", "login", "actor", "author",
-    "owner", "assignee", "requester", "sender", "committer",
+    "owner", "assignee", "requester", "sender", "committer", "ip", "addr", "server", "peer",
+    "upstream", "unit",
 })
 """Keys whose value names its record (or a kind of record): a claim that writes such a value
 speaks of that record."""
@@ -222,6 +237,7 @@ _WORDS: Final = re.compile(r"[a-z][a-z_-]*")
 
 
 STATUS_KEYS: Final = frozenset({"status", "state", "phase", "health", "result", "conclusion",
+                                 "sub",
                                  "outcome", "reason", "level", "severity", "condition",
                                  "ready", "verdict", "disposition"})
 """Key words of a column that holds a record's state: the state a claim can contradict."""

@@ -186,6 +186,17 @@ class RecordIndex:
         cell): the ones a claim's state can contradict."""
         return self._status[position]
 
+    def holding_family(self, family: str) -> frozenset[int]:
+        """The records holding a state of ``family`` as an attribute (at most two: whether
+        one alone does is what is asked)."""
+        found: set[int] = set()
+        for position, held in enumerate(self._status):
+            if any(state.family == family for state in held):
+                found.add(position)
+                if len(found) > 1:
+                    break
+        return frozenset(found)
+
     def stems(self, position: int) -> frozenset[str]:
         """The content stems of record ``position``'s text."""
         return content_stem_set(self.records[position].text)

@@ -31,7 +31,9 @@ AGENT: Final = re.compile(
     r"limited|bounded|backed|replaced|signed|owned|hit)\b)([a-z]+ed) by @?([a-z][\w.@-]*[a-z0-9])",
     re.IGNORECASE)
 """A verb's agent: "closed by netops" (not a cause: "caused by", "blocked by")."""
-_NUMBER_ID: Final = re.compile(r"\d{4,20}")
+_NUMBER_ID: Final = re.compile(r"\d{4,20}|\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?")
+"""A value that names its record under a naming key though it holds no letter: a long number
+(``user 51277``) or an address (``ip=10.20.1.15``)."""
 _ARROW: Final = re.compile(r"([^\s=:>]+)\s*(?:->|=>|\u2192)\s*([^\s,;]+)")
 """A value written as a change: ``max_size = 20 -> 12``."""
 _NAMEISH: Final = re.compile(r"[-_.@/:]|\d")
@@ -94,6 +96,8 @@ class Record:
             word in NAME_KEYS for word in key_words(key_l))
         if naming and (nameable(name) or _NUMBER_ID.fullmatch(name)):
             self.names.add(name)  # a number under a naming key is an id: "user 51277"
+            if "/" in name.strip("/"):  # a path is also named by its last part
+                self.names.add(name.rstrip("/").rsplit("/", 1)[-1])
         if not key_l:  # prose names numbered things: "Ticket 6513", "Pull request 9130"
             self.names.update(m.group(1) for m in NUMBERED.finditer(text))
             for actor in AGENT.finditer(text):  # and says who did it: "closed by team-60"
@@ -102,6 +106,8 @@ class Record:
             token = token.rstrip(".:/")
             if _NAMEISH.search(token) and nameable(token.lower()) and not _measure(token):
                 self.names.add(token.lower())
+                if "/" in token.strip("/"):  # "system.slice/kibana.service": kibana.service
+                    self.names.add(token.lower().rsplit("/", 1)[-1])
 
     @property
     def level(self) -> str | None:

@@ -9,7 +9,7 @@ from typing import Final
 
 from gsar_otel.judges.records.actors import ActorRule
 from gsar_otel.judges.records.claims import ClaimText
-from gsar_otel.judges.records.compare import ComparisonRule
+from gsar_otel.judges.records.compare import ComparisonRule, RelationRule
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.rules import (
     CauseRule,
@@ -19,13 +19,15 @@ from gsar_otel.judges.records.rules import (
     NameRule,
     ValueRule,
 )
-from gsar_otel.judges.records.states import PredicateRule, StateRule
+from gsar_otel.judges.records.states import NoneRule, PredicateRule, StateRule
 from gsar_otel.judges.records.subjects import Subjects, subjects_of
 
 RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
-                                     PredicateRule(), CauseRule(), ComparisonRule(), ActorRule())
-"""Every rule: values, moments, names, states, negated predicates, causes, comparisons,
-actors."""
+                                     PredicateRule(), NoneRule(), CauseRule(), ComparisonRule(),
+                                     RelationRule(), ActorRule())
+"""Every rule: values, moments, names, states, negated predicates, counts of what did not
+happen, causes, comparisons,
+relations between the claim's own values, actors."""
 
 
 def check_claim(claim: ClaimText, index: RecordIndex,

@@ -114,7 +114,7 @@ class ValueRule:
                 return by_attribute
         if own and hits & own:
             return Check(self.name, "verified", index.refs(hits & own), f"{written} found")
-        if own and hits:
+        if own and hits and subjects.in_clause(anchor.start, claim.clean):
             sibling = _sibling(anchor, own, hits, index)
             if sibling is not None:
                 return sibling
@@ -126,7 +126,8 @@ class ValueRule:
             return Check(self.name, "verified", mentioned, f"{written} found")
         if anchor.kind not in NAMED_KINDS:
             scope = index.scope(own or subjects.all)
-            numbers = [a for a in claim.values if a.kind not in NAMED_KINDS]
+            numbers = [a for a in claim.values if a.kind not in NAMED_KINDS
+                       and a.start not in subjects.naming]
             # a derived value is met at the precision written: "roughly 12%" is no 11.2%
             exact = replace(anchor, qualifier=None) if anchor.qualifier == "about" else anchor
             how = index.derivations.match(claim.clean, anchor, exact, scope, index.records,
@@ -158,8 +159,14 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
     if _WHOLE.search(claim.clean[max(0, anchor.start - 24):anchor.start]):
         return None  # "2,210 of the 11,049": a whole the record is part of
     before, after = _stems_around(claim, anchor)
-    named = _named_values(own, index, after) or _named_values(own, index, before)
-    words = after if _named_values(own, index, after) else before
+    named, words = [], set()
+    for word in after:  # the first word after the value that names a key decides
+        named = _named_values(own, index, {word})
+        if named:
+            words = {word}
+            break
+    if not named:
+        named, words = _named_values(own, index, before), before
     if not named:
         words = set()  # a key of the value's kind: named by the kind, not by a word
     if not named and anchor.kind in _MOMENT_KINDS and not hits:  # a line's time is its time
@@ -242,7 +249,7 @@ def _named_values(own: frozenset[int], index: RecordIndex,
                 continue
             keys = {stem(w.rstrip("s")) for w in value.key_words
                     if w not in GENERIC_KEYS and len(w) > 2 and w not in STOPWORDS}
-            if _names_key(keys, words) or value.key_words & words & _SHORT_KEYS:
+            if names_key(keys, words) or value.key_words & words & _SHORT_KEYS:
                 out.append((record, value))
     return out
 
@@ -256,7 +263,7 @@ def _covers(value: Value, words: set[str]) -> bool:
             if w not in GENERIC_KEYS and w not in STOPWORDS and len(w) > 2}
     if not keys or not words:
         return True
-    named = sum(1 for k in keys if _names_key({k}, words))
+    named = sum(1 for k in keys if names_key({k}, words))
     return 2 * named >= len(keys)
 
 
@@ -276,7 +283,7 @@ _AFTER_STOP: Final = re.compile(
 replication factor 3": partitions, not replication)."""
 
 
-def _stems_around(claim: ClaimText, anchor: Anchor) -> tuple[set[str], set[str]]:
+def _stems_around(claim: ClaimText, anchor: Anchor) -> tuple[set[str], list[str]]:
     """The stems of the words that can name the attribute ``anchor`` is a value of, before it
     and after it: within :data:`LOCAL_REACH` characters, in its own clause, and not past a
     neighbouring value ("256Mi of memory and is capped at 1 CPU": memory names the first; a
@@ -289,7 +296,7 @@ def _stems_around(claim: ClaimText, anchor: Anchor) -> tuple[set[str], set[str]]
     before = CLAUSE.split(claim.plain[start:anchor.start])[-1]
     after = _AFTER_STOP.split(CLAUSE.split(claim.plain[anchor.end:end])[0])[0]
     return ({stem(w.lower()) for w in _WORDS.findall(before)},
-            {stem(w.lower()) for w in _WORDS.findall(after)})
+            list(dict.fromkeys(stem(w.lower()) for w in _WORDS.findall(after))))
 
 
 def same_measure(claim: Anchor, evidence: Anchor) -> bool:
@@ -304,7 +311,7 @@ def same_measure(claim: Anchor, evidence: Anchor) -> bool:
     return not units or any(v.strict and (v.dims - _ANY_UNIT) & units for v in offered)
 
 
-def _names_key(keys: set[str], words: set[str]) -> bool:
+def names_key(keys: set[str], words: set[str]) -> bool:
     """True when a claim's word is a key's word, or one begins the other: a key may abbreviate
     a word (``mem`` for memory, ``conns`` for connections), a word may stand for a key only
     with four letters or more (``run`` is no ``runtime``)."""

@@ -10,11 +10,20 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
+from gsar_otel.core.anchors import AnchorKind
+from gsar_otel.core.text import STOPWORDS, stem
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.forms import State
 from gsar_otel.judges.records.index import RecordIndex
-from gsar_otel.judges.records.rules import Check, Outcome
+from gsar_otel.judges.records.rules import Check, Outcome, names_key
 from gsar_otel.judges.records.subjects import Subjects
+
+
+def _only_holder(state: State, index: RecordIndex) -> frozenset[int]:
+    """The one record holding a state of ``state``'s family as an attribute, when exactly one
+    does: a claim naming nothing ("Its state is CompletingRebalance") speaks of it."""
+    holders = index.holding_family(state.family)
+    return holders if len(holders) == 1 else frozenset()
 
 
 class StateRule:
@@ -39,10 +48,14 @@ class StateRule:
                                     f"says no {stated.level}; {index.records[at[0]].item} "
                                     f"holds a line at {stated.level}")
                 continue
-            if stated.state is None or stated.hypothetical or not own:
+            if stated.state is None or stated.hypothetical:
                 continue
-            if not subjects.stated_of(stated.position, claim.clean):
+            if not subjects.all:
+                own = _only_holder(stated.state, index)
+            elif not subjects.stated_of(stated.position, claim.clean):
                 continue  # the state is said of something the claim does not name
+            if not own:
+                continue
             if claim.universal and not stated.negated and not stated.attributive:
                 yield from self._every(stated.state, own, index)
                 continue
@@ -118,3 +131,65 @@ class PredicateRule:
                     yield Check(self.name, "contradicted", (index.records[i].item,),
                                 f"says {match.group(0)}; {index.records[i].item} says {verb}")
                     break
+
+
+_NONE_OF: Final = (
+    # "no keys have been evicted", "zero errors"
+    re.compile(r"\b(?:no|zero)\s+(?P<noun>[a-z]+)(?:\s+(?:have|has|had|were|was|are|is)\s+"
+               r"(?:been\s+)?(?P<verb>[a-z]+ed))?\b", re.IGNORECASE),
+    # "hasn't rejected any connections", "never dropped any packets"
+    re.compile(r"\b(?:hasn't|haven't|hadn't|didn't|never|not|has not|have not)\s+"
+               r"(?:been\s+|yet\s+)?(?P<verb>[a-z]+)\s+any\s+(?P<noun>[a-z]+)\b",
+               re.IGNORECASE),
+    # "none were dropped", "none of the requests failed"
+    re.compile(r"\bnone\s+(?:of\s+(?:the|them|its|their)\s+)?(?P<noun>[a-z]+)?\s*"
+               r"(?:were|was|have been|has been|got)?\s*(?P<verb>[a-z]+ed)\b", re.IGNORECASE),
+)
+"""How a claim says that none of something happened: a noun, and the verb it happened by."""
+_COUNT_WORDS: Final = frozenset({"total", "count", "num", "number", "sum", "of", "cnt"})
+"""Key words that say a key counts (``total_error_replies``), not what it counts."""
+
+
+class NoneRule:
+    """"None happened" against a count the record keeps of it: "Redis hasn't rejected any
+    connections" beside ``rejected_connections:3411`` is contradicted, "No keys have been
+    evicted" beside ``evicted_keys:0`` verified. The count's key must be named by the claim's
+    noun and verb (every word of the key but the words of counting)."""
+
+    name = "none"
+
+    def applies(self, claim: ClaimText) -> bool:
+        return any(p.search(claim.clean) for p in _NONE_OF)
+
+    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        scope = sorted(subjects.all) or range(min(len(index.records), 2000))
+        for pattern in _NONE_OF:
+            for match in pattern.finditer(claim.clean):
+                words = {stem(w.lower()) for w in (match.group("noun"), match.group("verb"))
+                         if w and w.lower() not in STOPWORDS}
+                if not words:
+                    continue
+                found = _counted(words, scope, index)
+                if found is not None:
+                    key, count, item = found
+                    outcome: Outcome = "verified" if count == 0 else "contradicted"
+                    yield Check(self.name, outcome, (item,),
+                                f"says {match.group(0).strip()}; {item} has {key}={count:g}")
+                    return
+
+
+def _counted(words: set[str], scope: Iterable[int],
+             index: RecordIndex) -> tuple[str, float, str] | None:
+    """The first count among ``scope``'s values whose key the claim's ``words`` name whole."""
+    for i in scope:
+        record = index.records[i]
+        for value in record.values:
+            keys = {stem(w.rstrip("s")) for w in value.key_words
+                    if w not in _COUNT_WORDS and len(w) > 2}
+            if not keys or not all(names_key({k}, words) for k in keys):
+                continue
+            numbers = [a.value for a in value.anchors
+                       if a.kind is AnchorKind.NUMBER and isinstance(a.value, float)]
+            if len(numbers) == 1:
+                return value.key, numbers[0], record.item
+    return None

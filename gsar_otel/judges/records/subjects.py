@@ -60,19 +60,27 @@ class Subjects:
             return True
         return not self.mentions and bool(self.inherited) and position <= STATE_REACH
 
+    def in_clause(self, position: int, text: str) -> frozenset[int]:
+        """The records named in the clause of ``position``: last before it, else just after it
+        (empty when the clause names none)."""
+        before = [(p, r) for p, r in self.mentions if p <= position]
+        after = [(p, r) for p, r in self.mentions if 0 < p - position <= AFTER_REACH]
+        if before and not _CLAUSE_AFTER.search(text, before[-1][0], position):
+            return before[-1][1]
+        if after and not CLAUSE.search(text, position, after[0][0]):
+            return after[0][1]
+        return frozenset()
+
     def near(self, position: int, text: str = "") -> frozenset[int]:
         """The records a value at ``position`` of ``text`` is said of: the one named last
         before it in its own clause, else the one named just after it in its own clause
         (within :data:`AFTER_REACH` characters: "14 restarts on cart-7d9f", "broker 103 leads
         partition 1"), else the one named last before it, else just after it; else the
         inherited ones when the claim names none."""
+        if text and self.in_clause(position, text):
+            return self.in_clause(position, text)
         before = [(p, r) for p, r in self.mentions if p <= position]
         after = [(p, r) for p, r in self.mentions if 0 < p - position <= AFTER_REACH]
-        if text:
-            if before and not _CLAUSE_AFTER.search(text, before[-1][0], position):
-                return before[-1][1]
-            if after and not CLAUSE.search(text, position, after[0][0]):
-                return after[0][1]
         if before:
             return before[-1][1]
         if after:
@@ -86,10 +94,12 @@ def subjects_of(claim: ClaimText, index: RecordIndex,
     exact; a log level it names selects the lines at that level. ``inherited`` are the records
     the claim before named last."""
     exact = [(p, index.named(t)) for p, t in claim.tokens if index.named(t)]
-    words = [(p, w) for p, w in _plain_words(claim) if index.named(w)]
-    exact += [(p, index.named(w)) for p, w in words]
+    words = [(p, w, index.named(w) or (_proper(claim, p) and index.prefixed(w)))
+             for p, w in _plain_words(claim)]
+    exact += [(p, found) for p, _, found in words if found]
     exact += [(a.start, index.named(a.text)) for a in claim.values  # "order 5531877"
-              if a.kind is AnchorKind.NUMBER and a.text.isdigit() and index.named(a.text)]
+              if ((a.kind is AnchorKind.NUMBER and a.text.isdigit()) or a.kind is AnchorKind.IPV4)
+              and index.named(a.text)]
     if not exact:
         exact = [(p, index.prefixed(t)) for p, t in claim.tokens if index.prefixed(t)]
     levels = [(s.position, index.at_level(s.level)) for s in claim.states
@@ -134,6 +144,13 @@ def _keyed(claim: ClaimText, index: RecordIndex) -> list[tuple[int, frozenset[in
         if records:
             out.append((anchor.start, records))
     return out
+
+
+def _proper(claim: ClaimText, position: int) -> bool:
+    """True when the word at ``position`` is capitalised, as a proper name is: "Kibana" names
+    ``kibana.service`` by its leading part."""
+    word = claim.clean[position:position + 1]
+    return word.isupper()
 
 
 def _plain_words(claim: ClaimText) -> list[tuple[int, str]]:

@@ -11,7 +11,7 @@ from gsar_otel.core.text import split_sentences
 from gsar_otel.judges.records.record import Record, nameable
 
 _COLUMN_GAP: Final = re.compile(r"\s{2,}|\t|\s*\|\s*")
-_HEADER_WORD: Final = re.compile(r"^[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
+_HEADER_WORD: Final = re.compile(r"^[%#]?[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
                                  r"(?: [A-Z][A-Z0-9_%()./:-]*)*$|"
                                  r"^[a-z_][a-z0-9_]*$|^[A-Z][a-z]+(?: [A-Za-z]+)*$")
 _RULE: Final = re.compile(r"^[\s|+:=-]+$")
@@ -30,6 +30,20 @@ _PAIRS_LINE: Final = re.compile(r"^\s*([A-Za-z_][\w.-]{0,60}):((?:[A-Za-z_][\w.-
                                 r"[A-Za-z_][\w.-]*=[^,\s]+)\s*$")
 """A named line of comma-separated pairs (``db0:keys=812044,expires=12003``): a record of its
 own, named by its key."""
+_CELL_GAP: Final = re.compile(r"\t+|\s{2,}")
+_KEY_CELL: Final = re.compile(r"^([A-Za-z][\w .()/-]{0,40}?):\s*(\S.*)$")
+
+
+def _key_cells(line: str) -> list[tuple[str, str]] | None:
+    """A line of ``Key: value`` cells apart by tabs or wide gaps (``Topic: orders<TAB>
+    Partition: 0<TAB>Leader: 101``), or None."""
+    cells = [c.strip() for c in _CELL_GAP.split(line.strip()) if c.strip()]
+    if len(cells) < 2:
+        return None
+    pairs = [_KEY_CELL.match(cell) for cell in cells]
+    if not all(pairs):
+        return None
+    return [(m.group(1), m.group(2)) for m in pairs if m is not None]
 _ROWS_FOOTER: Final = re.compile(r"^\(\d+ rows?\)$")
 
 
@@ -67,7 +81,8 @@ def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
             block += 1
             records.append(record)
             continue
-        records.append(_line(item, f"{prefix}#l", line))
+        cells = _key_cells(line) is not None  # lines of cells are rows of one table
+        records.append(_line(item, f"{prefix}#c" if cells else f"{prefix}#l", line))
         position += 1
     return records
 
@@ -128,7 +143,8 @@ def _colon_block(lines: list[str], start: int) -> tuple[Record, int] | None:
                 continue
             break
         match = _COLON_LINE.match(line)
-        if match is None or _TIMESTAMP.match(line) or _PAIRS_LINE.match(line):
+        if (match is None or _TIMESTAMP.match(line) or _PAIRS_LINE.match(line)
+                or _key_cells(line)):
             if pairs and line.startswith((" ", "\t")) and stack:
                 record.add(stack[-1][1], line.strip())
                 position += 1
@@ -163,6 +179,11 @@ def _line(item: str, group: str, line: str) -> Record:
     """One line: a named line of pairs, a log line (time, level, ``key=value`` pairs, message)
     or a line of prose."""
     record = Record(item, group)
+    cells = _key_cells(line)
+    if cells is not None:
+        for key, value in cells:
+            record.add(key, value)
+        return record
     pairs_line = _PAIRS_LINE.match(line)
     if pairs_line is not None:
         name = pairs_line.group(1)
@@ -178,9 +199,9 @@ def _line(item: str, group: str, line: str) -> Record:
         rest = rest[stamp.end():].strip()
     colon = None if stamp else _COLON_LINE.match(line)
     if colon is not None:
-        _, key, value = _colon_parts(colon)
-        if value and len(key.split()) <= 3:
-            record.add(key, value)  # one "Key: value" line
+        _, key, said = _colon_parts(colon)
+        if said and len(key.split()) <= 3:
+            record.add(key, said)  # one "Key: value" line
             return record
     first = rest.split(" ", 1)
     if first and _LEVEL_TOKEN.match(first[0]):

@@ -41,6 +41,9 @@ none is read as seconds for a duration, bytes for a size, cores for CPU."""
 _CPU_WORDS: Final = re.compile(r"\s*(?:of\s+)?(?:cpu|cores?|millicores|vcpu)\b", re.IGNORECASE)
 _SPEAKS_OF_CPU: Final = re.compile(r"\b(?:cpu|cores?|millicores|vcpus?)\b", re.IGNORECASE)
 """A claim speaking of CPU writes ``95m`` for millicores, not minutes ("about 95m each")."""
+_SPEAKS_OF_SIZE: Final = re.compile(
+    r"\b(?:memory|mem|ram|rss|heap|disk|storage|swap)\b|\d\s?(?:[KMGT]i?B|G)\b", re.IGNORECASE)
+"""A claim speaking of memory or sizes writes ``702.4M`` for MiB, not millions."""
 _RATE: Final = re.compile(r"\s?([KMGT]i?B)/s\b")
 _NOT_DURATION: Final = re.compile(
     r"\s+(?:ago|later|earlier|timeout|elapsed|long|left|old|before|after|since|uptime)\b")
@@ -66,8 +69,11 @@ KEY_MEASURES: Final = (
                 "seconds", "secs", "sec", "minutes", "mins", "hours", "duration", "latency"}),
      "duration"),
     (frozenset({"bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"}), "bytes"),
+    (frozenset({"count", "partition", "partitions", "replicas", "members", "restarts",
+                "number", "num", "leader", "isr", "tasks", "threads", "workers"}), "count"),
 )
-"""The measure a key names for its bare numbers (``cpu_pct``, ``rps``, ``duration_ms``)."""
+"""The measure a key names for its bare numbers (``cpu_pct``, ``rps``, ``duration_ms``; a
+count: "4 days" is no ``Partition: 4``)."""
 RATE_UNITS: Final = frozenset({"req/s", "qps", "rpm", "tps", "iops", "rps"})
 _KEY_WORD: Final = re.compile(r"[a-z]+|\d+")
 
@@ -143,6 +149,8 @@ def reread(anchor: Anchor, text: str) -> Anchor:
         return replace(anchor, unit=CORES)  # as written: "6.1 cores" is 6.05 to 6.15
     if (anchor.unit or "") in _LETTER_SIZES:
         return replace(anchor, unit=_BARE_SIZES[anchor.unit or ""])  # "3.21G" of memory
+    if (anchor.unit or "") in ("m", "k") and _SPEAKS_OF_SIZE.search(text):
+        return replace(anchor, unit=_BARE_SIZES[anchor.unit or ""])  # "702.4M" of memory
     written = anchor.text.rstrip()
     suffix = next((s for s in SHORT if written.endswith(s) and (
         anchor.unit == s.lower() or anchor.unit in MONEY_UNITS)), None)

@@ -1,0 +1,143 @@
+"""Classes of the records judge, each a table row of one mechanism: tool formats read as
+records (``identifier:value`` lines, named pair lines, lines of ``Key: value`` cells), the
+subject a command line names, numbers that name rows ("partition 1", ``#1468``), a value bound
+to the record named in its own clause (another row's value is contradicted; a value bound only
+loosely is not), relations between a claim's own values, counts of what did not happen, states
+of one family, and sizes written with a bare ``G``. The other-row invariant is also a property
+over any row of a ``Key: value`` cell table."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.core.text import split_sentences
+from gsar_otel.judges.records.judge import RecordsJudge
+from gsar_otel.judges.records.reading import source_names
+from gsar_otel.judges.records.text_reader import read_text
+
+judge = RecordsJudge()
+
+INFO = ("# Memory\nused_memory:3447188224\nused_memory_human:3.21G\nmaxmemory_human:4.00G\n"
+        "mem_fragmentation_ratio:1.10\n# Stats\nevicted_keys:0\nrejected_connections:3411\n"
+        "# Keyspace\ndb0:keys=4120933,expires=3871002\ndb1:keys=812044,expires=12003")
+TOPIC = ("Topic: orders\tPartitionCount: 3\tReplicationFactor: 3\n"
+         "\tTopic: orders\tPartition: 0\tLeader: 101\tReplicas: 101,102,103\tIsr: 101,102,103\n"
+         "\tTopic: orders\tPartition: 1\tLeader: 102\tReplicas: 102,103,101\tIsr: 102,103,101\n"
+         "\tTopic: orders\tPartition: 2\tLeader: 103\tReplicas: 103,101,102\tIsr: 103,101,102")
+GROUP = ("GROUP    TOPIC    PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG\n"
+         "billing  invoices  0          1844021         1851230         7209\n"
+         "billing  invoices  1          1790443         1790512         69\n"
+         "billing  invoices  2          1822904         1838810         15906")
+PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
+CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
+         "system.slice/logstash.service            61   38.9     2.4G\n"
+         "system.slice/kibana.service              12    6.1   702.4M")
+STATE = ("GROUP          COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE               #MEMBERS\n"
+         "fraud-scoring  kafka-2:9092 (2)          range                PreparingRebalance  4")
+
+
+def outcomes(answer: str, items: list[object]) -> list[str]:
+    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("used_memory_human:3.21G\nmaxmemory:4294967296", "used_memory_human", "3.21G"),
+    ("redis_version:7.2.4\nuptime_in_days:14", "uptime_in_days", "14"),
+    ("Topic: a\tPartition: 4\tLeader: 5", "leader", "5"),
+    ("db1:keys=812044,expires=12003", "expires", "12003"),
+])
+def test_tool_formats_are_read_as_keyed_values(text, key, value):
+    values = {(v.key, v.raw) for r in read_text("E1", text) for v in r.values}
+    assert (key, value) in values
+
+
+@pytest.mark.parametrize(("line", "keys"), [
+    ("http://example.org/x", set()),           # a URL is no key and value
+    ("ERROR:root:boom", set()),                # a level is no key
+])
+def test_lines_that_are_no_keyed_values(line, keys):
+    assert {v.key for r in read_text("E1", line) for v in r.values if v.key} == keys
+
+
+@pytest.mark.parametrize(("source", "names"), [
+    ("redis-cli -h sessions-redis-01 INFO memory", {"sessions-redis-01"}),
+    ("kubectl logs fraud-scoring-7c9f-2 --tail=5", {"fraud-scoring-7c9f-2"}),
+    ("journalctl -u payments-worker -n 10", {"payments-worker"}),
+    ("gh pr view 318 -R acme/billing --json reviewDecision", {"318", "acme/billing"}),
+    ("kafka-configs --entity-type brokers --entity-name 103 --describe", {"103"}),
+    ("systemctl status nginx", {"nginx"}),
+    ("kubectl top pods -n search", set()),
+    ("grep 'unterminated", set()),
+    (None, set()),
+])
+def test_a_command_line_names_its_subject(source, names):
+    assert source_names(source) == names
+
+
+@pytest.mark.parametrize(("answer", "items", "expected"), [
+    # a command line's subject is the subject of every record it printed
+    ("sessions-redis-01 is using 3.21G of its 4.00G maxmemory.",
+     [{"content": INFO, "source": "redis-cli -h sessions-redis-01 INFO"}], ["verified"]),
+    # numbers that name rows, alone and in lists
+    ("Partition 1 lags by 69 messages.", [GROUP], ["verified"]),
+    ("Partition 1 lags by 7,209 messages.", [GROUP], ["contradicted"]),
+    ("The lag is on partitions 2 (15,906) and 0 (7,209).", [GROUP], ["verified"]),
+    ("The lag is on partitions 2 (7,209) and 0 (15,906).", [GROUP], ["contradicted"]),
+    ("PR #1479 has 5 reviews.", [PRS], ["verified"]),
+    ("PR #1479 has 3 reviews.", [PRS], ["contradicted"]),
+    # a value bound to the record named in its clause
+    ("Broker 102 leads partition 1.", [TOPIC], ["verified"]),
+    ("Broker 103 leads partition 1.", [TOPIC], ["contradicted"]),
+    ("Logstash uses 38.9% CPU and 2.4G, versus 702.4M for Kibana.", [CGTOP], ["verified"]),
+    ("Logstash uses 38.9% CPU, versus 2.4G for Kibana.", [CGTOP], ["contradicted"]),
+    # a count the claim says is none
+    ("No keys have been evicted.", [INFO], ["verified"]),
+    ("Redis hasn't rejected any connections.", [INFO], ["contradicted"]),
+    # states of one family, said of the one record holding that family
+    ("Its state is PreparingRebalance.", [STATE], ["verified"]),
+    ("Its state is CompletingRebalance.", [STATE], ["contradicted"]),
+    # a size written with a bare G is GiB on both sides
+    ("Memory use is 3.21G.", [INFO], ["verified"]),
+    ("Memory use is 3.12G.", [INFO], ["absent"]),
+    # a measure is never a count: "4 days" is no Partition: 4
+    ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
+])
+def test_binding_classes(answer, items, expected):
+    assert outcomes(answer, items) == expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("The journal uses 3.8G, just over its SystemMaxUse=4G cap.", "contradicted"),
+    ("The journal uses 4.2G, just over its SystemMaxUse=4G cap.", "verified"),
+    ("Only 2.3G is free, barely above the SystemKeepFree=2G floor.", "verified"),
+    ("It took 1.3 s, well under the 1.2 s budget.", "contradicted"),
+    ("p99 is 120 ms, well under 1.2 s.", "verified"),
+    ("It has 14 restarts over 3 days.", "absent"),    # different measures: no relation
+])
+def test_a_claims_own_values_must_stand_as_its_words_say(answer, expected):
+    evidence = ["SystemMaxUse=4G SystemKeepFree=2G journal=3.8G journal2=4.2G free=2.3G "
+                "took=1.3s p99=120ms restarts=14 days=3"]
+    found = [c for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(evidence))
+             for c in o.checks if c.rule == "relation"]
+    assert (found[0].outcome if found else "absent") == expected
+
+
+def test_a_sentence_may_start_with_a_name_in_backticks():
+    assert split_sentences("Only one is behind. `10.20.1.15` is in wait_bgsave.") == [
+        "Only one is behind.", "`10.20.1.15` is in wait_bgsave."]
+
+
+@settings(max_examples=40, deadline=None)
+@given(lags=st.lists(st.integers(100, 99_999), min_size=2, max_size=6, unique=True),
+       data=st.data())
+def test_another_rows_value_in_a_cell_table_is_never_grounded(lags, data):
+    """Any row of a ``Key: value`` cell table: its own lag verified, another row's
+    contradicted."""
+    table = "\n".join(f"Topic: t\tPartition: {i}\tLag: {lag}" for i, lag in enumerate(lags))
+    row = data.draw(st.integers(0, len(lags) - 1))
+    other = data.draw(st.sampled_from([i for i in range(len(lags)) if i != row]))
+    assert outcomes(f"Partition {row} lags by {lags[row]:,}.", [table]) == ["verified"]
+    assert outcomes(f"Partition {row} lags by {lags[other]:,}.", [table]) != ["verified"]
