@@ -35,8 +35,8 @@ PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
          "system.slice/logstash.service            61   38.9     2.4G\n"
          "system.slice/kibana.service              12    6.1   702.4M")
-STATE = ("GROUP          COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE               #MEMBERS\n"
-         "fraud-scoring  kafka-2:9092 (2)          range                PreparingRebalance  4")
+STATE = ("GROUP          COORDINATOR (ID)   ASSIGNMENT-STRATEGY  STATE               #MEMBERS\n"
+         "fraud-scoring  kafka-2:9092 (2)   range                PreparingRebalance  4")
 
 
 def outcomes(answer: str, items: list[object]) -> list[str]:

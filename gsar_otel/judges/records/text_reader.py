@@ -81,8 +81,8 @@ def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
             block += 1
             records.append(record)
             continue
-        cells = _key_cells(line) is not None  # lines of cells are rows of one table
-        records.append(_line(item, f"{prefix}#c" if cells else f"{prefix}#l", line))
+        in_cells = _key_cells(line) is not None  # lines of cells are rows of one table
+        records.append(_line(item, f"{prefix}#c" if in_cells else f"{prefix}#l", line))
         position += 1
     return records
 
