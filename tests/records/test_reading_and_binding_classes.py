@@ -31,6 +31,7 @@ GROUP = ("GROUP    TOPIC    PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG\n"
          "billing  invoices  0          1844021         1851230         7209\n"
          "billing  invoices  1          1790443         1790512         69\n"
          "billing  invoices  2          1822904         1838810         15906")
+RETENTION = "retention.ms=259200000 log.retention.hours=168 partitions=12\nPartition: 4"
 PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
          "system.slice/logstash.service            61   38.9     2.4G\n"
@@ -102,8 +103,12 @@ def test_a_command_line_names_its_subject(source, names):
     # a size written with a bare G is GiB on both sides
     ("Memory use is 3.21G.", [INFO], ["verified"]),
     ("Memory use is 3.12G.", [INFO], ["absent"]),
-    # a measure is never a count: "4 days" is no Partition: 4
+    # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
+    ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",
+     [RETENTION], ["verified"]),
+    ("Retention is retention.ms=259200000, which is 4 days, against a default of 168 hours.",
+     [RETENTION], ["absent"]),
 ])
 def test_binding_classes(answer, items, expected):
     assert outcomes(answer, items) == expected

@@ -26,6 +26,8 @@ from gsar_otel.judges.records.forms import states_of
 from gsar_otel.judges.records.record import Record
 from gsar_otel.judges.records.units import (
     SIZE_FACTORS,
+    claim_measure,
+    key_measure,
     cores,
     key_factor,
     measure_of,
@@ -93,13 +95,12 @@ class Derivations:
         key across items."""
         around = claim_text[max(0, anchor.start - CUE_REACH):anchor.end + CUE_REACH]
         asks = {name for name, op in OPERATIONS.items() if op.cue.search(around)}
-        if named and anchor.kind is AnchorKind.DURATION:
-            asks.add("difference")
         key = (*scope, -1 if across else -2)
         facts = self._scopes.get(key)
         if facts is None:
             facts = self._scopes[key] = _Scope([records[i] for i in scope], across)
-        return facts.match(anchor, exact, asks, claim_numbers)
+        return facts.match(anchor, exact, asks, claim_numbers,
+                           spans=named and anchor.kind is AnchorKind.DURATION)
 
 
 class _Scope:
@@ -114,7 +115,9 @@ class _Scope:
         self._moments: list[float] | None = None
 
     def match(self, anchor: Anchor, exact: Anchor, asks: set[str],
-              claim_numbers: list[Anchor]) -> str | None:
+              claim_numbers: list[Anchor], spans: bool = False) -> str | None:
+        """How ``exact`` derives from these records; with ``spans``, a duration may be the
+        time between two of their moments with no cue."""
         if anchor.kind in _NUMERIC:
             found = self.conversions(anchor).find(exact)
             if found is None and anchor.kind is AnchorKind.NUMBER and not anchor.unit:
@@ -125,7 +128,8 @@ class _Scope:
                 found = _first(exact, _pairs(self._pool(anchor, claim_numbers), asks))
             if found is not None:
                 return found
-        if anchor.kind in (AnchorKind.DURATION, AnchorKind.NUMBER) and "difference" in asks:
+        if anchor.kind in (AnchorKind.DURATION, AnchorKind.NUMBER) and (
+                "difference" in asks or spans):
             return _first(exact, _spans(self.moments(), claim_numbers))
         return None
 
@@ -207,12 +211,25 @@ def _first(anchor: Anchor, candidates: Iterable[tuple[Anchor, str]]) -> str | No
                 candidate.value, float) and not any(
                 bounds[0] <= candidate.value * scale <= bounds[1] for scale in _SCALES):
             continue
-        if compare_anchors(anchor, candidate) is Agreement.MATCH:
-            return how
+        bare = (candidate.kind is AnchorKind.NUMBER and not candidate.unit
+                and key_measure(candidate.key) != claim_measure(anchor))
+        if not (bare and claim_measure(anchor)) and compare_anchors(
+                anchor, candidate) is Agreement.MATCH:
+            return how  # a duration, a size or a share is never a bare number's match
         measured = _in_measure(anchor, candidate)
         if measured is not None and compare_anchors(anchor, measured) is Agreement.MATCH:
             return f"{how} in {measure_of(anchor)}"
     return None
+
+
+MEASURE_KEYS: Final = {
+    "duration": frozenset({"time", "rt", "latency", "duration", "elapsed", "took", "age",
+                           "uptime", "wait", "ttl", "seconds", "secs", "sec"}),
+    "bytes": frozenset({"offset", "bytes", "size", "memory", "mem", "rss", "used", "length",
+                        "len", "heap"}),
+}
+"""Key words of a column whose unit-less numbers a derived duration or size may be read from
+(``rt``, ``master_repl_offset``)."""
 
 
 def _in_measure(anchor: Anchor, candidate: Anchor) -> Anchor | None:
@@ -222,6 +239,9 @@ def _in_measure(anchor: Anchor, candidate: Anchor) -> Anchor | None:
             candidate.value, float) or measures_differ(anchor, candidate):
         return None
     measure = measure_of(anchor)
+    words = set(re.split(r"[._\-\s/]+", (candidate.key or "").lower()))
+    if not words & MEASURE_KEYS.get(measure, frozenset()):
+        return None  # a ratio, a count or a column of no such measure is no duration
     if measure == "duration":
         return Anchor(AnchorKind.DURATION, f"{candidate.value:g}s", candidate.value, "s", 0, 0,
                       None, None)
