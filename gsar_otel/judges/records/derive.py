@@ -27,9 +27,9 @@ from gsar_otel.judges.records.record import Record
 from gsar_otel.judges.records.units import (
     SIZE_FACTORS,
     claim_measure,
-    key_measure,
     cores,
     key_factor,
+    key_measure,
     measure_of,
     measures_differ,
 )
