@@ -120,7 +120,7 @@ def date_numbers(anchor: Anchor) -> tuple[str, ...]:
     if anchor.kind is AnchorKind.DATE:
         day = str(anchor.value)
     elif anchor.kind is AnchorKind.TIMESTAMP:
-        day = anchor.text[:10]
+        day = str(anchor.value)[:10]  # ISO whatever the text ("07/Dec/2024:14:20:03")
     else:
         return ()
     day_of_month = str(int(day[-2:]))

@@ -29,6 +29,10 @@ from gsar_otel.core.anchor_words import (
 
 _NUMBER: Final = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?")
 _ISO_DATE: Final = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_LOG_STAMP: Final = re.compile(r"\[?(\d{1,2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}:\d{2}:\d{2})\]?")
+"""The common log format's time (``07/Dec/2024:14:20:03``, as nginx and Apache write it)."""
+_MONTHS: Final = {name: number for number, name in enumerate(
+    ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
 _SLASH_DATE: Final = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})|(\d{4})/(\d{1,2})/(\d{1,2})")
 _CLOCK: Final = re.compile(
     r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?"
@@ -364,6 +368,13 @@ def _timestamp_or_date(token: str, start: int) -> list[Piece] | None:
             clock = read_clock(rest[1:], offsets=True)
             if clock is not None and clock[1] == len(rest) - 1:
                 return [timestamp_piece(day, clock[0], start, end)]
+        return None
+    logged = _LOG_STAMP.fullmatch(token)
+    if logged and logged.group(2) in _MONTHS:
+        day = iso_date(int(logged.group(3)), _MONTHS[logged.group(2)], int(logged.group(1)))
+        clock = read_clock(logged.group(4))
+        if day is not None and clock is not None:
+            return [timestamp_piece(day, clock[0], start, end)]
         return None
     slash = _SLASH_DATE.fullmatch(token)
     if slash:

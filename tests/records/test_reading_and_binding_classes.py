@@ -31,6 +31,12 @@ GROUP = ("GROUP    TOPIC    PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG\n"
          "billing  invoices  0          1844021         1851230         7209\n"
          "billing  invoices  1          1790443         1790512         69\n"
          "billing  invoices  2          1822904         1838810         15906")
+INVOICE = ('{"id": "in_1", "number": "NWL-0042", "amount_due": 184950, "currency": "usd", '
+           '"next_payment_attempt": 1733745600, "lines": {"data": ['
+           '{"amount": 145000, "currency": "usd", "quantity": 50}, '
+           '{"amount": 39950, "currency": "usd", "description": "Priority support"}]}}')
+ACCESS = ('10.0.0.1 - - [07/Dec/2024:14:20:03 +0000] "GET /healthz HTTP/1.1" 200 2\n'
+          '10.0.0.2 - - [07/Dec/2024:14:26:41 +0000] "GET /api HTTP/1.1" 500 17')
 RETENTION = "retention.ms=259200000 log.retention.hours=168 partitions=12\nPartition: 4"
 PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
@@ -103,6 +109,14 @@ def test_a_command_line_names_its_subject(source, names):
     # a size written with a bare G is GiB on both sides
     ("Memory use is 3.21G.", [INFO], ["verified"]),
     ("Memory use is 3.12G.", [INFO], ["absent"]),
+    # amounts of a record that names a two-decimal currency are cents, its line items too
+    ("Invoice NWL-0042 is open for $1,849.50.", [INVOICE], ["verified"]),
+    ("Invoice NWL-0042 is open for $1,894.50.", [INVOICE], ["absent"]),
+    ("Invoice NWL-0042 has Priority support at $399.50.", [INVOICE], ["verified"]),
+    ("The next retry of invoice NWL-0042 is on Dec 9.", [INVOICE], ["verified"]),
+    # the common log format's time
+    ("The requests ran from 14:20 to 14:26 UTC.", [ACCESS], ["verified"]),
+    ("The requests ran from 14:20 to 14:29 UTC.", [ACCESS], ["absent"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

@@ -23,7 +23,7 @@ from typing import Final, NamedTuple
 from gsar_otel.core.anchor_compare import Interval, queries
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, AnchorKind, compare_anchors
 from gsar_otel.judges.records.forms import states_of
-from gsar_otel.judges.records.record import Record
+from gsar_otel.judges.records.record import Record, Value
 from gsar_otel.judges.records.units import (
     SIZE_FACTORS,
     claim_measure,
@@ -402,6 +402,25 @@ def _seconds(anchor: Anchor) -> float | None:
     return None
 
 
+CURRENCIES: Final = frozenset({"usd", "eur", "gbp", "cad", "aud", "chf", "sek", "nok", "dkk",
+                               "nzd", "sgd", "hkd", "mxn", "brl", "inr", "pln"})
+"""Currencies written in cents (two decimals): an amount of a record that names one is in
+its minor unit, as payment APIs keep it (``"amount": 23900, "currency": "usd"``)."""
+AMOUNT_KEYS: Final = frozenset({"amount", "total", "subtotal", "due", "paid", "remaining",
+                                "balance", "price", "unit", "mrr", "arr", "fee", "tax",
+                                "refunded", "captured", "credit", "debit", "net", "gross"})
+"""Key words of amounts kept in a currency's minor unit."""
+
+
+def minor_units(record: Record, value: Value) -> bool:
+    """True when ``value`` is an amount in cents: an integer under an amount key of a record
+    that names a two-decimal currency, or of an item that does."""
+    if not value.key_words & AMOUNT_KEYS or "." in value.raw:
+        return False
+    return any(v.key_words & {"currency"} and v.raw.strip('"').lower() in CURRENCIES
+               for v in record.values) or record.currency
+
+
 def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor, str]]:
     """Unit-less numbers of the records read in the claim's unit: a share (0.042) as a
     percentage, a duration or a size in the unit its key names (seconds and bytes when it
@@ -420,6 +439,8 @@ def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor
                     yield _percent(100.0 * number), "share as a percentage"
                     continue
                 factor = key_factor(value.key_words, measure) if measure else 0.0
+                if measure == "money" and not factor and minor_units(record, value):
+                    factor = 0.01
                 if not factor:
                     continue
                 if measure == "duration":

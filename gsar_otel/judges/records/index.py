@@ -158,15 +158,19 @@ class RecordIndex:
                 if not measures_differ(anchor, self._held[p])]
 
     def scope(self, records: Iterable[int]) -> list[int]:
-        """The records of every group (table, array, item) the given records are rows of; all
-        records when none is given."""
+        """The records of the group (table, array, item) one given record is a row of, with the
+        rows nested in its document (an invoice's line items); the given records when several
+        are; all records when none is given."""
         chosen = sorted(set(records))
         if not chosen:
             return list(range(min(len(self.records), SCOPE_LIMIT)))
-        groups = {self.records[i].group for i in chosen}
         if len(chosen) > 1:
             return chosen[:SCOPE_LIMIT]
-        out = [i for group in groups for i in self._groups[group]]
+        record = self.records[chosen[0]]
+        out = list(self._groups[record.group])
+        out += [i for i in self._by_item.get(record.item, ())  # its nested rows (line items)
+                if self.records[i].group.startswith(f"{record.item}:")
+                and record.group.startswith(f"{record.item}#")]
         return out[:SCOPE_LIMIT]
 
     def refs(self, records: Iterable[int]) -> tuple[str, ...]:

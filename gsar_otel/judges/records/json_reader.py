@@ -13,7 +13,9 @@ from gsar_otel.judges.records.record import Record, key_words, last_key
 from gsar_otel.judges.records.text_reader import PAIR, read_text
 
 _TIME_WORDS: Final = frozenset({"time", "ts", "timestamp", "date", "stamp", "seen", "created",
-                                "updated", "started", "finished", "when", "epoch"})
+                                "updated", "started", "finished", "when", "epoch", "attempt",
+                                "expires", "deadline", "due", "start", "end", "until", "since",
+                                "renewal", "trial", "period"})
 MAX_DEPTH: Final = 40
 """Deepest JSON nesting flattened; deeper values are kept as their text."""
 
@@ -102,6 +104,8 @@ def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, 
             owner.add(f"{path}.{key}" if path else key, value.strip('"'))
         return
     owner.add(path, stamp or (node if isinstance(node, str) else json.dumps(node)))
+    if stamp and not isinstance(node, str):
+        owner.add(path, json.dumps(node))  # the epoch as written too ("1733745600")
 
 
 def _sample(pair: list[Any], row: Record, path: str = "") -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Final
 
 from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.records.derive import CURRENCIES
 from gsar_otel.judges.records.json_reader import read_json
 from gsar_otel.judges.records.record import Record, nameable
 from gsar_otel.judges.records.text_reader import read_text
@@ -82,8 +83,11 @@ def read_evidence(evidence: EvidenceSet) -> list[Record]:
         for reader in READERS:
             found = reader(evidence_item.id, evidence_item.content)
             if found:
+                priced = any(v.key_words & {"currency"} and v.raw.lower() in CURRENCIES
+                             for record in found for v in record.values)
                 for record in found:
                     record.names |= named
+                    record.currency = priced
                 records.extend(found)
                 break
         if len(records) >= MAX_RECORDS:

@@ -67,6 +67,9 @@ class Record:
     """The record's own text, lower-cased, for words and states."""
     changes: list[tuple[Anchor, Anchor]] = field(default_factory=list)
     """Values that changed, old and new (``max_size = 20 -> 12``)."""
+    currency: bool = False
+    """Its item names a currency kept in cents (``"currency": "usd"``): its amounts are minor
+    units."""
 
     def add(self, key: str, raw: object) -> None:
         """Add a value under ``key`` (its anchors read with the key as context)."""
