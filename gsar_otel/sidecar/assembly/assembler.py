@@ -28,6 +28,8 @@ below it: they open a new buffer for the same trace id, and its run is judged on
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
 import time
 from collections import OrderedDict
@@ -177,6 +179,12 @@ class TraceAssembler:
         self.outside_bytes = 0
         """Bytes of released runs still held by the caller (queued, being judged): set by the
         caller, counted against ``max_held_bytes``."""
+        self._deadlines: list[tuple[float, int, str]] = []
+        """(when, order, trace id): when a trace may be ready, the earliest first. Filed when a
+        trace opens (its hard cap) and when its runs settle; a deadline whose trace is gone or
+        not ready when it comes is dropped, so :meth:`due` costs what is due, not every trace
+        held."""
+        self._order = itertools.count()
 
     def _count(self, key: str, n: int = 1) -> None:
         if n:
@@ -201,6 +209,7 @@ class TraceAssembler:
         limits = self.limits
         spans = tuple(spans)
         new_runs = self._released.new_runs(spans, self._traces)
+        touched: set[str] = set()
         for span in spans:
             if is_own(span):
                 if self.written.holds(span):
@@ -240,13 +249,33 @@ class TraceAssembler:
                 continue
             over_cap = entry.runs_over_cap
             entry.add(span, now)
+            touched.add(span.trace_id)
             self._count(RUNS_OVER_CAP, entry.runs_over_cap - over_cap)
             entry.has_run_span = entry.has_run_span or run_kind(span) is not None
             entry.has_evidence = entry.has_evidence or may_hold_evidence(span)
             self._retier(span.trace_id, entry)
             self._count(SPAN_ACCEPTED)
             self._fit(evicted)
+        for trace_id in touched:
+            self._file_settled(trace_id)
         return evicted
+
+    def _file(self, when: float, trace_id: str) -> None:
+        heapq.heappush(self._deadlines, (when, next(self._order), trace_id))
+        if len(self._deadlines) > 4 * len(self._traces) + 1024:  # churn: drop the stale
+            self._deadlines = [d for d in self._deadlines if d[2] in self._traces]
+            heapq.heapify(self._deadlines)
+
+    def _file_settled(self, trace_id: str) -> None:
+        """File the deadline of a trace whose runs settled (once per settle time)."""
+        entry = self._traces.get(trace_id)
+        if entry is None:
+            return
+        settle_from = entry.settle_from
+        if settle_from != entry.deadline_settle:
+            entry.deadline_settle = settle_from
+            if settle_from is not None:
+                self._file(settle_from + self.limits.decision_wait_s, trace_id)
 
     def add_logs(self, logs: Iterable[LogRecordData]) -> list[ReadyRun]:
         """Buffer log records by trace id; records without one join no run (counted)."""
@@ -289,7 +318,9 @@ class TraceAssembler:
         while len(self._traces) >= self.limits.max_traces:
             evicted.extend(self._evict_one())
         entry = self._traces[trace_id] = TraceBuffer(first_seen=now)
+        entry.opened = next(self._order)
         entry.after = self._released.get(trace_id)
+        self._file(now + self.limits.max_age_s, trace_id)
         self._tiers[TIER_NO_RUN][trace_id] = None
         self._hold(entry, TRACE_OVERHEAD)
         return entry
@@ -316,15 +347,21 @@ class TraceAssembler:
         ``limit`` traces, oldest first; the rest at the next call)."""
         now = self.clock()
         limits = self.limits
-        ready: list[str] = []
-        for trace_id, entry in self._traces.items():
+        ready: dict[str, TraceBuffer] = {}
+        deadlines = self._deadlines
+        while deadlines and deadlines[0][0] <= now and (limit is None or len(ready) < limit):
+            _, _, trace_id = heapq.heappop(deadlines)
+            entry = self._traces.get(trace_id)
+            if entry is None or trace_id in ready:
+                continue  # released or evicted since, or due twice
             settle_from = entry.settle_from
             settled = settle_from is not None and now - settle_from >= limits.decision_wait_s
             if settled or now - entry.first_seen >= limits.max_age_s:
-                ready.append(trace_id)
-                if limit is not None and len(ready) >= limit:
-                    break
-        return [run for trace_id in ready for run in self._release(trace_id, now)]
+                ready[trace_id] = entry
+            elif settle_from is None:
+                entry.deadline_settle = None  # unsettled again: filed anew when it settles
+        order = sorted(ready, key=lambda t: ready[t].opened)
+        return [run for trace_id in order for run in self._release(trace_id, now)]
 
     def late_due(self, *, everything: bool = False) -> list[LateBatch]:
         """Late items to flag now: each trace's, once its window passed (all at shutdown)."""

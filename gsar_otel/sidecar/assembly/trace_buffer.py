@@ -82,6 +82,10 @@ class TraceBuffer:
     tier: int = 0
     """Its eviction tier (:mod:`gsar_otel.sidecar.assembly.assembler`): 0 no run span, 1 a run span
     and no evidence yet, 2 a run span and evidence."""
+    opened: int = 0
+    """The order it was opened in (released oldest first)."""
+    deadline_settle: float | None = None
+    """The settle time its last deadline was filed for (:meth:`TraceAssembler.due`)."""
     after: Released | None = None
     """Set when the trace id came back after a verdict: a child of a judged run span, or a span
     that ended before the judged runs did, belongs to them and is late, not part of the new

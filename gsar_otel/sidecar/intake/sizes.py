@@ -36,9 +36,10 @@ share of the events tuple: 116 to 120 measured."""
 MAPPING_BYTES = 96
 """The read-only view (``MappingProxyType``) around a record's attributes: 88 measured
 (``sys.getsizeof`` says 40)."""
-TRACE_OVERHEAD = 1024
-"""A trace buffer before its spans: the buffer, its empty mappings, its parent links and its
-entries in the assembler's ordered mappings: 810 measured for a trace of one span."""
+TRACE_OVERHEAD = 1280
+"""A trace buffer before its spans: the buffer, its empty mappings, its parent links, its
+entries in the assembler's ordered mappings and its two deadlines (hard cap, settled; about 120
+each): 1,040 measured for a trace of one span."""
 SHARED_OVERHEAD = 192
 """A shared object's entry in the holders' table (:class:`SharedBytes`): a list of three (80)
 and its slot in the table's dict (up to 112 when the dict has just grown)."""
