@@ -193,3 +193,37 @@ def test_a_cassette_of_the_anthropic_judge_holds_no_dispute(
 def test_a_bad_cap_is_a_clear_error(make_judge: JudgeFactory) -> None:
     with pytest.raises(ValueError, match="max_escalated_claims"):
         TieredJudge(make_judge(), max_escalated_claims=-1)
+
+
+def _descriptions(node: object) -> int:
+    if isinstance(node, dict):
+        return ("description" in node) + sum(_descriptions(v) for v in node.values())
+    if isinstance(node, list):
+        return sum(_descriptions(v) for v in node)
+    return 0
+
+
+def test_the_model_tier_sends_the_claims_prompt_and_the_compact_schema(
+        fake_anthropic: FakeMessagesServer, make_judge: JudgeFactory) -> None:
+    """The model tier's request says the claims are given (no splitting step) and carries the
+    verdict schema without its field notes, the same shape; the Claude judge alone sends the
+    full prompt and schema."""
+    from gsar_otel.judges.anthropic.prompt import (
+        CLAIMS_SYSTEM_PROMPT,
+        SYSTEM_PROMPT,
+        compact_verdict_schema,
+        verdict_schema,
+    )
+
+    evaluate(tiered(make_judge), ONE_UNVERIFIABLE)
+    evaluate(make_judge(), ONE_UNVERIFIABLE)
+    tier, alone = fake_anthropic.message_requests
+    assert tier.body["system"][0]["text"] == CLAIMS_SYSTEM_PROMPT
+    assert alone.body["system"][0]["text"] == SYSTEM_PROMPT
+    assert "# Step 1: enumerate" in SYSTEM_PROMPT and "# Step 1: enumerate" not in (
+        CLAIMS_SYSTEM_PROMPT)
+    tier_schema = tier.body["output_config"]["format"]["schema"]
+    assert tier_schema == compact_verdict_schema() and _descriptions(tier_schema) == 0
+    assert alone.body["output_config"]["format"]["schema"] == verdict_schema()
+    assert _descriptions(verdict_schema()) > 0
+    assert len(tier.raw) < len(alone.raw)

@@ -47,10 +47,12 @@ from gsar_otel.judges.anthropic.client import (
 )
 from gsar_otel.judges.anthropic.logs import install_log_redaction
 from gsar_otel.judges.anthropic.prompt import (
+    CLAIMS_SYSTEM_PROMPT,
     PROMPT_VERSION,
     SYSTEM_PROMPT,
     VERDICT_TOOL_NAME,
     OutputMode,
+    compact_verdict_schema,
     render_repair_prompt,
     render_user_prompt,
     verdict_schema,
@@ -204,12 +206,15 @@ class AnthropicJudge:
         return await self.review(verdict, evidence)
 
     async def model_verdict(self, *, synthesis: str, evidence: EvidenceSet,
-                            user_prompt: str | None = None) -> JudgeVerdict:
+                            user_prompt: str | None = None,
+                            compact_schema: bool = False) -> JudgeVerdict:
         """The model's own verdict (no second opinion): what a cassette records.
 
-        ``user_prompt`` replaces the rendered user turn (the tiered judge's claim list).
+        ``user_prompt`` replaces the rendered user turn (the tiered judge's claim list);
+        ``compact_schema`` says the claims are given: the system prompt's Step 1 says so and
+        the verdict schema goes without its descriptions.
         """
-        state = RoundState()
+        state = RoundState(compact=compact_schema)
         started = time.perf_counter()
         scope = asyncio.timeout(self.deadline_s)
         try:
@@ -307,7 +312,7 @@ class AnthropicJudge:
         import anthropic
 
         client = self._loops.client()
-        request = self._request(messages, client)
+        request = self._request(messages, client, compact=state.compact)
         state.attempts += 1
         try:
             message: Message = await client.messages.create(**request)
@@ -325,17 +330,19 @@ class AnthropicJudge:
         state.add(message)
         return message
 
-    def _request(self, messages: list[dict[str, Any]], client: AsyncAnthropic) -> dict[str, Any]:
-        system: dict[str, Any] = {"type": "text", "text": self.system_prompt or SYSTEM_PROMPT}
+    def _request(self, messages: list[dict[str, Any]], client: AsyncAnthropic, *,
+                 compact: bool = False) -> dict[str, Any]:
+        system: dict[str, Any] = {"type": "text", "text": self.system_prompt or (
+            CLAIMS_SYSTEM_PROMPT if compact else SYSTEM_PROMPT)}
         if self.prompt_caching:
             system["cache_control"] = {"type": "ephemeral"}
         request: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
                                    "system": [system], "messages": messages}
         if self.output_mode == "structured":
-            request["output_config"] = {"format": {"type": "json_schema",
-                                                   "schema": verdict_schema()}}
+            schema = compact_verdict_schema() if compact else verdict_schema()
+            request["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
         else:
-            request["tools"] = [verdict_tool()]
+            request["tools"] = [verdict_tool(compact=compact)]
             request["tool_choice"] = {"type": "tool", "name": VERDICT_TOOL_NAME,
                                       "disable_parallel_tool_use": True}
         if self._sends_temperature(client):

@@ -136,6 +136,17 @@ or complementary claims; gaps ["no record of a restart or of recovery"]; is_grou
 Deliver the verdict only in the structured form the request asks for, with nothing else.
 """
 
+_STEP_ONE: Final = SYSTEM_PROMPT[SYSTEM_PROMPT.index("# Step 1"):SYSTEM_PROMPT.index("# Step 2")]
+CLAIMS_SYSTEM_PROMPT: Final = SYSTEM_PROMPT.replace(_STEP_ONE, """\
+# Step 1: the claims are given
+The synthesis arrives already split into atomic claims, one per line. Judge each line as given: \
+do not split, merge, reword or add claims, and put every line in exactly one of the four lists \
+below, its text copied unchanged.
+
+""")
+"""The system prompt where the claims are given (the tiered judge's model tier): Step 1 says
+so instead of how to split an answer."""
+
 _FINAL_INSTRUCTION: Final = {
     "structured": "Reply with the verdict as one JSON object that follows the schema.",
     "tool": f"Record the verdict by calling the {VERDICT_TOOL_NAME} tool.",
@@ -272,11 +283,28 @@ def verdict_schema() -> dict[str, Any]:
     return copy.deepcopy(VERDICT_SCHEMA)
 
 
-def verdict_tool() -> dict[str, Any]:
-    """The tool definition used in ``output_mode="tool"``: its input is the verdict."""
+def compact_verdict_schema() -> dict[str, Any]:
+    """:data:`VERDICT_SCHEMA` without its descriptions: the same shape, constrained the same
+    way, about 40% smaller (the rules are the system prompt's). Sent where the claims are given
+    (the tiered judge's model tier), so every call does not carry the field notes again."""
+    schema: dict[str, Any] = _undescribed(VERDICT_SCHEMA)
+    return schema
+
+
+def _undescribed(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _undescribed(v) for k, v in node.items() if k != "description"}
+    if isinstance(node, list):
+        return [_undescribed(v) for v in node]
+    return node
+
+
+def verdict_tool(*, compact: bool = False) -> dict[str, Any]:
+    """The tool definition used in ``output_mode="tool"``: its input is the verdict (its
+    schema without descriptions with ``compact``)."""
     return {
         "name": VERDICT_TOOL_NAME,
         "description": "Record the grounding verdict for the synthesis: every claim in exactly "
                        "one list, with its evidence type and the ids of the items it cites.",
-        "input_schema": verdict_schema(),
+        "input_schema": compact_verdict_schema() if compact else verdict_schema(),
     }

@@ -49,10 +49,13 @@ def stop_failure(message: Message, max_tokens: int) -> tuple[JudgeOutput, str] |
 class RoundState:
     """Usage, attempts and answering model of one judge round (summed over a repair)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, compact: bool = False) -> None:
         self.usage: JudgeUsage | None = None
         self.attempts = 0
         self.model: str | None = None
+        self.compact = compact
+        """The claims are given: the system prompt without the splitting step and the verdict
+        schema without its descriptions."""
 
     def add(self, message: Message) -> None:
         """Count the usage and model of one reply."""
