@@ -1,4 +1,4 @@
-"""How judges do on realistic incident cases with true labels (gsar_otel.measure.incidents).
+"""How judges do on realistic incident cases with true labels (benchmarks.worlds.incidents).
 
 Every case is judged against its whole evidence set by ``GSAREvaluator`` with the default
 settings and no regenerate or replan function (one judge round). Per evidence size and judge:
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.worlds
 
 from _common import machine, quantile
 
@@ -39,7 +40,7 @@ from gsar_otel.core.protocol import Judge
 from gsar_otel.core.text import states_conclusion
 from gsar_otel.judges.factory import make_judge
 from gsar_otel.measure.claims import best_match
-from gsar_otel.measure.incidents import KINDS, LABELS, IncidentCase, generate
+from benchmarks.worlds.incidents import KINDS, LABELS, IncidentCase, generate
 
 MAX_FALSE_ALARM_RATE = 0.05
 MIN_CLAIM_AGREEMENT = 0.95

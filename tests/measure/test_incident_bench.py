@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from gsar_otel.measure.incidents import KINDS, generate, make_case
+from benchmarks.worlds.incidents import KINDS, generate, make_case
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,8 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.measure.incidents import (
+from benchmarks.worlds.incidents import (
     FAITHFUL_KINDS,
     FALSE_LABEL,
     KINDS,
@@ -29,6 +28,7 @@ from gsar_otel.measure.incidents import (
     generate,
     make_case,
 )
+from gsar_otel.core.evidence import EvidenceSet
 
 ZONES = {"UTC": 0, "CET": 60, "EDT": -240, "CDT": -300, "PDT": -420, "JST": 540, "IST": 330}
 CLOCK = re.compile(r"\b(\d{2}):(\d{2})(?::(\d{2}))? ([A-Z]{3})\b")

@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.core.model import EvidenceType
-from gsar_otel.measure.datasets import load_examples
-from gsar_otel.measure.synthetic import (
+from benchmarks.worlds.synthetic import (
     CLAIM_LABELS,
     SCENARIOS,
     TOKEN_KINDS,
     generate_cases,
     write_cases,
 )
+from gsar_otel.core.model import EvidenceType
+from gsar_otel.measure.datasets import load_examples
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "benchmarks" / "synthetic_incidents.jsonl"

@@ -10,13 +10,13 @@ import string
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.worlds.incident_world import PEOPLE, SERVICES, TEAMS
 from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import TOOL_BACKED_TYPES, Decision
 from gsar_otel.core.scoring import decide
 from gsar_otel.judges.staged import StagedJudge
 from gsar_otel.judges.staged.claims import slots_of
-from gsar_otel.measure.incident_world import PEOPLE, SERVICES, TEAMS
 
 judge = StagedJudge()
 HOSTS = ("db-prod-1", "api-prod-3", "cache-2", "edge-lb-7", "queue-4", "worker-38")

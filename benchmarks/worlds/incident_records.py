@@ -1,6 +1,6 @@
 """Records of a synthetic incident: Kubernetes events, one-line ticket notes and result sets.
 
-Like :mod:`gsar_otel.measure.incident_events`, each builder makes one evidence item about names
+Like :mod:`benchmarks.worlds.incident_events`, each builder makes one evidence item about names
 the case owns and offers the sentences that restate it.
 """
 
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final, NamedTuple
 
-from gsar_otel.measure.incident_metrics import GROUNDED, Said
-from gsar_otel.measure.incident_world import Item, World, kube_table, node_name, utc_clock, version
+from benchmarks.worlds.incident_metrics import GROUNDED, Said
+from benchmarks.worlds.incident_world import Item, World, kube_table, node_name, utc_clock, version
 
 
 class KubeKind(NamedTuple):

@@ -23,14 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from gsar_otel.core.evidence import (
-    DEFAULT_MAX_TOTAL_CHARS,
-    Evidence,
-    EvidenceSet,
-    infer_evidence_type,
-)
-from gsar_otel.measure.incident_changes import stated_change, wrong_change
-from gsar_otel.measure.incident_faults import (
+from benchmarks.worlds.incident_changes import stated_change, wrong_change
+from benchmarks.worlds.incident_faults import (
     all_quantifier,
     negated_predicate,
     no_errors_logged,
@@ -45,18 +39,24 @@ from gsar_otel.measure.incident_faults import (
     wrong_state,
     wrong_status,
 )
-from gsar_otel.measure.incident_kinds import FAITHFUL as SHARED_FAITHFUL
-from gsar_otel.measure.incident_kinds import Scene, companions
-from gsar_otel.measure.incident_metrics import CONTRADICTED, UNGROUNDED, Said
-from gsar_otel.measure.incident_noise import distractor, noise_shape
-from gsar_otel.measure.incident_value_faults import (
+from benchmarks.worlds.incident_kinds import FAITHFUL as SHARED_FAITHFUL
+from benchmarks.worlds.incident_kinds import Scene, companions
+from benchmarks.worlds.incident_metrics import CONTRADICTED, UNGROUNDED, Said
+from benchmarks.worlds.incident_noise import distractor, noise_shape
+from benchmarks.worlds.incident_value_faults import (
     other_field_value,
     other_host_ip,
     unit_from_key,
     wrong_time,
     wrong_value,
 )
-from gsar_otel.measure.incident_world import Item, World
+from benchmarks.worlds.incident_world import Item, World
+from gsar_otel.core.evidence import (
+    DEFAULT_MAX_TOTAL_CHARS,
+    Evidence,
+    EvidenceSet,
+    infer_evidence_type,
+)
 
 __all__ = ["FAITHFUL_KINDS", "FALSE_LABEL", "KINDS", "UNFAITHFUL_KINDS", "EvidenceItem",
            "IncidentCase", "LabelledClaim", "generate"]

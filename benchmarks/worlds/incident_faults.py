@@ -1,6 +1,6 @@
 """The unfaithful kinds of synthetic incident answers: one false sentence each.
 
-Each builder makes a :class:`~gsar_otel.measure.incident_kinds.Scene` whose ``focus`` is one
+Each builder makes a :class:`~benchmarks.worlds.incident_kinds.Scene` whose ``focus`` is one
 false sentence (labelled ``contradicted`` when the evidence states the same thing otherwise,
 ``ungrounded`` when nothing in it says so either way) and whose ``spare`` sentences are true
 statements about the same items. Values an answer invents (a host, service, person, alert id or
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from gsar_otel.measure.incident_events import LogEvent, alert, deploy, log_event
-from gsar_otel.measure.incident_kinds import Scene
-from gsar_otel.measure.incident_metrics import (
+from benchmarks.worlds.incident_events import LogEvent, alert, deploy, log_event
+from benchmarks.worlds.incident_kinds import Scene
+from benchmarks.worlds.incident_metrics import (
     CONTRADICTED,
     METRICS,
     UNGROUNDED,
@@ -23,8 +23,8 @@ from gsar_otel.measure.incident_metrics import (
     quantity,
     row_fields,
 )
-from gsar_otel.measure.incident_records import FAMILIES, VERBS, note, result_set
-from gsar_otel.measure.incident_world import (
+from benchmarks.worlds.incident_records import FAMILIES, VERBS, note, result_set
+from benchmarks.worlds.incident_world import (
     ALERT_NAMES,
     World,
     json_fragment,

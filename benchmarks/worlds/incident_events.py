@@ -1,10 +1,10 @@
 """Events of a synthetic incident: log lines, alerts, deploy records, Kubernetes events, ticket
 notes and result sets, each with the sentences that restate it.
 
-Every builder takes the case's :class:`~gsar_otel.measure.incident_world.World`, makes one
+Every builder takes the case's :class:`~benchmarks.worlds.incident_world.World`, makes one
 evidence item about names the case owns, and returns an object whose ``say_*`` methods write one
 true sentence (``move="exact"`` or ``"paraphrase"``); the unfaithful kinds
-(:mod:`gsar_otel.measure.incident_faults`) reuse the same templates with a false value.
+(:mod:`benchmarks.worlds.incident_faults`) reuse the same templates with a false value.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
-from gsar_otel.measure.incident_metrics import GROUNDED, Said
-from gsar_otel.measure.incident_world import (
+from benchmarks.worlds.incident_metrics import GROUNDED, Said
+from benchmarks.worlds.incident_world import (
     ALERT_NAMES,
     PROCESSES,
     Item,

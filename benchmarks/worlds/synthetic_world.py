@@ -1,4 +1,4 @@
-"""The evidence of one synthetic incident, built item by item (:mod:`gsar_otel.measure.synthetic`).
+"""The evidence of one synthetic incident, built item by item (:mod:`benchmarks.worlds.synthetic`).
 
 A :class:`World` collects evidence items of four shapes (``key=value`` metric rows, log lines,
 alerts, JSON tool results), the facts and events they state, the candidate causes they show and
@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from gsar_otel.measure.synthetic_templates import Cause, Event, Fact, fmt
+from benchmarks.worlds.synthetic_templates import Cause, Event, Fact, fmt
 
 TOKEN_KINDS = ("percent", "unit_number", "count", "clock_time", "timestamp", "date", "duration",
                "version", "ipv4", "ipv6", "port", "http_status", "http_class", "percentile",

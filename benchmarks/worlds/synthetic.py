@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from gsar_otel.measure.synthetic_scenarios import SCENARIOS, build_world
-from gsar_otel.measure.synthetic_templates import (
+from benchmarks.worlds.synthetic_scenarios import SCENARIOS, build_world
+from benchmarks.worlds.synthetic_templates import (
     CONTRADICTABLE_KINDS,
     SEED_SENTENCE,
     UNSEEN_METRICS,
@@ -48,7 +48,7 @@ from gsar_otel.measure.synthetic_templates import (
     with_unit,
     wrong_display,
 )
-from gsar_otel.measure.synthetic_world import TOKEN_KINDS, World
+from benchmarks.worlds.synthetic_world import TOKEN_KINDS, World
 
 __all__ = ["CLAIM_LABELS", "SCENARIOS", "TOKEN_KINDS", "generate_cases", "write_cases"]
 
@@ -238,7 +238,7 @@ def _case(case_id: str, world_evidence: str, claims: list[_Claim], meta: dict[st
           pair: str | None = None) -> dict[str, Any]:
     faithful = all(c.label == "grounded" for c in claims)
     return {
-        "id": case_id, "pair": pair or case_id, "source": "synthetic:gsar_otel.measure.synthetic",
+        "id": case_id, "pair": pair or case_id, "source": "synthetic:benchmarks.worlds.synthetic",
         "task": "incident", "evidence": world_evidence,
         "synthesis": " ".join(c.text for c in claims),
         "claims": [{"text": c.text, "label": c.label, "type": c.type, "conclusion": c.conclusion}

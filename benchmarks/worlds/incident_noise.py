@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from gsar_otel.measure.incident_events import alert, deploy, log_event
-from gsar_otel.measure.incident_metrics import make_row, row_fields
-from gsar_otel.measure.incident_records import KUBE_KINDS, KubeEvents, kube_row, note, result_set
-from gsar_otel.measure.incident_world import Item, World
+from benchmarks.worlds.incident_events import alert, deploy, log_event
+from benchmarks.worlds.incident_metrics import make_row, row_fields
+from benchmarks.worlds.incident_records import KUBE_KINDS, KubeEvents, kube_row, note, result_set
+from benchmarks.worlds.incident_world import Item, World
 
 NOISE_SHAPES: Final = ("metric", "metric", "log", "log", "alert", "deploy", "note", "kube",
                        "results")

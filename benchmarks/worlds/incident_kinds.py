@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Final
 
-from gsar_otel.measure.incident_events import alert, deploy, log_event
-from gsar_otel.measure.incident_metrics import (
+from benchmarks.worlds.incident_events import alert, deploy, log_event
+from benchmarks.worlds.incident_metrics import (
     CONVERTIBLE,
     GROUNDED,
     METRICS,
@@ -27,8 +27,8 @@ from gsar_otel.measure.incident_metrics import (
     rounded,
     row_fields,
 )
-from gsar_otel.measure.incident_records import kube_events, note
-from gsar_otel.measure.incident_world import Item, World, metric_fragment
+from benchmarks.worlds.incident_records import kube_events, note
+from benchmarks.worlds.incident_world import Item, World, metric_fragment
 
 ZONES: Final = {"CET": 60, "EDT": -240, "CDT": -300, "PDT": -420, "JST": 540, "IST": 330}
 """Zone names right for 9-26 March 2026, minutes east of UTC (GMT is left out: it is UTC)."""

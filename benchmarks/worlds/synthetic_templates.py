@@ -1,4 +1,4 @@
-"""Phrasing for the synthetic incident cases (:mod:`gsar_otel.measure.synthetic`).
+"""Phrasing for the synthetic incident cases (:mod:`benchmarks.worlds.synthetic`).
 
 A :class:`Fact` is one value the evidence states about a subject (a host, a service, a queue); an
 :class:`Event` is one logged occurrence; a :class:`Cause` is a candidate explanation some evidence

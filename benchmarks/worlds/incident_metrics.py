@@ -1,7 +1,7 @@
 """Metric rows of a synthetic incident and the sentences that restate their fields.
 
 A :class:`MetricRow` is one host's sample (``host=cache-2 conn_count=133 error_pct=9.9% ...``)
-written in one of the row styles of :mod:`gsar_otel.measure.incident_world`. Each field has a
+written in one of the row styles of :mod:`benchmarks.worlds.incident_world`. Each field has a
 :class:`Metric`: how its value is drawn, and sentence templates where ``{q}`` is the quantity as
 the answer writes it (``97.2%``, ``about 97%``, ``1.37 s``). :func:`rounded` and
 :func:`converted` give the other true ways to write a value.
@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import partial
 from typing import Final
 
-from gsar_otel.measure.incident_world import (
+from benchmarks.worlds.incident_world import (
     METRIC_STYLES,
     Item,
     World,

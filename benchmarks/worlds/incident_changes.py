@@ -14,9 +14,9 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Final
 
-from gsar_otel.measure.incident_kinds import Scene
-from gsar_otel.measure.incident_metrics import CONTRADICTED, GROUNDED, Said, make_row
-from gsar_otel.measure.incident_world import Item, World, stamp
+from benchmarks.worlds.incident_kinds import Scene
+from benchmarks.worlds.incident_metrics import CONTRADICTED, GROUNDED, Said, make_row
+from benchmarks.worlds.incident_world import Item, World, stamp
 
 CHANGE_KEYS: Final = {
     # key: (what the sentence calls it, unit written after the amount, decimals)

@@ -2,7 +2,7 @@
 
 A :class:`World` hands out the hosts, services, people and ids of one case. Names the case's own
 evidence uses are *reserved* and ids are *issued* once, so the unrelated distractor items
-(:mod:`gsar_otel.measure.incident_noise`) never mention what the answer is about, and a name an
+(:mod:`benchmarks.worlds.incident_noise`) never mention what the answer is about, and a name an
 unfaithful answer invents (``db-prod-9``, ``payments-api``, ``ALRT-20933``) is reserved without
 being used, so it occurs nowhere in the evidence.
 

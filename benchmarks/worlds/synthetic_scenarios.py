@@ -1,6 +1,6 @@
-"""The ten incident scenarios of the synthetic cases (:mod:`gsar_otel.measure.synthetic`).
+"""The ten incident scenarios of the synthetic cases (:mod:`benchmarks.worlds.synthetic`).
 
-Each scenario fills a :class:`~gsar_otel.measure.synthetic_world.World` with a mix of metric rows,
+Each scenario fills a :class:`~benchmarks.worlds.synthetic_world.World` with a mix of metric rows,
 log lines, an alert and JSON tool results, names two candidate causes the evidence shows happening
 (a deploy, a config push, a failover ...) and, about a third of the time, adds an item that states
 one of them as the root cause. Without that item a causal sentence is an over-reach.
@@ -12,8 +12,8 @@ import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from gsar_otel.measure.synthetic_templates import Cause
-from gsar_otel.measure.synthetic_world import World, percent
+from benchmarks.worlds.synthetic_templates import Cause
+from benchmarks.worlds.synthetic_world import World, percent
 
 STATED_CAUSE_SHARE = 0.35
 """Share of incidents whose evidence states a root cause."""

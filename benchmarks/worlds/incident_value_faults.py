@@ -1,7 +1,7 @@
 """The unfaithful kinds that misstate a value: a wrong number, another field's value, the unit
 of the key taken for another, another host's address, a wrong time.
 
-Like :mod:`gsar_otel.measure.incident_faults`, each builder makes a scene whose focus is one
+Like :mod:`benchmarks.worlds.incident_faults`, each builder makes a scene whose focus is one
 false sentence, here always ``contradicted``: the evidence states the value otherwise.
 """
 
@@ -14,9 +14,9 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Final
 
-from gsar_otel.measure.incident_events import alert, deploy, log_event
-from gsar_otel.measure.incident_kinds import Scene, zoned
-from gsar_otel.measure.incident_metrics import (
+from benchmarks.worlds.incident_events import alert, deploy, log_event
+from benchmarks.worlds.incident_kinds import Scene, zoned
+from benchmarks.worlds.incident_metrics import (
     CONTRADICTED,
     MetricRow,
     Said,
@@ -25,7 +25,7 @@ from gsar_otel.measure.incident_metrics import (
     quantity,
     row_fields,
 )
-from gsar_otel.measure.incident_world import World, utc_clock
+from benchmarks.worlds.incident_world import World, utc_clock
 
 
 def _wrong_number(row: MetricRow, key: str, rng: random.Random) -> str:
