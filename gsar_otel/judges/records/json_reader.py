@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Final
 
 from gsar_otel.judges.records.record import Record, key_words, last_key
@@ -130,6 +131,7 @@ def _tag(entry: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def _timeish(path: str) -> bool:
     """A key whose number may be an epoch time: one of its words names a time (``ts``,
     ``timestamp``, ``created``, ``lastSeen``), or it ends in ``_at``/``At``."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors
@@ -78,25 +79,27 @@ class Record:
         if not text:
             return
         key_l = key.lower()
-        anchors = extract_anchors(f"{last_key(key_l)}={text}" if key_l and short(text)
-                                  else text)
-        if key_l and short(text):
-            anchors = tuple(a for a in anchors if a.start >= len(last_key(key_l)) + 1)
-        words = key_words(key_l)
+        last, words, naming = _key_info(key_l)
+        is_short = short(text)
+        anchors = extract_anchors(f"{last}={text}" if key_l and is_short else text)
+        if key_l and is_short:
+            anchors = tuple(a for a in anchors if a.start >= len(last) + 1)
         anchors = tuple(record_anchor(words, text, a) for a in anchors)
         anchors += tuple(  # ":214" of "CartFragment.kt:214" is also the number 214
             Anchor(AnchorKind.NUMBER, a.text.lstrip(":"), float(a.text.lstrip(":")), None,
                    a.start, a.end, a.key, None)
             for a in anchors if a.kind is AnchorKind.PORT and a.text.lstrip(":").isdigit())
         self.values.append(Value(key_l, text, anchors))
+        self.text += (" " if self.text else "") + text.lower()
+        if _PLAIN_NUMBER.fullmatch(text):
+            if naming and _NUMBER_ID.fullmatch(text):
+                self.names.add(text)  # a number under a naming key is an id: "user 51277"
+            return  # a plain number names nothing else and changes nothing
         for change in _ARROW.finditer(text):
             old, new = extract_anchors(change.group(1)), extract_anchors(change.group(2))
             if len(old) == 1 and len(new) == 1 and old[0].kind is new[0].kind:
                 self.changes.append((old[0], new[0]))
-        self.text += (" " if self.text else "") + text.lower()
         name = text.lower()
-        naming = last_key(key_l).replace("_", "") in NAME_KEYS or any(
-            word in NAME_KEYS for word in key_words(key_l))
         if naming and (nameable(name) or _NUMBER_ID.fullmatch(name)):
             self.names.add(name)  # a number under a naming key is an id: "user 51277"
             if "/" in name.strip("/"):  # a path is also named by its last part
@@ -121,8 +124,21 @@ class Record:
         return None
 
 
+_PLAIN_NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+@lru_cache(maxsize=8192)
+def _key_info(key: str) -> tuple[str, frozenset[str], bool]:
+    """A lower-cased key's last part, its words, and whether it names its record."""
+    last = last_key(key)
+    words = key_words(key)
+    return last, words, last.replace("_", "") in NAME_KEYS or any(w in NAME_KEYS for w in words)
+
+
+@lru_cache(maxsize=8192)
 def key_words(key: str) -> frozenset[str]:
-    """The words of a key path, lower-cased, digits and one-letter parts dropped."""
+    """The words of a key path, lower-cased, digits and one-letter parts dropped (cached: a
+    table's keys repeat on every row)."""
     return frozenset(w.lower() for w in _KEY_SPLIT.split(key)
                      if len(w) > 1 and not w.isdigit())
 
