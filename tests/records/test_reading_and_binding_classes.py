@@ -144,9 +144,14 @@ def test_a_claims_own_values_must_stand_as_its_words_say(answer, expected):
     assert (found[0].outcome if found else "absent") == expected
 
 
-def test_a_sentence_may_start_with_a_name_in_backticks():
-    assert split_sentences("Only one is behind. `10.20.1.15` is in wait_bgsave.") == [
-        "Only one is behind.", "`10.20.1.15` is in wait_bgsave."]
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("Only one is behind. `10.20.1.15` is in wait_bgsave.",
+     ["Only one is behind.", "`10.20.1.15` is in wait_bgsave."]),
+    ("It averages 686 ms. That is skewed.", ["It averages 686 ms.", "That is skewed."]),
+    ("Ms. Smith agreed. No. 5 held.", ["Ms. Smith agreed.", "No. 5 held."]),
+])
+def test_where_a_sentence_ends(text, sentences):
+    assert split_sentences(text) == sentences
 
 
 @settings(max_examples=40, deadline=None)
