@@ -37,6 +37,10 @@ INVOICE = ('{"id": "in_1", "number": "NWL-0042", "amount_due": 184950, "currency
            '{"amount": 39950, "currency": "usd", "description": "Priority support"}]}}')
 ACCESS = ('10.0.0.1 - - [07/Dec/2024:14:20:03 +0000] "GET /healthz HTTP/1.1" 200 2\n'
           '10.0.0.2 - - [07/Dec/2024:14:26:41 +0000] "GET /api HTTP/1.1" 500 17')
+TIMED = ('10.0.0.1 - - [07/Dec/2024:11:05:10 +0000] "GET /a HTTP/1.1" 200 9 rt=0.200\n'
+         '10.0.0.2 - - [07/Dec/2024:11:05:13 +0000] "GET /b HTTP/1.1" 200 9 rt=0.300\n'
+         '10.0.0.3 - - [07/Dec/2024:11:05:16 +0000] "GET /c HTTP/1.1" 200 9 rt=0.400')
+LOG_FORMAT = "log_format timed '$remote_addr [$time_local] \"$request\" rt=$request_time';"
 RETENTION = "retention.ms=259200000 log.retention.hours=168 partitions=12\nPartition: 4"
 PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
@@ -117,6 +121,12 @@ def test_a_command_line_names_its_subject(source, names):
     # the common log format's time
     ("The requests ran from 14:20 to 14:26 UTC.", [ACCESS], ["verified"]),
     ("The requests ran from 14:20 to 14:29 UTC.", [ACCESS], ["absent"]),
+    # a derivation over the rows holding the key a claim writes as code, though the claim
+    # names another record (the log format's $request_time)
+    ("Average `rt` ($request_time) of those 3 requests: about 300 ms.", [TIMED, LOG_FORMAT],
+     ["verified"]),
+    ("Average `rt` ($request_time) of those 3 requests: about 350 ms.", [TIMED, LOG_FORMAT],
+     ["absent"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

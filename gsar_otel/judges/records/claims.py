@@ -44,6 +44,7 @@ _MARKUP: Final = re.compile(r"\*\*|__|`|(?<!\w)_(?=\w)|(?<=\w)_(?!\w)|^#+\s*|^>\
 _COMPOUND: Final = re.compile(r"[/_.@:]|\d")
 _ANSWER: Final = re.compile(r"\s*[,.:;!\u2014\u2013-]")
 _WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\w.]*")
+_CODE: Final = re.compile(r"`([^`\n]+)`")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,9 @@ class ClaimText:
     cause: re.Match[str] | None = None
     measures: set[tuple[int, int]] = field(default_factory=set)
     """Where the claim's anchors stand (a token inside one is no name)."""
+    key_names: tuple[str, ...] = ()
+    """Keys the claim writes as code (```rt```, ```worker_connections```): the attribute it
+    speaks of, whose rows a derivation may be over."""
 
 
 _RANGE: Final = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|or)\s*$")
@@ -159,6 +163,9 @@ def read_claim(text: str) -> ClaimText:
                 (index > 0 and words[index - 1][1] in DETERMINERS
                  and (index < 2 or words[index - 2][1] not in COPULAS))
                 or (index + 1 < len(words) and words[index + 1][1] == "by")))
+    claim.key_names = tuple(dict.fromkeys(
+        m.group(1).lower().lstrip("$") for m in _CODE.finditer(text)
+        if len(m.group(1)) <= 40 and " " not in m.group(1)))
     claim.advice = bool(ADVICE.search(clean))
     claim.plural = any(word in PLURAL_PRONOUNS for _, word in words[:6])
     claim.universal = any(word in UNIVERSALS for _, word in words)

@@ -16,13 +16,15 @@ from gsar_otel.core.text import content_stem_set, stem
 from gsar_otel.judges.records.derive import Derivations
 from gsar_otel.judges.records.forms import State, flags_of, prose_status, states_of, status_of
 from gsar_otel.judges.records.reading import read_evidence
-from gsar_otel.judges.records.record import Record
+from gsar_otel.judges.records.record import Record, last_key
 from gsar_otel.judges.records.units import measures_differ
 
 MAX_HITS: Final = 256
 """Most records a typed value is looked up on."""
 SCOPE_LIMIT: Final = 2000
 """Most records a derivation reads."""
+MAX_KEY_GROUPS: Final = 4
+"""Most groups a key a claim names scopes a derivation to."""
 _PART: Final = re.compile(r"[-_.]")
 _NUMBER_CELL: Final = re.compile(r"#?\d{1,12}")
 PROSE_WORDS: Final = 30
@@ -49,6 +51,7 @@ class RecordIndex:
         self._groups: dict[str, list[int]] = {}
         self._by_item: dict[str, list[int]] = {}
         self._keyed: dict[tuple[str, str], set[int]] = {}
+        self._key_groups: dict[str, dict[str, None]] = {}
         places: list[int] = []
         anchors: list[Anchor] = []
         numbered: dict[tuple[str, str], list[tuple[int, str, frozenset[str]]]] = {}
@@ -66,6 +69,8 @@ class RecordIndex:
             if level:
                 self._levels.setdefault(level, set()).add(position)
             for value in record.values:
+                if value.key:
+                    self._key_groups.setdefault(last_key(value.key), {})[record.group] = None
                 if value.key and _NUMBER_CELL.fullmatch(value.raw):
                     numbered.setdefault((record.group, value.key), []).append(
                         (position, value.raw.lstrip("#"), value.key_words))
@@ -103,6 +108,12 @@ class RecordIndex:
         holds a different number on each record of its group: the number names the record
         ("partition 1", "worker 8831", ``#1468``)."""
         return frozenset(self._keyed.get((stem(word.lower()), number), ()))
+
+    def keyed_groups(self, keys: Iterable[str]) -> list[list[int]]:
+        """The records of each group holding one of ``keys`` (a key's last part, as a claim
+        names it: "`rt`", "`worker_connections`"), at most :data:`MAX_KEY_GROUPS` groups."""
+        groups = dict.fromkeys(g for key in keys for g in self._key_groups.get(key, {}))
+        return [self._groups[g][:SCOPE_LIMIT] for g in list(groups)[:MAX_KEY_GROUPS]]
 
     def at_level(self, level: str) -> frozenset[int]:
         """Log records written at ``level``."""

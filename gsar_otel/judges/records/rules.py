@@ -133,6 +133,13 @@ class ValueRule:
             how = index.derivations.match(claim.clean, anchor, exact, scope, index.records,
                                           numbers, named=bool(own),
                                           across=len(own or subjects.all) > 1)
+            if how is None:  # over the rows that hold a key the claim names ("`rt`")
+                for keyed in index.keyed_groups(claim.key_names):
+                    how = index.derivations.match(claim.clean, anchor, exact, keyed,
+                                                  index.records, numbers)
+                    if how is not None:
+                        scope = keyed
+                        break
             if how is not None:
                 return Check(self.name, "verified", index.refs(scope), f"{written} is the {how}",
                              derived=True)
