@@ -41,6 +41,12 @@ TIMED = ('10.0.0.1 - - [07/Dec/2024:11:05:10 +0000] "GET /a HTTP/1.1" 200 9 rt=0
          '10.0.0.2 - - [07/Dec/2024:11:05:13 +0000] "GET /b HTTP/1.1" 200 9 rt=0.300\n'
          '10.0.0.3 - - [07/Dec/2024:11:05:16 +0000] "GET /c HTTP/1.1" 200 9 rt=0.400')
 LOG_FORMAT = "log_format timed '$remote_addr [$time_local] \"$request\" rt=$request_time';"
+ERRORS = ('2024/12/07 09:12:44 [error] 2211#2211: *88 upstream timed out (110: Connection timed '
+          'out), client: 198.51.100.23, server: api.example.com, request: "GET /v1/reports/monthly '
+          'HTTP/1.1", upstream: "http://10.0.4.21:8080/v1/reports/monthly"\n'
+          '2024/12/07 09:13:02 [warn] 2211#2211: *89 an upstream response is buffered, client: '
+          '198.51.100.40, server: api.example.com, request: "GET /v1/exports/2024-11.csv '
+          'HTTP/1.1", upstream: "http://10.0.4.22:8080/v1/exports/2024-11.csv"')
 RETENTION = "retention.ms=259200000 log.retention.hours=168 partitions=12\nPartition: 4"
 PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
@@ -80,6 +86,7 @@ def test_lines_that_are_no_keyed_values(line, keys):
     ("gh pr view 318 -R acme/billing --json reviewDecision", {"318", "acme/billing"}),
     ("kafka-configs --entity-type brokers --entity-name 103 --describe", {"103"}),
     ("systemctl status nginx", {"nginx"}),
+    ("ssh edge-lb-02 'sudo tail -n 30 /var/log/nginx/access.log'", {"edge-lb-02"}),
     ("kubectl top pods -n search", set()),
     ("grep 'unterminated", set()),
     (None, set()),
@@ -126,6 +133,17 @@ def test_a_command_line_names_its_subject(source, names):
     ("Average `rt` ($request_time) of those 3 requests: about 300 ms.", [TIMED, LOG_FORMAT],
      ["verified"]),
     ("Average `rt` ($request_time) of those 3 requests: about 350 ms.", [TIMED, LOG_FORMAT],
+     ["absent"]),
+    # a log message's ", key: value" fields, and another line's value of one of them
+    ("The monthly report request `/v1/reports/monthly` went to upstream 10.0.4.21.", [ERRORS],
+     ["verified"]),
+    ("The monthly report request `/v1/reports/monthly` went to upstream 10.0.4.22.", [ERRORS],
+     ["contradicted"]),
+    ("The upstream timeout was logged at 09:12:44 by the ERROR line.", [ERRORS], ["verified"]),
+    # a number inside a message is no value of the claim's attribute: 30 is found nowhere
+    # (absent), not contradicted by the 1.1 of a request's "HTTP/1.1"
+    ("The last 30 requests on edge-lb-02 show one error.",
+     [{"content": ERRORS, "source": "ssh edge-lb-02 'tail /var/log/nginx/error.log'"}],
      ["absent"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),

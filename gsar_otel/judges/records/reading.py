@@ -38,9 +38,10 @@ SUBJECT_FLAGS: Final = frozenset({
 """Options of a tool's command line whose value names what the whole output is about
 (``redis-cli -h sessions-redis-01 INFO``, ``kafka-consumer-groups --group etl``)."""
 SUBJECT_VERBS: Final = frozenset({"logs", "view", "status", "show", "inspect", "describe",
-                                  "checks", "policy"})
+                                  "checks", "policy", "ssh"})
 """Verbs after which the first operand (past a kind word) names what the output is about
-(``kubectl logs fraud-scoring-7c9f-2``, ``gh pr view 318``, ``systemctl status nginx``)."""
+(``kubectl logs fraud-scoring-7c9f-2``, ``gh pr view 318``, ``systemctl status nginx``,
+``ssh edge-lb-02 '...'``)."""
 KIND_WORDS: Final = frozenset({"pod", "pods", "pr", "run", "issue", "deployment", "service",
                                "node", "job", "release", "unit", "container", "instance",
                                "topic", "group", "svc", "deploy", "statefulset", "secret"})

@@ -108,8 +108,13 @@ class ValueRule:
         hits = index.holding(anchor) | index.holding_among(own, anchor)
         if own:
             # the attribute the claim names decides, when the record holds it
+            # a record's time or status stands for the value only where the claim names that
+            # record in the value's own clause ("The ERROR was logged at 10:02:04")
+            bound = bool(subjects.in_clause(anchor.start, claim.clean)) or (
+                not subjects.mentions)
             by_attribute = _attribute(claim, anchor, own, index,
-                                      hits if not subjects.mentions else frozenset())
+                                      hits if not subjects.mentions or not bound
+                                      or hits & own else frozenset())
             if by_attribute is not None:
                 return by_attribute
         if own and hits & own:
@@ -158,7 +163,8 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
     same (verified), another of the same measure (contradicted), or None when the record holds
     no such attribute. Never contradicted when the record holds the claimed value under another
     key, nor where the words around the value ask for a total, a mean or a difference (the
-    value is derived, not the record's own)."""
+    value is derived, not the record's own), nor by a value that is one number among others
+    (``request=POST /api/v2/checkout HTTP/1.1``)."""
     around = claim.clean[max(0, anchor.start - LOCAL_REACH):anchor.end + LOCAL_REACH]
     if anchor.kind in _NAMES or any(OPERATIONS[name].cue.search(around)
                                     for name in ("sum", "mean", "difference")):
@@ -191,7 +197,7 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
                 return Check("value", "verified", (record.item,),
                              f"{anchor.text} is {record.item}'s {value.key}")
             if (agreement is Agreement.CONFLICT and same_measure(anchor, evidence)
-                    and _covers(value, words)):
+                    and _covers(value, words) and _sole(value, anchor)):
                 conflicts.append((record, value))
     if not conflicts:
         return None
@@ -211,14 +217,16 @@ def _sibling(anchor: Anchor, own: frozenset[int], hits: frozenset[int],
     for hit in sorted(hits):
         other = index.records[hit]
         mine = groups.get(other.group)
-        if mine is None or other.group.endswith("#l"):
-            continue  # lines of a log are no rows of one table
-        keys = {v.key for v in other.values if v.key and any(
+        if mine is None or (other.group.endswith("#l") and anchor.kind in _MOMENT_KINDS):
+            continue  # a log's lines are rows, but each line's time is its own event's
+        keys = {v.key for v in other.values if v.key and not _time_key(v.key)
+                and _sole(v, anchor) and any(
             compare_anchors(anchor, a) is Agreement.MATCH for a in v.anchors)}
         record = index.records[mine]
         for value in record.values:
-            if value.key not in keys or value.key_words & IDENTITY_KEYS:
-                continue
+            if value.key not in keys or value.key_words & IDENTITY_KEYS or not _sole(
+                    value, anchor):
+                continue  # a cell of one value: not a number inside a message
             for held in value.anchors:
                 if (compare_anchors(anchor, held) is Agreement.CONFLICT
                         and same_measure(anchor, held)):
@@ -259,6 +267,16 @@ def _named_values(own: frozenset[int], index: RecordIndex,
             if names_key(keys, words) or value.key_words & words & _SHORT_KEYS:
                 out.append((record, value))
     return out
+
+
+def _sole(value: Value, anchor: Anchor) -> bool:
+    """True when ``value`` holds at most one value comparable to ``anchor``, and a number or
+    a duration only as the whole value: the address of ``upstream: http://10.0.4.21:8080/x`` is its value, the
+    ``1.1`` of ``request: POST /api/v2/checkout HTTP/1.1`` is not."""
+    comparable = [a for a in value.anchors
+                  if compare_anchors(anchor, a) is not Agreement.UNRELATED]
+    return len(comparable) <= 1 and (
+        anchor.kind not in (AnchorKind.NUMBER, AnchorKind.DURATION) or len(value.anchors) <= 1)
 
 
 def _covers(value: Value, words: set[str]) -> bool:

@@ -16,7 +16,7 @@ _HEADER_WORD: Final = re.compile(r"^[%#]?[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
                                  r"^[a-z_][a-z0-9_]*$|^[A-Z][a-z]+(?: [A-Za-z]+)*$")
 _RULE: Final = re.compile(r"^[\s|+:=-]+$")
 _TIMESTAMP: Final = re.compile(
-    r"^\s*\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2}| UTC)?"
+    r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2}| UTC)?"
     r"|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|\d{2}:\d{2}:\d{2}(?:\.\d+)?)\]?")
 _LEVEL_TOKEN: Final = re.compile(r"^\[?(ERROR|ERR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL|CRIT|"
                                  r"TRACE|error|warn|warning|info|debug|fatal)\]?:?$")
@@ -45,6 +45,8 @@ def _key_cells(line: str) -> list[tuple[str, str]] | None:
         return None
     return [(m.group(1), m.group(2)) for m in pairs if m is not None]
 _ROWS_FOOTER: Final = re.compile(r"^\(\d+ rows?\)$")
+_COMMA_FIELDS: Final = re.compile(r',\s+([a-z][\w-]{0,30}):\s+("[^"]*"|[^,\s][^,]*)')
+"""A log message's trailing ``, key: value`` fields (nginx's error log)."""
 
 
 def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
@@ -207,6 +209,11 @@ def _line(item: str, group: str, line: str) -> Record:
     if first and _LEVEL_TOKEN.match(first[0]):
         record.add("level", first[0].strip("[]:").lower())
         rest = first[1] if len(first) > 1 else ""
+    fields = list(_COMMA_FIELDS.finditer(rest))
+    if len(fields) >= 2:  # nginx's "..., client: 10.0.0.1, upstream: "http://..."" fields
+        for field in fields:
+            record.add(field.group(1), field.group(2).strip('"'))
+        rest = rest[:fields[0].start()]
     pairs = PAIR.findall(rest)
     for key, value in pairs:
         record.add(key, value.strip('"'))
