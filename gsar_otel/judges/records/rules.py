@@ -271,8 +271,8 @@ def _named_values(own: frozenset[int], index: RecordIndex,
 
 def _sole(value: Value, anchor: Anchor) -> bool:
     """True when ``value`` holds at most one value comparable to ``anchor``, and a number or
-    a duration only as the whole value: the address of ``upstream: http://10.0.4.21:8080/x`` is its value, the
-    ``1.1`` of ``request: POST /api/v2/checkout HTTP/1.1`` is not."""
+    a duration only as the whole value: the address of ``upstream: http://10.0.4.21:8080/x``
+    is its value, the ``1.1`` of ``request: POST /api/v2/checkout HTTP/1.1`` is not."""
     comparable = [a for a in value.anchors
                   if compare_anchors(anchor, a) is not Agreement.UNRELATED]
     return len(comparable) <= 1 and (
