@@ -17,7 +17,8 @@ _HEADER_WORD: Final = re.compile(r"^[%#]?[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
 _RULE: Final = re.compile(r"^[\s|+:=-]+$")
 _TIMESTAMP: Final = re.compile(
     r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
-    r"(?:Z|[+-]\d{2}:?\d{2}| UTC)?|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|\d{2}:\d{2}:\d{2}(?:\.\d+)?)\]?")
+    r"(?:Z|[+-]\d{2}:?\d{2}| UTC)?|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}"
+    r"|\d{2}:\d{2}:\d{2}(?:\.\d+)?)\]?")
 _LEVEL_TOKEN: Final = re.compile(r"^\[?(ERROR|ERR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL|CRIT|"
                                  r"TRACE|error|warn|warning|info|debug|fatal)\]?:?$")
 PAIR: Final = re.compile(r'(?<![\w.])([A-Za-z_][\w.\-/]*)=("[^"]*"|\S+)')
