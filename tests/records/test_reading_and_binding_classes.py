@@ -145,6 +145,13 @@ def test_a_command_line_names_its_subject(source, names):
     ("The last 30 requests on edge-lb-02 show one error.",
      [{"content": ERRORS, "source": "ssh edge-lb-02 'tail /var/log/nginx/error.log'"}],
      ["absent"]),
+    # a value found on another record than the one named, under the attribute the claim names
+    ("With `worker_connections` at 4096, there are 2,291 active connections.",
+     ["worker_connections 4096;", "Active connections: 2291\nReading: 0 Writing: 192"],
+     ["verified"]),
+    ("With `worker_connections` at 4096, there are 2,291 idle connections.",
+     ["worker_connections 4096;", "Active connections: 2291\nReading: 0 Writing: 192"],
+     ["unverified"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

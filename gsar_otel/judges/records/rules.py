@@ -151,6 +151,12 @@ class ValueRule:
         if hits and not subjects.all:
             return Check(self.name, "verified", index.refs(hits), f"{written} found")
         if hits:
+            before, after = _stems_around(claim, anchor)
+            keyed = frozenset(i for i in sorted(hits)[:MAX_ATTRIBUTED]
+                              if _held_under(index.records[i], anchor, before | set(after)))
+            if keyed:  # "2,291 active connections" beside "Active connections: 2291"
+                return Check(self.name, "verified", index.refs(keyed),
+                             f"{written} found under the attribute the claim names")
             return Check(self.name, "elsewhere", index.refs(hits), f"{written} is found only on "
                          f"records the claim does not speak of")
         return Check(self.name, "absent", (), f"{written} is in no evidence item and derives "
@@ -267,6 +273,22 @@ def _named_values(own: frozenset[int], index: RecordIndex,
             if names_key(keys, words) or value.key_words & words & _SHORT_KEYS:
                 out.append((record, value))
     return out
+
+
+MAX_ATTRIBUTED: Final = 16
+"""Most records holding a value that are read for the attribute the claim names beside it."""
+
+
+def _held_under(record: Record, anchor: Anchor, words: set[str]) -> bool:
+    """True when ``record`` holds ``anchor``'s value under a key the claim's ``words`` name
+    whole (every content word of the key)."""
+    for value in record.values:
+        keys = {stem(w.rstrip("s")) for w in value.key_words
+                if w not in GENERIC_KEYS and w not in STOPWORDS and len(w) > 2}
+        if keys and all(names_key({k}, words) for k in keys) and any(
+                compare_anchors(anchor, held) is Agreement.MATCH for held in value.anchors):
+            return True
+    return False
 
 
 def _sole(value: Value, anchor: Anchor) -> bool:
