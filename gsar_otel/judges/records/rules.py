@@ -152,10 +152,10 @@ class ValueRule:
             return Check(self.name, "verified", index.refs(hits), f"{written} found")
         if hits:
             before, after = _stems_around(claim, anchor)
-            keyed = frozenset(i for i in sorted(hits)[:MAX_ATTRIBUTED]
-                              if _held_under(index.records[i], anchor, before | set(after)))
-            if keyed:  # "2,291 active connections" beside "Active connections: 2291"
-                return Check(self.name, "verified", index.refs(keyed),
+            held = frozenset(i for i in sorted(hits)[:MAX_ATTRIBUTED]
+                             if _held_under(index.records[i], anchor, before | set(after)))
+            if held:  # "2,291 active connections" beside "Active connections: 2291"
+                return Check(self.name, "verified", index.refs(held),
                              f"{written} found under the attribute the claim names")
             return Check(self.name, "elsewhere", index.refs(hits), f"{written} is found only on "
                          f"records the claim does not speak of")
