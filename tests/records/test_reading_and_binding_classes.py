@@ -47,6 +47,10 @@ ERRORS = ('2024/12/07 09:12:44 [error] 2211#2211: *88 upstream timed out (110: C
           '2024/12/07 09:13:02 [warn] 2211#2211: *89 an upstream response is buffered, client: '
           '198.51.100.40, server: api.example.com, request: "GET /v1/exports/2024-11.csv '
           'HTTP/1.1", upstream: "http://10.0.4.22:8080/v1/exports/2024-11.csv"')
+UNIT = ("\u25cf postgresql@15-main.service - PostgreSQL Cluster 15-main\n"
+        "     Loaded: loaded (/lib/systemd/system/postgresql@.service; enabled)\n"
+        "     Active: active (running) since Tue 2024-11-19 08:01:33 UTC; 2 weeks 4 days ago\n"
+        "   Main PID: 1022 (postgres)")
 RETENTION = "retention.ms=259200000 log.retention.hours=168 partitions=12\nPartition: 4"
 PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
@@ -152,6 +156,10 @@ def test_a_command_line_names_its_subject(source, names):
     ("With `worker_connections` at 4096, there are 2,291 idle connections.",
      ["worker_connections 4096;", "Active connections: 2291\nReading: 0 Writing: 192"],
      ["unverified"]),
+    # a unit's sub-state is a process state, never a run's outcome
+    ("postgresql@15-main is active (running) with main PID 1022.", [UNIT], ["verified"]),
+    ("postgresql@15-main is active (exited) with main PID 1022.", [UNIT], ["contradicted"]),
+    ("`postgresql@15-main -t` fails on line 3.", [UNIT], ["absent"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

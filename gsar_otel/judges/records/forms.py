@@ -10,7 +10,7 @@ families never conflict (``Running`` and ``healthy``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Final, NamedTuple
 
@@ -236,6 +236,13 @@ COMPOUND_ENDINGS: Final = ("ed", "ing", "ly", "able", "ible", "ful", "less")
 _WORDS: Final = re.compile(r"[a-z][a-z_-]*")
 
 
+KEYED_STATES: Final[Mapping[str, Mapping[str, State]]] = MappingProxyType({
+    "sub": POD_STATES,
+})
+"""Key words whose values are states of one family only: a unit's sub-state (``active.sub:
+running``) is a process state, never a run's outcome ("`nginx -t` fails" does not contradict a
+running nginx)."""
+
 STATUS_KEYS: Final = frozenset({"status", "state", "phase", "health", "result", "conclusion",
                                  "sub",
                                  "outcome", "reason", "level", "severity", "condition",
@@ -253,8 +260,11 @@ def status_of(keyed: Iterable[tuple[frozenset[str], str]]) -> set[State]:
     cell), a true flag whose key names a state (``any_refunded = t``, ``paused: true``); not a
     state word inside a longer message."""
     keyed = list(keyed)
-    return states_of(raw for words, raw in keyed
-                     if words & STATUS_KEYS or (words and len(raw.split()) <= 2)) | flags_of(keyed)
+    scoped = {state for words, raw in keyed for key, table in KEYED_STATES.items()
+              if key in words for state in states_of([raw], (table,))}
+    return scoped | states_of(
+        raw for words, raw in keyed if not words & KEYED_STATES.keys()
+        and (words & STATUS_KEYS or (words and len(raw.split()) <= 2))) | flags_of(keyed)
 
 
 def prose_status(text: str) -> set[State]:
@@ -279,7 +289,8 @@ def flags_of(keyed: Iterable[tuple[frozenset[str], str]]) -> set[State]:
                      for word in sorted(words))
 
 
-def states_of(values: Iterable[str]) -> set[State]:
+def states_of(values: Iterable[str],
+              tables: tuple[Mapping[str, State], ...] | None = None) -> set[State]:
     """The states some values state: a short value as written or joined (``Crash-Loop`` as
     ``crashloop``), and the words of a longer one (a log message, a sentence)."""
     found = set()
@@ -289,7 +300,7 @@ def states_of(values: Iterable[str]) -> set[State]:
         candidates += _WORDS.findall(word) if " " in word else []
         for candidate in candidates:
             joined = candidate.replace("-", "").replace("_", "").replace(" ", "")
-            for table in STATE_TABLES:
+            for table in tables or STATE_TABLES:
                 state = table.get(candidate) or table.get(joined)
                 if state is not None:
                     found.add(state)

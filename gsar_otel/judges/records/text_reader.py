@@ -163,12 +163,30 @@ def _colon_block(lines: list[str], start: int) -> tuple[Record, int] | None:
         path = ".".join([*(k for _, k in stack), key])
         if value:
             record.add(path, value)
+            for part, said in _value_parts(path, value):
+                record.add(part, said)
             pairs += 1
         stack.append((indent, key))
         position += 1
     if pairs < 2:
         return None
     return record, position
+
+
+VALUE_PARTS: Final = (
+    # (key, pattern): the named groups of the value become keys of their own under the key
+    ("active", re.compile(r"^(?P<state>[a-z-]+) \((?P<sub>[a-z-]+)\)")),  # systemctl status
+)
+"""Values that are several values written as one: systemd's ``Active: active (running) since
+...`` is a state and a sub-state."""
+
+
+def _value_parts(key: str, value: str) -> list[tuple[str, str]]:
+    """The parts of a value :data:`VALUE_PARTS` reads, each under ``key.part``."""
+    for name, pattern in VALUE_PARTS:
+        if key.lower() == name and (found := pattern.match(value)) is not None:
+            return [(f"{key}.{part}", said) for part, said in found.groupdict().items() if said]
+    return []
 
 
 def _colon_parts(match: re.Match[str]) -> tuple[int, str, str | None]:
