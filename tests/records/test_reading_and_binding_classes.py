@@ -51,6 +51,11 @@ UNIT = ("\u25cf postgresql@15-main.service - PostgreSQL Cluster 15-main\n"
         "     Loaded: loaded (/lib/systemd/system/postgresql@.service; enabled)\n"
         "     Active: active (running) since Tue 2024-11-19 08:01:33 UTC; 2 weeks 4 days ago\n"
         "   Main PID: 1022 (postgres)")
+CHECKS = ("Some checks were not successful\n\n"
+          "   NAME                 DESCRIPTION   ELAPSED  URL\n"
+          "X  CI / test (20.x)                   4m31s    https://ci.example/1\n"
+          "*  CI / test (22.x)                            https://ci.example/2\n"
+          "\u2713  CI / lint                          48s      https://ci.example/3")
 RETENTION = "retention.ms=259200000 log.retention.hours=168 partitions=12\nPartition: 4"
 PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
@@ -160,6 +165,10 @@ def test_a_command_line_names_its_subject(source, names):
     ("postgresql@15-main is active (running) with main PID 1022.", [UNIT], ["verified"]),
     ("postgresql@15-main is active (exited) with main PID 1022.", [UNIT], ["contradicted"]),
     ("`postgresql@15-main -t` fails on line 3.", [UNIT], ["absent"]),
+    # a leading column of status symbols the header leaves unnamed
+    ("`CI / test (20.x)` failed after 4m31s.", [CHECKS], ["verified"]),
+    ("`CI / test (22.x)` was cancelled.", [CHECKS], ["contradicted"]),
+    ("`CI / lint` passed in 48s.", [CHECKS], ["verified"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

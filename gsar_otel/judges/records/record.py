@@ -102,8 +102,9 @@ class Record:
         name = text.lower()
         if naming and (nameable(name) or _NUMBER_ID.fullmatch(name)):
             self.names.add(name)  # a number under a naming key is an id: "user 51277"
-            if "/" in name.strip("/"):  # a path is also named by its last part
-                self.names.add(name.rstrip("/").rsplit("/", 1)[-1])
+            last = name.rstrip("/").rsplit("/", 1)[-1].strip()
+            if "/" in name.strip("/") and nameable(last):  # a path: also by its last part
+                self.names.add(last)
         if not key_l:  # prose names numbered things: "Ticket 6513", "Pull request 9130"
             self.names.update(m.group(1) for m in NUMBERED.finditer(text))
             for actor in AGENT.finditer(text):  # and says who did it: "closed by team-60"

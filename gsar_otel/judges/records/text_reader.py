@@ -94,9 +94,17 @@ def _cells(line: str) -> list[str]:
     return [cell for cell in _COLUMN_GAP.split(line.strip().strip("|")) if cell != ""]
 
 
+SYMBOL_STATES: Final = {"\u2713": "pass", "\u2714": "pass", "X": "fail", "\u2717": "fail",
+                        "\u2718": "fail", "*": "pending", "-": "skipping"}
+"""Status symbols a tool writes in a leading column its header leaves unnamed (``gh pr checks``:
+``✓``, ``X``, ``*``, ``-``), read as the words they stand for."""
+
+
 def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
-    """A header line of column names and the rows under it (at least one)."""
+    """A header line of column names and the rows under it (at least one). A header indented
+    past a leading column of status symbols names that column ``status``."""
     header = _cells(lines[start])
+    indent = len(lines[start]) - len(lines[start].lstrip())
     if len(header) < 2 or not all(_HEADER_WORD.match(cell.strip()) for cell in header):
         return None
     if "=" in lines[start] or (":" in lines[start] and "|" not in lines[start]
@@ -114,7 +122,13 @@ def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
         cells = _cells(line)
         if len(cells) < 2:
             break
-        if len(cells) != len(header):
+        lead = line[:indent].strip() if indent else ""
+        if lead in SYMBOL_STATES:
+            placed = _by_position(lines[start], line, len(header))
+            cells = [SYMBOL_STATES[lead], *(placed or cells[1:])]
+            if rows[0] is header:
+                rows[0] = ["status", *header]
+        elif len(cells) != len(header):
             cells = _by_position(lines[start], line, len(header)) or cells
         rows.append(cells)
         position += 1
