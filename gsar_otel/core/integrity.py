@@ -221,10 +221,13 @@ def _check_grounded(
                 reason=f"dropped evidence ids not in the evidence: {', '.join(unknown)}"))
         if list(claim.evidence_refs) != valid:
             claim = claim.model_copy(update={"evidence_refs": tuple(known[r].id for r in valid)})
+        if not check_values:  # the judge checked the values itself: no item read again
+            keep.append(claim)
+            continue
         key = tuple(valid)
         if key not in index_by_refs:
             index_by_refs[key] = _index_of(tuple(known[ref].content for ref in valid), read)
-        written = read(claim.text) if check_values else ()
+        written = read(claim.text)
         missing = _unsupported(written, index_by_refs[key], SUPPORT_CHECKED_KINDS,
                                derived_reader(claim.text, written, partial(cited_years, key),
                                               partial(cited_numbers, key)))

@@ -309,3 +309,26 @@ def test_a_number_inside_a_quote_is_still_checked():
     quoted = Claim('The log says "timeout after 30s"', "tool_match", ["E2"])
     assert check_judge_output(verdict(grounded=[quoted]), synthesis=quoted.text + ".",
                               evidence=ROW).adjustments == ()
+
+
+def test_a_judge_that_checks_values_itself_has_no_cited_item_read_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``check_values=False`` the guard keeps its reference checks but reads no cited
+    item's values: a number the items lack stays grounded, and no item is indexed."""
+    import gsar_otel.core.integrity as integrity
+
+    items = {item.content for item in EVIDENCE}
+    index_of = integrity._index_of
+
+    def refuse(texts: tuple[str, ...], read: object) -> object:
+        assert not items & set(texts), "a cited item was read"
+        return index_of(texts, read)  # type: ignore[arg-type]
+
+    claim = Claim(text="CPU on db-prod-1 hit 55%.", type=EvidenceType.TOOL_MATCH,
+                  evidence_refs=["E1"])
+    monkeypatch.setattr(integrity, "_index_of", refuse)
+    report = check(verdict(grounded=[claim]), check_values=False)
+    assert [c.text for c in report.partition.grounded] == [claim.text]
+    monkeypatch.undo()
+    checked = check(verdict(grounded=[claim]))
+    assert [c.text for c in checked.partition.grounded] == []
