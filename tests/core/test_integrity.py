@@ -328,7 +328,7 @@ def test_a_judge_that_checks_values_itself_has_no_cited_item_read_again(
                   evidence_refs=["E1"])
     monkeypatch.setattr(integrity, "_index_of", refuse)
     report = check(verdict(grounded=[claim]), check_values=False)
-    assert [c.text for c in report.partition.grounded] == [claim.text]
+    assert [c.text for c in report.output.grounded_claims] == [claim.text]
     monkeypatch.undo()
     checked = check(verdict(grounded=[claim]))
-    assert [c.text for c in checked.partition.grounded] == []
+    assert [c.text for c in checked.output.grounded_claims] == []
