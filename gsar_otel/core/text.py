@@ -20,7 +20,7 @@ from typing import Final
 from gsar_otel.core.anchor_tokens import leading_number, read_clock
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors, with_quoted_contents
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]`*]*\s+(?=[\"'(\[*]*(?:`|[A-Z0-9]))")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]`*]*\s+(?=[\"'(\[*]{0,3}(?:`|[A-Z0-9]))")
 """A full stop and the space after it, before a capital, a digit or a name in backticks
 ("... 244 bytes behind. `10.20.1.15` is connected")."""
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")

@@ -169,6 +169,13 @@ def test_a_command_line_names_its_subject(source, names):
     ("`CI / test (20.x)` failed after 4m31s.", [CHECKS], ["verified"]),
     ("`CI / test (22.x)` was cancelled.", [CHECKS], ["contradicted"]),
     ("`CI / lint` passed in 48s.", [CHECKS], ["verified"]),
+    # an acronym is no proper name, a line's own key no record's name
+    ("CPU was 97.2% on web-4 at 14:02.",
+     ["cpu_pct=97.2 on host web-3 at 14:02", "cpu_pct=41.0 on host web-4 at 14:02"],
+     ["contradicted"]),
+    ("CPU was 41% on web-4 at 14:02.",
+     ["cpu_pct=97.2 on host web-3 at 14:02", "cpu_pct=41.0 on host web-4 at 14:02"],
+     ["verified"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

@@ -109,8 +109,11 @@ class Record:
             self.names.update(m.group(1) for m in NUMBERED.finditer(text))
             for actor in AGENT.finditer(text):  # and says who did it: "closed by team-60"
                 self.values.append(Value("by", actor.group(2).lower().rstrip("."), ()))
+        keys = {v.key for v in self.values} if not key_l else set()
         for token in NAME_TOKEN.findall(text):
             token = token.rstrip(".:/")
+            if token.lower() in keys:
+                continue  # a key of the line's own pairs ("cpu_pct=97.2") names no record
             if _NAMEISH.search(token) and nameable(token.lower()) and not _measure(token):
                 self.names.add(token.lower())
                 if "/" in token.strip("/"):  # "system.slice/kibana.service": kibana.service

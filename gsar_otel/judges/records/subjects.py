@@ -147,10 +147,10 @@ def _keyed(claim: ClaimText, index: RecordIndex) -> list[tuple[int, frozenset[in
 
 
 def _proper(claim: ClaimText, position: int) -> bool:
-    """True when the word at ``position`` is capitalised, as a proper name is: "Kibana" names
-    ``kibana.service`` by its leading part."""
-    word = claim.clean[position:position + 1]
-    return word.isupper()
+    """True when the word at ``position`` is capitalised as a proper name is ("Kibana" names
+    ``kibana.service`` by its leading part; "CPU" is an acronym, no name)."""
+    word = claim.clean[position:].split(maxsplit=1)[0].strip(".,;:()[]\"'`")
+    return len(word) > 1 and word[0].isupper() and word[1:].islower()
 
 
 def _plain_words(claim: ClaimText) -> list[tuple[int, str]]:
