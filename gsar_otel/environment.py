@@ -42,7 +42,8 @@ from gsar_otel.config_values import (
     seconds_parser,
 )
 
-__all__ = ["VARIABLES", "Variable", "environ", "parser", "raw", "read"]
+__all__ = ["BY_NAME", "METRICS_EXPORTERS", "OTLP_PROTOCOLS", "TRACES_EXPORTERS", "VARIABLES",
+           "Variable", "environ", "exporters_parser", "parser", "raw", "read"]
 
 TRACES_EXPORTERS: Final = ("otlp", "console", "none")
 METRICS_EXPORTERS: Final = ("otlp", "console", "prometheus", "none")
