@@ -70,6 +70,8 @@ from gsar_otel.decorator.options import (
     CONTRADICTION_POLICIES,
     DEFAULT_DEADLINE_S,
     DISPUTE_POLICIES,
+    MODES,
+    ON_LOW,
     GroundedCall,
     GroundedOptions,
     GroundingError,
@@ -85,8 +87,9 @@ if TYPE_CHECKING:
     from gsar_otel.core.protocol import Judge
     from gsar_otel.core.scoring import ContradictionPolicy, DisputePolicy
 
-__all__ = ["CONTRADICTION_POLICIES", "DISPUTE_POLICIES", "GroundedCall", "GroundedOptions",
-           "GroundingError", "flush", "grounded", "last_result", "merge_evidence"]
+__all__ = ["CONTRADICTION_POLICIES", "DISPUTE_POLICIES", "MODES", "ON_LOW", "GroundedCall",
+           "GroundedOptions", "GroundingError", "flush", "grounded", "last_result",
+           "merge_evidence"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
