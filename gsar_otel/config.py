@@ -12,7 +12,7 @@ judging test with it. Only ``@grounded(on_low="observe")`` turns grounding off i
 counts each unjudged call in ``gsar.evaluations.degraded`` (``gsar.degraded.reason=
 invalid_settings``).
 
-Environment variables:
+Environment variables (each read and validated by :mod:`gsar_otel.environment`):
 
 ==================================  =========================================================
 ``GSAR_JUDGE``                      judge name: ``staged``, ``tiered``, ``anthropic``, a plugin's
@@ -59,19 +59,13 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from gsar_otel import semconv
-from gsar_otel.config_values import (
-    _FALSE,
-    _TRUE,
-    _parse_dispute_policy,
-    _parse_judge,
-    _parse_name,
-    _parse_policy,
-    _parse_unit,
-    _parse_weight_map,
-)
+from gsar_otel import environment, semconv
 from gsar_otel.config_values import (
     SettingsError as SettingsError,
+)
+from gsar_otel.config_values import (
+    _parse_unit,
+    _parse_weight_map,
 )
 from gsar_otel.config_values import (
     int_parser as int_parser,
@@ -94,10 +88,6 @@ FILE_KEYS: Final = (
 )
 """Keys a settings file may hold."""
 THRESHOLD_KEYS: Final = ("proceed", "regenerate")
-
-# Values the OpenTelemetry GenAI instrumentations accept for their capture variable.
-_OTEL_CAPTURE_ON: Final = frozenset({"span_only", "event_only", "span_and_event"})
-_OTEL_CAPTURE_OFF: Final = frozenset({"no_content"})
 
 
 class GSARSettings(BaseModel):
@@ -176,25 +166,6 @@ class GSARSettings(BaseModel):
 # --- parsing ------------------------------------------------------------------------------------
 
 
-_SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
-    "judge": _parse_judge,
-    "judge_model": _parse_name,
-    "sample_rate": _parse_unit,
-    "capture_content": parse_bool,
-    "disabled": parse_bool,
-    "capture_dir": _parse_name,
-    "background_queue_size": int_parser(1),
-    "contradiction_penalty": _parse_unit,
-    "k_max": int_parser(0),
-    "max_regenerations": int_parser(0),
-    "weight_map": _parse_weight_map,
-    "penalty_weight_map": _parse_weight_map,
-    "conclusion_policy": _parse_policy,
-    "contradiction_policy": _parse_policy,
-    "dispute_policy": _parse_dispute_policy,
-    "max_escalated_claims": int_parser(0),
-})
-
 _ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
     semconv.ENV_JUDGE: "judge",
     semconv.ENV_JUDGE_MODEL: "judge_model",
@@ -210,6 +181,17 @@ _ENV_FIELDS: Final[Mapping[str, str]] = MappingProxyType({
     semconv.ENV_CONTRADICTION_POLICY: "contradiction_policy",
     semconv.ENV_DISPUTE_POLICY: "dispute_policy",
     semconv.ENV_MAX_ESCALATED_CLAIMS: "max_escalated_claims",
+})
+"""The settings a variable sets (content capture has two variables: see :func:`_env_values`)."""
+
+# A file key with a variable is parsed by the variable's own parser: the two accept alike.
+_SCALARS: Final[Mapping[str, Callable[[str, object], Any]]] = MappingProxyType({
+    **{field: environment.parser(variable) for variable, field in _ENV_FIELDS.items()
+       if field not in THRESHOLD_KEYS},
+    "capture_content": environment.parser(semconv.ENV_CAPTURE_CONTENT),
+    "max_regenerations": int_parser(0),
+    "weight_map": _parse_weight_map,
+    "penalty_weight_map": _parse_weight_map,
 })
 
 
@@ -278,23 +260,15 @@ def _file_values(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
 def _env_values(env: Mapping[str, str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for variable, field in _ENV_FIELDS.items():
-        raw = env.get(variable, "").strip()
-        if not raw:
-            continue
-        parser = _SCALARS.get(field, _parse_unit)
-        parsed = parser(variable, raw)
+        parsed = environment.read(variable, env)
         if parsed is not None:
             values[field] = parsed
-    capture = env.get(semconv.ENV_CAPTURE_CONTENT, "").strip()
-    if capture:
-        values["capture_content"] = parse_bool(semconv.ENV_CAPTURE_CONTENT, capture)
-    else:
-        otel = env.get(semconv.ENV_OTEL_GENAI_CAPTURE_CONTENT, "").strip().lower()
-        if otel in _TRUE or otel in _OTEL_CAPTURE_ON:
-            values["capture_content"] = True
-        elif otel in _FALSE or otel in _OTEL_CAPTURE_OFF:
-            values["capture_content"] = False
-        # Any other value belongs to another instrumentation's dialect: leave the setting alone.
+    capture = environment.read(semconv.ENV_CAPTURE_CONTENT, env)
+    if capture is None:
+        # The GenAI instrumentations' variable: None for a value of another's dialect.
+        capture = environment.read(semconv.ENV_OTEL_GENAI_CAPTURE_CONTENT, env)
+    if capture is not None:
+        values["capture_content"] = capture
     return values
 
 
@@ -305,9 +279,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> GSARSettings:
         SettingsError: any invalid variable, file or key; the message names it and the allowed
             values.
     """
-    environ: Mapping[str, str] = os.environ if env is None else env
+    environ = environment.environ(env)
     values: dict[str, Any] = {}
-    config = environ.get(semconv.ENV_CONFIG, "").strip()
+    config: str | None = environment.read(semconv.ENV_CONFIG, environ)
     if config:
         values.update(read_settings_file(config))
         values["config_file"] = config

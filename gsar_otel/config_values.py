@@ -1,15 +1,18 @@
 """Parsers of setting values (from a variable or a settings-file key), shared by
-:mod:`gsar_otel.config` and the sidecar's settings: each returns the value or raises a
-:class:`SettingsError` naming where it came from and what is allowed."""
+:mod:`gsar_otel.environment`, :mod:`gsar_otel.config` and the sidecar's settings: each returns
+the value or raises a :class:`SettingsError` naming where it came from and what is allowed.
+
+Cheap to import (the models and pydantic load when a weight map or a policy is parsed), so
+reading the environment never loads them: the background worker reads its exit budget from a
+process that may never have judged anything."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
 from typing import Final
+from urllib.parse import urlsplit
 
-from gsar_otel.core.model import EvidenceType
-from gsar_otel.core.scoring import DISPUTE_POLICIES, POLICIES
 from gsar_otel.errors import GSARError
 
 _TRUE: Final = frozenset({"1", "true", "yes", "on"})
@@ -77,6 +80,8 @@ def _parse_judge(source: str, value: object) -> str | None:
 
 
 def _parse_weight_map(source: str, value: object) -> dict[str, float]:
+    from gsar_otel.core.model import EvidenceType
+
     if not isinstance(value, Mapping):
         raise SettingsError(f"{source} must be a table of evidence type to weight, got {value!r}")
     allowed = [t.value for t in EvidenceType]
@@ -90,6 +95,8 @@ def _parse_weight_map(source: str, value: object) -> dict[str, float]:
 
 
 def _parse_policy(source: str, value: object) -> str:
+    from gsar_otel.core.scoring import POLICIES
+
     policy = value.strip().lower() if isinstance(value, str) else value
     if policy not in POLICIES:
         raise SettingsError(f"{source} must be one of {', '.join(POLICIES)}, got {value!r}")
@@ -97,8 +104,52 @@ def _parse_policy(source: str, value: object) -> str:
 
 
 def _parse_dispute_policy(source: str, value: object) -> str:
+    from gsar_otel.core.scoring import DISPUTE_POLICIES
+
     policy = value.strip().lower() if isinstance(value, str) else value
     if policy not in DISPUTE_POLICIES:
         raise SettingsError(f"{source} must be one of {', '.join(DISPUTE_POLICIES)}, "
                             f"got {value!r}")
     return str(policy)
+
+
+def seconds_parser(minimum: float) -> Callable[[str, object], float]:
+    """A parser of a duration in seconds >= ``minimum`` (a string or a number, not a bool)."""
+    def parse(source: str, value: object) -> float:
+        number = value
+        if isinstance(value, str):
+            try:
+                number = float(value.strip())
+            except ValueError:
+                number = None
+        if (isinstance(number, bool) or not isinstance(number, int | float)
+                or not math.isfinite(number) or number < minimum):
+            raise SettingsError(f"{source} must be a number of seconds >= {minimum:g}, "
+                                f"got {value!r}")
+        return float(number)
+
+    return parse
+
+
+def parse_text(source: str, value: object) -> str:
+    """A non-empty string, stripped."""
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(f"{source} must be a non-empty string")
+    return value.strip()
+
+
+def parse_url(source: str, value: object) -> str:
+    """An http(s) URL with a host."""
+    text = parse_text(source, value)
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SettingsError(f"{source} must be an http(s) URL such as "
+                            f"http://collector:4318/v1/traces, got {text!r}")
+    return text
+
+
+def parse_secret(source: str, value: object) -> str:
+    """A non-empty string whose value no message shows (a token, a key)."""
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(f"{source} must be a non-empty string (value not shown)")
+    return value.strip()

@@ -226,6 +226,8 @@ ENV_CAPTURE_DIR: Final = "GSAR_CAPTURE_DIR"
 """Directory ``@grounded`` writes each judged call into as a case-file line (off when unset)."""
 ENV_ANTHROPIC_API_KEY: Final = "ANTHROPIC_API_KEY"
 ENV_ANTHROPIC_BASE_URL: Final = "ANTHROPIC_BASE_URL"
+ENV_ANTHROPIC_AUTH_TOKEN: Final = "ANTHROPIC_AUTH_TOKEN"
+"""A bearer token the Claude judge accepts instead of ``ANTHROPIC_API_KEY``."""
 
 # --- additions for the decorator, telemetry setup and plugins (additive) -----------------------
 GSAR_JUDGE_SCORE: Final = "gsar.judge.score"
@@ -286,6 +288,14 @@ ENV_OTLP_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_ENDPOINT"
 ENV_OTLP_TRACES_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
 ENV_OTLP_METRICS_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"
 ENV_OTEL_SERVICE_NAME: Final = "OTEL_SERVICE_NAME"
+ENV_OTLP_HEADERS: Final = "OTEL_EXPORTER_OTLP_HEADERS"
+ENV_OTLP_TRACES_HEADERS: Final = "OTEL_EXPORTER_OTLP_TRACES_HEADERS"
+ENV_TRACES_EXPORTER: Final = "OTEL_TRACES_EXPORTER"
+ENV_METRICS_EXPORTER: Final = "OTEL_METRICS_EXPORTER"
+ENV_PROMETHEUS_HOST: Final = "OTEL_EXPORTER_PROMETHEUS_HOST"
+ENV_PROMETHEUS_PORT: Final = "OTEL_EXPORTER_PROMETHEUS_PORT"
+"""The standard OpenTelemetry variables gsar-otel reads itself (the SDK's exporters read them
+too); every variable it reads is in :data:`gsar_otel.environment.VARIABLES`."""
 
 # --- the sidecar (`gsar sidecar`; additive): in their own module, re-exported here ----------------
 from gsar_otel.semconv_sidecar import *  # noqa: E402, F403

@@ -19,13 +19,12 @@ def anthropic_identity(model: str | None) -> dict[str, str]:
 
     Mirrors AnthropicJudge's own model default; a test keeps the two in step.
     """
-    import os
-
+    from gsar_otel import environment
     from gsar_otel.judges.anthropic.judge import DEFAULT_MODEL
     from gsar_otel.judges.anthropic.prompt import PROMPT_VERSION
     from gsar_otel.semconv import ENV_JUDGE_MODEL
 
-    chosen = (model or "").strip() or os.environ.get(ENV_JUDGE_MODEL, "").strip() or DEFAULT_MODEL
+    chosen = (model or "").strip() or environment.read(ENV_JUDGE_MODEL) or DEFAULT_MODEL
     return {"backend": "anthropic", "model": chosen, "prompt_version": PROMPT_VERSION}
 
 

@@ -148,11 +148,10 @@ class GSARSession:
             ValueError: the settings are invalid (the message names the variable or key).
         """
         if self._settings is None:
-            import os
-
+            from gsar_otel import environment
             from gsar_otel.config import load_settings
 
-            self._settings = load_settings(self.options.settings_env(os.environ))
+            self._settings = load_settings(self.options.settings_env(environment.environ()))
         return self._settings
 
     def settings_value(self, name: str) -> Any:

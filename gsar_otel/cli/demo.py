@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import textwrap
 import time
@@ -23,8 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from gsar_otel import environment
 from gsar_otel.cli.common import EXIT_NOT_PROCEED, EXIT_OK, BadInput
 from gsar_otel.plugins import hookimpl
+from gsar_otel.semconv import ENV_OTEL_SERVICE_NAME, ENV_OTLP_ENDPOINT, ENV_OTLP_TRACES_ENDPOINT
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -155,7 +156,7 @@ class _Telemetry:
         spans, metric_reader = InMemorySpanExporter(), InMemoryMetricReader()
         try:
             handle = configure_telemetry(
-                service_name=os.environ.get("OTEL_SERVICE_NAME") or "gsar-demo",
+                service_name=environment.read(ENV_OTEL_SERVICE_NAME) or "gsar-demo",
                 console=args.console, console_metrics=args.console,
                 prometheus_port=args.prometheus_port, span_exporters=[spans],
                 metric_readers=[metric_reader], set_global=_no_global_providers())
@@ -180,8 +181,8 @@ class _Telemetry:
             return
         where = []
         if handle.otlp_traces_protocol:
-            endpoint = (os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-                        or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", ""))
+            endpoint = (environment.read(ENV_OTLP_TRACES_ENDPOINT)
+                        or environment.read(ENV_OTLP_ENDPOINT) or "")
             where.append(f"OTLP {handle.otlp_traces_protocol} to {endpoint}")
         if self_console(handle):
             where.append("the console (stderr)")

@@ -183,7 +183,10 @@ NamedPath: TypeAlias = tuple[str, str | os.PathLike[str] | None]
 
 def settings_file() -> NamedPath:
     """The settings file ``GSAR_CONFIG`` names, an input of every command that reads settings."""
-    return "GSAR_CONFIG", os.environ.get("GSAR_CONFIG", "").strip() or None
+    from gsar_otel import environment
+    from gsar_otel.semconv import ENV_CONFIG
+
+    return ENV_CONFIG, environment.raw(ENV_CONFIG)
 
 
 def _paths(named: Iterable[NamedPath]) -> list[tuple[str, str]]:

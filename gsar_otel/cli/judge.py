@@ -278,9 +278,8 @@ def load_cli_settings(env: Mapping[str, str] | None = None) -> GSARSettings:
 def describe_thresholds(thresholds: GSARThresholds, args: argparse.Namespace,
                         settings: GSARSettings, env: Mapping[str, str] | None = None) -> str:
     """``thresholds in force: proceed 0.80 (default), regenerate 0.65 (GSAR_REGENERATE)``."""
-    from gsar_otel import semconv
+    from gsar_otel import environment, semconv
 
-    environ = os.environ if env is None else env
     parts = []
     for name, flag, variable in (("proceed", args.proceed, semconv.ENV_PROCEED),
                                  ("regenerate", args.regenerate, semconv.ENV_REGENERATE)):
@@ -289,7 +288,7 @@ def describe_thresholds(thresholds: GSARThresholds, args: argparse.Namespace,
             source = f"--{name}"
         elif name == "regenerate" and args.proceed is not None and value == args.proceed:
             source = "--proceed"  # lowered to a proceed below it
-        elif environ.get(variable, "").strip():
+        elif environment.raw(variable, env):
             source = variable
         elif settings.config_file and value != _DEFAULTS[name]:
             source = settings.config_file

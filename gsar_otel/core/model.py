@@ -6,13 +6,15 @@ round-trip with other GSAR implementations.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from gsar_otel.core.thresholds import THRESHOLD_DEFAULTS, check_threshold_order
+from gsar_otel.core.thresholds import check_unit_interval as check_unit_interval
 
 
 class EvidenceType(StrEnum):
@@ -185,28 +187,14 @@ class Partition(_Frozen):
         return {name: len(claims) for name, claims in self.buckets()}
 
 
-def check_unit_interval(name: str, value: object) -> float:
-    """Return ``value`` as a float when it is a finite number in [0, 1].
-
-    Raises:
-        ValueError: naming ``name`` and the allowed range otherwise.
-    """
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
-        raise ValueError(f"{name} must be a finite number in [0, 1], got {value!r}")
-    return number
-
-
 class GSARThresholds(_Frozen):
     """Decision thresholds: S >= proceed proceeds, regenerate <= S < proceed regenerates.
 
     ``regenerate == proceed`` is allowed and gives a two-tier mode (proceed or replan).
     """
 
-    proceed: float = 0.80
-    regenerate: float = 0.65
+    proceed: float = THRESHOLD_DEFAULTS["proceed"]
+    regenerate: float = THRESHOLD_DEFAULTS["regenerate"]
 
     def __init__(self, *args: Any, **data: Any) -> None:
         if len(args) > 2:
@@ -224,11 +212,7 @@ class GSARThresholds(_Frozen):
 
     @model_validator(mode="after")
     def _ordered(self) -> GSARThresholds:
-        if self.regenerate > self.proceed:
-            raise ValueError(
-                f"thresholds.regenerate ({self.regenerate}) must be <= thresholds.proceed "
-                f"({self.proceed})"
-            )
+        check_threshold_order(self.proceed, self.regenerate)
         return self
 
 

@@ -51,23 +51,27 @@ BaseException from judging or an extractor reaches the caller (a judge raising
 ``CancelledError`` by itself or ``GeneratorExit`` is an abstain naming it); only
 ``KeyboardInterrupt`` and ``SystemExit`` always propagate.
 
-Decorating is cheap: options are checked here in plain Python, and pydantic, asyncio, the
-settings, the evaluator and the OpenTelemetry SDK load on the first call.
+Decorating is cheap: the options are gathered into one
+:class:`~gsar_otel.decorator.options.GroundedOptions`, checked once in plain Python, and pydantic,
+asyncio, the settings, the evaluator and the OpenTelemetry SDK load on the first call.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import math
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
+from gsar_otel.core import thresholds as core_thresholds
 from gsar_otel.decorator.grounding import GroundedFunction
 from gsar_otel.decorator.options import (
+    CONTRADICTION_POLICIES,
     DEFAULT_DEADLINE_S,
+    DISPUTE_POLICIES,
+    MODES,
+    ON_LOW,
     GroundedCall,
     GroundedOptions,
     GroundingError,
@@ -83,147 +87,25 @@ if TYPE_CHECKING:
     from gsar_otel.core.protocol import Judge
     from gsar_otel.core.scoring import ContradictionPolicy, DisputePolicy
 
-__all__ = ["GroundedCall", "GroundingError", "flush", "grounded", "last_result",
+__all__ = ["CONTRADICTION_POLICIES", "DISPUTE_POLICIES", "MODES", "ON_LOW", "GroundedCall",
+           "GroundedOptions", "GroundingError", "flush", "grounded", "last_result",
            "merge_evidence"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-MODES: Final = ("inline", "background")
-ON_LOW: Final = ("observe", "raise", "recover")
-THRESHOLD_DEFAULTS: Final = MappingProxyType({"proceed": 0.80, "regenerate": 0.65})
+THRESHOLD_DEFAULTS: Final = core_thresholds.THRESHOLD_DEFAULTS
 """The defaults of :class:`~gsar_otel.core.model.GSARThresholds`, for a mapping with one key."""
-CONTRADICTION_POLICIES: Final = ("cap", "score")
-""":data:`gsar_otel.core.scoring.CONTRADICTION_POLICIES`, without importing pydantic."""
-DISPUTE_POLICIES: Final = ("flag", "cap")
-""":data:`gsar_otel.core.scoring.DISPUTE_POLICIES`, without importing pydantic."""
 
 
-def _unit_interval(name: str, value: object) -> float:
-    # The rules and messages of core.model.check_unit_interval, without importing pydantic.
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
-        raise ValueError(f"{name} must be a finite number in [0, 1], got {value!r}")
-    return number
-
-
-def _thresholds(value: object) -> GSARThresholds | Mapping[str, float] | None:
-    """Check ``thresholds=`` as GSARThresholds would; a mapping is built into one on first call."""
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        from gsar_otel.core.model import GSARThresholds
-
-        if isinstance(value, GSARThresholds):
-            return value
-        raise ValueError("thresholds must be a GSARThresholds or a mapping with keys "
-                         f"'proceed' and 'regenerate', got {type(value).__name__}")
-    unknown = [key for key in value if key not in THRESHOLD_DEFAULTS]
-    if unknown:
-        raise ValueError(f"thresholds has unknown key {unknown[0]!r}; allowed: "
-                         f"{', '.join(map(repr, THRESHOLD_DEFAULTS))}")
-    checked = {key: _unit_interval(f"thresholds.{key}", value[key]) for key in value}
-    proceed = checked.get("proceed", THRESHOLD_DEFAULTS["proceed"])
-    regenerate = checked.get("regenerate", THRESHOLD_DEFAULTS["regenerate"])
-    if regenerate > proceed:
-        raise ValueError(f"thresholds.regenerate ({regenerate}) must be <= thresholds.proceed "
-                         f"({proceed})")
-    return MappingProxyType(checked)
-
-
-def _check_callable(name: str, value: object) -> None:
-    if value is not None and not callable(value):
-        raise ValueError(f"{name} must be callable or None, got {type(value).__name__}")
-
-
-def _options(
-    judge: object, evidence: object, synthesis: object, mode: object, on_low: object,
-    regenerate_fn: object, replan_fn: object, thresholds: object, contradiction_penalty: object,
-    k_max: object, sample_rate: object, name: object, deadline_s: object = DEFAULT_DEADLINE_S,
-    contradiction_policy: object = None, dispute_policy: object = None, capture: object = None,
-) -> GroundedOptions:
-    if judge is not None and not isinstance(judge, str) and not callable(
-            getattr(judge, "judge", None)):
-        raise ValueError("judge must be None, a judge name, or an object with an async "
-                         f"judge(*, synthesis, evidence) method; got {type(judge).__name__}")
-    if isinstance(judge, str):
-        from gsar_otel.judges.factory import BUILTIN_JUDGES
-        from gsar_otel.plugins import plugin_judge_names
-
-        known = [*BUILTIN_JUDGES, *plugin_judge_names()]
-        if judge.strip().lower() not in known:
-            raise ValueError(f"judge {judge!r} is unknown; available: {', '.join(known)}")
-    for option, value in (("evidence", evidence), ("synthesis", synthesis),
-                          ("regenerate_fn", regenerate_fn), ("replan_fn", replan_fn)):
-        _check_callable(option, value)
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}")
-    if on_low not in ON_LOW:
-        raise ValueError(f"on_low must be one of {', '.join(map(repr, ON_LOW))}, got {on_low!r}")
-    if on_low != "observe" and mode != "inline":
-        raise ValueError(f"on_low={on_low!r} needs mode='inline' (a background evaluation "
-                         "finishes after the call has returned)")
-    if on_low == "recover" and regenerate_fn is None and replan_fn is None:
-        raise ValueError("on_low='recover' needs regenerate_fn and/or replan_fn")
-    if on_low != "recover" and (regenerate_fn is not None or replan_fn is not None):
-        raise ValueError("regenerate_fn and replan_fn are only used with on_low='recover'")
-    thresholds = _thresholds(thresholds)
-    if contradiction_penalty is not None:
-        contradiction_penalty = _unit_interval("contradiction_penalty", contradiction_penalty)
-    if k_max is not None and (isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 0):
-        raise ValueError(f"k_max must be an integer >= 0, got {k_max!r}")
-    if contradiction_policy is not None and contradiction_policy not in CONTRADICTION_POLICIES:
-        raise ValueError(f"contradiction_policy must be one of "
-                         f"{', '.join(map(repr, CONTRADICTION_POLICIES))}, "
-                         f"got {contradiction_policy!r}")
-    if dispute_policy is not None and dispute_policy not in DISPUTE_POLICIES:
-        raise ValueError(f"dispute_policy must be one of {', '.join(map(repr, DISPUTE_POLICIES))}"
-                         f", got {dispute_policy!r}")
-    rate = _unit_interval("sample_rate", sample_rate)
-    if on_low != "observe" and rate < 1.0:
-        raise ValueError(f"sample_rate={sample_rate!r} cannot go with on_low={on_low!r}: a gate "
-                         "that samples lets unsampled answers through unjudged (use 1.0)")
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise ValueError(f"name must be a non-empty string, got {name!r}")
-    if deadline_s is not None and (isinstance(deadline_s, bool)
-                                   or not isinstance(deadline_s, int | float)
-                                   or not math.isfinite(deadline_s) or deadline_s <= 0):
-        raise ValueError(f"deadline_s must be a positive number of seconds or None, "
-                         f"got {deadline_s!r}")
-    return GroundedOptions(judge=judge, evidence=evidence, synthesis=synthesis,  # type: ignore[arg-type]
-                    mode=mode, on_low=on_low, regenerate_fn=regenerate_fn,  # type: ignore[arg-type]
-                    replan_fn=replan_fn, thresholds=thresholds,  # type: ignore[arg-type]
-                    contradiction_penalty=contradiction_penalty,
-                    k_max=k_max, sample_rate=rate,
-                    deadline_s=None if deadline_s is None else float(deadline_s),
-                    contradiction_policy=contradiction_policy,
-                    dispute_policy=dispute_policy, capture=_capture_dir(capture))
-
-
-def _capture_dir(capture: object) -> str | None:
-    """The ``capture=`` directory, created and checked at decoration (ValueError if unusable)."""
-    if capture is None:
-        return None
-    if not isinstance(capture, str | os.PathLike) or not os.fspath(capture):
-        raise ValueError(f"capture must be a directory path, got {capture!r}")
-    from gsar_otel.measure.case_writer import CaptureError, check_directory
-
-    try:
-        return str(check_directory(capture))
-    except CaptureError as error:
-        raise ValueError(str(error)) from None
-
-
-def _wrap(fn: Callable[P, R], options: GroundedOptions, name: str | None) -> Callable[P, R]:
+def _wrap(fn: Callable[P, R], options: GroundedOptions) -> Callable[P, R]:
     if not callable(fn):
         raise TypeError(f"@grounded decorates a function, got {type(fn).__name__}")
     if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
         raise TypeError(f"@grounded cannot judge the generator function {fn.__qualname__}: "
                         "decorate the function that returns the final answer")
-    function: str = (name or getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
-                     or "function")
+    function: str = (options.name or getattr(fn, "__qualname__", None)
+                     or getattr(fn, "__name__", None) or "function")
     core = GroundedFunction(fn, options, function.strip())
 
     if inspect.iscoroutinefunction(fn):
@@ -351,14 +233,15 @@ def grounded(
             and contradiction_penalty is None and k_max is None and sample_rate == 1.0 \
             and name is None and deadline_s == DEFAULT_DEADLINE_S \
             and contradiction_policy is None and dispute_policy is None and capture is None:
-        fn = judge
-        return _wrap(fn, _options(None, None, None, "inline", "observe", None, None, None, None,
-                                  None, 1.0, None), None)
-    options = _options(judge, evidence, synthesis, mode, on_low, regenerate_fn, replan_fn,
-                       thresholds, contradiction_penalty, k_max, sample_rate, name, deadline_s,
-                       contradiction_policy, dispute_policy, capture)
+        return _wrap(judge, GroundedOptions())  # bare @grounded: the function is `judge`
+    options = GroundedOptions(
+        judge=judge, evidence=evidence, synthesis=synthesis, mode=mode, on_low=on_low,
+        regenerate_fn=regenerate_fn, replan_fn=replan_fn, thresholds=thresholds,
+        contradiction_penalty=contradiction_penalty, k_max=k_max, sample_rate=sample_rate,
+        name=name, deadline_s=deadline_s, contradiction_policy=contradiction_policy,
+        dispute_policy=dispute_policy, capture=capture)
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
-        return _wrap(fn, options, name)
+        return _wrap(fn, options)
 
     return decorate

@@ -245,15 +245,8 @@ class GroundedFunction:
 
     def _build_thresholds(self) -> GSARThresholds | None:
         """The ``thresholds=`` option as a GSARThresholds (None when not given), built once."""
-        option = self.options.thresholds
-        if option is None:
-            return None
-        from gsar_otel.core.model import GSARThresholds
-
-        # A mapping was checked at decoration with the same rules, so this does not raise.
-        built = option if isinstance(option, GSARThresholds) else GSARThresholds(**option)
-        self._thresholds = built
-        return built
+        self._thresholds = self.options.thresholds_model()
+        return self._thresholds
 
     def _synthesis(self, result: Any) -> str:
         extractor = self.options.synthesis

@@ -4,11 +4,15 @@ built. Cheap to import: nothing here loads pydantic or the evaluator."""
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from gsar_otel.core.thresholds import THRESHOLD_DEFAULTS, check_threshold_order, check_unit_interval
 from gsar_otel.errors import GSARError
 
 if TYPE_CHECKING:
@@ -20,6 +24,12 @@ if TYPE_CHECKING:
 
 Mode = Literal["inline", "background"]
 OnLow = Literal["observe", "raise", "recover"]
+MODES: Final = ("inline", "background")
+ON_LOW: Final = ("observe", "raise", "recover")
+CONTRADICTION_POLICIES: Final = ("cap", "score")
+""":data:`gsar_otel.core.scoring.CONTRADICTION_POLICIES`, without importing pydantic."""
+DISPUTE_POLICIES: Final = ("flag", "cap")
+""":data:`gsar_otel.core.scoring.DISPUTE_POLICIES`, without importing pydantic."""
 
 DEFAULT_DEADLINE_S: Final = 120.0
 """Seconds one ``@grounded`` evaluation may take by default (all judge rounds, the integrity
@@ -78,28 +88,156 @@ class GroundedCall:
 
 @dataclass(frozen=True, slots=True)
 class GroundedOptions:
-    """The validated options of one decorated function."""
+    """The options of one decorated function: ``@grounded``'s keyword arguments, with its
+    defaults, validated once when built (at decoration), in plain Python.
 
-    judge: Judge | str | None
-    evidence: Callable[[GroundedCall], Any] | None
-    synthesis: Callable[[Any], str] | None
-    mode: Mode
-    on_low: OnLow
-    regenerate_fn: Callable[..., Any] | None
-    replan_fn: Callable[..., Any] | None
-    thresholds: GSARThresholds | Mapping[str, float] | None
-    """A GSARThresholds, or ``{"proceed": .., "regenerate": ..}`` already checked by the
-    decorator (built into a GSARThresholds on the first judged call)."""
-    contradiction_penalty: float | None
-    k_max: int | None
-    sample_rate: float
+    Raises:
+        ValueError: an invalid option, naming it and the allowed values (the messages
+            ``grounded()`` documents).
+    """
+
+    judge: Judge | str | None = None
+    evidence: Callable[[GroundedCall], Any] | None = None
+    synthesis: Callable[[Any], str] | None = None
+    mode: Mode = "inline"
+    on_low: OnLow = "observe"
+    regenerate_fn: Callable[..., Any] | None = None
+    replan_fn: Callable[..., Any] | None = None
+    thresholds: GSARThresholds | Mapping[str, float] | None = None
+    """A GSARThresholds, or ``{"proceed": .., "regenerate": ..}`` checked here by the model's
+    own rules (:mod:`gsar_otel.core.thresholds`) and built by :meth:`thresholds_model`."""
+    contradiction_penalty: float | None = None
+    k_max: int | None = None
+    sample_rate: float = 1.0
+    name: str | None = None
+    """Reported as ``gsar.function``; None: the function's qualified name."""
     deadline_s: float | None = DEFAULT_DEADLINE_S
     contradiction_policy: ContradictionPolicy | None = None
     """None: the settings' policy."""
     dispute_policy: DisputePolicy | None = None
     """None: the settings' policy."""
-    capture: str | None = None
-    """Directory each judged call is written into as a case line (None: ``GSAR_CAPTURE_DIR``)."""
+    capture: str | os.PathLike[str] | None = None
+    """Directory each judged call is written into as a case line, created here (None:
+    ``GSAR_CAPTURE_DIR``); held as a ``str`` once checked."""
+
+    def __post_init__(self) -> None:
+        _check_judge(self.judge)
+        for option in ("evidence", "synthesis", "regenerate_fn", "replan_fn"):
+            _check_callable(option, getattr(self, option))
+        _check_gate(self.mode, self.on_low, self.regenerate_fn, self.replan_fn)
+        checked: dict[str, object] = {"thresholds": _thresholds(self.thresholds)}
+        if self.contradiction_penalty is not None:
+            checked["contradiction_penalty"] = check_unit_interval(
+                "contradiction_penalty", self.contradiction_penalty)
+        k_max: object = self.k_max
+        if k_max is not None and (isinstance(k_max, bool) or not isinstance(k_max, int)
+                                  or k_max < 0):
+            raise ValueError(f"k_max must be an integer >= 0, got {k_max!r}")
+        _check_choice("contradiction_policy", self.contradiction_policy, CONTRADICTION_POLICIES)
+        _check_choice("dispute_policy", self.dispute_policy, DISPUTE_POLICIES)
+        rate = checked["sample_rate"] = check_unit_interval("sample_rate", self.sample_rate)
+        if self.on_low != "observe" and rate < 1.0:
+            raise ValueError(f"sample_rate={self.sample_rate!r} cannot go with "
+                             f"on_low={self.on_low!r}: a gate that samples lets unsampled "
+                             "answers through unjudged (use 1.0)")
+        name: object = self.name
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise ValueError(f"name must be a non-empty string, got {name!r}")
+        deadline: object = self.deadline_s
+        if deadline is not None:
+            if (isinstance(deadline, bool) or not isinstance(deadline, int | float)
+                    or not math.isfinite(deadline) or deadline <= 0):
+                raise ValueError(f"deadline_s must be a positive number of seconds or None, "
+                                 f"got {deadline!r}")
+            checked["deadline_s"] = float(deadline)
+        checked["capture"] = _capture_dir(self.capture)
+        for field, value in checked.items():
+            object.__setattr__(self, field, value)
+
+    def thresholds_model(self) -> GSARThresholds | None:
+        """``thresholds`` as a GSARThresholds (None when not given). A mapping was checked by
+        the model's rules when these options were built, so it is not validated again."""
+        option = self.thresholds
+        if option is None:
+            return None
+        from gsar_otel.core.model import GSARThresholds
+
+        if isinstance(option, GSARThresholds):
+            return option
+        return GSARThresholds.model_construct(None, **option)
+
+
+def _check_judge(judge: object) -> None:
+    if judge is not None and not isinstance(judge, str) and not callable(
+            getattr(judge, "judge", None)):
+        raise ValueError("judge must be None, a judge name, or an object with an async "
+                         f"judge(*, synthesis, evidence) method; got {type(judge).__name__}")
+    if isinstance(judge, str):
+        from gsar_otel.judges.factory import BUILTIN_JUDGES
+        from gsar_otel.plugins import plugin_judge_names
+
+        known = [*BUILTIN_JUDGES, *plugin_judge_names()]
+        if judge.strip().lower() not in known:
+            raise ValueError(f"judge {judge!r} is unknown; available: {', '.join(known)}")
+
+
+def _check_callable(name: str, value: object) -> None:
+    if value is not None and not callable(value):
+        raise ValueError(f"{name} must be callable or None, got {type(value).__name__}")
+
+
+def _check_gate(mode: object, on_low: object, regenerate_fn: object, replan_fn: object) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}")
+    if on_low not in ON_LOW:
+        raise ValueError(f"on_low must be one of {', '.join(map(repr, ON_LOW))}, got {on_low!r}")
+    if on_low != "observe" and mode != "inline":
+        raise ValueError(f"on_low={on_low!r} needs mode='inline' (a background evaluation "
+                         "finishes after the call has returned)")
+    if on_low == "recover" and regenerate_fn is None and replan_fn is None:
+        raise ValueError("on_low='recover' needs regenerate_fn and/or replan_fn")
+    if on_low != "recover" and (regenerate_fn is not None or replan_fn is not None):
+        raise ValueError("regenerate_fn and replan_fn are only used with on_low='recover'")
+
+
+def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value is not None and value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+def _thresholds(value: object) -> GSARThresholds | Mapping[str, float] | None:
+    """``thresholds=`` checked by GSARThresholds' rules, without building one (pydantic)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        from gsar_otel.core.model import GSARThresholds
+
+        if isinstance(value, GSARThresholds):
+            return value
+        raise ValueError("thresholds must be a GSARThresholds or a mapping with keys "
+                         f"'proceed' and 'regenerate', got {type(value).__name__}")
+    unknown = [key for key in value if key not in THRESHOLD_DEFAULTS]
+    if unknown:
+        raise ValueError(f"thresholds has unknown key {unknown[0]!r}; allowed: "
+                         f"{', '.join(map(repr, THRESHOLD_DEFAULTS))}")
+    checked = {key: check_unit_interval(f"thresholds.{key}", value[key]) for key in value}
+    check_threshold_order(checked.get("proceed", THRESHOLD_DEFAULTS["proceed"]),
+                          checked.get("regenerate", THRESHOLD_DEFAULTS["regenerate"]))
+    return MappingProxyType(checked)
+
+
+def _capture_dir(capture: object) -> str | None:
+    """The ``capture=`` directory, created and checked at decoration (ValueError if unusable)."""
+    if capture is None:
+        return None
+    if not isinstance(capture, str | os.PathLike) or not os.fspath(capture):
+        raise ValueError(f"capture must be a directory path, got {capture!r}")
+    from gsar_otel.measure.case_writer import CaptureError, check_directory
+
+    try:
+        return str(check_directory(capture))
+    except CaptureError as error:
+        raise ValueError(str(error)) from None
 
 
 _LAST_RESULT: ContextVar[GSARResult | None] = ContextVar("gsar_last_result", default=None)

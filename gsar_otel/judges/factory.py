@@ -3,8 +3,7 @@ one a plugin provides."""
 
 from __future__ import annotations
 
-import os
-
+from gsar_otel import environment
 from gsar_otel.core.protocol import Judge
 from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_JUDGE
 
@@ -18,10 +17,10 @@ of ``staged``, for one release)."""
 
 def default_judge_name() -> str:
     """``GSAR_JUDGE`` if set, else ``anthropic`` when an API key is configured, else ``staged``."""
-    configured = os.environ.get(ENV_JUDGE, "").strip().lower()
+    configured: str | None = environment.read(ENV_JUDGE)
     if configured:
         return configured
-    return "anthropic" if os.environ.get(ENV_ANTHROPIC_API_KEY, "").strip() else "staged"
+    return "anthropic" if environment.raw(ENV_ANTHROPIC_API_KEY) else "staged"
 
 
 def make_judge(name: str | None = None, *, model: str | None = None) -> Judge:

@@ -41,7 +41,9 @@ import time
 from collections.abc import Sequence
 from typing import Any, Final
 
+from gsar_otel import environment
 from gsar_otel import semconv as sc
+from gsar_otel.config_values import SettingsError
 from gsar_otel.otel.jobs import Runner, forget_pending, held_drops, settle_pending
 from gsar_otel.otel.worker import DEFAULT_CONCURRENCY, BackgroundWorker
 
@@ -108,15 +110,13 @@ def exit_flush_timeout() -> float:
     applies (exit is no time to raise)."""
     if _exit_flush_s is not None:
         return _exit_flush_s
-    raw = os.environ.get(sc.ENV_EXIT_FLUSH_S, "").strip()
-    if not raw:
-        return EXIT_FLUSH_TIMEOUT_S
     try:
-        return _check_seconds(float(raw), sc.ENV_EXIT_FLUSH_S)
-    except ValueError:
-        logger.warning("gsar: %s must be a number of seconds >= 0, got %r; waiting the default "
-                       "%.1f s at exit", sc.ENV_EXIT_FLUSH_S, raw, EXIT_FLUSH_TIMEOUT_S)
+        seconds: float | None = environment.read(sc.ENV_EXIT_FLUSH_S)
+    except SettingsError as error:
+        logger.warning("gsar: %s; waiting the default %.1f s at exit", error,
+                       EXIT_FLUSH_TIMEOUT_S)
         return EXIT_FLUSH_TIMEOUT_S
+    return EXIT_FLUSH_TIMEOUT_S if seconds is None else seconds
 
 
 def _check_seconds(value: Any, name: str) -> float:

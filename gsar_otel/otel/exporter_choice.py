@@ -18,24 +18,23 @@ because the SDK's metric dump is thousands of lines. Explicit arguments of
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from gsar_otel.semconv import CONSOLE_MODES, ENV_CONSOLE
+from gsar_otel import environment
+from gsar_otel import semconv as sc
+from gsar_otel.environment import METRICS_EXPORTERS, TRACES_EXPORTERS
 
-TRACES_EXPORTER_VAR: Final = "OTEL_TRACES_EXPORTER"
-METRICS_EXPORTER_VAR: Final = "OTEL_METRICS_EXPORTER"
-PROMETHEUS_HOST_VAR: Final = "OTEL_EXPORTER_PROMETHEUS_HOST"
-PROMETHEUS_PORT_VAR: Final = "OTEL_EXPORTER_PROMETHEUS_PORT"
-TRACES_EXPORTERS: Final = ("otlp", "console", "none")
-METRICS_EXPORTERS: Final = ("otlp", "console", "prometheus", "none")
+TRACES_EXPORTER_VAR: Final = sc.ENV_TRACES_EXPORTER
+METRICS_EXPORTER_VAR: Final = sc.ENV_METRICS_EXPORTER
+PROMETHEUS_HOST_VAR: Final = sc.ENV_PROMETHEUS_HOST
+PROMETHEUS_PORT_VAR: Final = sc.ENV_PROMETHEUS_PORT
 DEFAULT_PROMETHEUS_PORT: Final = 9464
-CONSOLE_VAR: Final = ENV_CONSOLE
+CONSOLE_VAR: Final = sc.ENV_CONSOLE
 ENDPOINT_VARS: Final = {
-    "traces": ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
-    "metrics": ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+    "traces": (sc.ENV_OTLP_TRACES_ENDPOINT, sc.ENV_OTLP_ENDPOINT),
+    "metrics": (sc.ENV_OTLP_METRICS_ENDPOINT, sc.ENV_OTLP_ENDPOINT),
 }
 
 
@@ -58,30 +57,20 @@ def exporter_names(variable: str, allowed: tuple[str, ...],
     """The exporters a ``OTEL_*_EXPORTER`` variable names, or None when it is unset or blank.
 
     Raises:
-        ValueError: an unknown name, or ``none`` beside another name; naming the variable and
-            the allowed values.
+        SettingsError: an unknown name, or ``none`` beside another name; naming the variable and
+            the allowed values (a ``ValueError``).
     """
-    raw = (os.environ if env is None else env).get(variable, "")
-    names = tuple(dict.fromkeys(part.strip().lower() for part in raw.split(",") if part.strip()))
-    if not names:
-        return None
-    unknown = [name for name in names if name not in allowed]
-    if unknown:
-        raise ValueError(f"{variable}={raw!r}: unknown exporter {unknown[0]!r}; allowed: "
-                         f"{', '.join(allowed)} (comma-separated)")
-    if "none" in names and len(names) > 1:
-        raise ValueError(f"{variable}={raw!r}: 'none' cannot be combined with other exporters")
-    return names
+    raw = environment.raw(variable, env)
+    return None if raw is None else environment.exporters_parser(allowed)(variable, raw)
 
 
 def endpoint_set(signal: str, env: Mapping[str, str] | None = None) -> bool:
     """True when an OTLP endpoint is configured for ``signal`` (``traces`` or ``metrics``)."""
-    environ = os.environ if env is None else env
-    return any(environ.get(variable, "").strip() for variable in ENDPOINT_VARS[signal])
+    return any(environment.raw(variable, env) for variable in ENDPOINT_VARS[signal])
 
 
 def _nothing_configured(environ: Mapping[str, str]) -> bool:
-    return not any(environ.get(variable, "").strip()
+    return not any(environment.raw(variable, environ)
                    for variable in (TRACES_EXPORTER_VAR, METRICS_EXPORTER_VAR,
                                     *ENDPOINT_VARS["traces"], *ENDPOINT_VARS["metrics"]))
 
@@ -90,14 +79,10 @@ def console_mode(env: Mapping[str, str] | None = None) -> str | None:
     """``GSAR_CONSOLE`` lower-cased (``summary``, ``spans`` or ``off``), None when unset.
 
     Raises:
-        ValueError: another value, naming the variable and the allowed values.
+        SettingsError: another value, naming the variable and the allowed values (a
+            ``ValueError``).
     """
-    raw = (os.environ if env is None else env).get(CONSOLE_VAR, "")
-    mode = raw.strip().lower()
-    if not mode:
-        return None
-    if mode not in CONSOLE_MODES:
-        raise ValueError(f"{CONSOLE_VAR}={raw!r}: allowed: {', '.join(CONSOLE_MODES)}")
+    mode: str | None = environment.read(CONSOLE_VAR, env)
     return mode
 
 
@@ -109,7 +94,7 @@ def trace_export(*, otlp: bool | None, console: bool | None,
     Raises:
         ValueError: a bad ``OTEL_TRACES_EXPORTER`` or ``GSAR_CONSOLE``.
     """
-    environ = os.environ if env is None else env
+    environ = environment.environ(env)
     names = exporter_names(TRACES_EXPORTER_VAR, TRACES_EXPORTERS, environ)
     mode = console_mode(environ)
     env_summary = False
@@ -137,7 +122,7 @@ def metric_export(*, otlp: bool | None, console: bool | None, prometheus_port: i
     Raises:
         ValueError: a bad exporter name or Prometheus port variable.
     """
-    environ = os.environ if env is None else env
+    environ = environment.environ(env)
     names = exporter_names(METRICS_EXPORTER_VAR, METRICS_EXPORTERS, environ)
     if names is None:
         env_otlp, env_console, env_prometheus = endpoint_set("metrics", environ), False, False
@@ -150,18 +135,10 @@ def metric_export(*, otlp: bool | None, console: bool | None, prometheus_port: i
     return SignalExport(otlp=env_otlp if otlp is None else otlp,
                         console=env_console if console is None else console,
                         prometheus=port is not None,
-                        prometheus_host=environ.get(PROMETHEUS_HOST_VAR, "").strip() or None,
+                        prometheus_host=environment.read(PROMETHEUS_HOST_VAR, environ),
                         prometheus_port=port)
 
 
 def _prometheus_port(environ: Mapping[str, str]) -> int:
-    raw = environ.get(PROMETHEUS_PORT_VAR, "").strip()
-    if not raw:
-        return DEFAULT_PROMETHEUS_PORT
-    try:
-        port = int(raw)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise ValueError(f"{PROMETHEUS_PORT_VAR} must be an integer in [0, 65535], got {raw!r}")
-    return port
+    port: int | None = environment.read(PROMETHEUS_PORT_VAR, environ)
+    return DEFAULT_PROMETHEUS_PORT if port is None else port

@@ -22,16 +22,17 @@ Exporter packages are imported only here, inside the function, so ``import gsar_
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from opentelemetry import metrics, trace
 
+from gsar_otel import environment
 from gsar_otel import semconv as sc
+from gsar_otel.environment import OTLP_PROTOCOLS
 from gsar_otel.otel.exporter_choice import endpoint_set, metric_export, trace_export
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-PROTOCOLS: Final = ("http/protobuf", "grpc")
+PROTOCOLS: Final = OTLP_PROTOCOLS
 DEFAULT_PROTOCOL: Final = "http/protobuf"
 
 
@@ -66,20 +67,17 @@ def host_meter_provider() -> metrics.MeterProvider | None:
     return None if _is_proxy_meter_provider(provider) else provider
 
 
-def otlp_protocol(signal: str, env: dict[str, str] | os._Environ[str] | None = None) -> str:
+def otlp_protocol(signal: str, env: Mapping[str, str] | None = None) -> str:
     """The OTLP protocol for ``signal`` (``traces`` or ``metrics``) from the environment.
 
     Raises:
-        ValueError: an unsupported protocol, naming the variable and the allowed values.
+        SettingsError: an unsupported protocol, naming the variable and the allowed values (a
+            ``ValueError``).
     """
-    environ = os.environ if env is None else env
     specific = f"OTEL_EXPORTER_OTLP_{signal.upper()}_PROTOCOL"
     for variable in (specific, sc.ENV_OTLP_PROTOCOL):
-        value = environ.get(variable, "").strip().lower()
+        value: str | None = environment.read(variable, env)
         if value:
-            if value not in PROTOCOLS:
-                raise ValueError(f"{variable}={value!r} is not supported; allowed: "
-                                 f"{', '.join(PROTOCOLS)}")
             return value
     return DEFAULT_PROTOCOL
 

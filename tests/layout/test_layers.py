@@ -26,7 +26,10 @@ OVER_LIMIT: dict[str, str] = {}
 LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (0, ("gsar_otel._version", "gsar_otel.semconv", "gsar_otel.semconv_sidecar",
          "gsar_otel.errors")),
-    (1, ("gsar_otel.core", "gsar_otel.config", "gsar_otel.config_values")),
+    # environment: the one reader of the environment, with the parsers of config_values; below
+    # the judges and otel that read it, above core (which reads none of it but redact's scan).
+    (1, ("gsar_otel.core", "gsar_otel.config", "gsar_otel.config_values",
+         "gsar_otel.environment")),
     (2, ("gsar_otel.judges", "gsar_otel.plugins")),
     (3, ("gsar_otel.otel", "gsar_otel.measure")),
     (4, ("gsar_otel.decorator", "gsar_otel.sidecar", "pytest_gsar")),

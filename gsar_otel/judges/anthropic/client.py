@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from gsar_otel import environment
 from gsar_otel.core.loop_resources import register_loop_closer
 from gsar_otel.core.model import JudgeOutput, safe_default_judge_output
-from gsar_otel.semconv import ENV_ANTHROPIC_API_KEY, ENV_ANTHROPIC_BASE_URL
+from gsar_otel.semconv import (
+    ENV_ANTHROPIC_API_KEY,
+    ENV_ANTHROPIC_AUTH_TOKEN,
+    ENV_ANTHROPIC_BASE_URL,
+)
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -34,9 +38,6 @@ one slow attempt and a retry fit, an hour-long ``retry-after`` does not. Below t
 deadline of ``@grounded`` (120 s), so the judge's own reason is what the span shows."""
 DEADLINE_EXCEEDED: Final = "DeadlineExceeded"
 """``error_type`` of a round stopped at the judge's deadline (as the evaluator names it)."""
-
-ENV_ANTHROPIC_AUTH_TOKEN: Final = "ANTHROPIC_AUTH_TOKEN"
-"""The SDK's bearer-token variable; read only to tell whether a credential is configured."""
 
 MISSING_KEY_MESSAGE: Final = (
     f"AnthropicJudge needs an Anthropic API key: set {ENV_ANTHROPIC_API_KEY} (or "
@@ -56,8 +57,8 @@ def prepare_client(client: AsyncAnthropic | None, timeout: float | None,
     import anthropic
 
     if client is None:
-        if not (os.environ.get(ENV_ANTHROPIC_API_KEY, "").strip()
-                or os.environ.get(ENV_ANTHROPIC_AUTH_TOKEN, "").strip()):
+        if not (environment.raw(ENV_ANTHROPIC_API_KEY)
+                or environment.raw(ENV_ANTHROPIC_AUTH_TOKEN)):
             raise ValueError(MISSING_KEY_MESSAGE)
         return anthropic.AsyncAnthropic(
             timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout,

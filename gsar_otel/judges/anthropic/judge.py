@@ -27,11 +27,11 @@ import asyncio
 import hashlib
 import logging
 import math
-import os
 import re
 import time
 from typing import TYPE_CHECKING, Any, Final
 
+from gsar_otel import environment
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput, check_unit_interval, safe_default_judge_output
 from gsar_otel.core.protocol import JudgeVerdict
@@ -136,7 +136,7 @@ class AnthropicJudge:
         second_opinion: bool = True,
     ) -> None:
         if model is None:
-            model = os.environ.get(ENV_JUDGE_MODEL, "").strip() or DEFAULT_MODEL
+            model = environment.read(ENV_JUDGE_MODEL) or DEFAULT_MODEL
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty Claude model id, got {model!r}")
         self.model: str = model.strip()

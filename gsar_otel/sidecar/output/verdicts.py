@@ -18,7 +18,6 @@ followed, an overall deadline, cut off at the sidecar's stop deadline by
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections import deque
@@ -27,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from gsar_otel import environment
+from gsar_otel import semconv as sc
 from gsar_otel.sidecar.output.http_send import (
     DEADLINE,
     FAILED,
@@ -48,17 +49,17 @@ RETRY_BATCH = 512
 EXPORT_FAILED = "export_failed"
 _UNDELIVERED_REASONS = {REDIRECT: REDIRECT, DEADLINE: DEADLINE, SHUTDOWN: SHUTDOWN,
                         FAILED: EXPORT_FAILED}
-HEADERS_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS")
+HEADERS_VARIABLES = (sc.ENV_OTLP_TRACES_HEADERS, sc.ENV_OTLP_HEADERS)
 
 
 def env_headers(environ: Mapping[str, str] | None = None) -> tuple[tuple[str, str], ...]:
     """The OTLP trace export headers of the environment, as the SDK's exporter reads them."""
     from opentelemetry.util.re import parse_env_headers
 
-    environ = os.environ if environ is None else environ
     for variable in HEADERS_VARIABLES:
-        if environ.get(variable, "").strip():
-            return tuple(parse_env_headers(environ[variable], liberal=True).items())
+        headers = environment.read(variable, environ)
+        if headers:
+            return tuple(parse_env_headers(headers, liberal=True).items())
     return ()
 
 
