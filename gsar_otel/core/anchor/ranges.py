@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final
 
-from gsar_otel.core.anchor_model import Anchor, AnchorKind
+from gsar_otel.core.anchor.model import Anchor, AnchorKind
 
 _BETWEEN: Final = re.compile(r"\bbetween\s+$", re.IGNORECASE)
 _AND: Final = re.compile(r"^\s*(?:and|to)\s*$", re.IGNORECASE)

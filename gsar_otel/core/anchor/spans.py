@@ -1,5 +1,5 @@
 """Where anchors can be: the tokens of a text and its quoted spans, each found in one linear
-scan for :mod:`gsar_otel.core.anchor_scan`."""
+scan for :mod:`gsar_otel.core.anchor.scan`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from bisect import bisect_right
 from typing import Final
 
-from gsar_otel.core.anchor_words import MONTHS
+from gsar_otel.core.anchor.words import MONTHS
 
 _DELIMITERS: Final = "\\s=;,()\\[\\]{}<>\"'`|“”‘’!?*–—…"
 _TOKEN: Final = re.compile(

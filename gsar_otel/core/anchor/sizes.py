@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Final
 
-from gsar_otel.core.anchor_words import TIME_UNIT_WORDS
+from gsar_otel.core.anchor.words import TIME_UNIT_WORDS
 
 _DECIMAL: Final = {"b": 0, "kb": 1, "mb": 2, "gb": 3, "tb": 4, "pb": 5}
 _BINARY: Final = {"kib": 1, "mib": 2, "gib": 3, "tib": 4, "ki": 1, "mi": 2, "gi": 3, "ti": 4}

@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from gsar_otel.core.anchor_compare import views
-from gsar_otel.core.anchor_model import Anchor, AnchorKind
+from gsar_otel.core.anchor.compare import views
+from gsar_otel.core.anchor.model import Anchor, AnchorKind
 from gsar_otel.core.text import STOPWORDS
 
 _CHANGE: Final = (r"(?:increas|decreas|ris|rose|fell|fall|drop|declin|grew|grow|improv|reduc|cut|"

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gsar_otel.core.anchor_model import Anchor, AnchorKind
-from gsar_otel.core.anchor_times import date_numbers
+from gsar_otel.core.anchor.model import Anchor, AnchorKind
+from gsar_otel.core.anchor.times import date_numbers
 
 _DECADE: Final = re.compile(r"(\d{3}0)(?:'s|\u2019s|s)(?![\w'])")
 _CENTURY: Final = re.compile(r"(\d{1,2})(?:st|nd|rd|th)[\s-]+century\b", re.I)

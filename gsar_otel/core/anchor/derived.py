@@ -1,6 +1,6 @@
 """Numbers of a claim that no cited item holds as written but that the cited items make: an
-era, age or span of years (:mod:`.anchor_years`), a difference of two values of one key
-(:mod:`.anchor_differences`), or a range one value lies within (:mod:`.anchor_ranges`). The
+era, age or span of years (:mod:`.years`), a difference of two values of one key
+(:mod:`.differences`), or a range one value lies within (:mod:`.ranges`). The
 integrity guard (:mod:`.integrity`) accepts these in a grounded claim, leniently: the judge
 does the strict reading."""
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from gsar_otel.core.anchor_differences import differs_by, stated_difference
-from gsar_otel.core.anchor_model import Anchor
-from gsar_otel.core.anchor_ranges import stated_ranges
-from gsar_otel.core.anchor_years import stated_years, years_allow
+from gsar_otel.core.anchor.differences import differs_by, stated_difference
+from gsar_otel.core.anchor.model import Anchor
+from gsar_otel.core.anchor.ranges import stated_ranges
+from gsar_otel.core.anchor.years import stated_years, years_allow
 
 
 def derived_reader(claim: str, anchors: Sequence[Anchor], years: Callable[[], frozenset[int]],

@@ -1,8 +1,8 @@
 """Reading a text's typed anchors left to right, in one pass: :func:`extract_anchors`.
 
 The text is cut into tokens at delimiters (spaces, ``=``, quotes, brackets ...) and its quoted
-spans are paired, each in one linear scan (:mod:`gsar_otel.core.anchor_spans`). Each token is
-read by :mod:`gsar_otel.core.anchor_tokens`; a few anchors span several tokens on one line
+spans are paired, each in one linear scan (:mod:`gsar_otel.core.anchor.spans`). Each token is
+read by :mod:`gsar_otel.core.anchor.tokens`; a few anchors span several tokens on one line
 (``3.5 GB``, ``May 1, 2024``, ``10:15:32 UTC``, ``2024-05-01 10:15:32``, ``99th
 percentile``), and the words around a number give it its kind (``HTTP 503``, ``port 5432``,
 ``status=503``), its key (``cpu_pct=97.2``) and its qualifier (``about 40%``). Every token is
@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gsar_otel.core.anchor_model import Anchor, AnchorKind
-from gsar_otel.core.anchor_spans import keyed_tokens, name_continues, quote_spans, token_spans
-from gsar_otel.core.anchor_tokens import (
+from gsar_otel.core.anchor.model import Anchor, AnchorKind
+from gsar_otel.core.anchor.spans import keyed_tokens, name_continues, quote_spans, token_spans
+from gsar_otel.core.anchor.tokens import (
     Clock,
     Piece,
     bare_number,
@@ -24,7 +24,7 @@ from gsar_otel.core.anchor_tokens import (
     read_clock,
     timestamp_piece,
 )
-from gsar_otel.core.anchor_words import (
+from gsar_otel.core.anchor.words import (
     AM_PM,
     FUNCTION_WORDS,
     HOST_KEYS,

@@ -13,8 +13,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Final, NamedTuple
 
-from gsar_otel.core.anchor_model import Anchor, AnchorKind
-from gsar_otel.core.anchor_words import (
+from gsar_otel.core.anchor.model import Anchor, AnchorKind
+from gsar_otel.core.anchor.words import (
     PERCENT_WORDS,
     PRERELEASE,
     SECONDS_PER_UNIT,
