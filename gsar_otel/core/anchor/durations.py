@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Final
 
 from gsar_otel.core.anchor.model import Anchor, AnchorKind
-from gsar_otel.core.anchor.tokens import bare_number
+from gsar_otel.core.anchor.scan import bare_number
 from gsar_otel.core.anchor.words import SECONDS_PER_UNIT, TIME_UNIT_WORDS
 
 _GLUED_PART: Final = re.compile(r"(\d{1,6}(?:\.\d{1,6})?)(ms|us|µs|ns|min|[wdhms])",

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Final, NamedTuple
 
 from gsar_otel.core.anchor.model import Anchor, AnchorKind
-from gsar_otel.core.anchor.tokens import read_clock
+from gsar_otel.core.anchor.scan import read_clock
 from gsar_otel.core.anchor.words import zone_offset
 
 _DAY: Final = 86400
