@@ -30,12 +30,12 @@ from functools import lru_cache
 from typing import Final
 
 from gsar_otel.core.anchor.compare import AnchorIndex, compare_anchors
-from gsar_otel.core.anchor.durations import join_durations
 from gsar_otel.core.anchor.fractions import with_fractions
 from gsar_otel.core.anchor.model import Agreement, Anchor, AnchorKind
 from gsar_otel.core.anchor.scan import extract_anchors as _read
 from gsar_otel.core.anchor.scan import read_clock
 from gsar_otel.core.anchor.times import date_numbers
+from gsar_otel.core.anchor.units import join_durations
 
 __all__ = [
     "Agreement",
