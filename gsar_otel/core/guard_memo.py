@@ -37,11 +37,10 @@ from gsar_otel.core.model import JudgeOutput
 from gsar_otel.core.protocol import GuardMemo
 
 GUARD_MODULES: Final = (
-    "gsar_otel.core.integrity", "gsar_otel.core.anchors", "gsar_otel.core.anchor.compare",
-    "gsar_otel.core.anchor.units", "gsar_otel.core.anchor.fractions",
-    "gsar_otel.core.anchor.years", "gsar_otel.core.anchor.differences",
-    "gsar_otel.core.anchor.ranges", "gsar_otel.core.anchor.derived",
-    "gsar_otel.core.anchor.model", "gsar_otel.core.anchor.scan", "gsar_otel.core.anchor.times",
+    "gsar_otel.core.integrity", "gsar_otel.core.anchors", "gsar_otel.core.anchor",
+    "gsar_otel.core.anchor.compare", "gsar_otel.core.anchor.derived",
+    "gsar_otel.core.anchor.fractions", "gsar_otel.core.anchor.model",
+    "gsar_otel.core.anchor.scan", "gsar_otel.core.anchor.times", "gsar_otel.core.anchor.units",
     "gsar_otel.core.anchor.words", "gsar_otel.core.evidence", "gsar_otel.core.model",
     "gsar_otel.core.scoring", "gsar_otel.core.text", "gsar_otel.core.guard_memo",
 )

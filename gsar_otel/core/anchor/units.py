@@ -28,7 +28,6 @@ from gsar_otel.core.anchor.model import Anchor, AnchorKind
 from gsar_otel.core.anchor.scan import bare_number
 from gsar_otel.core.anchor.words import SECONDS_PER_UNIT, TIME_UNIT_WORDS
 
-
 # -- data sizes in bytes ------------------------------------------------------------------------
 
 _DECIMAL: Final = {"b": 0, "kb": 1, "mb": 2, "gb": 3, "tb": 4, "pb": 5}

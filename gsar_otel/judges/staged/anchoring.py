@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from gsar_otel.core.anchor.years import year_of
+from gsar_otel.core.anchor.derived import year_of
 from gsar_otel.core.anchors import Agreement as CoreAgreement
 from gsar_otel.core.anchors import compare_anchors, extract_anchors, timestamp_parts
 
