@@ -8,7 +8,7 @@ port, ``cfg-7781`` an identifier. Kubernetes event lines read as what they say:
 ``pod/web-7f9c6d-q8zt4`` names the pod ``web-7f9c6d-q8zt4`` (as the name written alone reads),
 ``ip-10-0-3-17.ec2.internal`` is one host, an age ``3m12s`` a duration, and ``(x4 over 10m)``
 a count of 4 over a window of 10 minutes. A share in words is a percentage: "more than half" is
-over 50%, "about a third of" about 33% (:mod:`.anchor_fractions`).
+over 50%, "about a third of" about 33% (:mod:`.anchor.fractions`).
 
 >>> [(a.kind.value, a.value) for a in extract_anchors("p99 hit 250 ms on edge-lb-3")]
 [('percentile', 'p99'), ('duration', 0.25), ('host', 'edge-lb-3')]
@@ -29,13 +29,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final
 
-from gsar_otel.core.anchor_compare import AnchorIndex, compare_anchors
-from gsar_otel.core.anchor_durations import join_durations
-from gsar_otel.core.anchor_fractions import with_fractions
-from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
-from gsar_otel.core.anchor_scan import extract_anchors as _read
-from gsar_otel.core.anchor_times import date_numbers
-from gsar_otel.core.anchor_tokens import read_clock
+from gsar_otel.core.anchor.compare import AnchorIndex, compare_anchors
+from gsar_otel.core.anchor.fractions import with_fractions
+from gsar_otel.core.anchor.model import Agreement, Anchor, AnchorKind
+from gsar_otel.core.anchor.scan import extract_anchors as _read
+from gsar_otel.core.anchor.scan import read_clock
+from gsar_otel.core.anchor.times import date_numbers
+from gsar_otel.core.anchor.units import join_durations
 
 __all__ = [
     "Agreement",

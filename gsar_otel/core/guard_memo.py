@@ -37,13 +37,11 @@ from gsar_otel.core.model import JudgeOutput
 from gsar_otel.core.protocol import GuardMemo
 
 GUARD_MODULES: Final = (
-    "gsar_otel.core.integrity", "gsar_otel.core.anchors", "gsar_otel.core.anchor_compare",
-    "gsar_otel.core.anchor_durations", "gsar_otel.core.anchor_fractions",
-    "gsar_otel.core.anchor_years", "gsar_otel.core.anchor_differences",
-    "gsar_otel.core.anchor_ranges", "gsar_otel.core.anchor_derived", "gsar_otel.core.anchor_sizes",
-    "gsar_otel.core.anchor_model", "gsar_otel.core.anchor_scan",
-    "gsar_otel.core.anchor_spans", "gsar_otel.core.anchor_times", "gsar_otel.core.anchor_tokens",
-    "gsar_otel.core.anchor_words", "gsar_otel.core.evidence", "gsar_otel.core.model",
+    "gsar_otel.core.integrity", "gsar_otel.core.anchors", "gsar_otel.core.anchor",
+    "gsar_otel.core.anchor.compare", "gsar_otel.core.anchor.derived",
+    "gsar_otel.core.anchor.fractions", "gsar_otel.core.anchor.model",
+    "gsar_otel.core.anchor.scan", "gsar_otel.core.anchor.times", "gsar_otel.core.anchor.units",
+    "gsar_otel.core.anchor.words", "gsar_otel.core.evidence", "gsar_otel.core.model",
     "gsar_otel.core.scoring", "gsar_otel.core.text", "gsar_otel.core.guard_memo",
 )
 """Every module the guard's code runs (its imports, transitively; checked by a test) and this

@@ -30,9 +30,7 @@ from typing import Final
 
 from pydantic import Field
 
-from gsar_otel.core.anchor_derived import derived_reader
-from gsar_otel.core.anchor_differences import numbers_by_key
-from gsar_otel.core.anchor_years import years_in
+from gsar_otel.core.anchor.derived import derived_reader, numbers_by_key, years_in
 from gsar_otel.core.anchors import (
     Anchor,
     AnchorIndex,

@@ -17,7 +17,7 @@ from decimal import MAX_EMAX, MIN_EMIN, ROUND_DOWN, ROUND_HALF_UP, Context, Deci
 from functools import lru_cache
 from typing import Final
 
-from gsar_otel.core.anchor_tokens import leading_number, read_clock
+from gsar_otel.core.anchor.scan import leading_number, read_clock
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors, with_quoted_contents
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]`*]*\s+(?=[\"'(\[*]{0,3}(?:`|[A-Z0-9]))")

@@ -1,4 +1,4 @@
-"""Numbers stated as differences (gsar_otel.core.anchor_differences) and the guard accepting
+"""Numbers stated as differences (gsar_otel.core.anchor.derived) and the guard accepting
 one when two cited numbers make it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.core.anchor_differences import (
+from gsar_otel.core.anchor.derived import (
     Difference,
     differs_by,
     numbers_of,

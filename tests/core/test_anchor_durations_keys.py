@@ -92,7 +92,7 @@ def test_a_key_unit_is_not_any_unit(value: int, other: str) -> None:
 def test_a_key_per_a_time_is_a_rate_never_a_time() -> None:
     """iostat's ``w/s`` and ``rkB/s`` count per second: their values are no seconds (nor
     kilobytes), while ``took/s`` is no rate word and ``latency_s`` stays seconds."""
-    from gsar_otel.core.anchor_sizes import key_parts
+    from gsar_otel.core.anchor.units import key_parts
 
     for key in ("w/s", "r/s", "rkB/s", "req/min", "writes/sec"):
         assert key_parts(key)[-1] == "rate", key

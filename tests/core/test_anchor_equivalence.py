@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from gsar_otel.core import anchors as typed
 from gsar_otel.core import text
-from gsar_otel.core.anchor_scan import extract_anchors as read_fresh
+from gsar_otel.core.anchor.scan import extract_anchors as read_fresh
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors, with_quoted_contents
 from gsar_otel.core.text import anchors, legacy_anchors, merge_anchors
 

@@ -10,7 +10,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.core.anchor_times import date_numbers
+from gsar_otel.core.anchor.times import date_numbers
 from gsar_otel.core.anchors import (
     Agreement,
     Anchor,
@@ -142,7 +142,7 @@ def test_the_index_agrees_with_comparing_every_pair(
 @given(st.lists(ALL_KINDS, min_size=1, max_size=4))
 def test_the_guard_never_demotes_a_claim_that_copies_its_cited_row(tokens: list[Token]) -> None:
     row = " ".join(f"{token.row_key}{i}={token.row_value}" for i, token in enumerate(tokens))
-    # "1h and 1 ms" is one duration of 3600.001 s by design (core/anchor_durations.py: parts in
+    # "1h and 1 ms" is one duration of 3600.001 s by design (core/anchor/units.py: parts in
     # descending units joined by nothing, a comma or "and"), which no row states: the values are
     # listed with a separator that never joins, so each claim value is one row value.
     claim = "We saw " + " and also ".join(token.text for token in tokens) + " there"

@@ -9,7 +9,7 @@ from decimal import Decimal
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from gsar_otel.core.anchor_sizes import byte_factors
+from gsar_otel.core.anchor.units import byte_factors
 from gsar_otel.core.anchors import Agreement, compare_anchors, extract_anchors
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.staged import StagedJudge

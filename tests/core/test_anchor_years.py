@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.core.anchor_years import stated_years, years_allow, years_in
+from gsar_otel.core.anchor.derived import stated_years, years_allow, years_in
 from gsar_otel.core.anchors import extract_anchors
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import UNSUPPORTED_NUMBER, check_judge_output

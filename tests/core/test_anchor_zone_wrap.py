@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from gsar_otel.core.anchor_words import ZONES
+from gsar_otel.core.anchor.words import ZONES
 from gsar_otel.core.anchors import Agreement, compare_anchors, extract_anchors
 
 NAMED = sorted(zone.upper() for zone in ZONES if zone.isalpha() and zone.upper() != "Z")

@@ -238,7 +238,7 @@ def test_the_fingerprint_changes_with_any_guard_source(monkeypatch: pytest.Monke
     guard_memo.code_fingerprint.cache_clear()
     try:
         monkeypatch.setattr(guard_memo, "_source", lambda name: (real_source(name) or b"") + (
-            b"\n# edited" if name == "gsar_otel.core.anchor_tokens" else b""))
+            b"\n# edited" if name == "gsar_otel.core.anchor.scan" else b""))
         assert guard_memo.code_fingerprint() not in (None, original)
     finally:
         monkeypatch.undo()

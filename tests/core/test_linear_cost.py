@@ -13,26 +13,15 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.core import (
-    anchor_compare,
-    anchor_model,
-    anchor_scan,
-    anchor_spans,
-    anchor_times,
-    anchor_tokens,
-    anchor_words,
-    anchors,
-    integrity,
-    text,
-)
+from gsar_otel.core import anchors, integrity, text
+from gsar_otel.core.anchor import compare, model, scan, times, words
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Claim, JudgeOutput
 from tests.support.cost import growth_exponent, module_patterns, operations, regex_hazards
 
 pytestmark = pytest.mark.cost
 
-MODULES: list[ModuleType] = [text, integrity, anchors, anchor_scan, anchor_spans, anchor_tokens,
-                             anchor_words, anchor_compare, anchor_times, anchor_model]
+MODULES: list[ModuleType] = [text, integrity, anchors, scan, words, compare, times, model]
 SIZES = [250, 500, 1000, 2000]
 LINEAR = 1.3
 """Largest growth exponent accepted: linear code measures about 1.0, quadratic about 2.0."""

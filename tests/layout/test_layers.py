@@ -19,7 +19,12 @@ PACKAGES = ("gsar_otel", "pytest_gsar")
 MAX_LINES = 800
 """The soft size limit: a module is split by concept, not by size, so the limit only catches a
 module that has grown several concepts (docs/ARCHITECTURE.md, "Module size")."""
-OVER_LIMIT: dict[str, str] = {}
+OVER_LIMIT: dict[str, str] = {
+    "gsar_otel.core.anchor.scan": (
+        "reading a text into anchors: the pass over its tokens and the grammar each token is read "
+        "by are one reading (a date or a clock time is read in one token or over several, by the "
+        "same patterns and parsers)"),
+}
 """Modules allowed past :data:`MAX_LINES`, each with the reason it is still one concept."""
 
 # (layer, module prefixes); a module belongs to the layer of its longest matching prefix.

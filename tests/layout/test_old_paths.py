@@ -1,6 +1,9 @@
 """The deep import paths of 0.1 are gone: they only handed names on to their 0.2 homes, for a
-version that was never published. The paths that did not move import without a warning, and
-the public names from ``gsar_otel`` never warn."""
+version that was never published. The anchor modules that sat flat in ``gsar_otel.core``
+(``anchor_scan``, ``anchor_tokens`` ...) live in the package ``gsar_otel.core.anchor``, with
+nothing left at their old paths; ``gsar_otel.core.anchors`` stays their public face. The paths
+that did not move import without a warning, and the public names from ``gsar_otel`` never
+warn."""
 
 from __future__ import annotations
 
@@ -21,6 +24,20 @@ REMOVED = {
     "gsar_otel.evidence": "gsar_otel.core.evidence",
     "gsar_otel.telemetry": "gsar_otel.otel",
     "gsar_otel._compat": "",
+    "gsar_otel.core.anchor_model": "gsar_otel.core.anchor.model",
+    "gsar_otel.core.anchor_words": "gsar_otel.core.anchor.words",
+    "gsar_otel.core.anchor_scan": "gsar_otel.core.anchor.scan",
+    "gsar_otel.core.anchor_spans": "gsar_otel.core.anchor.scan",
+    "gsar_otel.core.anchor_tokens": "gsar_otel.core.anchor.scan",
+    "gsar_otel.core.anchor_fractions": "gsar_otel.core.anchor.fractions",
+    "gsar_otel.core.anchor_sizes": "gsar_otel.core.anchor.units",
+    "gsar_otel.core.anchor_durations": "gsar_otel.core.anchor.units",
+    "gsar_otel.core.anchor_times": "gsar_otel.core.anchor.times",
+    "gsar_otel.core.anchor_compare": "gsar_otel.core.anchor.compare",
+    "gsar_otel.core.anchor_years": "gsar_otel.core.anchor.derived",
+    "gsar_otel.core.anchor_differences": "gsar_otel.core.anchor.derived",
+    "gsar_otel.core.anchor_ranges": "gsar_otel.core.anchor.derived",
+    "gsar_otel.core.anchor_derived": "gsar_otel.core.anchor.derived",
 }
 
 
@@ -41,8 +58,9 @@ def test_the_new_home_imports_without_a_warning(new: str) -> None:
         importlib.import_module(new)
 
 
-@pytest.mark.parametrize("name", ["gsar_otel.judges.lexical", "gsar_otel.judges.anthropic",
-                                  "gsar_otel.judges.recorded", "gsar_otel.decorator",
+@pytest.mark.parametrize("name", ["gsar_otel.core.anchors", "gsar_otel.judges.lexical",
+                                  "gsar_otel.judges.anthropic", "gsar_otel.judges.recorded",
+                                  "gsar_otel.decorator",
                                   "gsar_otel.semconv", "gsar_otel.config", "gsar_otel.plugins",
                                   "gsar_otel.cli"])
 def test_paths_that_did_not_move_import_without_a_warning(name: str) -> None:

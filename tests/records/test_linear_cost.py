@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gsar_otel.core import anchor_compare
+from gsar_otel.core.anchor import compare
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.records import derive, index, rules
 from gsar_otel.judges.records.judge import RecordsJudge
@@ -22,7 +22,7 @@ def comparisons(n: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     answer = " ".join(f"Pod svc-{i:04d}-x{i % 7} has {i % 13} restarts and {1000 + i} MB."
                       for i in range(n))
     count = [0]
-    real_compare, real_matches = anchor_compare.compare_anchors, anchor_compare.AnchorIndex.matches
+    real_compare, real_matches = compare.compare_anchors, compare.AnchorIndex.matches
 
     def counted_compare(*args: object) -> object:
         count[0] += 1
@@ -34,7 +34,7 @@ def comparisons(n: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
 
     for module in (rules, derive, index):
         monkeypatch.setattr(module, "compare_anchors", counted_compare)
-    monkeypatch.setattr(anchor_compare.AnchorIndex, "matches", counted_matches)
+    monkeypatch.setattr(compare.AnchorIndex, "matches", counted_matches)
     outcomes = RecordsJudge().explain(synthesis=answer, evidence=EvidenceSet.coerce(items))
     return count[0], sum(o.outcome == "verified" for o in outcomes)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.core.anchor_ranges import stated_ranges
+from gsar_otel.core.anchor.derived import stated_ranges
 from gsar_otel.core.anchors import extract_anchors
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.staged import StagedJudge

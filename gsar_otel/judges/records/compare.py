@@ -18,7 +18,7 @@ from decimal import Decimal
 from itertools import pairwise
 from typing import Final
 
-from gsar_otel.core.anchor_compare import views
+from gsar_otel.core.anchor.compare import views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.derive import columns_of

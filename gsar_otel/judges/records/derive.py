@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Final, NamedTuple
 
-from gsar_otel.core.anchor_compare import Interval, queries
+from gsar_otel.core.anchor.compare import Interval, queries
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, AnchorKind, compare_anchors
 from gsar_otel.judges.records.forms import states_of
 from gsar_otel.judges.records.record import Record, Value

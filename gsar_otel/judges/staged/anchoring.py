@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from gsar_otel.core.anchor_years import year_of
+from gsar_otel.core.anchor.derived import year_of
 from gsar_otel.core.anchors import Agreement as CoreAgreement
 from gsar_otel.core.anchors import compare_anchors, extract_anchors, timestamp_parts
 
@@ -45,7 +45,7 @@ SOURCE: Final = "gsar_otel.core.anchors"
 def extract(text: str) -> tuple[Spec, ...]:
     """The anchors of ``text`` as specs, in order."""
     specs: list[Spec] = []
-    # Durations written in parts come joined (core.anchor_durations: "19 minutes 38 seconds").
+    # Durations written in parts come joined (core.anchor.units: "19 minutes 38 seconds").
     for a in extract_anchors(text):
         specs.append(Spec(a.kind.name, a.text, str(a.value), a.key, a.start, a.end, a))
         # a zoned timestamp's own date and time are local; the whole compares in UTC

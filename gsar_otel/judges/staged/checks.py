@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from gsar_otel.core.anchor_differences import stated_difference
+from gsar_otel.core.anchor.derived import stated_difference
 from gsar_otel.core.text import words
 from gsar_otel.judges.staged.absence import check_absence
 from gsar_otel.judges.staged.aggregates import (

@@ -3,7 +3,7 @@
 "On TREC, CBOW outperforms CMOW by 2.4 points" holds when the rows naming CBOW and CMOW (a field
 value holding the word), in the items the claim is aligned with, hold values under a key the
 claim names (``trec``) that differ by 2.4
-(:func:`gsar_otel.core.anchor_differences.stated_difference` says which numbers are differences
+(:func:`gsar_otel.core.anchor.derived.stated_difference` says which numbers are differences
 and how closely they must agree). Only rows naming words of the claim are compared, and only
 under a key it names: among a table's hundreds of pairs of values some differ by any small
 number, so the claim must say which two.
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from itertools import combinations, pairwise
 from typing import Final
 
-from gsar_otel.core.anchor_differences import magnitude, stated_difference
+from gsar_otel.core.anchor.derived import magnitude, stated_difference
 from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec, agree
 from gsar_otel.judges.staged.claims import ClaimSlots, Value

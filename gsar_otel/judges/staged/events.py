@@ -25,7 +25,7 @@ import re
 from datetime import UTC, datetime
 from typing import Final
 
-from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
+from gsar_otel.core.anchor.model import Agreement, Anchor, AnchorKind
 from gsar_otel.core.anchors import compare_anchors
 from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.staged.alignment import Alignment, FactIndex

@@ -1,5 +1,5 @@
 """A range the claim states ("between 80 and 90%", "80-90%", "between 1 and 2 seconds"; read by
-:func:`gsar_otel.core.anchor_ranges.stated_ranges`) against the value of the key it names.
+:func:`gsar_otel.core.anchor.derived.stated_ranges`) against the value of the key it names.
 
 Its two ends are no values of their own: the range holds where the value of that key lies
 within it, and is contradicted where it lies outside. The evidence's durations are compared in
@@ -13,8 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from gsar_otel.core.anchor_differences import magnitude
-from gsar_otel.core.anchor_ranges import Range, stated_ranges
+from gsar_otel.core.anchor.derived import Range, magnitude, stated_ranges
 from gsar_otel.judges.staged.check_model import Check
 from gsar_otel.judges.staged.claims import ClaimSlots, Value
 from gsar_otel.judges.staged.facts import Fact

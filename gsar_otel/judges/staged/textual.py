@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from gsar_otel.core.anchor_words import is_spaced_unit
+from gsar_otel.core.anchor.words import is_spaced_unit
 from gsar_otel.core.text import STOPWORDS, words
 from gsar_otel.judges.staged.anchoring import Spec, extract
 from gsar_otel.judges.staged.lexicon import (

@@ -1,6 +1,6 @@
 """Values read as years against a record's fields: eras, ages and spans of years.
 
-What a claim states (:func:`gsar_otel.core.anchor_years.stated_years`) is read here against the
+What a claim states (:func:`gsar_otel.core.anchor.derived.stated_years`) is read here against the
 aligned facts:
 
 - An era ("the 1980s", "the late 1990s", "the 17th century") is placed by a field whose key
@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gsar_otel.core.anchor_years import Years, ages_between, span_allows, stated_years
-from gsar_otel.core.anchor_years import year_of as core_year_of
+from gsar_otel.core.anchor.derived import Years, ages_between, span_allows, stated_years
+from gsar_otel.core.anchor.derived import year_of as core_year_of
 from gsar_otel.core.text import words
 from gsar_otel.judges.staged.anchoring import Spec
 from gsar_otel.judges.staged.facts import Fact, Field
@@ -60,7 +60,7 @@ class YearsCheck:
 
 
 def year_of(spec: Spec) -> int | None:
-    """:func:`gsar_otel.core.anchor_years.year_of` of the spec's anchor."""
+    """:func:`gsar_otel.core.anchor.derived.year_of` of the spec's anchor."""
     return core_year_of(spec.raw)
 
 

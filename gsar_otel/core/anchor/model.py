@@ -1,7 +1,7 @@
 """The records of typed anchors: what kind a checkable token is, and how two of them agree.
 
-Kept apart from the reader (:mod:`gsar_otel.core.anchor_scan`) and the comparison
-(:mod:`gsar_otel.core.anchor_compare`) so that both can use them without importing each other;
+Kept apart from the reader (:mod:`gsar_otel.core.anchor.scan`) and the comparison
+(:mod:`gsar_otel.core.anchor.compare`) so that both can use them without importing each other;
 :mod:`gsar_otel.core.anchors` is the public face of all three.
 """
 

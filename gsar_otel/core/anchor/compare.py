@@ -19,12 +19,17 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from gsar_otel.core.anchor_durations import duration_quantum
-from gsar_otel.core.anchor_model import Agreement, Anchor, AnchorKind
-from gsar_otel.core.anchor_sizes import SIZE_UNITS, byte_factors, key_parts, size_unit
-from gsar_otel.core.anchor_times import date_numbers, time_keys
-from gsar_otel.core.anchor_tokens import number_text
-from gsar_otel.core.anchor_words import (
+from gsar_otel.core.anchor.model import Agreement, Anchor, AnchorKind
+from gsar_otel.core.anchor.scan import number_text
+from gsar_otel.core.anchor.times import date_numbers, time_keys
+from gsar_otel.core.anchor.units import (
+    SIZE_UNITS,
+    byte_factors,
+    duration_quantum,
+    key_parts,
+    size_unit,
+)
+from gsar_otel.core.anchor.words import (
     PERCENT_WORDS,
     SECONDS_PER_UNIT,
     TIME_UNIT_WORDS,

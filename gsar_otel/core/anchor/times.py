@@ -1,4 +1,4 @@
-"""Times of day and dates as comparison keys, for :mod:`gsar_otel.core.anchor_compare`.
+"""Times of day and dates as comparison keys, for :mod:`gsar_otel.core.anchor.compare`.
 
 Two written times agree to the precision of the less precise one (``10:15`` and ``10:15:32``
 agree; ``10:15:32`` and ``10:15:33`` do not), in the zone as written or, when the zone is
@@ -12,9 +12,9 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Final, NamedTuple
 
-from gsar_otel.core.anchor_model import Anchor, AnchorKind
-from gsar_otel.core.anchor_tokens import read_clock
-from gsar_otel.core.anchor_words import zone_offset
+from gsar_otel.core.anchor.model import Anchor, AnchorKind
+from gsar_otel.core.anchor.scan import read_clock
+from gsar_otel.core.anchor.words import zone_offset
 
 _DAY: Final = 86400
 

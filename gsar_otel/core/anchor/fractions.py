@@ -15,8 +15,8 @@ import re
 from bisect import bisect_left
 from typing import Final
 
-from gsar_otel.core.anchor_model import Anchor, AnchorKind
-from gsar_otel.core.anchor_words import QUALIFIER_PAIRS, QUALIFIERS
+from gsar_otel.core.anchor.model import Anchor, AnchorKind
+from gsar_otel.core.anchor.words import QUALIFIER_PAIRS, QUALIFIERS
 
 SHARES: Final[dict[str, float]] = {
     "half": 50.0, "third": 100 / 3, "quarter": 25.0, "fifth": 20.0, "tenth": 10.0,
