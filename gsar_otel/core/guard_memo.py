@@ -42,7 +42,8 @@ GUARD_MODULES: Final = (
     "gsar_otel.core.anchor.fractions", "gsar_otel.core.anchor.model",
     "gsar_otel.core.anchor.scan", "gsar_otel.core.anchor.times", "gsar_otel.core.anchor.units",
     "gsar_otel.core.anchor.words", "gsar_otel.core.evidence", "gsar_otel.core.model",
-    "gsar_otel.core.scoring", "gsar_otel.core.text", "gsar_otel.core.guard_memo",
+    "gsar_otel.core.scoring", "gsar_otel.core.text", "gsar_otel.core.thresholds",
+    "gsar_otel.core.guard_memo",
 )
 """Every module the guard's code runs (its imports, transitively; checked by a test) and this
 one, which reads memos: a change to any of them makes every recorded memo stale."""
