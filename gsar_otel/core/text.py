@@ -20,9 +20,11 @@ from typing import Final
 from gsar_otel.core.anchor.scan import leading_number, read_clock
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors, with_quoted_contents
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]`*]*\s+(?=[\"'(\[*]{0,3}(?:`|[A-Z0-9]))")
-"""A full stop and the space after it, before a capital, a digit or a name in backticks
-("... 244 bytes behind. `10.20.1.15` is connected")."""
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]`*]*\s+"
+                           r"(?=[\"'(\[*]{0,3}(?:`|[A-Z0-9]|[a-z][a-z0-9]{0,30}[-_][a-z0-9]))")
+"""A full stop and the space after it, before a capital, a digit, a name in backticks or a
+lower-case name ("... 244 bytes behind. `10.20.1.15` is connected", "... on the port.
+redis-exporter at 10.2.6.33 is ...")."""
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _WORD = re.compile(r"[^\W_](?:[\w.\-/%]*(?:[^\W_]|%))?")
 

@@ -208,6 +208,9 @@ def test_a_claims_own_values_must_stand_as_its_words_say(answer, expected):
      ["Only one is behind.", "`10.20.1.15` is in wait_bgsave."]),
     ("It averages 686 ms. That is skewed.", ["It averages 686 ms.", "That is skewed."]),
     ("Ms. Smith agreed. No. 5 held.", ["Ms. Smith agreed.", "No. 5 held."]),
+    ("Nothing listens on the port. redis-exporter is still up.",
+     ["Nothing listens on the port.", "redis-exporter is still up."]),
+    ("See e.g. the logs. it is fine.", ["See e.g. the logs. it is fine."]),
 ])
 def test_where_a_sentence_ends(text, sentences):
     assert split_sentences(text) == sentences
