@@ -65,12 +65,12 @@ _UNDOUBLED = frozenset("lsz")
 
 
 _ABBREVIATION = re.compile(
-    r"(?:^|[\s(])(?:[A-Z]|b|c|ca|no|nos|st|dr|mr|mrs|(?-i:Ms)|jr|sr|vs|v|etc|e\.g|i\.e|inc|ltd|co|"
+    r"(?:^|[\s(])(?:(?-i:[A-Z])|b|c|ca|no|nos|st|dr|mr|mrs|(?-i:Ms)|jr|sr|vs|v|etc|e\.g|i\.e|inc|ltd|co|"
     r"corp|approx|fig|vol|pp|p|u\.s|u\.k|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.$",
     re.IGNORECASE,
 )
 """A part ending in an abbreviation or an initial ("No.", "b.", "L.") does not end a sentence
-("Ms." only as written: "took 686 ms." ends one)."""
+(an initial and "Ms." only as written: "took 686 ms." and "after 1.87 s." end one)."""
 
 
 _ABBREVIATION_TAIL: Final = 12

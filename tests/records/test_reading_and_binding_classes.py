@@ -211,6 +211,9 @@ def test_a_claims_own_values_must_stand_as_its_words_say(answer, expected):
     ("Nothing listens on the port. redis-exporter is still up.",
      ["Nothing listens on the port.", "redis-exporter is still up."]),
     ("See e.g. the logs. it is fine.", ["See e.g. the logs. it is fine."]),
+    ("It returned after 1.87 s. Nearly all of it was the query.",
+     ["It returned after 1.87 s.", "Nearly all of it was the query."]),
+    ("Written by L. M. Rendall in 1990.", ["Written by L. M. Rendall in 1990."]),
 ])
 def test_where_a_sentence_ends(text, sentences):
     assert split_sentences(text) == sentences
