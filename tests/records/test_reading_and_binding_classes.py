@@ -176,6 +176,11 @@ def test_a_command_line_names_its_subject(source, names):
     ("CPU was 41% on web-4 at 14:02.",
      ["cpu_pct=97.2 on host web-3 at 14:02", "cpu_pct=41.0 on host web-4 at 14:02"],
      ["verified"]),
+    # an operation opening the sentence asks for it of every value in it
+    ("Averaging `rt` ($request_time) over the three requests we looked at gives about 300 ms.",
+     [TIMED, LOG_FORMAT], ["verified"]),
+    ("Averaging `rt` ($request_time) over the three requests we looked at gives about 350 ms.",
+     [TIMED, LOG_FORMAT], ["absent"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

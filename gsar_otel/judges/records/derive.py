@@ -56,7 +56,7 @@ def _cue(words: str) -> re.Pattern[str]:
 OPERATIONS: Final = {
     "sum": Operation("sum", _cue(r"total|sum|combined|altogether|in all|overall|together|"
                                 r"aggregate|across|all\b|add(?:s|ed)? up|cumulative|net\b")),
-    "mean": Operation("mean", _cue(r"average|mean|avg|typical|per\b|each\b|on average")),
+    "mean": Operation("mean", _cue(r"averag|mean|avg|typical|per\b|each\b|on average")),
     "extreme": Operation("extreme", _cue(
         r"max|min|peak|highest|lowest|largest|smallest|most|least|fewest|top|slowest|fastest|"
         r"biggest|longest|shortest|worst|best|busiest|high of|low of|up to|as (?:high|low)|"
@@ -74,6 +74,11 @@ OPERATIONS: Final = {
 }
 """Cue words per operation family (``extreme`` covers min and max; ``ratio`` shares, ratios and
 percentages; ``difference`` differences, percent changes and time spans)."""
+
+
+_OPENING_OPS: Final = frozenset({"sum", "mean"})
+"""Operations whose word opening a sentence asks for them of every value in it ("Averaging `rt`
+across those 8 requests gives about 686 ms", "In total, ...")."""
 
 
 class Derivations:
@@ -94,7 +99,9 @@ class Derivations:
         the claim names one by one (the same host in two metric dumps): their columns are one
         key across items."""
         around = claim_text[max(0, anchor.start - CUE_REACH):anchor.end + CUE_REACH]
-        asks = {name for name, op in OPERATIONS.items() if op.cue.search(around)}
+        opening = " ".join(claim_text.split()[:2])  # "Averaging rt ..." governs the sentence
+        asks = {name for name, op in OPERATIONS.items()
+                if op.cue.search(around) or (name in _OPENING_OPS and op.cue.match(opening))}
         key = (*scope, -1 if across else -2)
         facts = self._scopes.get(key)
         if facts is None:
