@@ -181,6 +181,13 @@ def test_a_command_line_names_its_subject(source, names):
      [TIMED, LOG_FORMAT], ["verified"]),
     ("Averaging `rt` ($request_time) over the three requests we looked at gives about 350 ms.",
      [TIMED, LOG_FORMAT], ["absent"]),
+    # an epoch under a time key of text output is a moment too
+    ("The last save was at 00:00:00 UTC on Dec 7.",
+     ["# Persistence\nrdb_last_save_time:1733529600\nrdb_changes_since_last_save:2804411"],
+     ["verified"]),
+    ("The last save was at 00:00:00 UTC on Dec 8.",
+     ["# Persistence\nrdb_last_save_time:1733529600\nrdb_changes_since_last_save:2804411"],
+     ["absent"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

@@ -6,17 +6,11 @@ timestamps."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any, Final
 
-from gsar_otel.judges.records.record import Record, key_words, last_key
+from gsar_otel.judges.records.record import Record, epoch, timeish
 from gsar_otel.judges.records.text_reader import PAIR, read_text
 
-_TIME_WORDS: Final = frozenset({"time", "ts", "timestamp", "date", "stamp", "seen", "created",
-                                "updated", "started", "finished", "when", "epoch", "attempt",
-                                "expires", "deadline", "due", "start", "end", "until", "since",
-                                "renewal", "trial", "period"})
 MAX_DEPTH: Final = 40
 """Deepest JSON nesting flattened; deeper values are kept as their text."""
 
@@ -82,7 +76,7 @@ def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, 
                     _flatten(entry, "", row, out, item, depth + 1, names)
                 out.append(row)
             return
-        if len(node) == 2 and _epoch(node[0]) is not None and not isinstance(node[1], dict | list):
+        if len(node) == 2 and epoch(node[0]) is not None and not isinstance(node[1], dict | list):
             _sample(node, owner, path)
             return
         for entry in node:
@@ -93,7 +87,7 @@ def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, 
     if isinstance(node, bool):
         owner.add(path, "true" if node else "false")
         return
-    stamp = _epoch(node) if _timeish(path) else None
+    stamp = epoch(node) if timeish(path) else None
     if isinstance(node, str) and "\n" in node.strip() and depth < MAX_DEPTH:
         # a tool's text output inside JSON ({"output": "NAME  STATUS\n..."}, MCP content):
         # read as the text it is, its records of their own
@@ -112,8 +106,8 @@ def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, 
 def _sample(pair: list[Any], row: Record, path: str = "") -> None:
     """A ``[time, value]`` sample (Prometheus): its time as a timestamp, its value as the value."""
     prefix = f"{path}." if path else ""
-    if len(pair) == 2 and _epoch(pair[0]) is not None:
-        row.add(f"{prefix}time", _epoch(pair[0]) or "")
+    if len(pair) == 2 and epoch(pair[0]) is not None:
+        row.add(f"{prefix}time", epoch(pair[0]) or "")
         row.add(f"{prefix}value" if path else "value", pair[1])
     else:
         for entry in pair:
@@ -131,25 +125,4 @@ def _tag(entry: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-@lru_cache(maxsize=8192)
-def _timeish(path: str) -> bool:
-    """A key whose number may be an epoch time: one of its words names a time (``ts``,
-    ``timestamp``, ``created``, ``lastSeen``), or it ends in ``_at``/``At``."""
-    last = last_key(path)
-    return bool(key_words(last) & _TIME_WORDS) or last.endswith(("_at", "At"))
 
-
-def _epoch(value: object) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    if 1e12 <= number < 2.5e12:
-        number /= 1000.0
-    if not 9e8 <= number < 2.5e9:
-        return None
-    moment = datetime.fromtimestamp(number, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + (
-        f".{moment.microsecond // 1000:03d}" if moment.microsecond else "") + "Z"

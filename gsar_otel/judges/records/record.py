@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Final
 
@@ -162,3 +163,35 @@ def nameable(name: str) -> bool:
 def _measure(token: str) -> bool:
     anchors = extract_anchors(token)
     return bool(anchors) and all(a.kind in _UNTYPED for a in anchors)
+
+
+TIME_WORDS: Final = frozenset({"time", "ts", "timestamp", "date", "stamp", "seen", "created",
+                                "updated", "started", "finished", "when", "epoch", "attempt",
+                                "expires", "deadline", "due", "start", "end", "until", "since",
+                                "renewal", "trial", "period"})
+"""Key words of times: a number under such a key may be an epoch time."""
+
+
+@lru_cache(maxsize=8192)
+def timeish(path: str) -> bool:
+    """A key whose number may be an epoch time: one of its words names a time (``ts``,
+    ``timestamp``, ``created``, ``lastSeen``), or it ends in ``_at``/``At``."""
+    last = last_key(path)
+    return bool(key_words(last) & TIME_WORDS) or last.endswith(("_at", "At"))
+
+
+def epoch(value: object) -> str | None:
+    """An epoch time (seconds or milliseconds, 1998-2049) as an ISO timestamp, or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    if 1e12 <= number < 2.5e12:
+        number /= 1000.0
+    if not 9e8 <= number < 2.5e9:
+        return None
+    moment = datetime.fromtimestamp(number, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + (
+        f".{moment.microsecond // 1000:03d}" if moment.microsecond else "") + "Z"

@@ -8,7 +8,7 @@ import re
 from typing import Final
 
 from gsar_otel.core.text import split_sentences
-from gsar_otel.judges.records.record import Record, nameable
+from gsar_otel.judges.records.record import Record, epoch, nameable, timeish
 
 _COLUMN_GAP: Final = re.compile(r"\s{2,}|\t|\s*\|\s*")
 _HEADER_WORD: Final = re.compile(r"^[%#]?[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
@@ -177,6 +177,9 @@ def _colon_block(lines: list[str], start: int) -> tuple[Record, int] | None:
         path = ".".join([*(k for _, k in stack), key])
         if value:
             record.add(path, value)
+            stamp = epoch(value) if timeish(path) and value.isdigit() else None
+            if stamp is not None:  # rdb_last_save_time:1733529600 is a moment too
+                record.add(path, stamp)
             for part, said in _value_parts(path, value):
                 record.add(part, said)
             pairs += 1
