@@ -56,6 +56,7 @@ CHECKS = ("Some checks were not successful\n\n"
           "X  CI / test (20.x)                   4m31s    https://ci.example/1\n"
           "*  CI / test (22.x)                            https://ci.example/2\n"
           "\u2713  CI / lint                          48s      https://ci.example/3")
+UNIQ = "  18422 185.220.101.47\n   2211 66.249.66.12\n   1903 40.77.167.3"
 RETENTION = "retention.ms=259200000 log.retention.hours=168 partitions=12\nPartition: 4"
 PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
@@ -188,6 +189,10 @@ def test_a_command_line_names_its_subject(source, names):
     ("The last save was at 00:00:00 UTC on Dec 8.",
      ["# Persistence\nrdb_last_save_time:1733529600\nrdb_changes_since_last_save:2804411"],
      ["absent"]),
+    # uniq -c: a row per line, named by what it counts; a tool's whole output of one number
+    ("66.249.66.12 made about 2.2k requests.", [UNIQ], ["verified"]),
+    ("66.249.66.12 made about 1.9k requests.", [UNIQ], ["contradicted"]),
+    ("185.220.101.47 made 18,422 of today's 25,107 requests.", [UNIQ, "25107"], ["verified"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

@@ -184,6 +184,13 @@ class RecordIndex:
                 and record.group.startswith(f"{record.item}#")]
         return out[:SCOPE_LIMIT]
 
+    def whole_output(self, position: int) -> bool:
+        """True when record ``position`` is its item's one value, a bare number (``grep -c``,
+        ``wc -l``, ``date +%s``): what the tool was asked, with nothing to bind it to."""
+        record = self.records[position]
+        return (len(self._by_item.get(record.item, ())) == 1 and len(record.values) == 1
+                and not record.values[0].key and len(record.values[0].anchors) == 1)
+
     def refs(self, records: Iterable[int]) -> tuple[str, ...]:
         """The evidence ids of ``records``, in order, once each."""
         return tuple(dict.fromkeys(self.records[i].item for i in sorted(records)))

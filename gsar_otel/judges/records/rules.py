@@ -157,6 +157,10 @@ class ValueRule:
             if held:  # "2,291 active connections" beside "Active connections: 2291"
                 return Check(self.name, "verified", index.refs(held),
                              f"{written} found under the attribute the claim names")
+            alone = frozenset(i for i in hits if index.whole_output(i))
+            if alone:  # "today's 25,107 requests" beside `grep -c .` printing 25107
+                return Check(self.name, "verified", index.refs(alone),
+                             f"{written} is a tool's whole output")
             return Check(self.name, "elsewhere", index.refs(hits), f"{written} is found only on "
                          f"records the claim does not speak of")
         return Check(self.name, "absent", (), f"{written} is in no evidence item and derives "

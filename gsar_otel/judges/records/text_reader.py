@@ -54,6 +54,9 @@ def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
     """Text as records: tables, ``key: value`` blocks, ``key=value`` and log lines, prose
     (``group`` names the records' groups when the text is a part of a larger item)."""
     prefix = group or item
+    counted = _counted_lines(item, prefix, text)
+    if counted is not None:
+        return counted
     records: list[Record] = []
     lines = text.splitlines()
     position = 0
@@ -87,6 +90,29 @@ def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
         in_cells = _key_cells(line) is not None  # lines of cells are rows of one table
         records.append(_line(item, f"{prefix}#c" if in_cells else f"{prefix}#l", line))
         position += 1
+    return records
+
+
+_COUNTED: Final = re.compile(r"^\s*(\d+) (\S.*?)\s*$")
+"""A line of ``uniq -c``: a count, then what was counted."""
+
+
+def _counted_lines(item: str, prefix: str, text: str) -> list[Record] | None:
+    """``uniq -c`` output (every line a count and what it counts, at least two): a row per
+    line, named by what it counts (``18422 185.220.101.47``: the address made 18,422)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    found = [_COUNTED.match(line) for line in lines]
+    if len(lines) < 2 or not all(found) or not all(line[:1].isspace() for line in lines):
+        return None  # uniq -c right-aligns its counts
+    records = []
+    for match in found:
+        assert match is not None
+        row = Record(item, f"{prefix}#u")
+        row.add("count", match.group(1))
+        row.add("counted", match.group(2))
+        if " " not in match.group(2):
+            row.names.add(match.group(2).lower())
+        records.append(row)
     return records
 
 
