@@ -247,3 +247,12 @@ def test_another_rows_value_in_a_cell_table_is_never_grounded(lags, data):
     other = data.draw(st.sampled_from([i for i in range(len(lags)) if i != row]))
     assert outcomes(f"Partition {row} lags by {lags[row]:,}.", [table]) == ["verified"]
     assert outcomes(f"Partition {row} lags by {lags[other]:,}.", [table]) != ["verified"]
+
+
+@pytest.mark.parametrize(("token", "name"), [
+    ("e.g", False), ("i.e", False), ("a.m", False),
+    ("k8s.io", True), ("ci-runner", True), ("checkout-api", True), ("pg-main-5", True),
+])
+def test_an_abbreviation_is_no_name(token, name):
+    from gsar_otel.judges.records.rules import _name_like
+    assert _name_like(token, token) is name

@@ -444,13 +444,18 @@ class NameRule:
                         "the names stand together on one record")
 
 
+_ABBREVIATION: Final = re.compile(r"(?:[a-z]\.){1,3}[a-z]?", re.IGNORECASE)
+"""Letters with full stops: an abbreviation ("e.g", "i.e", "a.m"), never a name."""
+
+
 def _name_like(token: str, written: str = "", before: str = "", after: str = "") -> bool:
     """A token only a name is written as: with a digit, ``_@/.``, in CamelCase of three parts
     or more (``ErrorRateCritical``; ``MySQL`` is a product), or hyphenated where a name stands
     (``media-resizer service``, ``spread to media-resizer.``; ``right-hand side`` is a word),
     ``before`` and ``after`` being the words around it."""
-    if not any(c.isalpha() for c in token) or states_of([token]):
-        return False
+    if not any(c.isalpha() for c in token) or states_of([token]) or _ABBREVIATION.fullmatch(
+            token):
+        return False  # "e.g", "i.e": an abbreviation's letters, no name
     if any(c.isdigit() for c in token) or any(c in token for c in "_@/"):
         return True
     if "." in token.strip(".") or len(_CAMEL_PARTS.findall(written)) >= 3:
