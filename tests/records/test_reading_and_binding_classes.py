@@ -57,6 +57,11 @@ CHECKS = ("Some checks were not successful\n\n"
           "*  CI / test (22.x)                            https://ci.example/2\n"
           "\u2713  CI / lint                          48s      https://ci.example/3")
 UNIQ = "  18422 185.220.101.47\n   2211 66.249.66.12\n   1903 40.77.167.3"
+TOP = ("NAME                       CPU(cores)   MEMORY(bytes)\n"
+       "frontend-84c9d6b7f-5gq2n   88m          164Mi\n"
+       "frontend-84c9d6b7f-h7vxc   102m         171Mi\n"
+       "frontend-84c9d6b7f-rz4mk   91m          158Mi")
+HPA = "Name:              frontend\nMin replicas:      3\nMax replicas:      20"
 RETENTION = "retention.ms=259200000 log.retention.hours=168 partitions=12\nPartition: 4"
 PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
@@ -193,6 +198,9 @@ def test_a_command_line_names_its_subject(source, names):
     ("66.249.66.12 made about 2.2k requests.", [UNIQ], ["verified"]),
     ("66.249.66.12 made about 1.9k requests.", [UNIQ], ["contradicted"]),
     ("185.220.101.47 made 18,422 of today's 25,107 requests.", [UNIQ, "25107"], ["verified"]),
+    # a derivation over the rows a name of the claim begins, though a record has that name
+    ("The 3 frontend pods use 281m CPU in total.", [HPA, TOP], ["verified"]),
+    ("The 3 frontend pods use 291m CPU in total.", [HPA, TOP], ["absent"]),
     # a measure is never a count: "4 days" is no Partition: 4, nor a ratio of two numbers
     ("The orders topic keeps data for 4 days.", [TOPIC], ["absent"]),
     ("Retention is retention.ms=259200000, which is 3 days, against a default of 168 hours.",

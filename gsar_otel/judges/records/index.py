@@ -115,6 +115,19 @@ class RecordIndex:
         groups = dict.fromkeys(g for key in keys for g in self._key_groups.get(key, {}))
         return [self._groups[g][:SCOPE_LIMIT] for g in list(groups)[:MAX_KEY_GROUPS]]
 
+    def prefixed_groups(self, tokens: Iterable[str]) -> list[list[int]]:
+        """For each token, the rows of one group whose names it begins (at least two rows:
+        "frontend" of ``frontend-84c9d6b7f-5gq2n`` ...), at most :data:`MAX_KEY_GROUPS`."""
+        out: list[list[int]] = []
+        for token in dict.fromkeys(tokens):
+            rows = sorted(self._prefixes.get(token, ()))
+            groups = {self.records[i].group for i in rows}
+            if len(rows) >= 2 and len(groups) == 1:
+                out.append(rows[:SCOPE_LIMIT])
+            if len(out) >= MAX_KEY_GROUPS:
+                break
+        return out
+
     def at_level(self, level: str) -> frozenset[int]:
         """Log records written at ``level``."""
         return frozenset(self._levels.get(level, ()))

@@ -138,8 +138,10 @@ class ValueRule:
             how = index.derivations.match(claim.clean, anchor, exact, scope, index.records,
                                           numbers, named=bool(own),
                                           across=len(own or subjects.all) > 1)
-            if how is None:  # over the rows that hold a key the claim names ("`rt`")
-                for keyed in index.keyed_groups(claim.key_names):
+            if how is None:  # over the rows that hold a key the claim names ("`rt`"), or
+                # the rows a name of the claim begins ("the 4 frontend pods": frontend-84c9-*)
+                for keyed in [*index.keyed_groups(claim.key_names),
+                              *index.prefixed_groups(t for _, t in claim.tokens)]:
                     how = index.derivations.match(claim.clean, anchor, exact, keyed,
                                                   index.records, numbers)
                     if how is not None:
