@@ -190,7 +190,7 @@ NAME_KEYS: Final = frozenset({
     "principal", "role", "client", "consumer", "region", "zone", "device", "disk", "volume",
     "process", "command", "program", "eventname", "login", "actor", "author",
     "owner", "assignee", "requester", "sender", "committer", "ip", "addr", "server", "peer",
-    "upstream", "unit",
+    "upstream", "unit", "city", "country", "location", "site", "datacenter", "warehouse",
 })
 """Keys whose value names its record (or a kind of record): a claim that writes such a value
 speaks of that record."""
