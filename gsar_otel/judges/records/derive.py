@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
+from functools import lru_cache
 from typing import Final, NamedTuple
 
 from gsar_otel.core.anchor.compare import Interval, queries
@@ -132,7 +133,8 @@ class _Scope:
             if found is None:
                 found = _first(exact, self._aggregates(asks))
             if found is None and ("difference" in asks or "ratio" in asks):
-                found = _first(exact, _pairs(self._pool(anchor, claim_numbers), asks))
+                found = _first(exact, _pairs(self._pool(anchor, claim_numbers), asks,
+                                             _within(exact)))
             if found is not None:
                 return found
         if anchor.kind in (AnchorKind.DURATION, AnchorKind.NUMBER) and (
@@ -339,10 +341,22 @@ _CLAIMED: Final = -1
 _TOTAL: Final = -2
 
 
-def _pairs(pool: list[Entry], asks: set[str]) -> Iterator[tuple[Anchor, str]]:
+def _within(anchor: Anchor) -> Callable[[float], bool]:
+    """Whether a plain derived number or share could meet ``anchor`` at all (read as itself,
+    a share or a percentage): the rest are never built."""
+    bounds = _bounds(anchor)
+    if bounds is None:
+        return lambda _: True
+    low, high = bounds
+    return lambda value: any(low <= value * scale <= high for scale in _SCALES)
+
+
+def _pairs(pool: list[Entry], asks: set[str],
+           within: Callable[[float], bool] = lambda _: True) -> Iterator[tuple[Anchor, str]]:
     """Differences and percent changes of two values of one column (or stated by the claim);
     ratios and shares of two values of one row, of one column, or of a row and its column's
-    total. Values of unrelated columns are never combined."""
+    total. Values of unrelated columns are never combined; a plain number or share that
+    cannot meet the claimed value (``within``) is not built."""
     for i, x in enumerate(pool):
         for y in pool[i + 1:]:
             if x.row == y.row and x.anchor == y.anchor:
@@ -355,20 +369,26 @@ def _pairs(pool: list[Entry], asks: set[str]) -> Iterator[tuple[Anchor, str]]:
                 key = x.column.split("\0", 1)[-1] or y.column.split("\0", 1)[-1]
                 yield _like(x.anchor, abs(x.number - y.number), key), "difference"
                 for low, high in ((x.number, y.number), (y.number, x.number)):
-                    if low:
-                        yield _percent(100.0 * (high - low) / abs(low)), "percent change"
+                    if low and within(change := 100.0 * (high - low) / abs(low)):
+                        yield _percent(change), "percent change"
             if "ratio" in asks and (same_column or claimed or x.row == y.row):
                 for num, den in ((x.number, y.number), (y.number, x.number)):
                     if den:
-                        yield _number(num / den), "ratio"
-                        yield _percent(100.0 * num / den), "share"
-                        yield _percent(100.0 - 100.0 * num / den), "share of the rest"
+                        ratio = num / den
+                        if within(ratio):
+                            yield _number(ratio), "ratio"
+                        if within(100.0 * ratio):
+                            yield _percent(100.0 * ratio), "share"
+                        if within(100.0 - 100.0 * ratio):
+                            yield _percent(100.0 - 100.0 * ratio), "share of the rest"
                 whole = x.number + y.number
                 if whole and _TOTAL not in (x.row, y.row):  # "hits against misses": a rate
                     for part in (x.number, y.number):
-                        yield _percent(100.0 * part / whole), "share of the two"
+                        if within(100.0 * part / whole):
+                            yield _percent(100.0 * part / whole), "share of the two"
 
 
+@lru_cache(maxsize=4096)
 def _attribute_of(column: str) -> str:
     """The last word of a column's key (``master_repl_offset`` and ``offset`` are one
     attribute: offsets), or ``""``."""
