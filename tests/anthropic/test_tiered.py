@@ -57,7 +57,7 @@ def test_an_answer_that_settles_offline_makes_no_call(fake_anthropic: FakeMessag
     assert result.final_decision is Decision.PROCEED
     assert result.tiers is not None
     assert (result.tiers.settled, result.tiers.escalated, result.tiers.model_tier) == (
-        1, 0, "all_settled")
+        2, 0, "all_settled")  # two sentences, two claims, both settled offline
     assert {c.judged_by for c in result.final_partition.all_claims()} == {"offline"}
 
 
