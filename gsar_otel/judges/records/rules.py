@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Final, Literal, Protocol
 
 from gsar_otel.core.anchor.compare import queries, views
@@ -101,6 +102,7 @@ class ValueRule:
     def _one(self, claim: ClaimText, anchor: Anchor, subjects: Subjects,
              index: RecordIndex) -> Check:
         own = subjects.near(anchor.start, claim.clean)
+        in_clause = subjects.in_clause(anchor.start, claim.clean)
         written = anchor.text
         if 0 <= claim.future < anchor.start:
             return Check(self.name, "absent", (), f"{written} is predicted: no record states "
@@ -108,18 +110,17 @@ class ValueRule:
         hits = index.holding(anchor) | index.holding_among(own, anchor)
         if own:
             # the attribute the claim names decides, when the record holds it
-            # a record's time or status stands for the value only where the claim names that
-            # record in the value's own clause ("The ERROR was logged at 10:02:04")
-            bound = bool(subjects.in_clause(anchor.start, claim.clean)) or (
-                not subjects.mentions)
+            # a record's time or status stands for a claimed one only where the claim names
+            # that record in the value's own clause ("The ERROR was logged at 10:02:04") and no
+            # record of the claim holds the value itself; else only where it is found nowhere
+            named_here = bool(in_clause) and not hits & own
             by_attribute = _attribute(claim, anchor, own, index,
-                                      hits if not subjects.mentions or not bound
-                                      or hits & own else frozenset())
+                                      frozenset() if named_here else hits)
             if by_attribute is not None:
                 return by_attribute
         if own and hits & own:
             return Check(self.name, "verified", index.refs(hits & own), f"{written} found")
-        if own and hits and subjects.in_clause(anchor.start, claim.clean):
+        if own and hits and in_clause:
             sibling = _sibling(anchor, own, hits, index)
             if sibling is not None:
                 return sibling
@@ -274,8 +275,7 @@ def _named_values(own: frozenset[int], index: RecordIndex,
         for value in record.values:
             if value.key_words & IDENTITY_KEYS:
                 continue
-            keys = {stem(w.rstrip("s")) for w in value.key_words
-                    if w not in GENERIC_KEYS and len(w) > 2 and w not in STOPWORDS}
+            keys = key_stems(value.key_words)
             if names_key(keys, words) or value.key_words & words & _SHORT_KEYS:
                 out.append((record, value))
     return out
@@ -289,9 +289,8 @@ def _held_under(record: Record, anchor: Anchor, words: set[str]) -> bool:
     """True when ``record`` holds ``anchor``'s value under a key the claim's ``words`` name
     whole (every content word of the key)."""
     for value in record.values:
-        keys = {stem(w.rstrip("s")) for w in value.key_words
-                if w not in GENERIC_KEYS and w not in STOPWORDS and len(w) > 2}
-        if keys and all(names_key({k}, words) for k in keys) and any(
+        keys = key_stems(value.key_words)
+        if keys and names_whole(keys, words) and any(
                 compare_anchors(anchor, held) is Agreement.MATCH for held in value.anchors):
             return True
     return False
@@ -312,8 +311,7 @@ def _covers(value: Value, words: set[str]) -> bool:
     the key's value contradict the claim ("has evicted 184,433 keys" is no
     ``mem_not_counted_for_evict``); a key of a kind (an HTTP status, a log line's time) is
     named by its kind."""
-    keys = {stem(w.rstrip("s")) for w in value.key_words
-            if w not in GENERIC_KEYS and w not in STOPWORDS and len(w) > 2}
+    keys = key_stems(value.key_words)
     if not keys or not words:
         return True
     named = sum(1 for k in keys if names_key({k}, words))
@@ -364,7 +362,20 @@ def same_measure(claim: Anchor, evidence: Anchor) -> bool:
     return not units or any(v.strict and (v.dims - _ANY_UNIT) & units for v in offered)
 
 
-def names_key(keys: set[str], words: set[str]) -> bool:
+@lru_cache(maxsize=8192)
+def key_stems(key_words: frozenset[str],
+              ignored: frozenset[str] = GENERIC_KEYS | STOPWORDS) -> frozenset[str]:
+    """The stems of a key's content words: the words a claim must use to name it (``ignored``
+    words, one- and two-letter parts dropped)."""
+    return frozenset(stem(w.rstrip("s")) for w in key_words if w not in ignored and len(w) > 2)
+
+
+def names_whole(keys: frozenset[str], words: set[str]) -> bool:
+    """True when the claim's ``words`` name every one of a key's stems."""
+    return all(names_key({k}, words) for k in keys)
+
+
+def names_key(keys: set[str] | frozenset[str], words: set[str]) -> bool:
     """True when a claim's word is a key's word, or one begins the other: a key may abbreviate
     a word (``mem`` for memory, ``conns`` for connections), a word may stand for a key only
     with four letters or more (``run`` is no ``runtime``)."""

@@ -77,8 +77,9 @@ class Subjects:
         (within :data:`AFTER_REACH` characters: "14 restarts on cart-7d9f", "broker 103 leads
         partition 1"), else the one named last before it, else just after it; else the
         inherited ones when the claim names none."""
-        if text and self.in_clause(position, text):
-            return self.in_clause(position, text)
+        bound = self.in_clause(position, text) if text else frozenset()
+        if bound:
+            return bound
         before = [(p, r) for p, r in self.mentions if p <= position]
         after = [(p, r) for p, r in self.mentions if 0 < p - position <= AFTER_REACH]
         if before:
