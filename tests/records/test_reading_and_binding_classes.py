@@ -264,3 +264,28 @@ def test_another_rows_value_in_a_cell_table_is_never_grounded(lags, data):
 def test_an_abbreviation_is_no_name(token, name):
     from gsar_otel.judges.records.rules import _name_like
     assert _name_like(token, token) is name
+
+
+QUIET = "2019-01-01T00:00:00Z INFO nightly-archive-zz9 finished quietly"
+"""An item unrelated to every answer here: a log line at INFO."""
+
+
+@pytest.mark.parametrize(("answer", "items", "expected"), [
+    # a claim naming nothing is never said of an unrelated line's level (severity family)
+    ("The alert is critical.", ['{"monitor": {"id": 4412, "priority": "P2"}}'], ["unverified"]),
+    # a consumer group's state: the one record holding that family
+    ("Its state is CompletingRebalance.", [STATE], ["contradicted"]),
+    # the claim's own numbers always enter a derivation, whatever else the items hold
+    ("The hit rate is about 90.4%: 48,213,377 hits against 5,120,988 misses.",
+     ["# Stats\n" + "\n".join(f"counter_{i}:{i}" for i in range(60))
+      + "\nkeyspace_hits:48213377\nkeyspace_misses:5120988"], ["verified"]),
+    # a negated state against the claim's records, whichever order they come in
+    ("On db-7 writes are not being rejected yet.",
+     ["db-7 journal: write rejected by fork", "host: db-7\nstatus: rejected"],
+     ["contradicted"]),
+])
+def test_an_unrelated_or_reordered_item_changes_no_outcome(answer, items, expected):
+    assert outcomes(answer, items) == expected
+    assert outcomes(answer, [*items, QUIET]) == expected
+    assert outcomes(answer, [QUIET, *items]) == expected
+    assert outcomes(answer, items[::-1]) == expected

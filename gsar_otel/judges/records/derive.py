@@ -193,9 +193,12 @@ class _Scope:
             if len(numbers) > 1:  # a row's share of its column
                 pool.append(Entry(math.fsum(n for n, _, _ in numbers), numbers[0][1], column,
                                   _TOTAL))
-        pool += [Entry(float(a.value), a, "", _CLAIMED) for a in claim_numbers
-                 if a is not anchor and isinstance(a.value, float)]
-        return sorted(pool, key=lambda e: (e.number, e.column, e.row))[:MAX_VALUES]  # any order
+        claimed = [Entry(float(a.value), a, "", _CLAIMED) for a in claim_numbers
+                   if a is not anchor and isinstance(a.value, float)][:MAX_VALUES]
+        # the claim's own numbers always enter ("hits against misses"): what other items hold
+        # never pushes them out
+        kept = sorted(pool, key=lambda e: (e.number, e.column, e.row))
+        return [*kept[:MAX_VALUES - len(claimed)], *claimed]
 
 
 class _Candidates:
@@ -441,11 +444,9 @@ AMOUNT_KEYS: Final = frozenset({"amount", "total", "subtotal", "due", "paid", "r
 
 def minor_units(record: Record, value: Value) -> bool:
     """True when ``value`` is an amount in cents: an integer under an amount key of a record
-    that names a two-decimal currency, or of an item that does."""
-    if not value.key_words & AMOUNT_KEYS or "." in value.raw:
-        return False
-    return any(v.key_words & {"currency"} and v.raw.strip('"').lower() in CURRENCIES
-               for v in record.values) or record.currency
+    whose item names a two-decimal currency (:attr:`Record.currency`, set as items are
+    read)."""
+    return record.currency and bool(value.key_words & AMOUNT_KEYS) and "." not in value.raw
 
 
 def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor, str]]:

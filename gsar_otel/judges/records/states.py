@@ -15,13 +15,22 @@ from gsar_otel.core.text import STOPWORDS, stem
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.forms import State
 from gsar_otel.judges.records.index import RecordIndex
-from gsar_otel.judges.records.rules import Check, Outcome, names_key
+from gsar_otel.judges.records.rules import Check, Outcome, key_stems, names_whole
 from gsar_otel.judges.records.subjects import Subjects
+
+OWN_FAMILIES: Final = frozenset({"consumer_group", "pod", "payment"})
+"""State families one kind of object holds (a consumer group, a pod, a payment): the one record
+holding such a state is what a claim naming nothing speaks of. Outcomes, health and severities
+are not among them: any log line or check carries one (a line's ``INFO`` level), and an
+unrelated item would become the claim's subject."""
 
 
 def _only_holder(state: State, index: RecordIndex) -> frozenset[int]:
     """The one record holding a state of ``state``'s family as an attribute, when exactly one
-    does: a claim naming nothing ("Its state is CompletingRebalance") speaks of it."""
+    does and the family is one of :data:`OWN_FAMILIES`: a claim naming nothing ("Its state is
+    CompletingRebalance") speaks of it."""
+    if state.family not in OWN_FAMILIES:
+        return frozenset()
     holders = index.holding_family(state.family)
     return holders if len(holders) == 1 else frozenset()
 
@@ -80,15 +89,15 @@ class StateRule:
 
     def _state(self, state: State, negated: bool, own: frozenset[int],
                index: RecordIndex, may_contradict: bool = True) -> Iterable[Check]:
-        held: dict[State, int] = {}
-        for i in sorted(own):  # in a fixed order: the first state held is the one reported
-            for record_state in sorted(index.states(i)):
-                held.setdefault(record_state, i)
-        if state in held:
-            i = held[state]
-            outcome: Outcome = "contradicted" if negated else "verified"
-            if negated and (state not in index.status(i) or not may_contradict):
+        holders = [i for i in sorted(own) if state in index.states(i)]
+        if holders:
+            # negated, it contradicts a record holding the state as its status, whichever of
+            # the claim's records that is (the evidence's order decides nothing)
+            as_status = [i for i in holders if state in index.status(i)]
+            if negated and (not as_status or not may_contradict):
                 return  # said of a word of a message, not of the record's state
+            i = as_status[0] if negated else holders[0]
+            outcome: Outcome = "contradicted" if negated else "verified"
             yield Check(self.name, outcome, (index.records[i].item,),
                         f"{'says not ' if negated else ''}{state.name}; "
                         f"{index.records[i].item} is {state.name}")
@@ -184,9 +193,8 @@ def _counted(words: set[str], scope: Iterable[int],
     for i in scope:
         record = index.records[i]
         for value in record.values:
-            keys = {stem(w.rstrip("s")) for w in value.key_words
-                    if w not in _COUNT_WORDS and len(w) > 2}
-            if not keys or not all(names_key({k}, words) for k in keys):
+            keys = key_stems(value.key_words, _COUNT_WORDS)
+            if not keys or not names_whole(keys, words):
                 continue
             numbers = [a.value for a in value.anchors
                        if a.kind is AnchorKind.NUMBER and isinstance(a.value, float)]
