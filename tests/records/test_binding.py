@@ -52,12 +52,21 @@ def test_a_word_names_a_key(keys, words, named):
     ("completed in 41 and 44 minutes", ["41 minutes", "44 minutes"]),
     ("between 2–3 GiB", ["2 GiB", "3 GiB"]),
     ("from 5 to 9%", ["5%", "9%"]),
-    ("about 14.8k events", ["14800"]),
+    ("about 14.8k events", ["14.8k"]),    # as written (its precision), read at its scale
     ("capped at 0.75 GiB", ["0.75 GiB"]),   # a size unit is no multiplier
-    ("1.2B rows", ["1200000000"]),
+    ("1.2B rows", ["1.2B"]),
 ])
 def test_values_read_from_a_claim(text, expected):
     assert [a.text for a in read_claim(text).values] == expected
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("about 14.8k events", 14800.0),
+    ("1.2B rows", 1.2e9),
+    ("$402k of revenue", 402000.0),
+])
+def test_a_short_number_is_read_at_its_scale(text, value):
+    assert [a.value for a in read_claim(text).values] == [value]
 
 
 @pytest.mark.parametrize(("text", "negated", "hypothetical"), [

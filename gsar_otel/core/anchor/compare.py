@@ -245,7 +245,20 @@ def _written(anchor: Anchor) -> tuple[Decimal, Decimal] | None:
         value = Decimal(raw.replace(",", "").lstrip("+"))
     except InvalidOperation:
         return None
-    return value, Decimal(1).scaleb(-decimals)
+    quantum = Decimal(1).scaleb(-decimals)
+    # a number written short and read at its scale ("193.6k" as 193,600) keeps the precision
+    # written: to the hundred
+    after = anchor.text.lstrip("~≈≥≤$€£¥")[len(raw):len(raw) + 2]
+    scale = _SHORT_SCALES.get(after) or _SHORT_SCALES.get(after[:1])
+    if (scale is not None and isinstance(anchor.value, float) and value
+            and math.isclose(anchor.value, float(value * scale), rel_tol=1e-9)):
+        return value * scale, quantum * scale
+    return value, quantum
+
+
+_SHORT_SCALES: Final = {"k": Decimal(1000), "K": Decimal(1000), "M": Decimal(10) ** 6,
+                        "B": Decimal(10) ** 9, "bn": Decimal(10) ** 9}
+"""Multipliers of a number written short, when its anchor's value was read at that scale."""
 
 
 @lru_cache(maxsize=65536)

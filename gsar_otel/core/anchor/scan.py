@@ -57,8 +57,9 @@ _SENTENCE_MARKS: Final = frozenset(".!?\n:")
 
 
 def extract_anchors(text: str) -> tuple[Anchor, ...]:
-    """The typed anchors of ``text``, left to right and non-overlapping, in linear time."""
-    return _Scanner(text).run()
+    """The typed anchors of ``text``, left to right and non-overlapping, in linear time. The
+    minus sign (U+2212) is read as a hyphen-minus (one character for one: offsets hold)."""
+    return _Scanner(text.replace("\u2212", "-")).run()
 
 
 class _Scanner:

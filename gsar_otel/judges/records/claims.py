@@ -43,8 +43,11 @@ _MARKUP: Final = re.compile(r"\*\*|__|`|(?<!\w)_(?=\w)|(?<=\w)_(?!\w)|^#+\s*|^>\
                             re.MULTILINE)
 _COMPOUND: Final = re.compile(r"[/_.@:]|\d")
 _ANSWER: Final = re.compile(r"\s*[,.:;!\u2014\u2013-]")
-_WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\w.]*")
+_WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]*(?:_[A-Za-z]+)*|\d[\w.]*")
+"""A word; words joined by underscores are one (``past_due``, ``in_progress``: one state)."""
 _CODE: Final = re.compile(r"`([^`\n]+)`")
+_QUOTED: Final = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d')
+"""A message the claim quotes ("could not connect to server: Connection timed out")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +141,10 @@ def read_claim(text: str) -> ClaimText:
     claim.plain = NAME_TOKEN.sub(
         lambda m: " " * len(m.group(0)) if _COMPOUND.search(m.group(0)) else m.group(0), clean)
     words = [(m.start(), m.group(0).lower()) for m in _WORD.finditer(lowered)]
-    claim.stems = {stem(w) for _, w in words}
+    claim.stems = {stem(part) for _, w in words for part in w.split("_") if part}
     since_negation = NEGATION_REACH + 1
     modal_at = -MODAL_REACH - 1
+    quoted = [m.span() for m in _QUOTED.finditer(lowered)]
     for index, (position, word) in enumerate(words):
         if word in NEGATIONS or word.endswith("n't"):
             if not _ANSWER.match(lowered, position + len(word)):
@@ -157,6 +161,8 @@ def read_claim(text: str) -> ClaimText:
                       for table in STATE_TABLES
                       if table.get(word) or table.get(joined) or table.get(head)), None)
         level = LEVELS.get(word)
+        if any(start < position < end for start, end in quoted):
+            continue  # a quoted message's words: the claim quotes it, it states no state
         if state is not None or level is not None:
             claim.states.append(StatedState(
                 position, state, level, negated, index - modal_at <= MODAL_REACH,

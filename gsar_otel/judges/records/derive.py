@@ -132,7 +132,7 @@ class _Scope:
                 found = self.counts().find(exact)
             if found is None:
                 found = _first(exact, self._aggregates(asks))
-            if found is None and ("difference" in asks or "ratio" in asks):
+            if found is None and asks & {"difference", "ratio", "sum"}:
                 found = _first(exact, _pairs(self._pool(anchor, claim_numbers), asks,
                                              _within(exact)))
             if found is not None:
@@ -193,10 +193,11 @@ class _Scope:
             if len(numbers) > 1:  # a row's share of its column
                 pool.append(Entry(math.fsum(n for n, _, _ in numbers), numbers[0][1], column,
                                   _TOTAL))
-        claimed = [Entry(float(a.value), a, "", _CLAIMED) for a in claim_numbers
+        claimed = [Entry(abs(float(a.value)), a, "", _CLAIMED) for a in claim_numbers
                    if a is not anchor and isinstance(a.value, float)][:MAX_VALUES]
         # the claim's own numbers always enter ("hits against misses"): what other items hold
-        # never pushes them out
+        # never pushes them out; a sign the claim writes marks a direction ("+1,842/-1,297"),
+        # the size is what enters
         kept = sorted(pool, key=lambda e: (e.number, e.column, e.row))
         return [*kept[:MAX_VALUES - len(claimed)], *claimed]
 
@@ -357,14 +358,16 @@ def _within(anchor: Anchor) -> Callable[[float], bool]:
 def _pairs(pool: list[Entry], asks: set[str],
            within: Callable[[float], bool] = lambda _: True) -> Iterator[tuple[Anchor, str]]:
     """Differences and percent changes of two values of one column (or stated by the claim);
-    ratios and shares of two values of one row, of one column, or of a row and its column's
-    total. Values of unrelated columns are never combined; a plain number or share that
-    cannot meet the claimed value (``within``) is not built."""
+    sums of two values the claim states; ratios and shares of two values of one row, of one
+    column, or of a row and its column's total. Values of unrelated columns are never
+    combined; a plain number or share that cannot meet the claimed value (``within``) is not
+    built."""
     for i, x in enumerate(pool):
         for y in pool[i + 1:]:
             if x.row == y.row and x.anchor == y.anchor:
                 continue  # one value read twice (under its key and in its line)
             claimed = _CLAIMED in (x.row, y.row)
+            both_claimed = x.row == y.row == _CLAIMED
             same_column = x.column == y.column or _attribute_of(x.column) == _attribute_of(
                 y.column) != ""
             if ("difference" in asks and x.anchor.kind == y.anchor.kind
@@ -374,6 +377,9 @@ def _pairs(pool: list[Entry], asks: set[str],
                 for low, high in ((x.number, y.number), (y.number, x.number)):
                     if low and within(change := 100.0 * (high - low) / abs(low)):
                         yield _percent(change), "percent change"
+            if "sum" in asks and both_claimed and x.anchor.kind == y.anchor.kind:
+                # two numbers the claim writes: "+1,842/-1,297, about 3,100 in total"
+                yield _like(x.anchor, x.number + y.number, ""), "sum of the two"
             if "ratio" in asks and (same_column or claimed or x.row == y.row):
                 for num, den in ((x.number, y.number), (y.number, x.number)):
                     if den:
@@ -447,6 +453,23 @@ def minor_units(record: Record, value: Value) -> bool:
     whose item names a two-decimal currency (:attr:`Record.currency`, set as items are
     read)."""
     return record.currency and bool(value.key_words & AMOUNT_KEYS) and "." not in value.raw
+
+
+_KEY_BEFORE: Final = re.compile(r"([A-Za-z_][\w.-]*)\s*[=:]\s*$")
+
+
+def restates(claim_text: str, anchor: Anchor, stated: Anchor) -> bool:
+    """True when ``anchor`` is ``stated`` (another value the claim writes just before it)
+    written in another unit: "`MemoryHigh=5368709120` (5 GiB)", "1733573400, i.e. 12:10 UTC".
+    ``stated`` is read as a record's value under the key the claim writes before it."""
+    key = _KEY_BEFORE.search(claim_text[max(0, stated.start - 40):stated.start])
+    record = Record("claim", "claim")
+    record.add(key.group(1) if key else "", stated.text)
+    if any(compare_anchors(anchor, held) is Agreement.MATCH
+           for value in record.values for held in value.anchors):
+        return True
+    return any(compare_anchors(anchor, found) is Agreement.MATCH
+               for found, _ in _conversions(anchor, [record]))
 
 
 def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor, str]]:

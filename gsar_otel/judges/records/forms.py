@@ -77,6 +77,14 @@ _PAYMENTS: Final = {
     "voided": ("voided", "void"),
     "disputed": ("disputed", "chargeback", "charged_back"),
 }
+_SUBSCRIPTIONS: Final = {
+    # a subscription's standing (Stripe's, Chargebee's): the forms no other family writes
+    "past_due": ("past_due", "pastdue", "past-due", "overdue", "delinquent"),
+    "unpaid": ("unpaid",),
+    "trialing": ("trialing", "in_trial", "intrial"),
+    "incomplete": ("incomplete", "incomplete_expired"),
+    "paused": ("paused",),
+}
 _LIFECYCLE: Final = {
     # an alert's or a tracked issue's life: open, resolved, or silenced without a fix
     "firing": ("firing", "fired", "triggered", "unresolved", "reopened", "regressed"),
@@ -108,10 +116,14 @@ HEALTH: Final = MappingProxyType(_rows("health", _HEALTH))
 PAYMENT_STATES: Final = MappingProxyType(_rows("payment", _PAYMENTS))
 """Where a card payment stands."""
 
+SUBSCRIPTION_STATES: Final = MappingProxyType(_rows("subscription", _SUBSCRIPTIONS))
+"""Where a subscription stands."""
+
 CONSUMER_GROUPS: Final = MappingProxyType(_rows("consumer_group", _CONSUMER_GROUPS))
 """A consumer group's state (Kafka's ``--state``)."""
 
-STATE_TABLES: Final = (POD_STATES, PAYMENT_STATES, CONSUMER_GROUPS, STATES, HEALTH)
+STATE_TABLES: Final = (POD_STATES, PAYMENT_STATES, SUBSCRIPTION_STATES, CONSUMER_GROUPS,
+                       STATES, HEALTH)
 """Where a word's state is looked up, most specific first: ``completed`` is a pod state beside
 a pod's row and a run's outcome beside a run."""
 
@@ -150,6 +162,15 @@ DETERMINERS: Final = frozenset({"the", "a", "an", "this", "that", "these", "thos
 FUTURE: Final = re.compile(r"\b(?:will(?! not)|won't|is going to|are going to|expected to|"
                            r"projected to|on track to|likely to)\b", re.IGNORECASE)
 """Words of a prediction: a claim that foretells states nothing the evidence records."""
+SCHEDULE_WORDS: Final = frozenset({"next", "scheduled", "schedule", "planned", "eta", "due",
+                                   "expires", "expiry", "expiration", "reset", "resets",
+                                   "renews", "renewal", "retry", "deadline", "until", "end",
+                                   "ends", "cancel", "trial"})
+"""Key words of a time or amount a record schedules: a prediction of it is recorded."""
+DECREASE_WORDS: Final = frozenset({"deletions", "deleted", "removed", "removals", "decrease",
+                                   "dropped", "lost", "debit", "outflow", "withdrawn",
+                                   "refunded", "shrink", "minus"})
+"""Key words of a size kept unsigned that a claim writes with a minus ("-1,297")."""
 UNIVERSALS: Final = frozenset({"all", "every", "each", "both"})
 """Words that say something of every one of the things a claim names."""
 PLURAL_PRONOUNS: Final = frozenset({"they", "them", "those", "these", "both", "all", "each",

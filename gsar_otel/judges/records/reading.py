@@ -84,13 +84,19 @@ def read_evidence(evidence: EvidenceSet) -> list[Record]:
         for reader in READERS:
             found = reader(evidence_item.id, evidence_item.content)
             if found:
-                priced = any(v.key_words & {"currency"} and v.raw.lower() in CURRENCIES
-                             for record in found for v in record.values)
                 for record in found:
                     record.names |= named
-                    record.currency = priced
                 records.extend(found)
                 break
         if len(records) >= MAX_RECORDS:
-            return records[:MAX_RECORDS]
+            records = records[:MAX_RECORDS]
+            break
+    # one payment API's items name their currency on some objects only (a subscription's
+    # price does, its invoice does not): where the evidence names a currency kept in cents
+    # and none other, every record's amounts are in its minor unit
+    named_currencies = {v.raw.lower() for record in records for v in record.values
+                        if v.key_words & {"currency"} and v.raw.isalpha()}
+    if named_currencies and named_currencies <= CURRENCIES:
+        for record in records:
+            record.currency = True
     return records

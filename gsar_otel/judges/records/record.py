@@ -168,7 +168,8 @@ def _measure(token: str) -> bool:
 TIME_WORDS: Final = frozenset({"time", "ts", "timestamp", "date", "stamp", "seen", "created",
                                 "updated", "started", "finished", "when", "epoch", "attempt",
                                 "expires", "deadline", "due", "start", "end", "until", "since",
-                                "renewal", "trial", "period"})
+                                "renewal", "trial", "period", "reset", "resets", "expiry",
+                                "expiration", "scheduled", "eta", "renews"})
 """Key words of times: a number under such a key may be an epoch time."""
 
 

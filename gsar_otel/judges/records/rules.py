@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from functools import lru_cache
 from typing import Final, Literal, Protocol
 
@@ -24,13 +25,15 @@ from gsar_otel.core.anchor.compare import queries, views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.core.text import STOPWORDS, content_stems, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
-from gsar_otel.judges.records.derive import OPERATIONS
+from gsar_otel.judges.records.derive import OPERATIONS, restates
 from gsar_otel.judges.records.forms import (
     AFFIXES,
     COMPOUND_ENDINGS,
     COMPOUND_PARTS,
+    DECREASE_WORDS,
     ENTITY_NOUNS,
     NAME_PREPOSITIONS,
+    SCHEDULE_WORDS,
     states_of,
 )
 from gsar_otel.judges.records.index import RecordIndex
@@ -83,6 +86,15 @@ class ClaimRule(Protocol):
         """The checks of this rule on ``claim``."""
 
 
+_RESTATING: Final = re.compile(
+    r"\s*(?:\(|,?\s*(?:i\.e\.|that is|or|which is),?)\s*(?:about|~|roughly)?\s*", re.IGNORECASE)
+"""Between a value and its restatement in another unit: "5368709120 (5 GiB)", ", i.e."."""
+FORETOLD_KINDS: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION,
+                                   AnchorKind.CLOCK, AnchorKind.TIMESTAMP, AnchorKind.DATE})
+"""Values a prediction foretells (a quantity, a time); a name or an address in a predicting
+claim names what is already there ("won't help until 10.9.0.5:5432 accepts connections")."""
+
+
 class ValueRule:
     """Typed values: found on the claim's record, derived from its records, another value of
     the record's same attribute (contradicted), or found nowhere (absent)."""
@@ -93,21 +105,38 @@ class ValueRule:
         return bool(claim.values)
 
     def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        before: tuple[Anchor, Check] | None = None
         for anchor in claim.values:
             if (anchor.kind in (AnchorKind.HOST, AnchorKind.NUMBER) and index.named(
                     anchor.text.lower())) or anchor.start in subjects.naming:
                 continue  # a name of a record ("order 769877"): read as the claim's subject
-            yield self._one(claim, anchor, subjects, index)
+            found = self._one(claim, anchor, subjects, index)
+            if (found.outcome != "verified" and before is not None
+                    and before[1].outcome == "verified"
+                    and _RESTATING.fullmatch(claim.clean[before[0].end:anchor.start])
+                    and restates(claim.clean, anchor, before[0])):
+                found = Check(self.name, "verified", before[1].refs,
+                              f"{anchor.text} restates {before[0].text}", derived=True)
+            before = anchor, found
+            yield found
 
     def _one(self, claim: ClaimText, anchor: Anchor, subjects: Subjects,
              index: RecordIndex) -> Check:
         own = subjects.near(anchor.start, claim.clean)
         in_clause = subjects.in_clause(anchor.start, claim.clean)
         written = anchor.text
-        if 0 <= claim.future < anchor.start:
+        hits = index.holding(anchor) | index.holding_among(own, anchor)
+        if 0 <= claim.future < anchor.start and anchor.kind in FORETOLD_KINDS:
+            # a foretold quantity or time is recorded only where a record schedules it
+            # ("will retry on Dec 10" beside ``"next_payment_attempt": 1733846400``)
+            scheduled = frozenset(i for i in sorted(hits)[:MAX_ATTRIBUTED]
+                                  if _held_under(index.records[i], anchor, SCHEDULE_WORDS,
+                                                 whole=False))
+            if scheduled:
+                return Check(self.name, "verified", index.refs(scheduled),
+                             f"{written} is scheduled by a record")
             return Check(self.name, "absent", (), f"{written} is predicted: no record states "
                          f"what has not happened")
-        hits = index.holding(anchor) | index.holding_among(own, anchor)
         if own:
             # the attribute the claim names decides, when the record holds it
             # a record's time or status stands for a claimed one only where the claim names
@@ -135,7 +164,7 @@ class ValueRule:
             numbers = [a for a in claim.values if a.kind not in NAMED_KINDS
                        and a.start not in subjects.naming]
             # a derived value is met at the precision written: "roughly 12%" is no 11.2%
-            exact = replace(anchor, qualifier=None) if anchor.qualifier == "about" else anchor
+            exact = at_precision(anchor)
             how = index.derivations.match(claim.clean, anchor, exact, scope, index.records,
                                           numbers, named=bool(own),
                                           across=len(own or subjects.all) > 1)
@@ -166,6 +195,14 @@ class ValueRule:
                              f"{written} is a tool's whole output")
             return Check(self.name, "elsewhere", index.refs(hits), f"{written} is found only on "
                          f"records the claim does not speak of")
+        if (anchor.kind is AnchorKind.NUMBER and isinstance(anchor.value, float)
+                and anchor.value < 0 and anchor.text.startswith("-")):
+            size = replace(anchor, text=anchor.text[1:], value=-anchor.value)
+            lost = frozenset(i for i in sorted(index.holding(size))[:MAX_ATTRIBUTED]
+                             if _held_under(index.records[i], size, DECREASE_WORDS, whole=False))
+            if lost:  # "+1,842/-1,297" beside ``"deletions": 1297``
+                return Check(self.name, "verified", index.refs(lost),
+                             f"{written} is a decrease the record keeps as its size")
         return Check(self.name, "absent", (), f"{written} is in no evidence item and derives "
                      f"from none")
 
@@ -285,12 +322,32 @@ MAX_ATTRIBUTED: Final = 16
 """Most records holding a value that are read for the attribute the claim names beside it."""
 
 
-def _held_under(record: Record, anchor: Anchor, words: set[str]) -> bool:
-    """True when ``record`` holds ``anchor``'s value under a key the claim's ``words`` name
-    whole (every content word of the key)."""
+_ROUND: Final = re.compile(r"[$€£]?([1-9][\d,]*?)(0+)")
+
+
+def at_precision(anchor: Anchor) -> Anchor:
+    """``anchor`` as a derived value must meet it: at the precision written, not widened by
+    "about" ("roughly 12%" is no 11.2%); a round number's zeros are that precision ("about
+    3,100" is 3,050 to 3,150, written as 3.1 thousand)."""
+    if anchor.qualifier != "about":
+        return anchor
+    plain = replace(anchor, qualifier=None)
+    whole = _ROUND.fullmatch(anchor.text)
+    if anchor.kind is not AnchorKind.NUMBER or whole is None or not isinstance(
+            anchor.value, float):
+        return plain
+    thousands = format(Decimal(anchor.text.lstrip("$€£").replace(",", "")) / 1000, "f")
+    return replace(plain, text=f"{thousands.rstrip('0').rstrip('.')}k")
+
+
+def _held_under(record: Record, anchor: Anchor, words: Iterable[str], *,
+                whole: bool = True) -> bool:
+    """True when ``record`` holds ``anchor``'s value under a key ``words`` name whole (every
+    content word of the key), or, with ``whole=False``, under a key holding one of ``words``."""
     for value in record.values:
         keys = key_stems(value.key_words)
-        if keys and names_whole(keys, words) and any(
+        named = names_whole(keys, set(words)) if whole else bool(value.key_words & set(words))
+        if keys and named and any(
                 compare_anchors(anchor, held) is Agreement.MATCH for held in value.anchors):
             return True
     return False
@@ -515,11 +572,3 @@ class CauseRule:
                 return
         yield Check(self.name, "absent", (), "the stated cause is not stated by any record "
                     "of the claim")
-
-
-
-"""Every rule, in the order their checks are reported."""
-
-
-
-

@@ -18,7 +18,7 @@ from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.rules import Check, Outcome, key_stems, names_whole
 from gsar_otel.judges.records.subjects import Subjects
 
-OWN_FAMILIES: Final = frozenset({"consumer_group", "pod", "payment"})
+OWN_FAMILIES: Final = frozenset({"consumer_group", "pod", "payment", "subscription"})
 """State families one kind of object holds (a consumer group, a pod, a payment): the one record
 holding such a state is what a claim naming nothing speaks of. Outcomes, health and severities
 are not among them: any log line or check carries one (a line's ``INFO`` level), and an

@@ -158,8 +158,9 @@ def reread(anchor: Anchor, text: str) -> Anchor:
         return anchor
     value = anchor.value * SHORT[suffix]
     unit = anchor.unit if anchor.unit in MONEY_UNITS else None
-    return Anchor(AnchorKind.NUMBER, f"{value:.0f}", value, unit, anchor.start, anchor.end,
-                  anchor.key, "about")
+    # as written, at its scale: "$193.6k" is 193,550 to 193,650
+    return Anchor(AnchorKind.NUMBER, written, value, unit, anchor.start, anchor.end,
+                  anchor.key, anchor.qualifier)
 
 
 CORE_UNITS: Final = frozenset({"core", "cores", "cpu", "cpus", "vcpu", "vcpus"})
