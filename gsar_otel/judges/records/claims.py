@@ -10,6 +10,7 @@ from typing import Final
 
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors
 from gsar_otel.core.text import STOPWORDS, split_sentences, stem
+from gsar_otel.judges.records.counts import Predicate, counted_class, word_counts
 from gsar_otel.judges.records.forms import (
     ADVICE,
     CAUSE,
@@ -96,6 +97,8 @@ class ClaimText:
     key_names: tuple[str, ...] = ()
     """Keys the claim writes as code (```rt```, ```worker_connections```): the attribute it
     speaks of, whose rows a derivation may be over."""
+    counted: dict[int, tuple[str, Predicate]] = field(default_factory=dict)
+    """The class of records a count at a position counts ("three 5xx responses")."""
 
 
 _RANGE: Final = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|or)\s*$")
@@ -134,7 +137,16 @@ def read_claim(text: str) -> ClaimText:
             lowered = re.sub(rf"\b{re.escape(phrase)}\b", form, lowered)
     claim = ClaimText(text=text, clean=clean)
     anchors = extract_anchors(clean)
-    claim.values = _ranges([reread(a, clean) for a in anchors if a.kind in VALUE_KINDS], clean)
+    read = [reread(a, clean) for a in anchors if a.kind in VALUE_KINDS]
+    taken = [(a.start, a.end) for a in read]
+    read += [a for a in word_counts(clean)
+             if not any(start < a.end and a.start < end for start, end in taken)]
+    claim.values = _ranges(sorted(read, key=lambda a: a.start), clean)
+    for value in claim.values:
+        if value.kind is AnchorKind.NUMBER and isinstance(value.value, float):
+            counted = counted_class(clean, value.end)
+            if counted is not None:
+                claim.counted[value.start] = counted
     claim.measures = {(a.start, a.end) for a in anchors}
     claim.tokens = [(m.start(), m.group(0).lower().rstrip(".:/"))
                     for m in NAME_TOKEN.finditer(clean)]

@@ -1,11 +1,17 @@
 """Comparisons: a claimed direction ("goes up to 12", "fell from 6,120 to 5,587") checked
-against the values it compares.
+against the values it compares, and a comparison between two sides the claim names ("Blue is
+the slower one", "more open bugs than iOS") against the facts it compares.
 
 A claim's direction words are a table (:data:`DIRECTIONS`: a word and its sign). A value the
 claim gives a direction is checked two ways: against the claim's own starting value ("from A to
 B": the sign of B - A), and against the changes the evidence records (``max_size = 20 -> 12``,
 ``from 20 to 12``: the change whose new value is the claimed one). The same sign is verified, the
 opposite contradicted; a value no change ends at is left to the other rules.
+
+A comparison between two sides (:data:`COMPARATIVES`: a comparative word and which side's
+quantity it says is the greater) is checked against the values the claim itself binds to each
+side (each value to the side named in its clause), else against how many rows of one table
+hold each side's word.
 """
 
 from __future__ import annotations
@@ -20,12 +26,14 @@ from typing import Final
 
 from gsar_otel.core.anchor.compare import views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
-from gsar_otel.judges.records.claims import ClaimText
+from gsar_otel.core.text import STOPWORDS
+from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.derive import columns_of
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import Record
 from gsar_otel.judges.records.rules import Check
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
+from gsar_otel.judges.records.units import claim_measure
 
 DIRECTIONS: Final = {
     "up": 1, "rose": 1, "rise": 1, "rises": 1, "risen": 1, "increase": 1, "increased": 1,
@@ -43,6 +51,25 @@ MAX_STEPS: Final = 8
 REACH: Final = 40
 """How far before a value its direction word may stand (in its clause)."""
 _NUMERIC: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION})
+COMPARATIVES: Final = {
+    # word -> (+1: the first side's quantity is the greater; -1: the smaller), and for speed
+    # words the measure they are said in (a slower request takes longer, a slower rate is less)
+    "more": (1, ""), "higher": (1, ""), "greater": (1, ""), "bigger": (1, ""),
+    "larger": (1, ""), "heavier": (1, ""), "busier": (1, ""), "longer": (1, ""),
+    "fewer": (-1, ""), "less": (-1, ""), "lower": (-1, ""), "smaller": (-1, ""),
+    "shorter": (-1, ""), "lighter": (-1, ""),
+    "slower": (1, "duration"), "faster": (-1, "duration"),
+}
+"""Comparative words: which side's quantity each says is the greater."""
+_THAN: Final = re.compile(
+    r"\b(" + "|".join(COMPARATIVES) + r")\b((?:\s+[\w-]+){0,4}?)\s+than\s+(?:the\s+|that\s+of\s+)?"
+    r"([\w.-]+)", re.IGNORECASE)
+_THE_ONE: Final = re.compile(
+    r"\b(?:is|was|are|were)\s+(?:by far\s+|clearly\s+)?the\s+(" + "|".join(COMPARATIVES) +
+    r")\s+(?:one|of the two)\b", re.IGNORECASE)
+_PRONOUNS: Final = frozenset({"it", "they", "this", "that", "these", "those", "which", "its",
+                              "there", "each", "both", "all", "none", "one"})
+_MEASURED: Final = frozenset({AnchorKind.NUMBER, AnchorKind.DURATION, AnchorKind.PERCENT})
 _WORD: Final = re.compile(r"[a-z]+")
 _FROM: Final = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _TO: Final = re.compile(r"^\s*(?:to|->|\u2192)\s*$", re.IGNORECASE)
@@ -222,3 +249,120 @@ def _magnitudes(first: Anchor, second: Anchor) -> tuple[Decimal, Decimal] | None
             and isinstance(first.value, float) and isinstance(second.value, float)):
         return Decimal(str(first.value)), Decimal(str(second.value))
     return None
+
+
+class ComparativeRule:
+    """A comparison between two sides the claim names, against the values it binds to each
+    side or the rows of one table each side's word is on."""
+
+    name = "comparison"
+
+    def applies(self, claim: ClaimText) -> bool:
+        return bool(_THAN.search(claim.clean) or _THE_ONE.search(claim.clean))
+
+    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        text = claim.clean
+        than = _THAN.search(text)
+        the_one = _THE_ONE.search(text) if than is None else None
+        found = than or the_one
+        assert found is not None
+        word = found.group(1).lower()
+        first = _first_side(text, found.start())
+        if first is None:
+            return
+        second = than.group(3).lower().strip(".,;:") if than is not None else None
+        if second in STOPWORDS or second in _PRONOUNS or second == first:
+            return
+        direction, measure = COMPARATIVES[word]
+        mine, theirs = _sides(claim, first, second)
+        if mine and theirs:
+            yield from _by_values(word, direction, measure, mine, theirs, first)
+        elif than is not None and second and not mine and not theirs and (
+                claim.clean[found.end(1):found.end(2)].strip()):
+            yield from _by_rows(word, direction, first, second, index)
+
+
+def _first_side(text: str, before: int) -> str | None:
+    """The first side: the first content word of the clause the comparative stands in."""
+    clause_start = max((m.end() for m in CLAUSE.finditer(text, 0, before)), default=0)
+    for token in text[clause_start:before].split():
+        word = token.strip(".,;:()`'\"").lower()
+        if not word or word in ("the", "a", "an", "so", "and", "but", "yes", "no"):
+            continue
+        if word in STOPWORDS or word in _PRONOUNS:
+            return None
+        return word.removesuffix("'s")
+    return None
+
+
+_SIDE_CLAUSE: Final = re.compile(r"(?<!\d),|,(?!\d)|[;:\u2014(]|\.\s| and | but | while | whereas ")
+"""What ends a clause ("17,904" holds no end)."""
+
+
+def _clause(text: str, at: int) -> str:
+    start = max((m.end() for m in _SIDE_CLAUSE.finditer(text, 0, at)), default=0)
+    end = _SIDE_CLAUSE.search(text, at)
+    return text[start:end.start() if end else len(text)].lower()
+
+
+def _sides(claim: ClaimText, first: str,
+           second: str | None) -> tuple[list[Anchor], list[Anchor]]:
+    """The claim's measured values said of each side: a value whose clause names the first
+    side is its; one whose clause names the second (or, with no second named, does not name
+    the first) is the other's."""
+    mine: list[Anchor] = []
+    theirs: list[Anchor] = []
+    pattern = re.compile(rf"\b{re.escape(first)}\b")
+    other = re.compile(rf"\b{re.escape(second)}\b") if second else None
+    for value in claim.values:
+        if value.kind not in _MEASURED or value.kind in NAMED_KINDS:
+            continue
+        clause = _clause(claim.clean, value.start)
+        if pattern.search(clause):
+            mine.append(value)
+        elif other is None or other.search(clause):
+            theirs.append(value)
+    return mine, theirs
+
+
+def _by_values(word: str, direction: int, measure: str, mine: list[Anchor],
+               theirs: list[Anchor], first: str) -> Iterable[Check]:
+    for a in mine:
+        b = next((b for b in theirs if claim_measure(b) == claim_measure(a)
+                  and (a.unit or "").lower() == (b.unit or "").lower()), None)
+        if b is None or not isinstance(a.value, float) or not isinstance(b.value, float):
+            continue
+        said = claim_measure(a)
+        if measure and said not in (measure, "rate"):
+            continue  # "slower" of a count says nothing of which is greater
+        sign = -direction if measure and said == "rate" else direction
+        if a.value == b.value:
+            continue
+        holds = (a.value > b.value) == (sign > 0)
+        yield Check("comparison", "verified" if holds else "contradicted", (),
+                    f"{first} is {word}: {a.text} against {b.text}" if holds else
+                    f"says {first} is {word}, but the claim gives it {a.text} against {b.text}")
+        return
+
+
+def _by_rows(word: str, direction: int, first: str, second: str,
+             index: RecordIndex) -> Iterable[Check]:
+    """How many rows of one table hold each side's word as a whole cell word (``bug,
+    android, p1``): "more open bugs than iOS" compares those counts."""
+    counts: dict[str, list[int]] = {}
+    for record in index.records:
+        words = {w for v in record.values if v.key and len(v.raw) <= 80
+                 for w in re.split(r"[\s,;|/]+", v.raw.lower()) if w}
+        tally = counts.setdefault(record.group, [0, 0])
+        tally[0] += first in words
+        tally[1] += second in words
+    # the table where the two sides stand on the most rows (a list of the labels themselves
+    # holds each once)
+    both = sorted(((a + b, a, b) for a, b in counts.values() if a and b), reverse=True)
+    if not both or (len(both) > 1 and both[0][0] == both[1][0]):
+        return
+    _, a, b = both[0]
+    holds = (a > b) == (direction > 0) and a != b
+    yield Check("comparison", "verified" if holds else "contradicted", (),
+                f"{first} is on {a} rows, {second} on {b}" if holds else
+                f"says {first} has {word}; {first} is on {a} rows, {second} on {b}")

@@ -9,7 +9,7 @@ from typing import Final
 
 from gsar_otel.judges.records.actors import ActorRule
 from gsar_otel.judges.records.claims import ClaimText
-from gsar_otel.judges.records.compare import ComparisonRule, RelationRule
+from gsar_otel.judges.records.compare import ComparativeRule, ComparisonRule, RelationRule
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.rules import (
     CauseRule,
@@ -24,10 +24,10 @@ from gsar_otel.judges.records.subjects import Subjects, subjects_of
 
 RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
                                      PredicateRule(), NoneRule(), CauseRule(), ComparisonRule(),
-                                     RelationRule(), ActorRule())
+                                     ComparativeRule(), RelationRule(), ActorRule())
 """Every rule: values, moments, names, states, negated predicates, counts of what did not
-happen, causes, comparisons,
-relations between the claim's own values, actors."""
+happen, causes, directions of change, comparisons between two sides, relations between the
+claim's own values, actors."""
 
 
 def check_claim(claim: ClaimText, index: RecordIndex,

@@ -25,6 +25,7 @@ from gsar_otel.core.anchor.compare import queries, views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.core.text import STOPWORDS, content_stems, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
+from gsar_otel.judges.records.counts import Predicate, class_counts
 from gsar_otel.judges.records.derive import OPERATIONS, restates
 from gsar_otel.judges.records.forms import (
     AFFIXES,
@@ -125,6 +126,11 @@ class ValueRule:
         own = subjects.near(anchor.start, claim.clean)
         in_clause = subjects.in_clause(anchor.start, claim.clean)
         written = anchor.text
+        counted = claim.counted.get(anchor.start)
+        if counted is not None:
+            found = _count(anchor, counted, own or subjects.all, index)
+            if found is not None:
+                return found
         hits = index.holding(anchor) | index.holding_among(own, anchor)
         if 0 <= claim.future < anchor.start and anchor.kind in FORETOLD_KINDS:
             # a foretold quantity or time is recorded only where a record schedules it
@@ -205,6 +211,25 @@ class ValueRule:
                              f"{written} is a decrease the record keeps as its size")
         return Check(self.name, "absent", (), f"{written} is in no evidence item and derives "
                      f"from none")
+
+
+def _count(anchor: Anchor, counted: tuple[str, Predicate], own: frozenset[int],
+           index: RecordIndex) -> Check | None:
+    """A count of a class of records ("three 5xx responses") against how many of the claim's
+    records (each group, and all of them) are in it; None when none is (the class is not
+    what these records hold)."""
+    name, predicate = counted
+    scope = index.scope(own)
+    counts = class_counts(((index.records[i], index.status(i)) for i in scope), predicate,
+                          lambda record: record.group)
+    if not counts:
+        return None
+    if any(compare_anchors(anchor, Anchor(AnchorKind.NUMBER, str(n), float(n), None, 0, 0,
+                                          None, None)) is Agreement.MATCH for n in counts):
+        return Check("value", "verified", index.refs(frozenset(scope)),
+                     f"{anchor.text} is the count of {name} records", derived=True)
+    return Check("value", "absent", (), f"{anchor.text} {name}: the claim's records hold "
+                 f"{' or '.join(str(n) for n in dict.fromkeys(counts))}")
 
 
 def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: RecordIndex,
@@ -353,14 +378,23 @@ def _held_under(record: Record, anchor: Anchor, words: Iterable[str], *,
     return False
 
 
+_SOLE_LETTERS: Final = 12
+"""Letters a value may hold beside its one number and still be that number ("peak: 6.0G")."""
+
+
 def _sole(value: Value, anchor: Anchor) -> bool:
     """True when ``value`` holds at most one value comparable to ``anchor``, and a number or
     a duration only as the whole value: the address of ``upstream: http://10.0.4.21:8080/x``
     is its value, the ``1.1`` of ``request: POST /api/v2/checkout HTTP/1.1`` is not."""
     comparable = [a for a in value.anchors
                   if compare_anchors(anchor, a) is not Agreement.UNRELATED]
-    return len(comparable) <= 1 and (
-        anchor.kind not in (AnchorKind.NUMBER, AnchorKind.DURATION) or len(value.anchors) <= 1)
+    if anchor.kind not in (AnchorKind.NUMBER, AnchorKind.DURATION):
+        return len(comparable) <= 1
+    if len(value.anchors) > 1:
+        return False
+    # the number is the value, not a part of a text ("GET /p/merino-crew-sock HTTP/1.1")
+    rest = value.raw.replace(value.anchors[0].text, " ", 1) if value.anchors else value.raw
+    return sum(c.isalpha() for c in rest) <= _SOLE_LETTERS
 
 
 def _covers(value: Value, words: set[str]) -> bool:

@@ -239,9 +239,45 @@ def _colon_parts(match: re.Match[str]) -> tuple[int, str, str | None]:
     return len(match.group(4)), match.group(5), match.group(6)
 
 
+LINE_FORMATS: Final = (
+    # a line format a tool writes, its fields named by the groups of one pattern
+    ("access log", re.compile(  # the common and combined log formats (nginx, Apache, Envoy)
+        r'^(?P<remote_addr>\S+) (?P<ident>\S+) (?P<remote_user>\S+) \[(?P<time_local>[^\]]+)\] '
+        r'"(?P<request>[^"]*)" (?P<status>\d{3}) (?P<body_bytes_sent>\d+|-)'
+        r'(?: "(?P<http_referer>[^"]*)" "(?P<http_user_agent>[^"]*)")?(?P<rest>.*)$')),
+)
+"""Line formats read field by field: (name, pattern); a field ``rest`` is read for
+``key=value`` pairs, a ``request`` names its path."""
+_REQUEST_PATH: Final = re.compile(r"^[A-Z]+ (/[^\s?]*)")
+
+
+def _formatted(item: str, group: str, line: str) -> Record | None:
+    """A line of one of :data:`LINE_FORMATS`, or None."""
+    for _, pattern in LINE_FORMATS:
+        found = pattern.match(line.strip())
+        if found is None:
+            continue
+        record = Record(item, group)
+        for key, value in found.groupdict().items():
+            if key == "rest" or value in (None, "", "-"):
+                continue
+            record.add(key, value)
+        path = _REQUEST_PATH.match(found.groupdict().get("request") or "")
+        if path is not None and len(path.group(1)) > 1:
+            name = path.group(1).lower()
+            record.names.update({name, name.strip("/"), name.rstrip("/").rsplit("/", 1)[-1]})
+        for key, value in PAIR.findall(found.groupdict().get("rest") or ""):
+            record.add(key, value.strip('"'))
+        return record
+    return None
+
+
 def _line(item: str, group: str, line: str) -> Record:
-    """One line: a named line of pairs, a log line (time, level, ``key=value`` pairs, message)
-    or a line of prose."""
+    """One line: a line of a known format, a named line of pairs, a log line (time, level,
+    ``key=value`` pairs, message) or a line of prose."""
+    formatted = _formatted(item, group, line)
+    if formatted is not None:
+        return formatted
     record = Record(item, group)
     cells = _key_cells(line)
     if cells is not None:

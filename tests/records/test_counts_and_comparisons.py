@@ -1,0 +1,68 @@
+"""Counts of a class of records ("three 5xx responses", "two 404s", "4 failed jobs") checked
+against how many records are in it, and comparisons between two sides a claim names ("Blue is
+the slower one", "more open bugs than iOS") against the values the claim binds to each side or
+the rows each side's word is on; an access log line is read field by field. Each class a table
+row, with the row that must not pass beside the row that must."""
+
+from __future__ import annotations
+
+import pytest
+
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.records.judge import RecordsJudge
+from gsar_otel.judges.records.text_reader import read_text
+
+judge = RecordsJudge()
+
+ACCESS = "\n".join(
+    f'10.0.0.{n} - - [07/Dec/2024:14:2{n}:03 +0000] "GET /api/{path} HTTP/1.1" {status} 512 '
+    f'"-" "curl/8.5.0"' for n, (path, status) in enumerate([
+        ("cart", 200), ("cart", 500), ("orders", 499), ("orders", 404), ("cart", 500),
+        ("orders", 404), ("healthz", 200)]))
+JOBS = ("NAME            STATUS     COMPLETIONS\n"
+        "etl-nightly     Failed     0/1\n"
+        "etl-hourly      Complete   1/1\n"
+        "report-weekly   Failed     0/1\n"
+        "cleanup         Complete   1/1")
+POOLS = "pool   requests  avg_rt\nblue   18220     0.143\ngreen  17904     0.391"
+ISSUES = ("ID    TITLE                     LABELS\n"
+          "#941  Crash opening camera      bug, android, p1\n"
+          "#938  Push delayed              bug, ios\n"
+          "#930  Login loops               bug, ios, p1\n"
+          "#922  Dark mode contrast        bug, android")
+
+
+def outcomes(answer: str, items: list[object]) -> list[str]:
+    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
+
+
+@pytest.mark.parametrize(("answer", "items", "expected"), [
+    # a count of a class of records: HTTP status classes and codes, in digits or words
+    ("There were two 5xx responses and two 404s.", [ACCESS], ["verified"]),
+    ("There were three 5xx responses and two 404s.", [ACCESS], ["absent"]),
+    ("There were 2 server errors.", [ACCESS], ["verified"]),
+    ("There were 3 server errors.", [ACCESS], ["absent"]),
+    ("Three 4xx responses were logged.", [ACCESS], ["verified"]),
+    # and states of rows
+    ("Two failed jobs need a rerun.", [JOBS], ["verified"]),
+    ("Three failed jobs need a rerun.", [JOBS], ["absent"]),
+    # a comparison by the values the claim binds to each side
+    ("Green is the slower one: green averages 391 ms, against 143 ms for blue.", [POOLS],
+     ["verified"]),
+    ("Blue is the slower one: green averages 391 ms, against 143 ms for blue.", [POOLS],
+     ["contradicted"]),
+    # a comparison by the rows each side's word is on
+    ("Android has as many open bugs as iOS.", [ISSUES], ["unverified"]),
+    ("Android has more open bugs than iOS.", [ISSUES], ["contradicted"]),
+])
+def test_counts_and_comparisons(answer, items, expected):
+    assert outcomes(answer, items) == expected
+
+
+def test_an_access_log_line_is_read_field_by_field():
+    record = read_text("E1", ACCESS)[1]
+    fields = {value.key: value.raw for value in record.values}
+    assert fields["status"] == "500"
+    assert fields["request"] == "GET /api/cart HTTP/1.1"
+    assert fields["remote_addr"] == "10.0.0.1"
+    assert "/api/cart" in record.names
