@@ -67,6 +67,13 @@ PRS = '[{"number": 1482, "reviews": 3}, {"number": 1479, "reviews": 5}]'
 CGTOP = ("Control Group                         Tasks   %CPU   Memory\n"
          "system.slice/logstash.service            61   38.9     2.4G\n"
          "system.slice/kibana.service              12    6.1   702.4M")
+UPSTREAMS = (
+    '2024/12/07 16:40:02 [error] 911#911: *4410 connect() failed (111: Connection refused) while '
+    'connecting to upstream, client: 10.0.9.8, server: grafana.internal, request: "GET /api/health '
+    'HTTP/1.1", upstream: "http://127.0.0.1:3000/api/health", host: "grafana.internal"\n'
+    '2024/12/07 16:40:02 [error] 911#911: *4412 no live upstreams while connecting to upstream, '
+    'client: 10.0.9.14, server: kibana.internal, request: "GET /app/home HTTP/1.1", upstream: '
+    '"http://kibana/app/home", host: "kibana.internal"')
 STATE = ("GROUP          COORDINATOR (ID)   ASSIGNMENT-STRATEGY  STATE               #MEMBERS\n"
          "fraud-scoring  kafka-2:9092 (2)   range                PreparingRebalance  4")
 
@@ -126,6 +133,12 @@ def test_a_command_line_names_its_subject(source, names):
     ("Broker 103 leads partition 1.", [TOPIC], ["contradicted"]),
     ("Logstash uses 38.9% CPU and 2.4G, versus 702.4M for Kibana.", [CGTOP], ["verified"]),
     ("Logstash uses 38.9% CPU, versus 2.4G for Kibana.", [CGTOP], ["contradicted"]),
+    # a name bound to the name named last before it: another row's is contradicted, of
+    # whatever kind the row's own is; two names of one attribute are peers in a list
+    ("grafana.internal gets Connection refused from 127.0.0.1:3000.", [UPSTREAMS], ["verified"]),
+    ("kibana.internal gets Connection refused from 127.0.0.1:3000.", [UPSTREAMS],
+     ["contradicted"]),
+    ("The top two addresses are 66.249.66.12 and 40.77.167.3.", [UNIQ], ["verified"]),
     # a count the claim says is none
     ("No keys have been evicted.", [INFO], ["verified"]),
     ("Redis hasn't rejected any connections.", [INFO], ["contradicted"]),

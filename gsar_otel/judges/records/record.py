@@ -36,6 +36,9 @@ AGENT: Final = re.compile(
 _NUMBER_ID: Final = re.compile(r"\d{4,20}|\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?")
 """A value that names its record under a naming key though it holds no letter: a long number
 (``user 51277``) or an address (``ip=10.20.1.15``)."""
+REQUEST_KEYS: Final = frozenset({"request", "request_line", "req"})
+"""Keys of an HTTP request line: the record is named by the request's path."""
+_REQUEST: Final = re.compile(r"^[A-Z]{3,7} (/[^\s?]*)")
 _ARROW: Final = re.compile(r"([^\s=:>]+)\s*(?:->|=>|\u2192)\s*([^\s,;]+)")
 """A value written as a change: ``max_size = 20 -> 12``."""
 _NAMEISH: Final = re.compile(r"[-_.@/:]|\d")
@@ -100,6 +103,10 @@ class Record:
             old, new = extract_anchors(change.group(1)), extract_anchors(change.group(2))
             if len(old) == 1 and len(new) == 1 and old[0].kind is new[0].kind:
                 self.changes.append((old[0], new[0]))
+        request = _REQUEST.match(text) if last in REQUEST_KEYS else None
+        if request is not None and len(request.group(1)) > 1:  # "GET /v1/orders HTTP/1.1"
+            path = request.group(1).lower()
+            self.names.update({path, path.strip("/"), path.rstrip("/").rsplit("/", 1)[-1]})
         name = text.lower()
         if naming and (nameable(name) or _NUMBER_ID.fullmatch(name)):
             self.names.add(name)  # a number under a naming key is an id: "user 51277"

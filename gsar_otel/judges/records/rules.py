@@ -38,7 +38,7 @@ from gsar_otel.judges.records.forms import (
     states_of,
 )
 from gsar_otel.judges.records.index import RecordIndex
-from gsar_otel.judges.records.record import Record, Value
+from gsar_otel.judges.records.record import NAME_TOKEN, Record, Value
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
 
 Outcome = Literal["verified", "contradicted", "absent", "elsewhere"]
@@ -123,6 +123,10 @@ class ValueRule:
 
     def _one(self, claim: ClaimText, anchor: Anchor, subjects: Subjects,
              index: RecordIndex) -> Check:
+        if anchor.kind in NAMED_KINDS:
+            # a name is bound to the record another name of its clause names ("kibana.internal
+            # gets Connection refused from 127.0.0.1:3000"), not to the records it names itself
+            subjects = subjects.without(anchor.start, anchor.end)
         own = subjects.near(anchor.start, claim.clean)
         in_clause = subjects.in_clause(anchor.start, claim.clean)
         written = anchor.text
@@ -155,8 +159,9 @@ class ValueRule:
                 return by_attribute
         if own and hits & own:
             return Check(self.name, "verified", index.refs(hits & own), f"{written} found")
-        if own and hits and in_clause:
-            sibling = _sibling(anchor, own, hits, index)
+        if own and hits and (in_clause or anchor.kind in NAMED_KINDS):
+            # a name is another row's where the record named last before it holds another
+            sibling = _sibling(anchor, own, hits, index, claim.clean.lower())
             if sibling is not None:
                 return sibling
         if subjects.all and hits & subjects.all:
@@ -183,6 +188,11 @@ class ValueRule:
                     if how is not None:
                         scope = keyed
                         break
+            if how is None and anchor.kind is AnchorKind.NUMBER and not anchor.unit:
+                # "Of the 9 open PRs" naming four of them: the rows of the tables they are in
+                tables = _tables_counted(anchor, own or subjects.all, index)
+                if tables:
+                    scope, how = tables, "count of the rows of their table"
             if how is not None:
                 return Check(self.name, "verified", index.refs(scope), f"{written} is the {how}",
                              derived=True)
@@ -211,6 +221,21 @@ class ValueRule:
                              f"{written} is a decrease the record keeps as its size")
         return Check(self.name, "absent", (), f"{written} is in no evidence item and derives "
                      f"from none")
+
+
+def _tables_counted(anchor: Anchor, records: frozenset[int], index: RecordIndex) -> list[int]:
+    """The rows of the one table (group) of ``records`` that has as many rows as ``anchor``
+    says, or none: a count of the table a claim names some rows of."""
+    tables: dict[str, int] = {}
+    for i in sorted(records)[:MAX_ATTRIBUTED]:
+        tables.setdefault(index.records[i].group, i)
+    for first in tables.values():
+        rows = index.scope([first])
+        if len(rows) > 1 and compare_anchors(anchor, Anchor(
+                AnchorKind.NUMBER, str(len(rows)), float(len(rows)), None, 0, 0, None,
+                None)) is Agreement.MATCH:
+            return rows
+    return []
 
 
 def _count(anchor: Anchor, counted: tuple[str, Predicate], own: frozenset[int],
@@ -282,8 +307,17 @@ def _attribute(claim: ClaimText, anchor: Anchor, own: frozenset[int], index: Rec
                  f"says {anchor.text}; {record.item} {name} has {value.key}={value.raw}")
 
 
+def _peer(raw: str, said: str) -> bool:
+    """True when the claim names ``raw`` itself or by its leading part ("ip-10-42-11-87" of
+    ``ip-10-42-11-87.eu-west-1.compute.internal``): two names of one attribute in a claim are
+    peers in a list ("66.249.66.12 and 40.77.167.3"), not a record and its attribute."""
+    if raw in said:
+        return True
+    return any(len(token) >= 4 and raw.startswith(token) for token in NAME_TOKEN.findall(said))
+
+
 def _sibling(anchor: Anchor, own: frozenset[int], hits: frozenset[int],
-             index: RecordIndex) -> Check | None:
+             index: RecordIndex, said: str = "") -> Check | None:
     """Contradicted when the value is another row's: a record of the group (table, array) of
     the claim's record holds it under a key under which the claim's own record holds another
     value of the same measure ("partition 1 (2,176,113)" where 2,176,113 is partition 3's
@@ -302,6 +336,15 @@ def _sibling(anchor: Anchor, own: frozenset[int], hits: frozenset[int],
             if value.key not in keys or value.key_words & IDENTITY_KEYS or not _sole(
                     value, anchor):
                 continue  # a cell of one value: not a number inside a message
+            if anchor.kind in NAMED_KINDS and _peer(value.raw.lower(), said):
+                continue  # the claim names this row's own name too: a list of peers
+            if anchor.kind in NAMED_KINDS and anchor.text.lower() not in value.raw.lower():
+                # a name or an address: the row's own one under that key, of whatever kind
+                # ("upstream: http://kibana/app/home" is no 127.0.0.1:3000)
+                name = next(iter(sorted(record.names)), record.item)
+                return Check("value", "contradicted", (record.item, other.item),
+                             f"says {anchor.text}; {name} has {value.key}={value.raw} "
+                             f"({anchor.text} is another row's)")
             for held in value.anchors:
                 if (compare_anchors(anchor, held) is Agreement.CONFLICT
                         and same_measure(anchor, held)):

@@ -50,6 +50,15 @@ class Subjects:
             return self.inherited
         return self.all if plural else self.mentions[-1][1]
 
+    def without(self, start: int, end: int) -> Subjects:
+        """These subjects but the mentions standing between ``start`` and ``end``: what a name
+        is said of is another name of its clause, not itself."""
+        kept = [(p, r) for p, r in self.mentions if not start <= p < end]
+        if len(kept) == len(self.mentions):
+            return self
+        # a claim naming only this name speaks of its records: nothing is inherited
+        return Subjects(kept, self.inherited if kept else frozenset(), self.naming)
+
     def stated_of(self, position: int, text: str) -> bool:
         """True when what stands at ``position`` of ``text`` is said of a record: one named
         within :data:`STATE_REACH` characters before it, or :data:`AFTER_REACH` after it in

@@ -247,8 +247,7 @@ LINE_FORMATS: Final = (
         r'(?: "(?P<http_referer>[^"]*)" "(?P<http_user_agent>[^"]*)")?(?P<rest>.*)$')),
 )
 """Line formats read field by field: (name, pattern); a field ``rest`` is read for
-``key=value`` pairs, a ``request`` names its path."""
-_REQUEST_PATH: Final = re.compile(r"^[A-Z]+ (/[^\s?]*)")
+``key=value`` pairs."""
 
 
 def _formatted(item: str, group: str, line: str) -> Record | None:
@@ -262,10 +261,6 @@ def _formatted(item: str, group: str, line: str) -> Record | None:
             if key == "rest" or value in (None, "", "-"):
                 continue
             record.add(key, value)
-        path = _REQUEST_PATH.match(found.groupdict().get("request") or "")
-        if path is not None and len(path.group(1)) > 1:
-            name = path.group(1).lower()
-            record.names.update({name, name.strip("/"), name.rstrip("/").rsplit("/", 1)[-1]})
         for key, value in PAIR.findall(found.groupdict().get("rest") or ""):
             record.add(key, value.strip('"'))
         return record
