@@ -24,6 +24,8 @@ INVOICE = ('{"id": "in_1", "status": "open", "amount_due": 9900, "attempt_count"
 PLANS = ('[{"plan": "growth", "active_subs": 388, "mrr_cents": 19361200}, '
          '{"plan": "scale", "active_subs": 61, "mrr_cents": 9144900}]')
 CUSTOMER = '{"id": "cus_1", "object": "customer", "currency": "usd", "delinquent": true}'
+BUILD = ('{"id": 9911, "head_sha": "c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2", "event": "push", '
+         '"conclusion": "failure", "kafka_version": "3.6.1"}')
 EVENT = ('{"title": "OperationalError", "culprit": "billing.tasks.sync_invoices", "message": '
          '"could not connect to server: Connection timed out", "status": "unresolved"}')
 
@@ -55,6 +57,12 @@ def outcomes(answer: str, items: list[object]) -> list[str]:
     # a subscription's standing is one family
     ("Their subscription is `past_due`.", [SUBSCRIPTION, INVOICE], ["verified"]),
     ("Their subscription is `unpaid`.", [SUBSCRIPTION, INVOICE], ["contradicted"]),
+    # the leading part of a value the evidence writes whole: a commit id's short form, a
+    # version's release line; a hyphenated modifier is no name
+    ("Run 9911 was a push at c3d4e5f on Kafka 3.6.", [BUILD], ["verified"]),
+    ("Run 9911 was a push at c3d4e5a on Kafka 3.6.", [BUILD], ["absent"]),
+    ("Run 9911 was a push at c3d4e5f on Kafka 3.7.", [BUILD], ["absent"]),
+    ("The PR-only check of c3d4e5f is no concern.", [BUILD], ["verified"]),
     # a quoted message states no state; the same word said of the record does
     ('It is an `OperationalError` ("could not connect to server: Connection timed out") in '
      '`billing.tasks.sync_invoices`.', [EVENT], ["unverified"]),

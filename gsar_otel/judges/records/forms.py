@@ -243,6 +243,12 @@ COMPOUND_PARTS: Final = frozenset({
     "minute", "hour", "day", "week", "month", "year", "percent", "cluster", "step",
 })
 """Parts of hyphenated English compounds (``read-only``, ``long-running``, ``cross-region``)."""
+MODIFIER_ENDS: Final = frozenset({
+    "only", "based", "wide", "free", "like", "specific", "related", "level", "side", "facing",
+    "aware", "safe", "ready", "bound", "heavy", "friendly", "native", "grained", "wise",
+    "critical", "sensitive", "style", "driven", "scoped", "first"})
+"""Last parts that make a hyphenated compound a modifier whatever its first part
+(``PR-only``, ``CPU-bound``, ``DB-level``): a word, not a name."""
 ENTITY_NOUNS: Final = frozenset({
     "service", "services", "api", "pod", "pods", "host", "node", "job", "cluster", "db",
     "database", "queue", "topic", "worker", "workers", "deployment", "container", "bucket",

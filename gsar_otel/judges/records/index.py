@@ -147,6 +147,20 @@ class RecordIndex:
             at = self._text.find(token, at + 1)
         return tuple(found)
 
+    def leading(self, token: str, rest: re.Pattern[str]) -> tuple[str, ...]:
+        """The evidence ids of the items in whose text ``token`` begins a word whose rest
+        ``rest`` matches ("c3d4e5f" of a full commit id, "3.6" of "3.6.1")."""
+        found: list[str] = []
+        at = self._text.find(token)
+        while at >= 0:
+            before = self._text[at - 1] if at else " "
+            if not before.isalnum() and rest.match(self._text, at + len(token)):
+                item = self._items[bisect_right(self._starts, at) - 1]
+                if item not in found:
+                    found.append(item)
+            at = self._text.find(token, at + 1)
+        return tuple(found)
+
     def mentioning(self, token: str) -> frozenset[int]:
         """The records of the items that mention ``token`` whose own text holds it as a word."""
         items = set(self.mentions(token))

@@ -33,6 +33,7 @@ from gsar_otel.judges.records.forms import (
     COMPOUND_PARTS,
     DECREASE_WORDS,
     ENTITY_NOUNS,
+    MODIFIER_ENDS,
     NAME_PREPOSITIONS,
     SCHEDULE_WORDS,
     states_of,
@@ -87,6 +88,15 @@ class ClaimRule(Protocol):
         """The checks of this rule on ``claim``."""
 
 
+LEADING_FORMS: Final = (
+    # (a value written as, the rest of the evidence's word it begins, what it is)
+    (re.compile(r"[0-9a-f]{7,12}"), re.compile(r"[0-9a-f]{8,40}\b"),
+     "the short form of a commit id"),
+    (re.compile(r"v?\d+\.\d+"), re.compile(r"(?:\.\d+[\w.+-]*|-[a-z][\w.]*)\b"),
+     "the release line of a version"),
+)
+"""Values a claim writes as the leading part of one the evidence writes whole: a commit id's
+short form, a version's release line ("3.6" of 3.6.1 or 3.6-IV2)."""
 _RESTATING: Final = re.compile(
     r"\s*(?:\(|,?\s*(?:i\.e\.|that is|or|which is),?)\s*(?:about|~|roughly)?\s*", re.IGNORECASE)
 """Between a value and its restatement in another unit: "5368709120 (5 GiB)", ", i.e."."""
@@ -211,6 +221,13 @@ class ValueRule:
                              f"{written} is a tool's whole output")
             return Check(self.name, "elsewhere", index.refs(hits), f"{written} is found only on "
                          f"records the claim does not speak of")
+        if not anchor.unit:
+            for written_as, rest, what in LEADING_FORMS:
+                if written_as.fullmatch(anchor.text.lower()):
+                    leading = index.leading(anchor.text.lower(), rest)
+                    if leading:
+                        return Check(self.name, "verified", leading,
+                                     f"{written} is {what}")
         if (anchor.kind is AnchorKind.NUMBER and isinstance(anchor.value, float)
                 and anchor.value < 0 and anchor.text.startswith("-")):
             size = replace(anchor, text=anchor.text[1:], value=-anchor.value)
@@ -608,7 +625,7 @@ def _name_like(token: str, written: str = "", before: str = "", after: str = "")
     if "." in token.strip(".") or len(_CAMEL_PARTS.findall(written)) >= 3:
         return True
     parts = token.split("-")
-    if len(parts) < 2 or not all(parts):
+    if len(parts) < 2 or not all(parts) or parts[-1] in MODIFIER_ENDS:
         return False
     if any(len(p) <= 3 and p not in STOPWORDS and p not in AFFIXES for p in parts):
         return True
