@@ -345,7 +345,7 @@ class GSARSession:
                                                   exc_info=True)
         loop, self._loop = self._loop, None
         if loop is not None:
-            from gsar_otel.core.loop_resources import close_owned_loop
+            from gsar_otel.runtime.loop_resources import close_owned_loop
 
             close_owned_loop(loop)
 

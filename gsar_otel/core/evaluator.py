@@ -15,9 +15,9 @@ import math
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gsar_otel.core.deadline import judge_and_check
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import INVALID_CHARACTERS, SYNTHESIS_TRUNCATED, Adjustment
+from gsar_otel.core.judge_round import judge_and_check
 from gsar_otel.core.loop import Run
 from gsar_otel.core.model import (
     DEFAULT_UNKNOWN_WEIGHT,
@@ -76,7 +76,7 @@ class GSAREvaluator:
             deadline is given up (a judge round becomes an abstain with
             ``judge_error="DeadlineExceeded"``); a synchronous judge runs on a worker thread, so
             the wait ends on time and the abandoned work finishes in the pool
-            (:mod:`gsar_otel.core.deadline`); a sync callback cannot be interrupted, so the loop
+            (:mod:`gsar_otel.core.judge_round`); a sync callback cannot be interrupted, so the loop
             stops after it returns. Either way the result is degraded with
             ``degraded_reason="deadline"``.
         default_unknown: weight of an evidence type the map does not know.
@@ -213,7 +213,7 @@ class GSAREvaluator:
         timeout_s: float | None = None,
     ) -> GSAREvaluation:
         """Judge once, run the integrity guard, score and decide; judge and guard together stop
-        at ``timeout_s`` (see :mod:`gsar_otel.core.deadline`)."""
+        at ``timeout_s`` (see :mod:`gsar_otel.core.judge_round`)."""
         notes: list[Adjustment] = []
         judged = synthesis
         if len(judged) > self.max_synthesis_chars:

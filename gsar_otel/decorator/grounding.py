@@ -301,7 +301,7 @@ class GroundedFunction:
         except PROPAGATE:
             raise
         except BaseException as error:
-            from gsar_otel.core.deadline import is_real_cancellation
+            from gsar_otel.runtime.guards import is_real_cancellation
 
             if any(error is e for e in errors) or is_real_cancellation(error):
                 raise

@@ -9,7 +9,7 @@ a job then waits at most :data:`~gsar_otel.otel.jobs.POLL_S` (10 ms) to start.
 Every job submitted ends exactly once: judged (its runner finished) or dropped, and every drop is
 counted in ``gsar.background.dropped`` with ``gsar.drop.reason``. :meth:`BackgroundWorker.stop`
 drops what is still waiting or running at its deadline, closes the loop's SDK clients
-(:mod:`gsar_otel.core.loop_resources`) and stops the threads, each step bounded in time.
+(:mod:`gsar_otel.runtime.loop_resources`) and stops the threads, each step bounded in time.
 
 Importing this module loads only the standard library; asyncio loads when the worker starts.
 """
@@ -342,7 +342,7 @@ class BackgroundWorker:
     async def _shutdown_on_loop(self, reason: str) -> None:
         import asyncio
 
-        from gsar_otel.core.loop_resources import close_loop_resources
+        from gsar_otel.runtime.loop_resources import close_loop_resources
 
         self._stopping = True
         self._drop([job for task, job in list(self._tasks.items())
