@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from gsar_otel import semconv as sc
 from gsar_otel.errors import EscapedBaseException as EscapedBaseException
+from gsar_otel.runtime.guards import contain_exits
 
 logger = logging.getLogger("gsar_otel.otel.background")
 
@@ -41,10 +42,8 @@ class Job:
 async def guarded(job: Job) -> None:
     """Run ``job``; a ``SystemExit``/``KeyboardInterrupt`` from it would stop the loop thread
     (asyncio re-raises both out of ``run_forever``), so it becomes an ordinary failure."""
-    try:
+    with contain_exits():
         await job.runner(job.payload)
-    except (SystemExit, KeyboardInterrupt) as error:
-        raise EscapedBaseException(error) from error
 
 
 def report_ended(job: Job, error: BaseException | None, *, loud: bool = True) -> None:

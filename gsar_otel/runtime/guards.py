@@ -1,4 +1,4 @@
-"""Every policy for a ``BaseException``, each stated once.
+"""Every policy for a ``BaseException``, each stated once; no other module catches one.
 
 Who owns a ``BaseException`` decides what becomes of it:
 
@@ -21,6 +21,8 @@ Who owns a ``BaseException`` decides what becomes of it:
   whatever it raised as its value, so no ``BaseException`` crosses into the thread that waits
   for it; the owner decides (:func:`is_base_only` tells the ones that are no ``Exception``).
 
+``tests/layout/test_base_exceptions.py`` fails on an ``except`` naming ``BaseException``,
+``SystemExit``, ``KeyboardInterrupt`` or ``GeneratorExit`` (or a bare ``except:``) anywhere else.
 Importing this module loads nothing but the standard library's ``sys`` and ``types``.
 """
 

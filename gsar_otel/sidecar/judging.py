@@ -9,7 +9,8 @@ so a run over ``--max-judge-pairs`` is skipped before any judge starts
 (:mod:`gsar_otel.sidecar.run_budget`). A run past the deadline in extraction is counted (``failed``,
 ``extraction_deadline``); its thread runs on to its end (a thread cannot be killed), at most one
 per pool thread. A ``SystemExit`` or ``KeyboardInterrupt`` raised by an extractor or a judge
-becomes an ordinary failure of that run (counted under its name), never the end of the loop.
+becomes an ordinary failure of that run (counted under its name), never the end of the loop
+(:class:`gsar_otel.runtime.guards.contain_exits`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from gsar_otel.core.result import GSARResult
 from gsar_otel.errors import EscapedBaseException as EscapedBaseException
 from gsar_otel.errors import GSARError
 from gsar_otel.otel.instruments import Telemetry
+from gsar_otel.runtime.guards import contain_exits, contained
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.assembly.late import LateBatch
 from gsar_otel.sidecar.conventions.extract import ExtractedRun, extract_run
@@ -69,7 +71,7 @@ class JudgeThread:
 
     async def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the judge loop and await it from the caller's loop."""
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_guard(coro),
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(contained(coro),
                                                                           self.loop))
 
     def stop(self, timeout_s: float = 5.0) -> None:
@@ -92,18 +94,11 @@ class JudgeThread:
             self.loop.close()
 
 
-async def _guard(coro: Coroutine[Any, Any, T]) -> T:
-    try:
-        return await coro
-    except (SystemExit, KeyboardInterrupt) as error:
-        raise EscapedBaseException(error) from error
-
-
 def _extract(run: ReadyRun, max_bytes: int, include_unverified: bool
              ) -> tuple[ExtractedRun, JudgingCost]:
-    """Cap, extract and cost (on a pool thread); a ``BaseException`` comes back as an
-    exception."""
-    try:
+    """Cap, extract and cost (on a pool thread); a ``SystemExit`` or ``KeyboardInterrupt``
+    comes back as an exception (:class:`~gsar_otel.runtime.guards.contain_exits`)."""
+    with contain_exits():
         capped, cut = cap_run(run, max_bytes)
         extracted = extract_run(capped, include_unverified=include_unverified)
         if cut:
@@ -111,8 +106,6 @@ def _extract(run: ReadyRun, max_bytes: int, include_unverified: bool
                                             notes=(*extracted.notes, NOTE_EXTRACTION_CAPPED))
         return extracted, judging_cost(extracted.answer,
                                        (item.content for item in extracted.evidence))
-    except (SystemExit, KeyboardInterrupt) as error:
-        raise EscapedBaseException(error) from error
 
 
 INLINE_EXTRACT_MAX_BYTES = 64 * 1024
