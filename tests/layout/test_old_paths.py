@@ -3,7 +3,9 @@ version that was never published. The anchor modules that sat flat in ``gsar_ote
 (``anchor_scan``, ``anchor_tokens`` ...) live in the package ``gsar_otel.core.anchor``, with
 nothing left at their old paths; ``gsar_otel.core.anchors`` stays their public face. The
 concurrency machinery lives in ``gsar_otel.runtime`` (the judging pool of ``core.deadline`` in
-``runtime.pool``, its judge round in ``core.judge_round``), nothing left at the old paths. The paths
+``runtime.pool``, its judge round in ``core.judge_round``; the background job worker of
+``otel.worker`` in ``runtime.worker``, its inbox in ``runtime.inbox``), nothing left at the old
+paths. The paths
 that did not move import without a warning, and the public names from ``gsar_otel`` never
 warn."""
 
@@ -42,6 +44,7 @@ REMOVED = {
     "gsar_otel.core.anchor_derived": "gsar_otel.core.anchor.derived",
     "gsar_otel.core.deadline": "gsar_otel.core.judge_round",
     "gsar_otel.core.loop_resources": "gsar_otel.runtime.loop_resources",
+    "gsar_otel.otel.worker": "gsar_otel.runtime.worker",
 }
 
 
