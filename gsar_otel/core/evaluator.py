@@ -10,10 +10,8 @@ abstain that names the error type. Exceptions from the caller's own callbacks pr
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import INVALID_CHARACTERS, SYNTHESIS_TRUNCATED, Adjustment
@@ -50,11 +48,10 @@ from gsar_otel.core.scoring import (
     gsar_score,
     resolve_weight_map,
 )
+from gsar_otel.runtime.loop import run_sync
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings
-
-T = TypeVar("T")
 
 
 class GSAREvaluator:
@@ -283,17 +280,3 @@ def _non_negative_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
     return value
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion from synchronous code, inside a running loop or not."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    import concurrent.futures
-    import contextvars
-
-    context = contextvars.copy_context()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(context.run, asyncio.run, coro).result()

@@ -33,9 +33,10 @@ from gsar_otel.decorator.options import (
     UnavailableJudge,
     set_last_result,
 )
-from gsar_otel.decorator.running import _run_on_thread_loop, _watch, merge_evidence
+from gsar_otel.decorator.running import _watch, merge_evidence
 from gsar_otel.otel.background import get_worker
 from gsar_otel.runtime.guards import absorb, on_failure
+from gsar_otel.runtime.loop import run_on_thread_loop
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings
@@ -311,7 +312,7 @@ class GroundedFunction:
             # the user's callback errors is ours.
             with absorb(cancellation=False, keep=lambda error: isinstance(
                     error, GroundingError) or any(error is e for e in user_errors)) as caught:
-                return _run_on_thread_loop(
+                return run_on_thread_loop(
                     self.judge_inline(result, args, kwargs, collected, user_errors, holder))
             assert caught.error is not None
             return self._failed(result, caught.error)
