@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+
 class ExtractorError(GSARError):
     """An ``evidence=`` or ``synthesis=`` extractor raised; ``kind`` names what it raised."""
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gsar_otel.core.evidence import Evidence, EvidenceSet
 
+
 def _watch(fn: Callable[..., Any] | None, errors: list[BaseException]
            ) -> Callable[..., Any] | None:
     """Wrap a user callback so that its own exceptions can be told apart from ours."""
