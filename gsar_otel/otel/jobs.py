@@ -16,6 +16,7 @@ from typing import Any
 
 from gsar_otel import semconv as sc
 from gsar_otel.errors import EscapedBaseException as EscapedBaseException
+from gsar_otel.runtime.guards import failure_name
 from gsar_otel.runtime.worker import Job
 
 logger = logging.getLogger("gsar_otel.otel.background")
@@ -29,7 +30,7 @@ def report_ended(job: Job, error: BaseException | None, *, loud: bool = True) ->
                        "(%s=%s)", job.name, sc.METRIC_BACKGROUND_DROPPED, sc.GSAR_DROP_REASON,
                        sc.DROP_REASON_CANCELLED)
         return
-    name = type(error.error if isinstance(error, EscapedBaseException) else error).__name__
+    name = failure_name(error)
     (logger.warning if loud else logger.debug)(
         "gsar: the background evaluation of %s failed (%s); counted in %s (%s=%s)", job.name,
         name, sc.METRIC_BACKGROUND_DROPPED, sc.GSAR_DROP_REASON, sc.DROP_REASON_ERROR,

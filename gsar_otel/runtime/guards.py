@@ -16,7 +16,8 @@ Who owns a ``BaseException`` decides what becomes of it:
 - **Contained on a thread gsar-otel owns** (:class:`contain_exits`, :func:`contained`): a
   ``SystemExit`` or ``KeyboardInterrupt`` raised by a judge or an extractor on the background
   worker's loop, the sidecar's judge loop or its extraction pool would end that thread's loop;
-  it becomes :class:`~gsar_otel.errors.EscapedBaseException`, an ordinary failure of that job.
+  it becomes :class:`~gsar_otel.errors.EscapedBaseException`, an ordinary failure of that job,
+  counted and logged under the original's name (:func:`failure_name`).
 - **Handed over by a pool thread** (:func:`outcome_of`): work on a worker thread returns
   whatever it raised as its value, so no ``BaseException`` crosses into the thread that waits
   for it; the owner decides (:func:`is_base_only` tells the ones that are no ``Exception``).
@@ -145,6 +146,12 @@ class contain_exits:
         if isinstance(error, PROPAGATE):
             raise EscapedBaseException(error) from error
         return False
+
+
+def failure_name(error: BaseException) -> str:
+    """The type name a failure is counted and logged under: an escaped exit's own
+    (``SystemExit``, not ``EscapedBaseException``), else the error's."""
+    return error.name if isinstance(error, EscapedBaseException) else type(error).__name__
 
 
 async def contained(awaitable: Awaitable[T]) -> T:

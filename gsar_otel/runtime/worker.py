@@ -48,9 +48,9 @@ Runner = Callable[[Any], Coroutine[Any, Any, None]]
 DEFAULT_CONCURRENCY: Final = 8
 """Evaluations the worker runs at the same time."""
 START_TIMEOUT_S: Final = 5.0
-"""Longest :meth:`BackgroundWorker.submit` waits for the worker's loop thread to come up."""
+"""Longest :meth:`JobWorker.submit` waits for the worker's loop thread to come up."""
 CLOSE_GRACE_S: Final = 0.5
-"""Longest :meth:`BackgroundWorker.stop` spends on cancelling jobs and closing connections."""
+"""Longest :meth:`JobWorker.stop` spends on cancelling jobs and closing connections."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -21,8 +21,8 @@ from typing import Any
 from opentelemetry import metrics, trace
 
 from gsar_otel.core.protocol import Judge
-from gsar_otel.errors import EscapedBaseException
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
+from gsar_otel.runtime.guards import failure_name
 from gsar_otel.runtime.pool import WorkerPool, pool_in_use
 from gsar_otel.sidecar.assembly.assembler import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
 from gsar_otel.sidecar.assembly.counts import COUNT_NOTES, ITEM_KEYS
@@ -361,8 +361,7 @@ class Sidecar:
                 logger.warning("gsar sidecar: trace %s: %s", run.trace_id, error)
                 self.stats.run(OUTCOME_FAILED, "extraction_deadline")
             except Exception as error:  # one bad run never stops a worker
-                name = (error.name if isinstance(error, EscapedBaseException)
-                        else type(error).__name__)
+                name = failure_name(error)  # an extractor's or judge's SystemExit: its own
                 logger.warning("gsar sidecar: judging trace %s failed: %s: %s", run.trace_id,
                                name, error)
                 self.stats.run(OUTCOME_FAILED, name)

@@ -13,6 +13,7 @@ from gsar_otel.runtime.guards import (
     caller_owns,
     contain_exits,
     contained,
+    failure_name,
     is_base_only,
     is_real_cancellation,
     on_failure,
@@ -128,3 +129,8 @@ def test_a_worker_hands_what_it_raised_back_as_its_outcome() -> None:
     assert isinstance(exit_outcome, SystemExit) and is_base_only(exit_outcome)
     value_outcome = outcome_of(fails, ValueError)
     assert isinstance(value_outcome, ValueError) and not is_base_only(value_outcome)
+
+
+def test_an_escaped_exit_is_named_as_itself() -> None:
+    assert failure_name(EscapedBaseException(SystemExit(1))) == "SystemExit"
+    assert failure_name(ValueError()) == "ValueError"
