@@ -8,7 +8,7 @@ a one-sentence answer):
 - @grounded background, paced: calls far enough apart that the background worker is idle when
   the next call comes (the queue is drained, untimed, between calls): the cost a caller pays;
 - @grounded background, sparse: the same, but each call finds the worker's feeder thread asleep
-  (as after 2 s without a background call, ``jobs.LINGER_S``), so the call has to wake it;
+  (as after 2 s without a background call, ``runtime.inbox.LINGER_S``), so the call has to wake it;
   reported, not targeted;
 - @grounded background, burst: back-to-back calls while the worker judges the previous ones on
   the other thread (shares the interpreter lock with the caller), reported, not targeted;
@@ -137,7 +137,10 @@ SPARSE = "@grounded background, sparse"
 @contextmanager
 def feeder_sleeps_at_once() -> Iterator[None]:
     """The worker's feeder sleeps as soon as its inbox is empty (no linger) during the block."""
-    from gsar_otel.otel import jobs
+    try:
+        from gsar_otel.runtime import inbox as jobs
+    except ImportError:  # code before the runtime package: the inbox was in gsar_otel.otel.jobs
+        from gsar_otel.otel import jobs  # type: ignore[no-redef]
 
     # Code before the inbox (3ad7739 and earlier) has no linger: every call wakes the feeder.
     linger = getattr(jobs, "LINGER_S", None)

@@ -67,7 +67,7 @@ from gsar_otel.core.evidence import EvidenceSet  # noqa: E402
 from gsar_otel.core.model import Claim, JudgeOutput  # noqa: E402
 from gsar_otel.otel import background  # noqa: E402
 from gsar_otel.otel import instruments as telemetry  # noqa: E402
-from gsar_otel.otel.worker import BackgroundWorker  # noqa: E402
+from gsar_otel.otel.background import BackgroundWorker  # noqa: E402
 
 ANSWER = "CPU on db-prod-1 reached 97% at 14:02."
 ROW = "host=db-prod-1 cpu_pct=97.2 at=14:02:01"

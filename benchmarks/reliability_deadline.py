@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import machine  # noqa: E402
 
-from gsar_otel.core.deadline import pool_stats  # noqa: E402
+from gsar_otel.runtime.pool import pool_stats  # noqa: E402
 from gsar_otel.core.evaluator import GSAREvaluator  # noqa: E402
 from gsar_otel.core.evidence import EvidenceSet  # noqa: E402
 from gsar_otel.core.result import GSARResult  # noqa: E402

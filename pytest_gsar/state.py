@@ -241,7 +241,7 @@ class GSARSession:
             if self._loop is None or self._loop.is_closed():
                 self._loop = asyncio.new_event_loop()
             return self._loop.run_until_complete(coroutine)
-        from gsar_otel.core.evaluator import run_sync
+        from gsar_otel.runtime.loop import run_sync
 
         return run_sync(coroutine)
 
@@ -345,7 +345,7 @@ class GSARSession:
                                                   exc_info=True)
         loop, self._loop = self._loop, None
         if loop is not None:
-            from gsar_otel.core.loop_resources import close_owned_loop
+            from gsar_otel.runtime.loop_resources import close_owned_loop
 
             close_owned_loop(loop)
 

@@ -10,14 +10,12 @@ abstain that names the error type. Exceptions from the caller's own callbacks pr
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from gsar_otel.core.deadline import judge_and_check
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import INVALID_CHARACTERS, SYNTHESIS_TRUNCATED, Adjustment
+from gsar_otel.core.judge_round import judge_and_check
 from gsar_otel.core.loop import Run
 from gsar_otel.core.model import (
     DEFAULT_UNKNOWN_WEIGHT,
@@ -50,11 +48,10 @@ from gsar_otel.core.scoring import (
     gsar_score,
     resolve_weight_map,
 )
+from gsar_otel.runtime.loop import run_sync
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings
-
-T = TypeVar("T")
 
 
 class GSAREvaluator:
@@ -76,7 +73,7 @@ class GSAREvaluator:
             deadline is given up (a judge round becomes an abstain with
             ``judge_error="DeadlineExceeded"``); a synchronous judge runs on a worker thread, so
             the wait ends on time and the abandoned work finishes in the pool
-            (:mod:`gsar_otel.core.deadline`); a sync callback cannot be interrupted, so the loop
+            (:mod:`gsar_otel.core.judge_round`); a sync callback cannot be interrupted, so the loop
             stops after it returns. Either way the result is degraded with
             ``degraded_reason="deadline"``.
         default_unknown: weight of an evidence type the map does not know.
@@ -213,7 +210,7 @@ class GSAREvaluator:
         timeout_s: float | None = None,
     ) -> GSAREvaluation:
         """Judge once, run the integrity guard, score and decide; judge and guard together stop
-        at ``timeout_s`` (see :mod:`gsar_otel.core.deadline`)."""
+        at ``timeout_s`` (see :mod:`gsar_otel.core.judge_round`)."""
         notes: list[Adjustment] = []
         judged = synthesis
         if len(judged) > self.max_synthesis_chars:
@@ -283,17 +280,3 @@ def _non_negative_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
     return value
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion from synchronous code, inside a running loop or not."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    import concurrent.futures
-    import contextvars
-
-    context = contextvars.copy_context()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(context.run, asyncio.run, coro).result()

@@ -4,7 +4,6 @@ settings; a :class:`Run` holds the state of one evaluation, so evaluations can r
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
 from collections.abc import Callable
@@ -23,14 +22,10 @@ from gsar_otel.core.result import (
     GSARResult,
     no_evidence_round,
 )
-from gsar_otel.errors import GSARError
+from gsar_otel.runtime.deadline import DeadlineReached, within
 
 if TYPE_CHECKING:
     from gsar_otel.core.evaluator import GSAREvaluator
-
-
-class _DeadlineReached(GSARError):
-    """The evaluation's deadline cut off a recovery callback."""
 
 
 class Run:
@@ -62,22 +57,12 @@ class Run:
         """Run a user callback, sync or async; an async one is cut off at the deadline.
 
         The callback's own exceptions propagate unchanged; only our deadline becomes
-        ``_DeadlineReached``.
+        :class:`~gsar_otel.runtime.deadline.DeadlineReached`.
         """
         value = fn(*args)
         if not inspect.isawaitable(value):
             return value
-        left = self.remaining()
-        if left is None:
-            return await value
-        scope = asyncio.timeout(left)
-        try:
-            async with scope:
-                return await value
-        except TimeoutError:
-            if scope.expired():
-                raise _DeadlineReached from None
-            raise
+        return await within(value, self.remaining())
 
     async def run(self, synthesis: str, evidence: EvidenceSet) -> GSARResult:
         ev = self.ev
@@ -100,7 +85,7 @@ class Run:
                 break
             try:
                 step = await self.recover(current)
-            except _DeadlineReached:
+            except DeadlineReached:
                 reason = "deadline"
                 break
             if isinstance(step, str):

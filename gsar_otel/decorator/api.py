@@ -44,7 +44,7 @@ stop waiting at it, and the round abstains with ``DeadlineExceeded`` (``gsar.deg
 deadline`` on the span). A synchronous judge (LexicalJudge, StagedJudge) runs on a bounded
 worker pool, so an async host's event loop keeps running while it judges; work abandoned at
 the deadline finishes in that pool (a thread cannot be killed) and its result is dropped (see
-:mod:`gsar_otel.core.deadline`).
+:mod:`gsar_otel.core.judge_round`).
 
 Cancelling an async call cancels its judging too; the ``CancelledError`` propagates. No other
 BaseException from judging or an extractor reaches the caller (a judge raising

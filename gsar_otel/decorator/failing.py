@@ -3,7 +3,8 @@ closed (it raises, never lets the unchecked answer through); an ``observe`` call
 without the decorator, and the miss is counted in telemetry, not only logged.
 
 Also here: running the caller's extractors so that no BaseException of theirs (other than
-``KeyboardInterrupt`` / ``SystemExit``) reaches the host as anything but a recorded failure."""
+``KeyboardInterrupt`` / ``SystemExit``) reaches the host as anything but a recorded failure
+(:class:`gsar_otel.runtime.guards.absorb`)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gsar_otel import semconv as sc
 from gsar_otel.errors import GSARError
+from gsar_otel.runtime.guards import absorb
 
 if TYPE_CHECKING:
     from gsar_otel.core.result import GSARResult
 
 logger = logging.getLogger(__name__)
-
-PROPAGATE: Final = (KeyboardInterrupt, SystemExit)
-"""BaseExceptions that always reach the caller: they may be the caller's own (a signal)."""
 
 
 class ExtractorError(GSARError):
@@ -35,12 +34,17 @@ def call_extractor(which: str, fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)``; anything it raises but KeyboardInterrupt / SystemExit becomes
     :class:`ExtractorError` (a CancelledError raised by sync code is never a real cancellation).
     """
-    try:
+    # A CancelledError raised by sync code is the extractor's: no cancellation of the caller's.
+    with absorb(cancellation=False) as caught:
         return fn(*args)
-    except PROPAGATE:
-        raise
-    except BaseException as error:
-        raise ExtractorError(which, error) from error
+    assert caught.error is not None
+    raise ExtractorError(which, caught.error) from caught.error
+
+
+def reported(error: BaseException) -> BaseException:
+    """What a span names for ``error``: what the extractor raised, not our wrapper of it."""
+    cause = error.__cause__ if isinstance(error, ExtractorError) else None
+    return cause or error
 
 
 def failure_kind(error: BaseException) -> str:

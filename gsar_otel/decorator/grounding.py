@@ -20,12 +20,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from gsar_otel import semconv as sc
 from gsar_otel.decorator.failing import (
     NO_EVIDENCE_REASON,
-    PROPAGATE,
-    ExtractorError,
     call_extractor,
     count_skipped,
     failure_kind,
     failure_result,
+    reported,
 )
 from gsar_otel.decorator.options import (
     GroundedCall,
@@ -34,8 +33,10 @@ from gsar_otel.decorator.options import (
     UnavailableJudge,
     set_last_result,
 )
-from gsar_otel.decorator.running import _run_on_thread_loop, _watch, merge_evidence
+from gsar_otel.decorator.running import _watch, merge_evidence
 from gsar_otel.otel.background import get_worker
+from gsar_otel.runtime.guards import absorb, on_failure
+from gsar_otel.runtime.loop import run_on_thread_loop
 
 if TYPE_CHECKING:
     from gsar_otel.config import GSARSettings
@@ -207,39 +208,36 @@ class GroundedFunction:
             function=self.function, mode=options.mode, thresholds=thresholds,
             contradiction_penalty=penalty, weight_map=settings.weight_map_model(),
             capture_content=settings.capture_content)
+        # The span names what the extractor raised, not our wrapper of it.
         try:
-            judge = self._get_judge(settings)
-            recorder.set_judge(judge)
-            synthesis = self._synthesis(result)
-            evidence = self._evidence(result, args, kwargs, collected)
-            regenerate_fn, replan_fn = callbacks
-            configured = {**settings.evaluator_options(), "thresholds": thresholds,
-                          "contradiction_penalty": penalty}
-            if options.k_max is not None:
-                configured["k_max"] = options.k_max
-            if options.contradiction_policy is not None:
-                configured["contradiction_policy"] = options.contradiction_policy
-            if options.dispute_policy is not None:
-                configured["dispute_policy"] = options.dispute_policy
-            evaluator = TracedEvaluator(
-                judge, regenerate_fn, replan_fn, function=self.function, mode=options.mode,
-                capture_content=settings.capture_content, deadline_s=options.deadline_s,
-                settings=settings, **configured)
-            # No evidence: the evaluator abstains (no_evidence) naming the decorator's wirings.
-            evaluator.no_evidence_hint = NO_EVIDENCE_REASON
-            outcome: GSARResult = await evaluator.evaluate_recorded(
-                recorder, report_synthesis=synthesis, evidence_corpus=evidence)
-            capture = options.capture or settings.capture_dir
-            if capture:
-                from gsar_otel.decorator.capturing import capture_call
+            with on_failure(lambda error: recorder.fail(reported(error))):
+                judge = self._get_judge(settings)
+                recorder.set_judge(judge)
+                synthesis = self._synthesis(result)
+                evidence = self._evidence(result, args, kwargs, collected)
+                regenerate_fn, replan_fn = callbacks
+                configured = {**settings.evaluator_options(), "thresholds": thresholds,
+                              "contradiction_penalty": penalty}
+                if options.k_max is not None:
+                    configured["k_max"] = options.k_max
+                if options.contradiction_policy is not None:
+                    configured["contradiction_policy"] = options.contradiction_policy
+                if options.dispute_policy is not None:
+                    configured["dispute_policy"] = options.dispute_policy
+                evaluator = TracedEvaluator(
+                    judge, regenerate_fn, replan_fn, function=self.function, mode=options.mode,
+                    capture_content=settings.capture_content, deadline_s=options.deadline_s,
+                    settings=settings, **configured)
+                # No evidence: the evaluator abstains (no_evidence) naming the decorator's wirings.
+                evaluator.no_evidence_hint = NO_EVIDENCE_REASON
+                outcome: GSARResult = await evaluator.evaluate_recorded(
+                    recorder, report_synthesis=synthesis, evidence_corpus=evidence)
+                capture = options.capture or settings.capture_dir
+                if capture:
+                    from gsar_otel.decorator.capturing import capture_call
 
-                capture_call(capture, outcome, recorder.span, self.function)
-            return outcome
-        except BaseException as error:
-            # The span names what the extractor raised, not our wrapper of it.
-            cause = error.__cause__ if isinstance(error, ExtractorError) else None
-            recorder.fail(cause or error)
-            raise
+                    capture_call(capture, outcome, recorder.span, self.function)
+                return outcome
         finally:
             recorder.end()
 
@@ -293,19 +291,15 @@ class GroundedFunction:
         errors: list[BaseException] = [] if user_errors is None else user_errors
         callbacks = (_watch(self.options.regenerate_fn, errors),
                      _watch(self.options.replan_fn, errors))
-        try:
+        # The user's callback errors and the caller's own (a real cancellation of its task, an
+        # exit) propagate; anything else is a call that could not be judged.
+        with absorb(keep=lambda error: any(error is e for e in errors)) as caught:
             outcome = await self._evaluate(result, args, kwargs, collected, callbacks)
             set_last_result(outcome)
             if holder is not None:
                 holder.append(outcome)
-        except PROPAGATE:
-            raise
-        except BaseException as error:
-            from gsar_otel.core.deadline import is_real_cancellation
-
-            if any(error is e for e in errors) or is_real_cancellation(error):
-                raise
-            return self._failed(result, error)
+        if caught.error is not None:
+            return self._failed(result, caught.error)
         return self._apply_on_low(result, outcome)
 
     def judge_inline_sync(self, result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -314,20 +308,20 @@ class GroundedFunction:
         user_errors: list[BaseException] = []
         holder: list[GSARResult | None] = []  # the loop's task has a context of its own
         try:
-            return _run_on_thread_loop(
-                self.judge_inline(result, args, kwargs, collected, user_errors, holder))
-        except PROPAGATE:
-            raise
-        except BaseException as error:  # a sync caller has no task to cancel: all ours
-            if isinstance(error, GroundingError) or any(error is e for e in user_errors):
-                raise
-            return self._failed(result, error)
+            # A sync caller has no task to cancel: everything but an exit, a GroundingError and
+            # the user's callback errors is ours.
+            with absorb(cancellation=False, keep=lambda error: isinstance(
+                    error, GroundingError) or any(error is e for e in user_errors)) as caught:
+                return run_on_thread_loop(
+                    self.judge_inline(result, args, kwargs, collected, user_errors, holder))
+            assert caught.error is not None
+            return self._failed(result, caught.error)
         finally:
             set_last_result(holder[0] if holder else None)
 
     def _failed(self, result: Any, error: BaseException) -> Any:
         """The call could not be judged: observe returns ``result``; a gate fails closed."""
-        logger.debug("gsar: evaluating %s failed", self.function, exc_info=True)
+        logger.debug("gsar: evaluating %s failed", self.function, exc_info=error)
         if self.options.on_low == "observe":
             return result
         judge = getattr(self._judge, "name", "") if self._judge is not None else ""

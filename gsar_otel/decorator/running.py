@@ -1,59 +1,15 @@
-"""Running judging for the decorator: a per-thread event loop for sync callers, watching the
-user's callbacks so their exceptions can be told from ours, and merging captured evidence."""
+"""Running judging for the decorator: watching the user's callbacks so their exceptions can be
+told from ours, and merging captured evidence (a sync caller's per-thread event loop is
+:func:`gsar_otel.runtime.loop.run_on_thread_loop`)."""
 
 from __future__ import annotations
 
 import inspect
-import os
-import threading
-import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gsar_otel.core.evidence import Evidence, EvidenceSet
-
-T = TypeVar("T")
-
-_thread_state = threading.local()
-
-
-def _forget_thread_loops() -> None:
-    global _thread_state
-    _thread_state = threading.local()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_thread_loops)
-
-
-def _run_on_thread_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` for a sync caller.
-
-    Each thread keeps one event loop for this (closed when the thread object goes away), so a
-    judge's per-loop HTTP client and its connections are reused from call to call. A caller
-    that is itself inside a running loop gets a worker thread instead (``run_sync``).
-    """
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        inside_loop = False
-    else:
-        inside_loop = True
-    if inside_loop:
-        from gsar_otel.core.evaluator import run_sync
-
-        return run_sync(coro)
-    # Run outside the ``except`` block: an exception raised by the coroutine (a GroundingError,
-    # the user's own) must not carry "RuntimeError: no running event loop" as its context.
-    loop: asyncio.AbstractEventLoop | None = getattr(_thread_state, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
-        _thread_state.loop = loop
-        weakref.finalize(threading.current_thread(), loop.close)
-    return loop.run_until_complete(coro)
 
 
 def _watch(fn: Callable[..., Any] | None, errors: list[BaseException]

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from gsar_otel.errors import GSARError
 from gsar_otel.measure.captured import content_digest, encode_line
+from gsar_otel.runtime.guards import on_failure
 
 EXPECTATIONS: Final = ("proceed", "regenerate", "replan", "abstain", "not_proceed", "any")
 """What ``expect`` may be set to (the plugin's values)."""
@@ -177,16 +178,13 @@ def with_expect(data: dict[str, Any], expect: str | None) -> dict[str, Any]:
 def replace_file(path: Path, lines: Iterable[dict[str, Any]]) -> None:
     """Write ``lines`` to ``path`` atomically: a temporary file beside it, then a rename."""
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
+    with on_failure(lambda _: Path(temporary).unlink(missing_ok=True)):
         with os.fdopen(descriptor, "wb") as handle:
             for line in lines:
                 handle.write(encode_line(line))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def set_expect(path: Path, ids: Sequence[str] | None, expect: str | None) -> int:

@@ -1,14 +1,15 @@
 """Background judging for the whole process: its one worker, :func:`flush`, exit and fork.
 
 ``@grounded(mode="background")`` returns the function's result at once and hands the evaluation
-to the process's :class:`~gsar_otel.otel.worker.BackgroundWorker`. Each job runs in a copy of the
+to the process's :class:`BackgroundWorker` (a :class:`~gsar_otel.runtime.worker.JobWorker` whose
+drops are counted and whose failures are logged). Each job runs in a copy of the
 caller's ``contextvars`` context taken at call time, so its ``gsar.evaluate`` span is a child of
 the caller's span. Nothing submitted is lost without a count: a full queue, the exit budget
 running out and a stopped worker each add to ``gsar.background.dropped`` with
 ``gsar.drop.reason``. A call does not wake the worker's feeder thread while it is awake
 (waking a thread costs the caller a system call and often its CPU): the feeder looks for new
-jobs every :data:`~gsar_otel.otel.jobs.POLL_S` (10 ms), so a job waits at most that much more
-to start; after :data:`~gsar_otel.otel.jobs.LINGER_S` (2 s) without a job it sleeps, and the
+jobs every :data:`~gsar_otel.runtime.inbox.POLL_S` (10 ms), so a job waits at most that much more
+to start; after :data:`~gsar_otel.runtime.inbox.LINGER_S` (2 s) without a job it sleeps, and the
 next call wakes it.
 
 At interpreter exit the worker gets ``GSAR_EXIT_FLUSH_S`` seconds (default 5, or
@@ -38,14 +39,20 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from gsar_otel import environment
 from gsar_otel import semconv as sc
 from gsar_otel.config_values import SettingsError
-from gsar_otel.otel.jobs import Runner, forget_pending, held_drops, settle_pending
-from gsar_otel.otel.worker import DEFAULT_CONCURRENCY, BackgroundWorker
+from gsar_otel.otel.jobs import (
+    count_dropped,
+    forget_pending,
+    held_drops,
+    report_ended,
+    settle_pending,
+)
+from gsar_otel.runtime.worker import DEFAULT_CONCURRENCY, Job, JobWorker, Runner
 
 __all__ = [
     "DEFAULT_CONCURRENCY", "EXIT_FLUSH_TIMEOUT_S", "BackgroundWorker", "Runner",
@@ -57,9 +64,43 @@ logger = logging.getLogger(__name__)
 
 EXIT_FLUSH_TIMEOUT_S: Final = 5.0
 """Default of ``GSAR_EXIT_FLUSH_S``: longest the interpreter waits at exit for background
-evaluations (plus at most ``worker.CLOSE_GRACE_S`` to cancel the rest and close connections)."""
+evaluations (plus at most ``runtime.worker.CLOSE_GRACE_S`` to cancel the rest and close
+connections)."""
 FORK_WAIT_S: Final = 2.0
 """Longest a fork waits for a just-started worker to finish importing what judging needs."""
+
+WARM_MODULES: Final = (
+    "gsar_otel.otel.traced", "gsar_otel.otel.recording", "gsar_otel.otel.instruments",
+    "gsar_otel.core.evaluator", "gsar_otel.judges.factory", "concurrent.futures.thread",
+)
+"""Imported by the loop thread before it starts its first job; a fork waits for this (see
+below), so a child never inherits one of them half-imported."""
+
+
+class BackgroundWorker(JobWorker):
+    """The job worker of ``@grounded(mode="background")``: every job it drops is counted in
+    ``gsar.background.dropped`` by ``gsar.function`` and ``gsar.drop.reason``, and every job that
+    failed or was cancelled is logged (:mod:`gsar_otel.otel.jobs`).
+
+    Args:
+        maxsize: most jobs waiting to start; :meth:`submit` refuses more (exactly).
+        concurrency: most jobs running at once.
+        warm_modules: modules the loop thread imports before its first job.
+        on_start: called once the threads run (the process's worker registers its exit flush).
+    """
+
+    def __init__(self, maxsize: int, *, concurrency: int = DEFAULT_CONCURRENCY,
+                 warm_modules: tuple[str, ...] = WARM_MODULES,
+                 on_start: Callable[[], None] | None = None) -> None:
+        super().__init__(maxsize, concurrency=concurrency, warm_modules=warm_modules,
+                         on_start=on_start)
+
+    def count_dropped(self, jobs: Iterable[Job], reason: str) -> None:
+        count_dropped(jobs, reason)
+
+    def report_ended(self, job: Job, error: BaseException | None, *, loud: bool = True) -> None:
+        report_ended(job, error, loud=loud)
+
 
 _worker: BackgroundWorker | None = None
 _worker_lock = threading.Lock()

@@ -1,50 +1,25 @@
-"""A background job, the inbox the worker's feeder takes jobs from, and counting the jobs that
-were dropped.
+"""Counting and reporting the background jobs that end without a verdict.
 
-Every job submitted to the background worker ends exactly once, judged or dropped; a dropped one
-is counted in ``gsar.background.dropped`` by ``gsar.function`` and ``gsar.drop.reason``.
+Every job submitted to the background worker (:class:`~gsar_otel.runtime.worker.JobWorker`)
+ends exactly once, judged or dropped; a dropped one is counted in ``gsar.background.dropped`` by
+``gsar.function`` and ``gsar.drop.reason``, and one that failed or was cancelled is logged.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import logging
-import queue
 import sys
 import threading
-import time
-from collections import Counter, deque
-from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass
-from typing import Any, Final
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
 
 from gsar_otel import semconv as sc
 from gsar_otel.errors import EscapedBaseException as EscapedBaseException
+from gsar_otel.runtime.guards import failure_name
+from gsar_otel.runtime.worker import Job
 
 logger = logging.getLogger("gsar_otel.otel.background")
-
-Runner = Callable[[Any], Coroutine[Any, Any, None]]
-"""Turns a job's payload into the coroutine that evaluates it; must not raise."""
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Job:
-    """One submitted evaluation (compared by identity)."""
-
-    runner: Runner
-    payload: Any
-    context: contextvars.Context
-    name: str
-
-
-async def guarded(job: Job) -> None:
-    """Run ``job``; a ``SystemExit``/``KeyboardInterrupt`` from it would stop the loop thread
-    (asyncio re-raises both out of ``run_forever``), so it becomes an ordinary failure."""
-    try:
-        await job.runner(job.payload)
-    except (SystemExit, KeyboardInterrupt) as error:
-        raise EscapedBaseException(error) from error
 
 
 def report_ended(job: Job, error: BaseException | None, *, loud: bool = True) -> None:
@@ -55,91 +30,11 @@ def report_ended(job: Job, error: BaseException | None, *, loud: bool = True) ->
                        "(%s=%s)", job.name, sc.METRIC_BACKGROUND_DROPPED, sc.GSAR_DROP_REASON,
                        sc.DROP_REASON_CANCELLED)
         return
-    name = type(error.error if isinstance(error, EscapedBaseException) else error).__name__
+    name = failure_name(error)
     (logger.warning if loud else logger.debug)(
         "gsar: the background evaluation of %s failed (%s); counted in %s (%s=%s)", job.name,
         name, sc.METRIC_BACKGROUND_DROPPED, sc.GSAR_DROP_REASON, sc.DROP_REASON_ERROR,
         exc_info=error)
-
-
-class Barrier:
-    """Passes through the queue; set once every job before it has ended."""
-
-    __slots__ = ("done",)
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-
-
-STOP: Final = object()
-
-POLL_S: Final = 0.01
-"""Longest a queued job waits for the feeder to take it while the feeder is awake."""
-LINGER_S: Final = 2.0
-"""The feeder stays awake (looking every :data:`POLL_S`) this long after its last item, then
-sleeps until woken: an idle process has no thread waking up."""
-
-
-class Inbox:
-    """Items waiting for the feeder thread, which a caller wakes only when it sleeps.
-
-    Waking a thread costs the caller a system call and often its CPU (the woken thread is
-    scheduled in its place), so :meth:`put` does not wake an awake feeder: while items keep
-    coming the feeder looks every :data:`POLL_S` seconds, and a job waits at most that long to
-    start. After :data:`LINGER_S` seconds without an item the feeder sleeps without a timeout,
-    and the next item wakes it at once. :meth:`put` and :meth:`take`'s check before sleeping hold
-    the same lock (the worker's), so no item is left behind by a sleeping feeder.
-    """
-
-    __slots__ = ("_asleep", "_items", "_wake")
-
-    def __init__(self) -> None:
-        self._items: deque[Any] = deque()
-        self._wake: queue.SimpleQueue[None] = queue.SimpleQueue()
-        self._asleep = False
-
-    def put(self, item: Any) -> bool:
-        """Queue ``item`` (the caller holds the worker's lock).
-
-        Returns:
-            True when the feeder sleeps: the caller then calls :meth:`wake` (after the lock).
-        """
-        self._items.append(item)
-        asleep, self._asleep = self._asleep, False
-        return asleep
-
-    @property
-    def asleep(self) -> bool:
-        """True while the feeder waits for a wake-up (the next :meth:`put` then wakes it)."""
-        return self._asleep
-
-    def wake(self) -> None:
-        """Wake the feeder now (for an item that must not wait, or a sleeping feeder)."""
-        self._wake.put(None)
-
-    def take(self, lock: threading.Lock) -> Any:
-        """The next item, for the feeder: waits as long as it takes (see the class)."""
-        idle_since = time.monotonic()
-        while True:
-            try:
-                return self._items.popleft()
-            except IndexError:
-                pass
-            if time.monotonic() - idle_since < LINGER_S:
-                with contextlib.suppress(queue.Empty):
-                    self._wake.get(timeout=POLL_S)
-                continue
-            with lock:  # a put after this sees the feeder asleep and wakes it
-                asleep = self._asleep = not self._items
-            if asleep:
-                self._wake.get()
-                idle_since = time.monotonic()
-
-    def clear(self) -> None:
-        """Forget every item (in a forked child, whose feeder thread does not exist)."""
-        self._items.clear()
-        self._wake = queue.SimpleQueue()
-        self._asleep = False
 
 
 _pending: Counter[tuple[str, str]] = Counter()

@@ -54,6 +54,7 @@ from gsar_otel.otel.recording import (
     EvaluationRecorder,
     start_evaluation,
 )
+from gsar_otel.runtime.guards import on_failure
 
 __all__ = ["TracedEvaluator", "emit_result"]
 
@@ -99,11 +100,9 @@ class TracedEvaluator(GSAREvaluator):
         """As :meth:`GSAREvaluator.evaluate`, inside a ``gsar.evaluate`` span."""
         recorder = self.start_recording()
         try:
-            return await self.evaluate_recorded(recorder, report_synthesis=report_synthesis,
-                                                evidence_corpus=evidence_corpus)
-        except BaseException as error:
-            recorder.fail(error)
-            raise
+            with on_failure(recorder.fail):
+                return await self.evaluate_recorded(recorder, report_synthesis=report_synthesis,
+                                                    evidence_corpus=evidence_corpus)
         finally:
             recorder.end()
 
@@ -132,12 +131,9 @@ class TracedEvaluator(GSAREvaluator):
                                              action=action, timeout_s=timeout_s)
         round_ = recorder.round(iteration=iteration, action=action)
         try:
-            evaluation = await super().judge_round(synthesis, evidence, iteration=iteration,
-                                                   action=action, timeout_s=timeout_s)
-        except BaseException as error:
-            round_.fail(error)
-            raise
-        else:
+            with on_failure(round_.fail):
+                evaluation = await super().judge_round(synthesis, evidence, iteration=iteration,
+                                                       action=action, timeout_s=timeout_s)
             round_.finish(evaluation)
         finally:
             round_.end()

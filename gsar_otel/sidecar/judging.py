@@ -9,7 +9,9 @@ so a run over ``--max-judge-pairs`` is skipped before any judge starts
 (:mod:`gsar_otel.sidecar.run_budget`). A run past the deadline in extraction is counted (``failed``,
 ``extraction_deadline``); its thread runs on to its end (a thread cannot be killed), at most one
 per pool thread. A ``SystemExit`` or ``KeyboardInterrupt`` raised by an extractor or a judge
-becomes an ordinary failure of that run (counted under its name), never the end of the loop.
+becomes an ordinary failure of that run (counted under its name), never the end of the loop
+(:class:`gsar_otel.runtime.guards.contain_exits`; the judge loop is a
+:class:`gsar_otel.runtime.loop.LoopThread`).
 """
 
 from __future__ import annotations
@@ -18,10 +20,9 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import logging
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -30,6 +31,8 @@ from gsar_otel.core.result import GSARResult
 from gsar_otel.errors import EscapedBaseException as EscapedBaseException
 from gsar_otel.errors import GSARError
 from gsar_otel.otel.instruments import Telemetry
+from gsar_otel.runtime.guards import contain_exits
+from gsar_otel.runtime.loop import LoopThread
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.assembly.late import LateBatch
 from gsar_otel.sidecar.conventions.extract import ExtractedRun, extract_run
@@ -59,51 +62,24 @@ class ExtractionDeadline(GSARError):
     """Extraction did not end within the run's deadline."""
 
 
-class JudgeThread:
-    """An event loop in a thread of its own, for judging."""
+class JudgeThread(LoopThread):
+    """An event loop in a thread of its own, for judging (:class:`LoopThread`)."""
 
     def __init__(self, name: str = "gsar-sidecar-judge") -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
-        self._thread.start()
-
-    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the judge loop and await it from the caller's loop."""
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_guard(coro),
-                                                                          self.loop))
+        super().__init__(name)
 
     def stop(self, timeout_s: float = 5.0) -> None:
         """Cancel what is still judging (each evaluation ends its span as failed), then stop."""
-
-        async def cancel_all() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            if tasks:
-                await asyncio.wait(tasks, timeout=timeout_s)
-
-        try:
-            asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(timeout_s + 1)
-        except Exception:  # a judge stuck in blocking code: stop the loop anyway
+        if not self.cancel_all(timeout_s):  # a judge stuck in blocking code: stop the loop anyway
             logger.warning("gsar sidecar: a judge did not stop in %.0f s", timeout_s)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=10)
-        if not self._thread.is_alive():
-            self.loop.close()
-
-
-async def _guard(coro: Coroutine[Any, Any, T]) -> T:
-    try:
-        return await coro
-    except (SystemExit, KeyboardInterrupt) as error:
-        raise EscapedBaseException(error) from error
+        self.halt(join_s=10)
 
 
 def _extract(run: ReadyRun, max_bytes: int, include_unverified: bool
              ) -> tuple[ExtractedRun, JudgingCost]:
-    """Cap, extract and cost (on a pool thread); a ``BaseException`` comes back as an
-    exception."""
-    try:
+    """Cap, extract and cost (on a pool thread); a ``SystemExit`` or ``KeyboardInterrupt``
+    comes back as an exception (:class:`~gsar_otel.runtime.guards.contain_exits`)."""
+    with contain_exits():
         capped, cut = cap_run(run, max_bytes)
         extracted = extract_run(capped, include_unverified=include_unverified)
         if cut:
@@ -111,8 +87,6 @@ def _extract(run: ReadyRun, max_bytes: int, include_unverified: bool
                                             notes=(*extracted.notes, NOTE_EXTRACTION_CAPPED))
         return extracted, judging_cost(extracted.answer,
                                        (item.content for item in extracted.evidence))
-    except (SystemExit, KeyboardInterrupt) as error:
-        raise EscapedBaseException(error) from error
 
 
 INLINE_EXTRACT_MAX_BYTES = 64 * 1024

@@ -6,7 +6,7 @@ blocks receiving. At most ``queue_size`` runs wait and ``concurrency`` are judge
 that finds the queue full is dropped and counted. Sampling is deterministic on the trace id.
 ``stop`` closes the receivers and judges every buffered run in arrival order within the grace
 period, counting what is left. ``POST /v1/judge`` is judged apart: on a loop of its own and a
-worker pool of ``judge_concurrency`` threads (:func:`gsar_otel.core.deadline.pool_in_use`), so
+worker pool of ``judge_concurrency`` threads (:func:`gsar_otel.runtime.pool.pool_in_use`), so
 requests holding every one of its places never delay the judging of trace runs."""
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from typing import Any
 
 from opentelemetry import metrics, trace
 
-from gsar_otel.core.deadline import WorkerPool, pool_in_use
 from gsar_otel.core.protocol import Judge
-from gsar_otel.errors import EscapedBaseException
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
+from gsar_otel.runtime.guards import failure_name
+from gsar_otel.runtime.pool import WorkerPool, pool_in_use
 from gsar_otel.sidecar.assembly.assembler import INCOMPLETE_NO_RUN_SPAN, ReadyRun, TraceAssembler
 from gsar_otel.sidecar.assembly.counts import COUNT_NOTES, ITEM_KEYS
 from gsar_otel.sidecar.assembly.own_spans import RecordingTracer, mark_forged
@@ -361,8 +361,7 @@ class Sidecar:
                 logger.warning("gsar sidecar: trace %s: %s", run.trace_id, error)
                 self.stats.run(OUTCOME_FAILED, "extraction_deadline")
             except Exception as error:  # one bad run never stops a worker
-                name = (error.name if isinstance(error, EscapedBaseException)
-                        else type(error).__name__)
+                name = failure_name(error)  # an extractor's or judge's SystemExit: its own
                 logger.warning("gsar sidecar: judging trace %s failed: %s: %s", run.trace_id,
                                name, error)
                 self.stats.run(OUTCOME_FAILED, name)

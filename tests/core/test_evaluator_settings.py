@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
-from gsar_otel.core.evaluator import GSAREvaluator, run_sync
+from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.model import Decision, GSARThresholds
+from gsar_otel.runtime.loop import run_sync
 from tests.core.scripted import PROCEED, REGENERATE, Recorder, ScriptedJudge
 
 ANSWER = "Disk usage is high on the web tier."

@@ -11,12 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.core import deadline
-from gsar_otel.core.deadline import INLINE_GUARD_MAX_CHARS, WorkerPool, small_judgement
+from gsar_otel.core import judge_round
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import check_judge_output
+from gsar_otel.core.judge_round import INLINE_GUARD_MAX_CHARS, small_judgement
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.core.scoring import resolve_weight_map
+from gsar_otel.runtime import pool as pool_module
+from gsar_otel.runtime.pool import WorkerPool
 from tests.core.scripted import PROCEED
 
 ANSWER = "CPU on db-prod-1 reached 97% at 14:02. Alert A-1234 fired at 14:02."
@@ -34,12 +36,12 @@ class QuickJudge:
 @pytest.fixture
 def pool(monkeypatch: pytest.MonkeyPatch) -> WorkerPool:
     fresh = WorkerPool(max_workers=1)
-    monkeypatch.setattr(deadline, "_pool", fresh)
+    monkeypatch.setattr(pool_module, "_pool", fresh)
     return fresh
 
 
 def judged(synthesis: str, evidence: EvidenceSet, timeout_s: float | None) -> Any:
-    return asyncio.run(deadline.judge_and_check(
+    return asyncio.run(judge_round.judge_and_check(
         QuickJudge(), synthesis, evidence, timeout_s=timeout_s,
         weight_map=resolve_weight_map(None), contradiction_penalty=0.5, default_unknown=0.5))
 

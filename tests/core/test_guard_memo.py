@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.core import deadline, guard_memo
+from gsar_otel.core import guard_memo, judge_round
 from gsar_otel.core.evidence import Evidence, EvidenceSet
 from gsar_otel.core.guard_memo import GUARD_MODULES, make_memo, memo_stats
 from gsar_otel.core.integrity import IntegrityReport, check_judge_output
@@ -75,15 +75,15 @@ def rounds(draw: st.DrawFn) -> Round:
 
 @pytest.fixture
 def guard_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the guard runs of :func:`deadline.judge_and_check`."""
+    """Counts the guard runs of :func:`judge_round.judge_and_check`."""
     calls: list[int] = []
-    real = deadline.check_judge_output
+    real = judge_round.check_judge_output
 
     def counting(*args: Any, **kwargs: Any) -> IntegrityReport:
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(deadline, "check_judge_output", counting)
+    monkeypatch.setattr(judge_round, "check_judge_output", counting)
     return calls
 
 
@@ -107,7 +107,7 @@ class Replayed:
 
 def judged(verdict: JudgeVerdict, case: Round, timeout_s: float | None = None
            ) -> IntegrityReport:
-    _, report = asyncio.run(deadline.judge_and_check(
+    _, report = asyncio.run(judge_round.judge_and_check(
         Replayed(verdict), case.synthesis, case.evidence, timeout_s=timeout_s,
         weight_map=case.weight_map, contradiction_penalty=case.rho,
         default_unknown=case.unknown))

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
-from gsar_otel.core import deadline
-from gsar_otel.core.deadline import PoolBusyError, WorkerPool
+from gsar_otel.core import judge_round
 from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Decision, JudgeOutput
 from gsar_otel.core.result import DEADLINE_EXCEEDED, GSARResult
+from gsar_otel.runtime import pool as pool_module
+from gsar_otel.runtime.pool import PoolBusyError, PoolStats, WorkerPool
 from tests.core.scripted import PROCEED
 
 ANSWER = "Disk usage is high on the web tier."
@@ -97,13 +98,13 @@ def test_a_sync_caller_gets_the_deadline_too(judge: BlockedSyncJudge) -> None:
 def test_the_integrity_guard_counts_inside_the_deadline(monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
     release = threading.Event()
-    real_guard = deadline.check_judge_output
+    real_guard = judge_round.check_judge_output
 
     def slow_guard(*args: Any, **kwargs: Any) -> Any:
         release.wait(SAFETY_S)  # stands for a guard stuck on a pathological answer
         return real_guard(*args, **kwargs)
 
-    monkeypatch.setattr(deadline, "check_judge_output", slow_guard)
+    monkeypatch.setattr(judge_round, "check_judge_output", slow_guard)
 
     class QuickJudge:
         async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
@@ -128,7 +129,7 @@ def test_a_round_within_the_deadline_is_judged_as_before() -> None:
 # --- the pool is bounded ------------------------------------------------------------------------
 
 
-def drained(pool: WorkerPool) -> deadline.PoolStats:
+def drained(pool: WorkerPool) -> PoolStats:
     """The pool's counters once its (released) work has ended; the count drops on the worker
     thread just after the job returns."""
     for _ in range(int(SAFETY_S / 0.01)):
@@ -178,7 +179,7 @@ def test_queued_work_whose_caller_gave_up_never_runs() -> None:
 
 def test_a_round_refused_by_a_full_pool_is_an_abstain_naming_it(
         monkeypatch: pytest.MonkeyPatch, judge: BlockedSyncJudge) -> None:
-    monkeypatch.setattr(deadline, "_pool", WorkerPool(max_workers=1, max_pending=1))
+    monkeypatch.setattr(pool_module, "_pool", WorkerPool(max_workers=1, max_pending=1))
     first = GSAREvaluator(judge, deadline_s=0.1).evaluate_sync(report_synthesis=ANSWER,
                                                                evidence_corpus=EVIDENCE)
     assert first.judge_errors == (DEADLINE_EXCEEDED,)
@@ -186,4 +187,4 @@ def test_a_round_refused_by_a_full_pool_is_an_abstain_naming_it(
                                                               evidence_corpus=EVIDENCE)
     assert second.final_decision is Decision.ABSTAIN
     assert second.judge_errors == ("JudgePoolBusy",)
-    assert deadline.pool_stats().refused == 1
+    assert pool_module.pool_stats().refused == 1

@@ -33,8 +33,12 @@ LAYERS: tuple[tuple[int, tuple[str, ...]], ...] = (
          "gsar_otel.errors")),
     # environment: the one reader of the environment, with the parsers of config_values; below
     # the judges and otel that read it, above core (which reads none of it but redact's scan).
+    # runtime: the concurrency machinery (the judging pool, loop threads, deadlines, the job
+    # worker and the BaseException guards); the core's judge round uses the pool and deadlines,
+    # the judges the loop resources, so it sits in layer 1, and imports nothing of layer 1
+    # itself (test_runtime_imports_only_names).
     (1, ("gsar_otel.core", "gsar_otel.config", "gsar_otel.config_values",
-         "gsar_otel.environment")),
+         "gsar_otel.environment", "gsar_otel.runtime")),
     (2, ("gsar_otel.judges", "gsar_otel.plugins")),
     (3, ("gsar_otel.otel", "gsar_otel.measure")),
     (4, ("gsar_otel.decorator", "gsar_otel.sidecar", "pytest_gsar")),
@@ -126,6 +130,15 @@ def test_no_module_imports_a_layer_above_its_own(module: str) -> None:
     upward = sorted(f"{target} (layer {layer_of(target)})" for target in GRAPH[module]
                     if layer_of(target) > own)
     assert not upward, f"{module} (layer {own}) imports upward: {', '.join(upward)}"
+
+
+def test_runtime_imports_only_names() -> None:
+    """The runtime is generic machinery under everything in layer 1: it imports only itself and
+    layer 0 (the errors and the names), never the core, the settings or the environment."""
+    for module in sorted(m for m in MODULES if m.startswith("gsar_otel.runtime")):
+        outside = sorted(target for target in GRAPH[module]
+                         if not target.startswith("gsar_otel.runtime") and layer_of(target) > 0)
+        assert not outside, f"{module} imports {', '.join(outside)}"
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:

@@ -1,7 +1,11 @@
 """The deep import paths of 0.1 are gone: they only handed names on to their 0.2 homes, for a
 version that was never published. The anchor modules that sat flat in ``gsar_otel.core``
 (``anchor_scan``, ``anchor_tokens`` ...) live in the package ``gsar_otel.core.anchor``, with
-nothing left at their old paths; ``gsar_otel.core.anchors`` stays their public face. The paths
+nothing left at their old paths; ``gsar_otel.core.anchors`` stays their public face. The
+concurrency machinery lives in ``gsar_otel.runtime`` (the judging pool of ``core.deadline`` in
+``runtime.pool``, its judge round in ``core.judge_round``; the background job worker of
+``otel.worker`` in ``runtime.worker``, its inbox in ``runtime.inbox``), nothing left at the old
+paths. The paths
 that did not move import without a warning, and the public names from ``gsar_otel`` never
 warn."""
 
@@ -38,6 +42,9 @@ REMOVED = {
     "gsar_otel.core.anchor_differences": "gsar_otel.core.anchor.derived",
     "gsar_otel.core.anchor_ranges": "gsar_otel.core.anchor.derived",
     "gsar_otel.core.anchor_derived": "gsar_otel.core.anchor.derived",
+    "gsar_otel.core.deadline": "gsar_otel.core.judge_round",
+    "gsar_otel.core.loop_resources": "gsar_otel.runtime.loop_resources",
+    "gsar_otel.otel.worker": "gsar_otel.runtime.worker",
 }
 
 

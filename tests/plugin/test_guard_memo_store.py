@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import assume, given, settings
 
-from gsar_otel.core import deadline
+from gsar_otel.core import judge_round
 from gsar_otel.core.evaluator import GSAREvaluator
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.integrity import IntegrityReport
@@ -60,14 +60,14 @@ def summary(result: GSARResult) -> tuple[Any, ...]:
 def test_a_replay_with_the_recorded_report_equals_one_that_checks_again(case: Round) -> None:
     assume(len(case.evidence) > 0)  # no evidence: the evaluator abstains, nothing is recorded
     calls: list[int] = []
-    real = deadline.check_judge_output
+    real = judge_round.check_judge_output
 
     def counting(*args: Any, **kwargs: Any) -> IntegrityReport:
         calls.append(1)
         return real(*args, **kwargs)
 
     with tempfile.TemporaryDirectory() as directory, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(deadline, "check_judge_output", counting)
+        patch.setattr(judge_round, "check_judge_output", counting)
         path = Path(directory) / "cassette.json"
         recorded = evaluate(case, path, "once")
         guarded = bool(calls)  # an abstaining verdict has nothing to check

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from gsar_otel.core.evaluator import run_sync
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.core.protocol import JudgeVerdict
@@ -22,6 +21,7 @@ from gsar_otel.judges.recorded.store import (
     verdict_key,
 )
 from gsar_otel.judges.staged.judge import StagedJudge
+from gsar_otel.runtime.loop import run_sync
 from pytest_gsar import options
 from tests.plugin.helpers import GOOD, HALF, METRIC_ROW
 

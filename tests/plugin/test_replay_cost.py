@@ -17,12 +17,13 @@ pytestmark = pytest.mark.cost
 COUNTING_CONFTEST = """
     import gsar_otel.core.redact as redact
     import gsar_otel.judges.recorded.judge as recorded_judge
-    from gsar_otel.core import deadline
+    from gsar_otel.core import judge_round
+    from gsar_otel.runtime import pool
 
     reads = []
     guards = []
     real_secret_values = redact.secret_values
-    real_guard = deadline.check_judge_output
+    real_guard = judge_round.check_judge_output
 
     def counting_secret_values(*args, **kwargs):
         reads.append(1)
@@ -33,7 +34,7 @@ COUNTING_CONFTEST = """
         return real_guard(*args, **kwargs)
 
     redact.secret_values = counting_secret_values
-    deadline.check_judge_output = counting_guard
+    judge_round.check_judge_output = counting_guard
     restores = []
     real_restore = recorded_judge.restore_verdict
 
@@ -42,12 +43,12 @@ COUNTING_CONFTEST = """
         return real_restore(*args, **kwargs)
 
     recorded_judge.restore_verdict = counting_restore
-    before = deadline.pool_stats()
+    before = pool.pool_stats()
 
     def pytest_unconfigure(config):
         import sys
 
-        after = deadline.pool_stats()
+        after = pool.pool_stats()
         print(f"COUNTS reads={len(reads)} jobs={after.submitted - before.submitted} "
               f"inline={after.inline - before.inline} guard={len(guards)}")
         print(f"IMPORTED opentelemetry={'opentelemetry' in sys.modules} "

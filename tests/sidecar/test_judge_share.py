@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from gsar_otel.core.deadline import get_pool
+from gsar_otel.runtime.pool import get_pool
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.judges.staged.judge import StagedJudge

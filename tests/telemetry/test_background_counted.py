@@ -17,6 +17,7 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
 from gsar_otel.otel import background, jobs
 from gsar_otel.otel.background import BackgroundWorker
+from gsar_otel.runtime.worker import Job
 from tests.telemetry.helpers import ANSWER, Otel, mixed_output
 from tests.telemetry.test_background_lifecycle import dropped_by_reason
 
@@ -37,8 +38,8 @@ def test_drops_made_while_the_instruments_are_being_imported_are_counted_later(
         otel: Otel, caplog: pytest.LogCaptureFixture) -> None:
     spec = sys.modules["gsar_otel.otel.instruments"].__spec__
     assert spec is not None
-    job = jobs.Job(runner=lambda _: asyncio.sleep(0), payload=None,
-                   context=contextvars.copy_context(), name="early")
+    job = Job(runner=lambda _: asyncio.sleep(0), payload=None,
+              context=contextvars.copy_context(), name="early")
     spec._initializing = True  # what another thread's import in progress looks like
     try:
         with caplog.at_level(logging.WARNING, logger="gsar_otel.otel.background"):
@@ -57,8 +58,8 @@ def test_drops_made_while_the_instruments_are_being_imported_are_counted_later(
 def test_the_next_count_adds_what_was_held(otel: Otel) -> None:
     spec = sys.modules["gsar_otel.otel.instruments"].__spec__
     assert spec is not None
-    job = jobs.Job(runner=lambda _: asyncio.sleep(0), payload=None,
-                   context=contextvars.copy_context(), name="early")
+    job = Job(runner=lambda _: asyncio.sleep(0), payload=None,
+              context=contextvars.copy_context(), name="early")
     spec._initializing = True
     try:
         jobs.count_dropped([job] * 4, "queue_full")

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gsar_otel.otel import jobs
 from gsar_otel.otel.background import BackgroundWorker
-from gsar_otel.otel.jobs import Inbox
+from gsar_otel.runtime import inbox as inbox_module
+from gsar_otel.runtime.inbox import Inbox
 from tests.telemetry.helpers import Otel
 
 
@@ -62,7 +62,7 @@ def test_submitting_to_an_awake_feeder_wakes_no_thread(otel: Otel, wakes: list[i
 
 def test_a_sleeping_feeder_is_woken_by_the_next_submit(
         otel: Otel, wakes: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jobs, "LINGER_S", 0.0)  # asleep as soon as the inbox is empty
+    monkeypatch.setattr(inbox_module, "LINGER_S", 0.0)  # asleep as soon as the inbox is empty
     worker = BackgroundWorker(100, concurrency=4)
     ran = threading.Semaphore(0)
 
@@ -83,8 +83,8 @@ def test_a_sleeping_feeder_is_woken_by_the_next_submit(
 def test_no_item_is_left_behind_by_a_feeder_going_to_sleep(
         racy: None, monkeypatch: pytest.MonkeyPatch, producers: int, items: int,
         linger: float) -> None:
-    monkeypatch.setattr(jobs, "LINGER_S", linger)
-    monkeypatch.setattr(jobs, "POLL_S", 0.0005)
+    monkeypatch.setattr(inbox_module, "LINGER_S", linger)
+    monkeypatch.setattr(inbox_module, "POLL_S", 0.0005)
     inbox, lock = Inbox(), threading.Lock()
     taken: list[tuple[int, int]] = []
     total = producers * items

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from gsar_otel import environment
-from gsar_otel.core.loop_resources import register_loop_closer
 from gsar_otel.core.model import JudgeOutput, safe_default_judge_output
+from gsar_otel.runtime.loop_resources import register_loop_closer
 from gsar_otel.semconv import (
     ENV_ANTHROPIC_API_KEY,
     ENV_ANTHROPIC_AUTH_TOKEN,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gsar_otel.errors import GSARError
+from gsar_otel.runtime.guards import on_failure
 
 CASSETTE_FORMAT: Final = "gsar-cassette/1"
 """Format marker written into every cassette; a cassette with another marker is refused."""
@@ -148,13 +149,14 @@ def atomic_write(path: Path, text: str) -> None:
     """
     path = real_path(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
+
+    def remove_temporary(_: BaseException) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+    with on_failure(remove_temporary):
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())  # the rename never exposes a file whose bytes are not there
         os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise

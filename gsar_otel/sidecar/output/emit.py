@@ -34,6 +34,7 @@ from gsar_otel.core.result import GSARResult
 from gsar_otel.otel.instruments import Telemetry
 from gsar_otel.otel.traced import TracedEvaluator
 from gsar_otel.plugins import mask_name
+from gsar_otel.runtime.guards import on_failure
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.assembly.late import LateBatch
 from gsar_otel.sidecar.conventions import genai, native, openinference, openllmetry, registry
@@ -232,19 +233,17 @@ async def judge_and_emit(run: ReadyRun, extracted: ExtractedRun, *, judge: Judge
     evidence = extracted.evidence_set()  # built once: the span's figures and the judge's input
     recorder = evaluator.start_recording(context)
     try:
-        span = recorder.span
-        if span.is_recording():
-            span.add_link(target)
-            span.set_attributes({**sidecar_attributes(run, extracted, len(evidence)),
-                                 **(attributes or {})})
-        result = await evaluator.evaluate_recorded(recorder, report_synthesis=extracted.answer,
-                                                   evidence_corpus=evidence)
-        if span.is_recording():
-            span.set_attributes(evaluation_attributes(result))
-        return result
-    except BaseException as error:
-        recorder.fail(error)
-        raise
+        with on_failure(recorder.fail):
+            span = recorder.span
+            if span.is_recording():
+                span.add_link(target)
+                span.set_attributes({**sidecar_attributes(run, extracted, len(evidence)),
+                                     **(attributes or {})})
+            result = await evaluator.evaluate_recorded(
+                recorder, report_synthesis=extracted.answer, evidence_corpus=evidence)
+            if span.is_recording():
+                span.set_attributes(evaluation_attributes(result))
+            return result
     finally:
         recorder.end()
 

@@ -8,7 +8,7 @@ import gc
 
 import pytest
 
-from gsar_otel.core.loop_resources import (
+from gsar_otel.runtime.loop_resources import (
     close_loop_resources,
     close_owned_loop,
     pending_closers,

@@ -1,15 +1,19 @@
-"""The background worker: a bounded job queue drained by an event loop in a thread of its own.
+"""The job worker: a bounded job queue drained by an event loop in a thread of its own.
 
-A caller's :meth:`BackgroundWorker.submit` is the hot path: one lock held for a counter check and
-an append to the :class:`~gsar_otel.otel.jobs.Inbox`, so the bound on waiting jobs is exact under
-any number of threads. A feeder thread takes jobs off the inbox and starts them, at most
+A caller's :meth:`JobWorker.submit` is the hot path: one lock held for a counter check and an
+append to the :class:`~gsar_otel.runtime.inbox.Inbox`, so the bound on waiting jobs is exact
+under any number of threads. A feeder thread takes jobs off the inbox and starts them, at most
 ``concurrency`` at a time, on the loop. The caller does not wake the feeder while it is awake:
-a job then waits at most :data:`~gsar_otel.otel.jobs.POLL_S` (10 ms) to start.
+a job then waits at most :data:`~gsar_otel.runtime.inbox.POLL_S` (10 ms) to start.
 
-Every job submitted ends exactly once: judged (its runner finished) or dropped, and every drop is
-counted in ``gsar.background.dropped`` with ``gsar.drop.reason``. :meth:`BackgroundWorker.stop`
-drops what is still waiting or running at its deadline, closes the loop's SDK clients
-(:mod:`gsar_otel.core.loop_resources`) and stops the threads, each step bounded in time.
+Every job submitted ends exactly once: finished (its runner returned) or dropped, and every drop
+is handed to :meth:`JobWorker.count_dropped` with its reason (``gsar.drop.reason``); a job that
+failed or was cancelled goes to :meth:`JobWorker.report_ended` as well. The background worker of
+``@grounded`` (:class:`gsar_otel.otel.background.BackgroundWorker`) counts them in
+``gsar.background.dropped``. A ``SystemExit`` or ``KeyboardInterrupt`` from a job fails that job
+(:class:`~gsar_otel.runtime.guards.contain_exits`), never the loop. :meth:`JobWorker.stop` drops
+what is still waiting or running at its deadline, closes the loop's SDK clients
+(:mod:`gsar_otel.runtime.loop_resources`) and stops the threads, each step bounded in time.
 
 Importing this module loads only the standard library; asyncio loads when the worker starts.
 """
@@ -23,52 +27,62 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from gsar_otel import semconv as sc
-from gsar_otel.otel.jobs import (
-    STOP,
-    Barrier,
-    Inbox,
-    Job,
-    Runner,
-    count_dropped,
-    guarded,
-    report_ended,
-)
+from gsar_otel.runtime.guards import contain_exits
+from gsar_otel.runtime.inbox import STOP, Barrier, Inbox
 
 if TYPE_CHECKING:
     import asyncio
 
+# Logged under the background module's name: where a user of @grounded looks for (and
+# configures) what happens to background evaluations.
 logger = logging.getLogger("gsar_otel.otel.background")
+
+Runner = Callable[[Any], Coroutine[Any, Any, None]]
+"""Turns a job's payload into the coroutine that evaluates it; must not raise."""
 
 DEFAULT_CONCURRENCY: Final = 8
 """Evaluations the worker runs at the same time."""
 START_TIMEOUT_S: Final = 5.0
-"""Longest :meth:`BackgroundWorker.submit` waits for the worker's loop thread to come up."""
+"""Longest :meth:`JobWorker.submit` waits for the worker's loop thread to come up."""
 CLOSE_GRACE_S: Final = 0.5
-"""Longest :meth:`BackgroundWorker.stop` spends on cancelling jobs and closing connections."""
-WARM_MODULES: Final = (
-    "gsar_otel.otel.traced", "gsar_otel.otel.recording", "gsar_otel.otel.instruments",
-    "gsar_otel.core.evaluator", "gsar_otel.judges.factory", "concurrent.futures.thread",
-)
-"""Imported by the loop thread before it starts its first job; a fork waits for this (see
-:mod:`gsar_otel.otel.background`), so a child never inherits one of them half-imported."""
+"""Longest :meth:`JobWorker.stop` spends on cancelling jobs and closing connections."""
 
 
-class BackgroundWorker:
+@dataclass(frozen=True, slots=True, eq=False)
+class Job:
+    """One submitted job (compared by identity)."""
+
+    runner: Runner
+    payload: Any
+    context: contextvars.Context
+    name: str
+
+
+async def guarded(job: Job) -> None:
+    """Run ``job``; a ``SystemExit``/``KeyboardInterrupt`` from it would stop the loop thread
+    (asyncio re-raises both out of ``run_forever``), so it becomes an ordinary failure."""
+    with contain_exits():
+        await job.runner(job.payload)
+
+
+class JobWorker:
     """A bounded job queue drained by an event loop in a thread of its own.
 
     Args:
         maxsize: most jobs waiting to start; :meth:`submit` refuses more (exactly).
         concurrency: most jobs running at once.
-        warm_modules: modules the loop thread imports before its first job.
+        warm_modules: modules the loop thread imports before its first job (a fork waits for
+            them: :meth:`wait_warm`).
         on_start: called once the threads run (the process's worker registers its exit flush).
     """
 
     def __init__(self, maxsize: int, *, concurrency: int = DEFAULT_CONCURRENCY,
-                 warm_modules: tuple[str, ...] = WARM_MODULES,
+                 warm_modules: tuple[str, ...] = (),
                  on_start: Callable[[], None] | None = None) -> None:
         if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
             raise ValueError(f"maxsize must be an integer >= 1, got {maxsize!r}")
@@ -95,6 +109,15 @@ class BackgroundWorker:
         self._threads: tuple[threading.Thread, ...] = ()
         self._tasks: dict[asyncio.Task[None], Job] = {}  # the loop thread's alone
         self._stopping = False  # set on the loop thread
+
+    # -- what becomes of a job that ends without finishing -----------------------------------
+
+    def count_dropped(self, jobs: Iterable[Job], reason: str) -> None:
+        """Count ``jobs`` as dropped for ``reason`` (never raises); nothing here."""
+
+    def report_ended(self, job: Job, error: BaseException | None, *, loud: bool = True) -> None:
+        """Report a job that failed with ``error`` (or was cancelled: ``error`` None) by
+        something other than the worker's stop; nothing here."""
 
     # -- the caller's side ---------------------------------------------------------------------
 
@@ -168,7 +191,7 @@ class BackgroundWorker:
             self._dropped[reason] += len(jobs)
             warn = reason == sc.DROP_REASON_QUEUE_FULL and not self._warned_full
             self._warned_full = self._warned_full or warn
-        count_dropped(jobs, reason)
+        self.count_dropped(jobs, reason)
         if warn:
             logger.warning("gsar: the background queue is full (%d waiting); evaluations are "
                            "dropped and counted in %s (%s=%s)", self.maxsize,
@@ -202,7 +225,7 @@ class BackgroundWorker:
             self._warm.set()
 
     def wait_warm(self, timeout_s: float) -> bool:
-        """Wait until the loop thread has imported :data:`WARM_MODULES` (True if not started)."""
+        """Wait until the loop thread has imported ``warm_modules`` (True if not started)."""
         return not self._started or self._warm.wait(max(0.0, timeout_s))
 
     def _feed(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -250,7 +273,7 @@ class BackgroundWorker:
             # stop() settles and counts the jobs it cancels first; any other cancellation (a
             # runner cancelling itself, a stray task.cancel()) is counted here.
             if job is not None and self._settle(job):
-                report_ended(job, None)
+                self.report_ended(job, None)
                 self._drop([job], sc.DROP_REASON_CANCELLED)
             return
         error = task.exception()
@@ -258,7 +281,7 @@ class BackgroundWorker:
             return
         with self._lock:
             first, self._warned_error = not self._warned_error, True
-        report_ended(job, error, loud=first)
+        self.report_ended(job, error, loud=first)
         self._drop([job], sc.DROP_REASON_ERROR)
 
     def _put_now(self, item: object) -> None:
@@ -342,7 +365,7 @@ class BackgroundWorker:
     async def _shutdown_on_loop(self, reason: str) -> None:
         import asyncio
 
-        from gsar_otel.core.loop_resources import close_loop_resources
+        from gsar_otel.runtime.loop_resources import close_loop_resources
 
         self._stopping = True
         self._drop([job for task, job in list(self._tasks.items())
