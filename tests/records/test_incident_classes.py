@@ -1,7 +1,8 @@
 """Classes of over-reach the records judge catches as mechanisms, each a table row: a name
 that stands where a name stands and is found nowhere, a numbered thing of prose and what its
 prose asserts (negated or not), who did it, a state said of every record named, a predicted
-value, a cause no record states beside its effect, a direction given to an amount across rows
+value, a cause no record states beside its effect (a failure a log line states is the cause
+of the effect its own log records), a direction given to an amount across rows
 in time order, a key's unit inside a JSON string."""
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ BATCH = ("order_id=ord-1 batch=B-9234 status=shipped\norder_id=ord-2 batch=B-923
 PUSH = ("2026-03-22T05:26:49Z INFO auth-prod-34 deployer: config push cfg-8070 applied\n"
         "2026-03-22T05:27:13Z ERROR auth-prod-34 order-sync: TLS handshake failed: "
         "certificate expired")
+WORKER = ("Dec 07 10:41:26 app-07 worker[48805]: ERROR failed to connect to postgres: dial tcp "
+          "10.9.0.5:5432: connect: connection refused\n"
+          "Dec 07 10:41:26 app-07 systemd[1]: worker.service: Main process exited, code=exited, "
+          "status=1/FAILURE")
 LATENCY = ["ts=2026-03-18T19:40:38Z host=search-6 p99_latency_ms=8858",
            "ts=2026-03-18T19:35:38Z host=search-6 p99_latency_ms=1129"]
 GC = '{"result": "host=batch-14 gc_pause_ms=157 errors=372"}'
@@ -56,6 +61,13 @@ GC = '{"result": "host=batch-14 gc_pause_ms=157 errors=372"}'
     ("The outage was caused by config push cfg-8070.", [PUSH], ["absent"]),
     ("The TLS handshake on auth-prod-34 failed because the certificate expired.", [PUSH],
      ["verified"]),
+    # a failure a log line states is the cause of the effect its own log records; the cause
+    # is its own clause
+    ("The worker exited because it could not connect to postgres (connection refused), and "
+     "it restarts.", [WORKER], ["verified"]),
+    ("The worker exited because postgres ran out of disk, and it restarts.", [WORKER],
+     ["absent"]),
+    ("The worker exited because of config push cfg-8070.", [WORKER, PUSH], ["absent"]),
     # a direction given to an amount, across rows in their own time order
     ("The p99 latency on search-6 rose by 7729 ms.", LATENCY, ["verified"]),
     ("The p99 latency on search-6 fell by 7729 ms.", LATENCY, ["contradicted"]),

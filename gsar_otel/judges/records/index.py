@@ -161,6 +161,10 @@ class RecordIndex:
             at = self._text.find(token, at + 1)
         return tuple(found)
 
+    def of_item(self, item: str) -> list[int]:
+        """The records of evidence item ``item``, in order."""
+        return self._by_item.get(item, [])
+
     def mentioning(self, token: str) -> frozenset[int]:
         """The records of the items that mention ``token`` whose own text holds it as a word."""
         items = set(self.mentions(token))

@@ -33,6 +33,7 @@ from gsar_otel.judges.records.forms import (
     COMPOUND_PARTS,
     DECREASE_WORDS,
     ENTITY_NOUNS,
+    LEVELS,
     MODIFIER_ENDS,
     NAME_PREPOSITIONS,
     SCHEDULE_WORDS,
@@ -635,6 +636,18 @@ def _name_like(token: str, written: str = "", before: str = "", after: str = "")
     return after in ENTITY_NOUNS or (before in NAME_PREPOSITIONS and not after)
 
 
+def _failure_line(record: Record) -> bool:
+    """True when ``record`` is a log line at an error level (a level key or a level word
+    in its text: ``... error failed to connect ...``)."""
+    if record.level in ("error", "fatal"):
+        return True
+    return any(LEVELS.get(word) in ("error", "fatal") for word in record.text[:300].split())
+
+
+_CAUSE_END: Final = re.compile(r"[;\u2014]|,\s+(?:and|but|so|while|which)\b|\.\s")
+"""Where a stated cause's clause ends."""
+
+
 class CauseRule:
     """A stated cause holds only when one record states it (most of its words) beside the
     effect (a word of the effect that is no name): a record naming the cause's subject alone
@@ -647,7 +660,10 @@ class CauseRule:
 
     def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
         assert claim.cause is not None
-        cause_text = claim.clean[claim.cause.end():]
+        rest = claim.clean[claim.cause.end():]
+        # the cause is its own clause: "because it can't reach Postgres (...), and systemd
+        # restarts it every 25 s" states one cause and one more fact
+        cause_text = rest[:m.start()] if (m := _CAUSE_END.search(rest)) else rest
         effect_text = claim.clean[:claim.cause.start()]
         said = claim.cause.group(0).lower()
         if said.split()[0] in CAUSE_FIRST and not said.endswith(" by"):
@@ -663,6 +679,17 @@ class CauseRule:
                     and any(not _NAMEISH_STEM.search(w) for w in effect & record_stems)):
                 yield Check(self.name, "verified", (index.records[i].item,),
                             "the cause is stated of the claim's record")
+                return
+        # a failure a log line states ("error failed to connect to postgres: ... connection
+        # refused") is the cause of the effect a line of the same log records about the
+        # claim's record ("worker.service: Main process exited")
+        effects = {index.records[i].item for i in sorted(scope)[:2000]
+                   if any(not _NAMEISH_STEM.search(w) for w in effect & index.stems(i))}
+        for item in sorted(effects)[:MAX_ATTRIBUTED]:
+            if any(len(cause & index.stems(j)) >= CAUSE_SHARE * len(cause)
+                   and _failure_line(index.records[j]) for j in index.of_item(item)):
+                yield Check(self.name, "verified", (item,),
+                            "the cause is a failure its own log states beside the effect")
                 return
         yield Check(self.name, "absent", (), "the stated cause is not stated by any record "
                     "of the claim")
