@@ -93,6 +93,14 @@ def test_tool_formats_are_read_as_keyed_values(text, key, value):
     assert (key, value) in values
 
 
+def test_a_messages_key_number_fields_are_read_as_keyed_values():
+    line = ("[Sat Dec  7 02:11:40 2024] Out of memory: Killed process 8831 (nginx) "
+            "total-vm:1893220kB, anon-rss:1622104kB, file-rss:0kB, UID:33")
+    fields = {v.key: v.raw for v in read_text("E1", line)[0].values}
+    assert fields["anon-rss"] == "1622104kB"
+    assert fields["total-vm"] == "1893220kB"
+
+
 @pytest.mark.parametrize(("line", "keys"), [
     ("http://example.org/x", set()),           # a URL is no key and value
     ("ERROR:root:boom", set()),                # a level is no key
@@ -139,6 +147,9 @@ def test_a_command_line_names_its_subject(source, names):
     ("kibana.internal gets Connection refused from 127.0.0.1:3000.", [UPSTREAMS],
      ["contradicted"]),
     ("The top two addresses are 66.249.66.12 and 40.77.167.3.", [UNIQ], ["verified"]),
+    # a value restated in another unit after a word of its unit
+    ("Logstash is at 38.9% CPU (about 0.39 of a core).", [CGTOP], ["verified"]),
+    ("Logstash is at 38.9% CPU (about 0.49 of a core).", [CGTOP], ["absent"]),
     # a count the claim says is none
     ("No keys have been evicted.", [INFO], ["verified"]),
     ("Redis hasn't rejected any connections.", [INFO], ["contradicted"]),

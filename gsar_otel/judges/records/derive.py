@@ -468,6 +468,10 @@ def restates(claim_text: str, anchor: Anchor, stated: Anchor) -> bool:
     if any(compare_anchors(anchor, held) is Agreement.MATCH
            for value in record.values for held in value.anchors):
         return True
+    if (stated.kind is AnchorKind.PERCENT and anchor.kind is AnchorKind.NUMBER
+            and isinstance(stated.value, float) and compare_anchors(anchor, _number(
+                stated.value / 100.0)) is Agreement.MATCH):
+        return True  # "121.7% CPU (about 1.2 of the 4 cores)": a share as a fraction
     return any(compare_anchors(anchor, found) is Agreement.MATCH
                for found, _ in _conversions(anchor, [record]))
 

@@ -99,7 +99,8 @@ LEADING_FORMS: Final = (
 """Values a claim writes as the leading part of one the evidence writes whole: a commit id's
 short form, a version's release line ("3.6" of 3.6.1 or 3.6-IV2)."""
 _RESTATING: Final = re.compile(
-    r"\s*(?:\(|,?\s*(?:i\.e\.|that is|or|which is),?)\s*(?:about|~|roughly)?\s*", re.IGNORECASE)
+    r"(?:\s+[A-Za-z%]{1,12})?\s*(?:\(|,?\s*(?:i\.e\.|that is|or|which is),?)\s*"
+    r"(?:about|~|roughly)?\s*", re.IGNORECASE)
 """Between a value and its restatement in another unit: "5368709120 (5 GiB)", ", i.e."."""
 FORETOLD_KINDS: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION,
                                    AnchorKind.CLOCK, AnchorKind.TIMESTAMP, AnchorKind.DATE})

@@ -46,6 +46,9 @@ def _key_cells(line: str) -> list[tuple[str, str]] | None:
         return None
     return [(m.group(1), m.group(2)) for m in pairs if m is not None]
 _ROWS_FOOTER: Final = re.compile(r"^\(\d+ rows?\)$")
+_COLON_MEASURES: Final = re.compile(
+    r"(?<![\w:/.-])([A-Za-z][\w-]*):(-?\d+(?:\.\d+)?(?:[kKMG]i?B|B)?)(?![\w:./])")
+"""A message's ``key:number`` fields, a unit of size written on the number."""
 _COMMA_FIELDS: Final = re.compile(r',\s+([a-z][\w-]{0,30}):\s+("[^"]*"|[^,\s][^,]*)')
 """A log message's trailing ``, key: value`` fields (nginx's error log)."""
 
@@ -310,6 +313,10 @@ def _line(item: str, group: str, line: str) -> Record:
     pairs = PAIR.findall(rest)
     for key, value in pairs:
         record.add(key, value.strip('"'))
+    measured = _COLON_MEASURES.findall(rest)
+    if len(measured) >= 2:  # the kernel's "total-vm:1893220kB, anon-rss:1622104kB"
+        for key, value in measured:
+            record.add(key, value)
     message = PAIR.sub("", rest).strip() if len(pairs) >= 2 else rest
     if message:
         for sentence in split_sentences(message) or [message]:
