@@ -1,9 +1,9 @@
 """How a claim writes a value, each form a table row of one mechanism, with a row that must
 not pass beside each row that must: a value restated in another unit right after it
 ("5368709120 (5 GiB)"), the precision a round or short number is written at ("about 3,100",
-"$193.6k"), a sign that marks a direction ("+1,842/\u22121,297"), the sum of two numbers the
-claim states, a foretold time a record schedules, amounts in cents where another item names
-the currency, a subscription's standing, and a quoted message (it states no state)."""
+"$193.6k"), a sign that marks a direction ("+1,842/\u22121,297"), the sum or the product of two
+numbers the claim states, a foretold time a record schedules, amounts in cents where another
+item names the currency, a subscription's standing, and a quoted message (it states no state)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ INVOICE = ('{"id": "in_1", "status": "open", "amount_due": 9900, "attempt_count"
            '"next_payment_attempt": 1733846400, "created": 1733011200}')
 PLANS = ('[{"plan": "growth", "active_subs": 388, "mrr_cents": 19361200}, '
          '{"plan": "scale", "active_subs": 61, "mrr_cents": 9144900}]')
+WORKERS = "worker_processes=8\nworker_connections=4096"
 CUSTOMER = '{"id": "cus_1", "object": "customer", "currency": "usd", "delinquent": true}'
 BUILD = ('{"id": 9911, "head_sha": "c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2", "event": "push", '
          '"conclusion": "failure", "kafka_version": "3.6.1"}')
@@ -46,6 +47,9 @@ def outcomes(answer: str, items: list[object]) -> list[str]:
     # a sign marks a direction: the record keeps the size of a decrease
     ("PR #311 removes \u22121,297 lines.", [PR], ["verified"]),
     ("PR #311 removes \u22121,279 lines.", [PR], ["absent"]),
+    # the product of two numbers the claim writes
+    ("The cap is 32,768 connections: 8 workers \u00d7 4096 each.", [WORKERS], ["verified"]),
+    ("The cap is 36,768 connections: 8 workers \u00d7 4096 each.", [WORKERS], ["absent"]),
     # a foretold time is recorded where a record schedules it, and only there
     ("Stripe will retry the invoice on Dec 10.", [SUBSCRIPTION, INVOICE], ["verified"]),
     ("Stripe will retry the invoice on Dec 12.", [SUBSCRIPTION, INVOICE], ["absent"]),

@@ -72,6 +72,8 @@ OPERATIONS: Final = {
     "ratio": Operation("ratio", _cue(
         r"percent|%|ratio|share|fraction|rate|times|x\b|half|double|twice|triple|quarter|"
         r"third|portion|proportion|of\b|out of|utili[sz]|against|versus|vs\b|never|only")),
+    "product": Operation("product", re.compile(
+        r"\u00d7|\d\s?x\s?\d|\btimes\b|\bmultipl", re.IGNORECASE)),
 }
 """Cue words per operation family (``extreme`` covers min and max; ``ratio`` shares, ratios and
 percentages; ``difference`` differences, percent changes and time spans)."""
@@ -132,7 +134,7 @@ class _Scope:
                 found = self.counts().find(exact)
             if found is None:
                 found = _first(exact, self._aggregates(asks))
-            if found is None and asks & {"difference", "ratio", "sum"}:
+            if found is None and asks & {"difference", "ratio", "sum", "product"}:
                 found = _first(exact, _pairs(self._pool(anchor, claim_numbers), asks,
                                              _within(exact)))
             if found is not None:
@@ -358,10 +360,10 @@ def _within(anchor: Anchor) -> Callable[[float], bool]:
 def _pairs(pool: list[Entry], asks: set[str],
            within: Callable[[float], bool] = lambda _: True) -> Iterator[tuple[Anchor, str]]:
     """Differences and percent changes of two values of one column (or stated by the claim);
-    sums of two values the claim states; ratios and shares of two values of one row, of one
-    column, or of a row and its column's total. Values of unrelated columns are never
-    combined; a plain number or share that cannot meet the claimed value (``within``) is not
-    built."""
+    sums and products of two values the claim states; ratios and shares of two values of one
+    row, of one column, or of a row and its column's total. Values of unrelated columns are
+    never combined; a plain number or share that cannot meet the claimed value (``within``)
+    is not built."""
     for i, x in enumerate(pool):
         for y in pool[i + 1:]:
             if x.row == y.row and x.anchor == y.anchor:
@@ -380,6 +382,9 @@ def _pairs(pool: list[Entry], asks: set[str],
             if "sum" in asks and both_claimed and x.anchor.kind == y.anchor.kind:
                 # two numbers the claim writes: "+1,842/-1,297, about 3,100 in total"
                 yield _like(x.anchor, x.number + y.number, ""), "sum of the two"
+            if "product" in asks and both_claimed and AnchorKind.NUMBER in (
+                    x.anchor.kind, y.anchor.kind):  # "32,768 that 8 workers x 4096 allow"
+                yield _number(x.number * y.number), "product of the two"
             if "ratio" in asks and (same_column or claimed or x.row == y.row):
                 for num, den in ((x.number, y.number), (y.number, x.number)):
                     if den:
