@@ -138,7 +138,7 @@ class Importer:
     def judge(self, run: ReadyRun) -> None:
         from gsar_otel.measure.captured import case_line, utc_stamp
         from gsar_otel.sidecar.conventions.extract import extract_run
-        from gsar_otel.sidecar.output.emit import agent_name
+        from gsar_otel.sidecar.output.verdict_spans import agent_name
 
         self.counts.runs += 1
         extracted = extract_run(run)

@@ -222,8 +222,8 @@ def _telemetry(args: argparse.Namespace, config: Any) -> Any:
     forward = config.forward
     exporters: list[Any] = []
     if forward:
+        from gsar_otel.sidecar.output.exporters import ForwardSpanExporter, VerdictExporter
         from gsar_otel.sidecar.output.forward import endpoints
-        from gsar_otel.sidecar.output.verdicts import ForwardSpanExporter, VerdictExporter
 
         exporters.append(VerdictExporter(ForwardSpanExporter(endpoints(forward)[0]),
                                          buffer=config.network.verdict_buffer))
@@ -252,7 +252,7 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
                           meter_provider=handle.meter_provider, options=options)
     except ValueError as error:
         raise BadInput(str(error)) from None
-    from gsar_otel.sidecar.output.verdicts import VerdictExporter
+    from gsar_otel.sidecar.output.exporters import VerdictExporter
 
     for exporter in getattr(handle, "span_exporters", ()):
         if isinstance(exporter, VerdictExporter):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gsar_otel.sidecar.assembly.assembler import ReadyRun
-from gsar_otel.sidecar.output.emit import agent_name
+from gsar_otel.sidecar.output.verdict_spans import agent_name
 
 SERVICE_NAME = "service.name"
 

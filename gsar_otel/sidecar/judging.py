@@ -37,13 +37,13 @@ from gsar_otel.sidecar.assembly.assembler import ReadyRun
 from gsar_otel.sidecar.assembly.late import LateBatch
 from gsar_otel.sidecar.conventions.extract import ExtractedRun, extract_run
 from gsar_otel.sidecar.model_budget import BUDGET_EXHAUSTED, ModelTokenBudget
-from gsar_otel.sidecar.output.emit import (
+from gsar_otel.sidecar.output.stats import SidecarStats
+from gsar_otel.sidecar.output.verdict_spans import (
     SKIPPED_JUDGING_BUDGET,
     SKIPPED_NO_ANSWER,
     flag_skipped,
     judge_and_emit,
 )
-from gsar_otel.sidecar.output.stats import SidecarStats
 from gsar_otel.sidecar.run_budget import (
     NOTE_EXTRACTION_CAPPED,
     JudgingCost,
@@ -213,7 +213,7 @@ def flag_late_batches(batches: Iterable[LateBatch], telemetry: Telemetry,
                       stats: SidecarStats) -> None:
     """Flag each trace's late items in the trace (``gsar.sidecar.late_spans``), counting each
     flag written or failed (``late_flags``); one trace's failure never stops the others."""
-    from gsar_otel.sidecar.output.emit import flag_late
+    from gsar_otel.sidecar.output.verdict_spans import flag_late
 
     for batch in batches:
         try:

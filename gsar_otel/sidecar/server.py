@@ -46,7 +46,6 @@ from gsar_otel.sidecar.judging import (
     judge_within_budgets,
 )
 from gsar_otel.sidecar.model_budget import ModelTokenBudget
-from gsar_otel.sidecar.output.emit import incompleteness
 from gsar_otel.sidecar.output.forward import Forwarder
 from gsar_otel.sidecar.output.judged import JudgedRuns
 from gsar_otel.sidecar.output.stats import (
@@ -56,6 +55,7 @@ from gsar_otel.sidecar.output.stats import (
     OUTCOME_SKIPPED,
     SidecarStats,
 )
+from gsar_otel.sidecar.output.verdict_spans import incompleteness
 from gsar_otel.sidecar.run_budget import NOTE_EXTRACTION_CAPPED
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "RELEASE_PER_TICK", "Sidecar", "SidecarConfig"]

@@ -20,7 +20,8 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from gsar_otel.sidecar.output import forward, verdicts
+from gsar_otel.sidecar.output import exporters as verdicts
+from gsar_otel.sidecar.output import forward
 from gsar_otel.sidecar.output.stats import SidecarStats
 from gsar_otel.sidecar.settings import BY_KEY
 from tests.dashboards.queries import (

@@ -5,7 +5,10 @@ nothing left at their old paths; ``gsar_otel.core.anchors`` stays their public f
 concurrency machinery lives in ``gsar_otel.runtime`` (the judging pool of ``core.deadline`` in
 ``runtime.pool``, its judge round in ``core.judge_round``; the background job worker of
 ``otel.worker`` in ``runtime.worker``, its inbox in ``runtime.inbox``), nothing left at the old
-paths. The paths
+paths. Modules are named by what they hold: the sidecar's span exporters are
+``sidecar.output.exporters`` (was ``verdicts``), its verdict spans ``sidecar.output.verdict_spans``
+(was ``emit``), the Claude judge's reading of a verdict payload ``judges.anthropic.payload`` (was
+``verdicts``). The paths
 that did not move import without a warning, and the public names from ``gsar_otel`` never
 warn."""
 
@@ -28,6 +31,9 @@ REMOVED = {
     "gsar_otel.evidence": "gsar_otel.core.evidence",
     "gsar_otel.telemetry": "gsar_otel.otel",
     "gsar_otel._compat": "",
+    "gsar_otel.sidecar.output.verdicts": "gsar_otel.sidecar.output.exporters",
+    "gsar_otel.sidecar.output.emit": "gsar_otel.sidecar.output.verdict_spans",
+    "gsar_otel.judges.anthropic.verdicts": "gsar_otel.judges.anthropic.payload",
     "gsar_otel.core.anchor_model": "gsar_otel.core.anchor.model",
     "gsar_otel.core.anchor_words": "gsar_otel.core.anchor.words",
     "gsar_otel.core.anchor_scan": "gsar_otel.core.anchor.scan",

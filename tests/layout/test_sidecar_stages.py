@@ -86,6 +86,6 @@ def test_a_stage_imports_no_later_stage_nor_the_service(module: str) -> None:
 
 def test_the_stage_check_sees_an_upward_import() -> None:
     assert stage_of(f"{SIDECAR}.conventions.genai") < stage_of(f"{SIDECAR}.assembly.assembler")
-    assert stage_of(f"{SIDECAR}.output.emit") < stage_of(f"{SIDECAR}.server")
+    assert stage_of(f"{SIDECAR}.output.verdict_spans") < stage_of(f"{SIDECAR}.server")
     with pytest.raises(AssertionError, match="no stage"):
         stage_of(f"{SIDECAR}.somewhere")

@@ -16,8 +16,8 @@ import pytest
 from gsar_otel import semconv as sc
 from gsar_otel.sidecar.conventions.extract import extract_run
 from gsar_otel.sidecar.judging import count_results
-from gsar_otel.sidecar.output import emit
-from gsar_otel.sidecar.output.emit import log_once, sidecar_attributes
+from gsar_otel.sidecar.output import verdict_spans as emit
+from gsar_otel.sidecar.output.verdict_spans import log_once, sidecar_attributes
 from gsar_otel.sidecar.output.stats import SidecarStats
 from tests.sidecar.test_extract import run, span, texts
 

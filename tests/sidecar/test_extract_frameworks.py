@@ -13,7 +13,7 @@ from typing import Any
 from gsar_otel.sidecar.conventions.extract import extract_run, merge
 from gsar_otel.sidecar.conventions.shared import Found
 from gsar_otel.sidecar.intake.spans import EventRecord, LogRecordData, SpanRecord
-from gsar_otel.sidecar.output.emit import function_name
+from gsar_otel.sidecar.output.verdict_spans import function_name
 from tests.sidecar.test_extract import ANSWER, ROW_1, ROW_2, TRACE, run, span, texts
 
 WRONG = "CPU on db-prod-1 reached 99.9% at 14:02."
@@ -194,7 +194,7 @@ def test_history_only_results_need_a_call_in_the_trace() -> None:
 
 
 def test_results_past_the_item_cap_are_named() -> None:
-    from gsar_otel.sidecar.output.emit import sidecar_attributes
+    from gsar_otel.sidecar.output.verdict_spans import sidecar_attributes
 
     items = [Found(f"row {n}", f"{n:016x}", "scan", start_ns=n) for n in range(2_003)]
     shape = run(span(1, 0, "invoke_agent", **{"gen_ai.operation.name": "invoke_agent"}))

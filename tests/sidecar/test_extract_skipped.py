@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from gsar_otel.sidecar.output import emit
+from gsar_otel.sidecar.output import verdict_spans as emit
 from tests.sidecar.support import start_sidecar
 from tests.sidecar.test_receiver_http import ROOT, kv, otlp_json, post, span
 
@@ -23,7 +23,7 @@ def test_a_run_without_an_answer_writes_a_skipped_span_and_logs_once(
             body = otlp_json(span(ROOT, "", "invoke_agent bot", [
                 kv("gen_ai.operation.name", "invoke_agent"), kv("gen_ai.agent.name", "bot")],
                 trace_id))
-            with caplog.at_level(logging.WARNING, logger="gsar_otel.sidecar.output.emit"):
+            with caplog.at_level(logging.WARNING, logger="gsar_otel.sidecar.output.verdict_spans"):
                 assert post(running, body)[0] == 200
                 running.wait_for(lambda n=n: running.sidecar.stats.get(
                     "runs_skipped", "no_answer") == n, "the skipped run")

@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from gsar_otel.sidecar.intake.admission import NetworkLimits
 from gsar_otel.sidecar.output.stats import SidecarStats
-from gsar_otel.sidecar.output.verdicts import VerdictExporter
+from gsar_otel.sidecar.output.exporters import VerdictExporter
 from tests.sidecar.support import start_sidecar, start_sidecar_command
 from tests.sidecar.test_receiver_http import agent_spans, otlp_json, post
 from tests.support.servers import free_port

@@ -15,7 +15,7 @@ from gsar_otel.cli.main import build_parser
 from gsar_otel.cli.sidecar import _telemetry, build_config
 from gsar_otel.config import load_settings
 from gsar_otel.sidecar.intake.admission import NetworkLimits
-from gsar_otel.sidecar.output.verdicts import VerdictExporter
+from gsar_otel.sidecar.output.exporters import VerdictExporter
 
 
 def _config(*argv: str, env: dict[str, str] | None = None, file: Path | None = None) -> Any:

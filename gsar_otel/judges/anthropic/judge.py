@@ -46,6 +46,12 @@ from gsar_otel.judges.anthropic.client import (
     prepare_client,
 )
 from gsar_otel.judges.anthropic.logs import install_log_redaction
+from gsar_otel.judges.anthropic.payload import (
+    ERROR_INVALID_JSON,
+    ERROR_SCHEMA,
+    VerdictProblem,
+    salvage_verdict,
+)
 from gsar_otel.judges.anthropic.prompt import (
     CLAIMS_SYSTEM_PROMPT,
     PROMPT_VERSION,
@@ -59,12 +65,6 @@ from gsar_otel.judges.anthropic.prompt import (
     verdict_tool,
 )
 from gsar_otel.judges.anthropic.reply import RoundState, history, parse_reply, stop_failure
-from gsar_otel.judges.anthropic.verdicts import (
-    ERROR_INVALID_JSON,
-    ERROR_SCHEMA,
-    VerdictProblem,
-    salvage_verdict,
-)
 from gsar_otel.semconv import ENV_JUDGE_MODEL
 
 if TYPE_CHECKING:

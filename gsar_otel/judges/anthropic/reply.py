@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gsar_otel.core.model import JudgeOutput, safe_default_judge_output
 from gsar_otel.core.protocol import JudgeUsage
-from gsar_otel.judges.anthropic.prompt import VERDICT_TOOL_NAME, OutputMode
-from gsar_otel.judges.anthropic.verdicts import (
+from gsar_otel.judges.anthropic.payload import (
     VerdictProblem,
     parse_json_text,
     verdict_from_payload,
 )
+from gsar_otel.judges.anthropic.prompt import VERDICT_TOOL_NAME, OutputMode
 
 if TYPE_CHECKING:
     from anthropic.types import Message

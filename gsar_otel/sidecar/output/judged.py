@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 from gsar_otel.plugins import mask_name
 from gsar_otel.sidecar.assembly.ready import ReadyRun
 from gsar_otel.sidecar.conventions.extract import ExtractedRun
-from gsar_otel.sidecar.output.emit import agent_name, incompleteness
+from gsar_otel.sidecar.output.verdict_spans import agent_name, incompleteness
 
 if TYPE_CHECKING:
     from gsar_otel.core.result import GSARResult

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gsar_otel.core.model import EvidenceType
-from gsar_otel.judges.anthropic.verdicts import (
+from gsar_otel.judges.anthropic.payload import (
     ERROR_INVALID_JSON,
     ERROR_SCHEMA,
     VerdictProblem,
