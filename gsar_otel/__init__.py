@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from gsar_otel._version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
+    # the public API: what users call (docs/reference/api.md lists the same names)
     "EvidenceType": "gsar_otel.core.model",
     "DEFAULT_WEIGHT_MAP": "gsar_otel.core.model",
     "Claim": "gsar_otel.core.model",
@@ -31,34 +32,38 @@ _EXPORTS: dict[str, str] = {
     "GSARThresholds": "gsar_otel.core.model",
     "Decision": "gsar_otel.core.model",
     "JudgeOutput": "gsar_otel.core.model",
-    "safe_default_judge_output": "gsar_otel.core.model",
     "partition_weight": "gsar_otel.core.scoring",
     "gsar_score": "gsar_otel.core.scoring",
     "decide": "gsar_otel.core.scoring",
     "Evidence": "gsar_otel.core.evidence",
     "EvidenceSet": "gsar_otel.core.evidence",
-    "coerce_evidence": "gsar_otel.core.evidence",
-    "collect_evidence": "gsar_otel.core.capture",
-    "record_evidence": "gsar_otel.core.capture",
-    "tool_evidence": "gsar_otel.core.capture",
-    "Adjustment": "gsar_otel.core.integrity",
-    "check_judge_output": "gsar_otel.core.integrity",
     "Judge": "gsar_otel.core.protocol",
-    "JudgeVerdict": "gsar_otel.core.protocol",
-    "JudgeUsage": "gsar_otel.core.protocol",
     "LexicalJudge": "gsar_otel.judges.lexical.judge",
     "StagedJudge": "gsar_otel.judges.staged.judge",
     "AnthropicJudge": "gsar_otel.judges.anthropic.judge",
     "GSAREvaluator": "gsar_otel.core.evaluator",
-    "GSAREvaluation": "gsar_otel.core.evaluator",
     "GSARResult": "gsar_otel.core.evaluator",
     "grounded": "gsar_otel.decorator.api",
-    "GroundingError": "gsar_otel.decorator.api",
     "GroundedCall": "gsar_otel.decorator.api",
+    "GroundingError": "gsar_otel.decorator.api",
     "flush": "gsar_otel.decorator.api",
     "last_result": "gsar_otel.decorator.api",
-    "set_exit_flush_timeout": "gsar_otel.otel.background",
+    "record_evidence": "gsar_otel.core.capture",
+    "tool_evidence": "gsar_otel.core.capture",
+    "collect_evidence": "gsar_otel.core.capture",
     "configure_telemetry": "gsar_otel.otel.setup",
+}
+
+_ELSEWHERE: dict[str, str] = {
+    # names that are no longer public here: where they live
+    "safe_default_judge_output": "gsar_otel.core.model",
+    "coerce_evidence": "gsar_otel.core.evidence",
+    "Adjustment": "gsar_otel.core.integrity",
+    "check_judge_output": "gsar_otel.core.integrity",
+    "JudgeVerdict": "gsar_otel.core.protocol",
+    "JudgeUsage": "gsar_otel.core.protocol",
+    "GSAREvaluation": "gsar_otel.core.evaluator",
+    "set_exit_flush_timeout": "gsar_otel.otel.background",
     "TelemetryHandle": "gsar_otel.otel.setup",
     "TracedEvaluator": "gsar_otel.otel.traced",
     "emit_result": "gsar_otel.otel.traced",
@@ -68,50 +73,35 @@ _EXPORTS: dict[str, str] = {
     "RecordingJudge": "gsar_otel.judges.recorded.judge",
     "CassetteStore": "gsar_otel.judges.recorded.store",
 }
+"""Names the package once handed on: asking for one says where it lives."""
 
 __all__ = [
     "DEFAULT_WEIGHT_MAP",
-    "Adjustment",
     "AnthropicJudge",
-    "CassetteStore",
     "Claim",
     "Decision",
     "Evidence",
     "EvidenceSet",
     "EvidenceType",
-    "GSAREvaluation",
     "GSAREvaluator",
     "GSARResult",
-    "GSARSettings",
     "GSARThresholds",
     "GroundedCall",
     "GroundingError",
     "Judge",
     "JudgeOutput",
-    "JudgeUsage",
-    "JudgeVerdict",
     "LexicalJudge",
     "Partition",
-    "RecordingJudge",
-    "SettingsError",
     "StagedJudge",
-    "TelemetryHandle",
-    "TracedEvaluator",
-    "check_judge_output",
-    "coerce_evidence",
     "collect_evidence",
     "configure_telemetry",
     "decide",
-    "emit_result",
     "flush",
     "grounded",
     "gsar_score",
     "last_result",
-    "load_settings",
     "partition_weight",
     "record_evidence",
-    "safe_default_judge_output",
-    "set_exit_flush_timeout",
     "tool_evidence",
 ]
 
@@ -119,7 +109,9 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'gsar_otel' has no attribute {name!r}")
+        home = _ELSEWHERE.get(name)
+        hint = f"; import it from {home}" if home else ""
+        raise AttributeError(f"module 'gsar_otel' has no attribute {name!r}{hint}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
@@ -130,11 +122,9 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from gsar_otel.config import GSARSettings, SettingsError, load_settings
     from gsar_otel.core.capture import collect_evidence, record_evidence, tool_evidence
     from gsar_otel.core.evaluator import GSAREvaluator
-    from gsar_otel.core.evidence import Evidence, EvidenceSet, coerce_evidence
-    from gsar_otel.core.integrity import Adjustment, check_judge_output
+    from gsar_otel.core.evidence import Evidence, EvidenceSet
     from gsar_otel.core.model import (
         DEFAULT_WEIGHT_MAP,
         Claim,
@@ -143,17 +133,12 @@ if TYPE_CHECKING:
         GSARThresholds,
         JudgeOutput,
         Partition,
-        safe_default_judge_output,
     )
-    from gsar_otel.core.protocol import Judge, JudgeUsage, JudgeVerdict
-    from gsar_otel.core.result import GSAREvaluation, GSARResult
+    from gsar_otel.core.protocol import Judge
+    from gsar_otel.core.result import GSARResult
     from gsar_otel.core.scoring import decide, gsar_score, partition_weight
-    from gsar_otel.decorator.api import GroundedCall, GroundingError, flush, grounded
+    from gsar_otel.decorator.api import GroundedCall, GroundingError, flush, grounded, last_result
     from gsar_otel.judges.anthropic.judge import AnthropicJudge
     from gsar_otel.judges.lexical.judge import LexicalJudge
-    from gsar_otel.judges.recorded.judge import RecordingJudge
-    from gsar_otel.judges.recorded.store import CassetteStore
     from gsar_otel.judges.staged.judge import StagedJudge
-    from gsar_otel.otel.background import set_exit_flush_timeout
-    from gsar_otel.otel.setup import TelemetryHandle, configure_telemetry
-    from gsar_otel.otel.traced import TracedEvaluator, emit_result
+    from gsar_otel.otel.setup import configure_telemetry

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from gsar_otel import configure_telemetry, grounded, record_evidence, set_exit_flush_timeout
+from gsar_otel import configure_telemetry, grounded, record_evidence
+from gsar_otel.otel.background import set_exit_flush_timeout
 from tests.telemetry.helpers import ScriptedJudge
 
 
