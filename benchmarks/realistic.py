@@ -4,7 +4,9 @@
 (each unfaithful one with exactly one error, its ``error_span`` marked), written without sight
 of any judge. Domains are split into a development half and a held-out half (:data:`SPLITS`);
 tune on the first, look at the second once per change. ``--set realistic2`` reads the second
-set (``benchmarks/realistic2/``, twelve other domains), fixed before the changes it measures.
+set (``benchmarks/realistic2/``, twelve other domains), fixed before the changes it measures;
+``--set realistic3`` the third (``benchmarks/realistic3/``, twelve more), fixed before any
+judge was run on it.
 
     python benchmarks/realistic.py --judge staged --split dev
     python benchmarks/realistic.py --judge staged records --split heldout --markdown
@@ -45,6 +47,10 @@ SETS: dict[str, tuple[Path, dict[str, tuple[str, ...]]]] = {
     "realistic2": (HERE.parent / "realistic2", {
         "dev": ("redis", "kafka", "nginx", "systemd", "github", "billing"),
         "heldout": ("crm", "dns", "vault", "elasticsearch", "datadog", "airflow"),
+    }),
+    "realistic3": (HERE.parent / "realistic3", {
+        "dev": ("postgres", "docker", "linux", "argocd", "jenkins", "rabbitmq"),
+        "heldout": ("gcp", "pagerduty", "jira", "mongodb", "envoy", "tls"),
     }),
 }
 """Each answer set's directory and its halves (``benchmarks/<set>/README.md``)."""
