@@ -245,6 +245,7 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
     import time
 
     from gsar_otel.cli.common import BadInput
+    from gsar_otel.sidecar import collector_pauses
     from gsar_otel.sidecar.server import Sidecar
 
     try:
@@ -261,9 +262,11 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
         await sidecar.start()
     except OSError as error:
         raise BadInput(f"cannot listen on {config.host}: {error}") from None
+    frozen = collector_pauses.apply()  # start-up objects out of every full collection
     grpc_text = f", OTLP/gRPC on {config.host}:{sidecar.grpc_port}" if sidecar.grpc_port else ""
     print(f"gsar sidecar: OTLP/HTTP on http://{config.host}:{sidecar.http_port}{grpc_text}; "
-          f"judging with {type(sidecar.judge).__name__}", file=sys.stderr, flush=True)
+          f"judging with {type(sidecar.judge).__name__}; {frozen} start-up objects frozen for "
+          "the garbage collector", file=sys.stderr, flush=True)
     if not config.forward and not _otlp_configured():
         print("gsar sidecar: warning: no --forward and no OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT: "
               "the grounding spans are not exported (the counts on /metrics still are kept)",
