@@ -15,9 +15,9 @@ two. Protobuf bodies are parsed by protobuf's C code whatever their size (no JSO
 
 The pool is :data:`WORKERS` process, started (``spawn``) at the first large body, never before;
 bodies queue for it. Each body sent to it takes :data:`CHILD_COPIES` more times its size from
-the request's byte budget (``--max-inflight-bytes``) for the copies the process makes (the body
-it receives, the text it decodes and the parsed document), on top of the received body and the
-decoded copy the receiver charged already, and gives them back when the answer is in; a body the
+the request's byte budget (``--max-inflight-bytes``) for the copies sending it makes (the pickled
+call in the sidecar, the body the process receives, the text it decodes), on top of the received
+body and the decoded copy (the parsed document) the receiver charged already, and gives them back when the answer is in; a body the
 budget has no room for is answered 429 as any request over it. A body the process cannot decode
 because it could not start or died is decoded in a thread, logged and counted
 ``gsar_sidecar_json_decode_total{gsar_sidecar_reason="process_failed"}`` (the pool is started
@@ -49,10 +49,11 @@ logger = logging.getLogger(__name__)
 
 WORKERS: Final = 1
 """Decoding processes (bodies wait for it in turn; each one waiting is charged to the budget)."""
-CHILD_COPIES: Final = 2
-"""Copies of a body, besides the one the receiver charges for decoding, the decoding process
-holds while it reads it: the body it received and the text it decodes (the parsed document is
-the decoded copy; the protobuf it sends back holds values cut to ``max_value_bytes``)."""
+CHILD_COPIES: Final = 3
+"""Copies of a body, besides the one the receiver charges for decoding, made while the decoding
+process reads it: the pickled call the sidecar writes to the process, the body the process
+receives and the text it decodes it to (the parsed document is the decoded copy; the protobuf
+it sends back holds values cut to ``max_value_bytes``)."""
 DECODE_COUNT: Final = "json_decode"
 """The :meth:`note` name of large OTLP/JSON bodies (reasons ``process``, ``process_failed``)."""
 PROCESS = "process"
