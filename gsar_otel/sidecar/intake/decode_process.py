@@ -17,8 +17,9 @@ The pool is :data:`WORKERS` process, started (``spawn``) at the first large body
 bodies queue for it. Each body sent to it takes :data:`CHILD_COPIES` more times its size from
 the request's byte budget (``--max-inflight-bytes``) for the copies sending it makes (the pickled
 call in the sidecar, the body the process receives, the text it decodes), on top of the received
-body and the decoded copy (the parsed document) the receiver charged already, and gives them back when the answer is in; a body the
-budget has no room for is answered 429 as any request over it. A body the process cannot decode
+body and the decoded copy (the parsed document) the receiver charged already, and gives them
+back when the answer is in; a body the budget has no room for is answered 429 as any request
+over it. A body the process cannot decode
 because it could not start or died is decoded in a thread, logged and counted
 ``gsar_sidecar_json_decode_total{gsar_sidecar_reason="process_failed"}`` (the pool is started
 again for the next one); each body it decodes is counted ``process``. A body that is not an
