@@ -19,12 +19,12 @@ the request's byte budget (``--max-inflight-bytes``) for the copies sending it m
 call in the sidecar, the body the process receives, the text it decodes), on top of the received
 body and the decoded copy (the parsed document) the receiver charged already, and gives them
 back when the answer is in; a body the budget has no room for is answered 429 as any request
-over it. A body the process cannot decode
-because it could not start or died is decoded in a thread, logged and counted
+over it. The process's own interpreter (about 40 MB) is outside the budgets. A body the process
+cannot decode because it could not start or died is decoded in a thread, logged and counted
 ``gsar_sidecar_json_decode_total{gsar_sidecar_reason="process_failed"}`` (the pool is started
-again for the next one); each body it decodes is counted ``process``. A body that is not an
-OTLP request gets the same 400 as in a thread (the process raises the same error). ``close``
-(the receiver's close, on SIGTERM or ``Sidecar.stop``) stops the process.
+again for the next one); each body it decodes is counted ``process``. A body that is not an OTLP
+request gets the same 400 as in a thread (the process raises the same error). ``close`` (the
+receiver's close, on SIGTERM or ``Sidecar.stop``) stops the process.
 """
 
 from __future__ import annotations
