@@ -61,11 +61,6 @@ RESERVE_HEAD_TIMEOUT_S = 2.0
 EVICT_AFTER_S = 0.25
 """At the connection limit, a new connection closes the one that has waited longest for a
 request's head, once it has waited this long (a client sends its head at once)."""
-LISTEN_BACKLOG = 1024
-"""Connections the kernel queues for ``accept`` (asyncio's default is 100; the kernel caps it at
-``net.core.somaxconn``). Past a full queue a client's connection attempt is dropped and retried
-by its TCP stack after 1 s: under the soak's 600 slow connections reconnecting, probes of
-``/healthz`` took 1.03-1.06 s that way."""
 EXPORTS = {"/v1/traces": "traces", "/v1/logs": "logs"}
 JUDGE = "/v1/judge"
 
@@ -238,8 +233,7 @@ class HttpReceiver:
 
     async def start(self) -> int:
         """Listen; returns the bound port (useful with port 0)."""
-        self._server = await asyncio.start_server(self._serve, self.host, self.port,
-                                                  backlog=LISTEN_BACKLOG)
+        self._server = await asyncio.start_server(self._serve, self.host, self.port)
         port: int = self._server.sockets[0].getsockname()[1]
         return port
 
