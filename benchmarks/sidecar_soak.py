@@ -17,9 +17,10 @@ Reported: the sidecar's peak RSS (``VmHWM``, plus its child processes' peaks) ag
 (start-up RSS plus ``--max-held-bytes`` plus ``--max-inflight-bytes``, plus a stated constant,
 ``--constant-mb``),
 the well-behaved runs sent and judged,
-``/healthz`` latency (p50, p99, max; probed every 0.25 s from a process of its own, so the
-senders' threads do not slow the measuring client), what each hostile sender was answered
-and every count on ``/metrics`` by reason, so each refused or dropped item can be found there.
+``/healthz`` and ``/metrics`` latency (p50, p99, max; each probed every 0.25 s from a process of
+its own, so the senders' threads do not slow the measuring client), the machine's load average
+over the run, what each hostile sender was answered and every count on ``/metrics`` by reason,
+so each refused or dropped item can be found there.
 Every loop is bounded by the duration and sends to 127.0.0.1 only.
 
 Run::
@@ -99,10 +100,12 @@ class Soak:
         self.answers: dict[str, Counter[int]] = {}
         self.good_sent = 0
         self.health: list[tuple[float, float]] = []
-        self.slow_probes: list[tuple[float, float]] = []
+        self.slow_probes: list[tuple[str, float, float]] = []
+        self.metrics_probes: list[tuple[float, float]] = []
         self.started = time.monotonic()
         self.health_failed = 0
         self.rss: list[float] = []
+        self.load: list[float] = []
         self._lock = threading.Lock()
 
     def answered(self, what: str, status: int) -> None:
@@ -171,33 +174,37 @@ class Soak:
 
     def sample_rss(self) -> None:
         self.rss.append(self.sidecar.rss_mb())
+        self.load.append(os.getloadavg()[0])
 
 
 def probe_health(port: int, seconds: float, out: Any) -> None:
     """In a process of its own (so the senders' threads do not slow the measuring client):
-    ``GET /healthz`` every 0.25 s for ``seconds``; puts (latencies, failed, slow probes)."""
+    ``GET /healthz`` then ``GET /metrics`` every 0.25 s for ``seconds``; puts (``/healthz``
+    latencies, failed probes, slow probes, ``/metrics`` latencies)."""
     import urllib.request
 
-    latencies: list[tuple[float, float]] = []
+    latencies: dict[str, list[tuple[float, float]]] = {"/healthz": [], "/metrics": []}
     failed = 0
-    slow: list[tuple[float, float]] = []
+    slow: list[tuple[str, float, float]] = []
     begin = time.monotonic()
     while time.monotonic() - begin < seconds:
-        started = time.perf_counter()
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz",
-                                        timeout=30) as response:
-                response.read()
-                status = response.status
-        except OSError:
-            status = 0
-        took = time.perf_counter() - started
-        latencies.append((time.monotonic() - begin, took))
-        failed += status != 200
-        if took > 0.1:
-            slow.append((round(time.monotonic() - begin, 1), round(took, 2)))
-        time.sleep(max(0.0, 0.25 - took))
-    out.put((latencies, failed, slow))
+        cycle = time.perf_counter()
+        for path, series in latencies.items():
+            started = time.perf_counter()
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}",
+                                            timeout=30) as response:
+                    response.read()
+                    status = response.status
+            except OSError:
+                status = 0
+            took = time.perf_counter() - started
+            series.append((time.monotonic() - begin, took))
+            failed += status != 200
+            if took > 0.1:
+                slow.append((path, round(time.monotonic() - begin, 1), round(took, 2)))
+        time.sleep(max(0.0, 0.25 - (time.perf_counter() - cycle)))
+    out.put((latencies["/healthz"], failed, slow, latencies["/metrics"]))
 
 
 def metrics(sidecar: Sidecar) -> dict[str, int]:
@@ -256,7 +263,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             thread.start()
         soak.stop.wait(args.duration)
         soak.stop.set()
-        soak.health, soak.health_failed, soak.slow_probes = probes.get(timeout=120)
+        (soak.health, soak.health_failed, soak.slow_probes,
+         soak.metrics_probes) = probes.get(timeout=120)
         prober.join(10)
         for thread in threads:
             thread.join(60)
@@ -272,6 +280,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         sidecar.stop()
     health = [took for _, took in soak.health]
     steady = [took for at, took in soak.health if at >= WARM_UP_S]
+    scraped = [took for _, took in soak.metrics_probes]
     return {
         "duration_s": round(sending_s, 1), "rate_runs_per_s": args.rate,
         "good_runs_sent": soak.good_sent, "runs_judged": judged(counts),
@@ -289,6 +298,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "healthz_max_ms": round(1000 * max(health), 1) if health else None,
         "healthz_after_warm_up_p99_ms": round(1000 * quantile(steady, 0.99), 1),
         "healthz_after_warm_up_max_ms": round(1000 * max(steady), 1) if steady else None,
+        "metrics_probes": len(scraped),
+        "metrics_p50_ms": round(1000 * quantile(scraped, 0.5), 1),
+        "metrics_p99_ms": round(1000 * quantile(scraped, 0.99), 1),
+        "metrics_max_ms": round(1000 * max(scraped), 1) if scraped else None,
+        "load_average_1min": {"min": round(min(soak.load, default=0), 2),
+                              "mean": round(sum(soak.load) / max(1, len(soak.load)), 2),
+                              "max": round(max(soak.load, default=0), 2)},
         "slow_probes_at_s": soak.slow_probes[:20],
         "rss_mb_samples": [round(x) for x in soak.rss[::max(1, len(soak.rss) // 20)]],
         "answers": {what: dict(sorted(c.items())) for what, c in sorted(soak.answers.items())},

@@ -148,6 +148,7 @@ _SIDECAR: Final[tuple[tuple[str, Callable[[str, object], Any]], ...]] = (
     (sc.ENV_SIDECAR_FORWARD_MAX_BYTES, int_parser(1)),
     (sc.ENV_SIDECAR_GRPC_RECEIVE_TIMEOUT, _POSITIVE_SECONDS),
     (sc.ENV_SIDECAR_VERDICT_BUFFER, int_parser(1)),
+    (sc.ENV_SIDECAR_DECODE_PROCESS_BYTES, int_parser(0)),
     (sc.ENV_SIDECAR_INCLUDE_UNVERIFIED, parse_bool),
     (sc.ENV_SIDECAR_MAX_JUDGE_PAIRS, int_parser(0)),
     (sc.ENV_SIDECAR_MODEL_TOKEN_BUDGET, int_parser(0)),

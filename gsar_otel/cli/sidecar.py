@@ -108,6 +108,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verdict-buffer", type=int, default=None, metavar="SPANS",
                         help="grounding spans held for a retry while --forward is down "
                              f"(verdicts_dropped past it) ({_default('verdict_buffer')})")
+    parser.add_argument("--decode-process-bytes", type=int, default=None, metavar="BYTES",
+                        help="OTLP/JSON bodies at least this long are parsed in a decoding "
+                             "process of its own (started at the first, its copies taken from "
+                             "--max-inflight-bytes), off the sidecar's interpreter lock; 0: "
+                             f"every body in a thread ({_default('decode_process_bytes')})")
     parser.add_argument("--include-unverified", action="store_true", default=None,
                         help="keep tool results found only in a model's input history (no call "
                              "in the trace: anyone sending the history can write them) as "
@@ -189,7 +194,8 @@ def build_config(args: argparse.Namespace, settings: Any,
                 judge_queue=v["judge_queue"], max_inflight_bytes=v["max_inflight_bytes"],
                 forward_max_bytes=v["forward_max_bytes"],
                 grpc_receive_timeout_s=v["grpc_receive_timeout"],
-                verdict_buffer=v["verdict_buffer"]))
+                verdict_buffer=v["verdict_buffer"],
+                decode_process_bytes=v["decode_process_bytes"]))
     except ValueError as error:  # SettingsError is a ValueError
         raise BadInput(str(error)) from None
 
@@ -245,6 +251,7 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
     import time
 
     from gsar_otel.cli.common import BadInput
+    from gsar_otel.sidecar import collector_pauses
     from gsar_otel.sidecar.server import Sidecar
 
     try:
@@ -261,9 +268,11 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
         await sidecar.start()
     except OSError as error:
         raise BadInput(f"cannot listen on {config.host}: {error}") from None
+    frozen = collector_pauses.apply()  # start-up objects out of every full collection
     grpc_text = f", OTLP/gRPC on {config.host}:{sidecar.grpc_port}" if sidecar.grpc_port else ""
     print(f"gsar sidecar: OTLP/HTTP on http://{config.host}:{sidecar.http_port}{grpc_text}; "
-          f"judging with {type(sidecar.judge).__name__}", file=sys.stderr, flush=True)
+          f"judging with {type(sidecar.judge).__name__}; {frozen} start-up objects frozen for "
+          "the garbage collector", file=sys.stderr, flush=True)
     if not config.forward and not _otlp_configured():
         print("gsar sidecar: warning: no --forward and no OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT: "
               "the grounding spans are not exported (the counts on /metrics still are kept)",

@@ -62,6 +62,8 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("grpc_receive_timeout", sc.ENV_SIDECAR_GRPC_RECEIVE_TIMEOUT,
             _NET.grpc_receive_timeout_s),
     Setting("verdict_buffer", sc.ENV_SIDECAR_VERDICT_BUFFER, _NET.verdict_buffer),
+    Setting("decode_process_bytes", sc.ENV_SIDECAR_DECODE_PROCESS_BYTES,
+            _NET.decode_process_bytes),
     Setting("include_unverified", sc.ENV_SIDECAR_INCLUDE_UNVERIFIED, False),
     Setting("max_judge_pairs", sc.ENV_SIDECAR_MAX_JUDGE_PAIRS, DEFAULT_MAX_JUDGE_PAIRS),
     Setting("model_token_budget", sc.ENV_SIDECAR_MODEL_TOKEN_BUDGET, 0),

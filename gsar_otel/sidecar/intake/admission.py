@@ -54,6 +54,10 @@ class NetworkLimits:
     """A gRPC call's message must have arrived within this many seconds of the call's start."""
     verdict_buffer: int = 2_048
     """Grounding spans held for a retry while the ``--forward`` endpoint is down."""
+    decode_process_bytes: int = 1024 * 1024
+    """OTLP/JSON bodies at least this long are parsed in a decoding process of their own
+    (:mod:`~gsar_otel.sidecar.intake.decode_process`), off the sidecar's interpreter lock; 0
+    parses every body in a worker thread."""
 
     def __post_init__(self) -> None:
         for name in ("header_timeout_s", "grpc_receive_timeout_s"):
@@ -66,7 +70,7 @@ class NetworkLimits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        for name in ("health_reserve", "judge_queue"):
+        for name in ("health_reserve", "judge_queue", "decode_process_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")

@@ -27,6 +27,7 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, cast
 
 from google.rpc import status_pb2  # type: ignore[import-untyped]
@@ -40,6 +41,7 @@ from gsar_otel.sidecar.intake.admission import (
     network_limits,
 )
 from gsar_otel.sidecar.intake.app import ReceiverApp
+from gsar_otel.sidecar.intake.decode_process import CHILD_COPIES, JsonDecodeProcess
 from gsar_otel.sidecar.intake.http_conn import (
     FRAMING,
     Head,
@@ -146,7 +148,7 @@ def _busy(as_json: bool) -> Response:
 
 
 async def _export(app: ReceiverApp, head: Head, body: bytes, reservation: Reservation,
-                  signal: str) -> Response:
+                  signal: str, big_json: JsonDecodeProcess | None = None) -> Response:
     content_type = head.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     as_json = content_type == JSON
     if head.headers.get("content-encoding", "").strip().lower() == "gzip":
@@ -172,9 +174,18 @@ async def _export(app: ReceiverApp, head: Head, body: bytes, reservation: Reserv
         app.stats.spans("rejected_over_budget")
         return error(429, "too many request bytes in flight; retry later", as_json=as_json,
                      headers=(("Retry-After", RETRY_AFTER_S),))
-    decode = decode_traces if signal == "traces" else decode_logs
+    decode = partial(decode_traces if signal == "traces" else decode_logs, body,
+                     json_encoded=as_json)
     try:
-        decoded = await asyncio.to_thread(decode, body, json_encoded=as_json)
+        if big_json is not None and big_json.wanted(body, as_json):
+            if not reservation.take(CHILD_COPIES * len(body)):  # the decoding process's copies
+                app.stats.spans("rejected_over_budget")
+                return error(429, "too many request bytes in flight; retry later",
+                             as_json=as_json, headers=(("Retry-After", RETRY_AFTER_S),))
+            decoded = await big_json.decode(body, signal, decode)  # off this process's lock
+            reservation.give(CHILD_COPIES * len(body))
+        else:
+            decoded = await asyncio.to_thread(decode)
     except MalformedRequest as bad:
         app.stats.spans("rejected_malformed")
         return error(400, str(bad), as_json=as_json)
@@ -214,6 +225,8 @@ class HttpReceiver:
         """The byte budget shared with the gRPC receiver (``--max-inflight-bytes``)."""
         self.judge_gate = JudgeGate(self.limits.judge_concurrency, self.limits.judge_queue)
         self._server: asyncio.Server | None = None
+        self.big_json = JsonDecodeProcess(self.limits.decode_process_bytes, app.stats.note)
+        """Large OTLP/JSON bodies, parsed in a process of their own (started at the first)."""
         self._connections: set[asyncio.Task[None]] = set()
         self._waiting: dict[asyncio.Task[None], float] = {}
         """Connections waiting for a request's head, by when they began to wait."""
@@ -225,6 +238,7 @@ class HttpReceiver:
         return port
 
     async def close(self) -> None:
+        self.big_json.close()
         if self._server is not None:
             self._server.close()
             for task in list(self._connections):
@@ -367,7 +381,8 @@ class HttpReceiver:
     async def _route(self, head: Head, body: bytes, reservation: Reservation) -> Response:
         path = head.path.split("?", 1)[0]
         if path in EXPORTS:
-            return await _export(self.app, head, body, reservation, EXPORTS[path])
+            return await _export(self.app, head, body, reservation, EXPORTS[path],
+                                 self.big_json)
         if path == JUDGE:
             async with self.judge_gate.running:
                 return await _judge(self.app, body)

@@ -298,3 +298,25 @@ def json_text(value: Any) -> Any:
         except ValueError:
             return value
     return value
+
+
+def read_serialized(body: bytes, signal: str, max_value_bytes: int = MAX_VALUE_BYTES
+                    ) -> tuple[bytes, dict[str, int]]:
+    """An OTLP/JSON ``body`` read into its protobuf request (values cut, ids converted) and
+    serialized, with the items rejected by reason: what the decoding process
+    (:mod:`gsar_otel.sidecar.intake.decode_process`) sends back. Raises
+    :class:`MalformedRequest` as :func:`decode_traces` does."""
+    shape = _TRACES if signal == "traces" else _LOGS
+    request, rejected = _read(body, shape, True, max_value_bytes)
+    return request.SerializeToString(), dict(rejected)
+
+
+def decode_read(data: bytes, rejected: Counter[str], signal: str, *,
+                max_value_bytes: int = MAX_VALUE_BYTES,
+                max_item_bytes: int = MAX_ITEM_BYTES) -> Decoded:
+    """The spans or log records of a request :func:`read_serialized` read, as
+    :func:`decode_traces` / :func:`decode_logs` give them for the JSON body."""
+    shape = _TRACES if signal == "traces" else _LOGS
+    request = shape.request.FromString(data)
+    build = spans_from_request if signal == "traces" else logs_from_request
+    return build(request, intake=Intake(max_value_bytes, max_item_bytes), rejected=rejected)
