@@ -22,8 +22,9 @@ RECEIVERS = (f"{INTAKE}.receiver_http", f"{INTAKE}.receiver_grpc")
 STAGES = ("intake", "conventions", "assembly", "output")
 """The sidecar's sub-packages, each importing only itself and the ones before it."""
 SERVICE = frozenset({"server", "config", "settings", "judging", "filters", "run_budget",
-                     "model_budget"})
-"""Top-level modules: the service itself (wiring, settings, which runs are judged and how)."""
+                     "model_budget", "collector_pauses"})
+"""Top-level modules: the service itself (wiring, settings, which runs are judged and how, the
+collector's pauses of the process)."""
 SIDECAR_MODULES = sorted(m for m in MODULES if m.startswith(SIDECAR + "."))
 
 
