@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -108,15 +109,6 @@ def test_a_span_is_grounded_exactly_when_within_a_year_of_the_range(
     assert (got == ["grounded"]) == allowed, (claim, got)
 
 
-def test_an_age_needs_the_record_to_name_its_event() -> None:
-    # nothing in the record is a marriage: the age is a plain number, found nowhere
-    evidence = record("Joe Rogan", BORN[0], 1967, "Medium", "Stand-up; podcast (1994)")
-    assert buckets("Joe Rogan got married when he was 27.", evidence) != ["grounded"]
-    # an age with no birth year about the claim is no plain number to contradict
-    no_year = ["title: Joe Rogan\nBorn: August 11\nSpouse: Jessica Ditzel (m. 2009)"]
-    assert buckets("Joe Rogan got married when he was 42.", no_year) == ["ungrounded"]
-
-
 @settings(max_examples=40)
 @given(first=st.integers(1900, 1990), second=st.integers(1900, 1990), gap=st.integers(16, 60),
        other_gap=st.integers(16, 60), order=st.booleans())
@@ -140,12 +132,6 @@ def test_another_persons_birth_year_never_dates_an_age() -> None:
     assert buckets(claim, [*joe, "title: Karen Gillan\nBorn: 1967"]) == alone
 
 
-def test_a_decimal_is_no_span() -> None:
-    evidence = ["title: Joe Smith\nYears of service: 1969-2013"]
-    for claim in ("Joe Smith served for 4.5 years.", "Joe Smith served for 4.4 years."):
-        assert buckets(claim, evidence) != ["grounded"], claim
-
-
 def test_a_birth_year_never_dates_another_event_of_the_era() -> None:
     evidence = ["title: Karen Gillan\nBorn: 28 November 1987\nOccupation: Actress"]
     assert buckets("Karen Gillan died in the 1980s.", evidence) != ["grounded"]
@@ -165,6 +151,41 @@ def test_a_list_of_dates_is_no_span() -> None:
     assert "6 years" not in got[0].reason and got[0].bucket != "contradicted", got[0]
 
 
+# (claim, evidence, expected): a bucket, or "not <bucket>" for any other verdict
+AGE_AND_SPAN_ROWS = [
+    # an age needs the record to name its event: nothing in the record is a marriage, so the
+    # age is a plain number, found nowhere
+    pytest.param("Joe Rogan got married when he was 27.",
+                 record("Joe Rogan", BORN[0], 1967, "Medium", "Stand-up; podcast (1994)"),
+                 "not grounded", id="an-age-needs-its-event"),
+    # an age with no birth year about the claim is no plain number to contradict
+    pytest.param("Joe Rogan got married when he was 42.",
+                 ["title: Joe Rogan\nBorn: August 11\nSpouse: Jessica Ditzel (m. 2009)"],
+                 "ungrounded", id="an-age-without-a-birth-year"),
+    # a decimal is no span
+    pytest.param("Joe Smith served for 4.5 years.",
+                 ["title: Joe Smith\nYears of service: 1969-2013"], "not grounded",
+                 id="a-decimal-is-no-span-4.5"),
+    pytest.param("Joe Smith served for 4.4 years.",
+                 ["title: Joe Smith\nYears of service: 1969-2013"], "not grounded",
+                 id="a-decimal-is-no-span-4.4"),
+    # a season is no name: "the Summer of 1817" is the year of the date
+    pytest.param("Jane Austen died in the Summer of 1817.",
+                 ["title: Jane Austen", "Died: 18 July 1817 (1817-07-18) (aged 41) Winchester",
+                  "Occupation: Novelist"], "grounded", id="a-season-is-no-name"),
+]
+
+
+@pytest.mark.parametrize(("claim", "evidence", "expected"), AGE_AND_SPAN_ROWS)
+def test_an_age_or_span_is_judged_as_its_record_allows(claim: str, evidence: list[str],
+                                                       expected: str) -> None:
+    got = buckets(claim, evidence)
+    if expected.startswith("not "):
+        assert got != [expected.removeprefix("not ")], (claim, got)
+    else:
+        assert got == [expected], (claim, got)
+
+
 @settings(max_examples=60)
 @given(person=st.sampled_from(PEOPLE), birth=st.integers(1900, 2010), step=st.integers(-3, 3),
        born=st.sampled_from(BORN), verb=st.sampled_from(["was born", "died"]))
@@ -182,12 +203,6 @@ def test_a_year_is_compared_with_the_year_of_a_date_not_the_age_beside_it(
         assert whole == per_line == ["grounded"], (born, whole, per_line)
     else:  # one record: another year of its key; a line apart from the name: never grounded
         assert whole == ["contradicted"] and per_line != ["grounded"], (born, whole, per_line)
-
-
-def test_a_season_is_no_name() -> None:
-    evidence = ["title: Jane Austen", "Died: 18 July 1817 (1817-07-18) (aged 41) Winchester",
-                "Occupation: Novelist"]
-    assert buckets("Jane Austen died in the Summer of 1817.", evidence) == ["grounded"]
 
 
 # ================================================================================================
