@@ -32,29 +32,35 @@ def texts(answer: str) -> list[str]:
     return [span.text for span in segment(answer)]
 
 
-def test_sentences_split_at_full_stops_before_capitals() -> None:
-    assert texts("CPU rose to 97%. Memory stayed flat.") == ["CPU rose to 97%.",
-                                                             "Memory stayed flat."]
+# (answer, the texts segment cuts it into)
+SPLITS = [
+    # sentences split at full stops before capitals, and where they are glued
+    pytest.param("CPU rose to 97%. Memory stayed flat.",
+                 ["CPU rose to 97%.", "Memory stayed flat."], id="full-stop-before-a-capital"),
+    pytest.param("He co-founded the band.Jimmie joined in 1990.",
+                 ["He co-founded the band.", "Jimmie joined in 1990."], id="glued-sentences"),
+    # abbreviations, initials, decimals, versions and IPs do not end sentences
+    pytest.param("Dr. J. Smith deployed v1.2.3 to 10.0.0.1 at 41.2% load, e.g. on Mon. "
+                 "Then it held.",
+                 ["Dr. J. Smith deployed v1.2.3 to 10.0.0.1 at 41.2% load, e.g. on Mon.",
+                  "Then it held."], id="abbreviations-initials-decimals-versions-ips"),
+    # clauses split where each side is a fact; a list of nouns is one claim
+    pytest.param("CPU on db-1 reached 97% and request rate dropped to 12 RPS.",
+                 ["CPU on db-1 reached 97%", "request rate dropped to 12 RPS."],
+                 id="clauses-each-a-fact"),
+    pytest.param("The team included Alice and Bob.", ["The team included Alice and Bob."],
+                 id="a-list-of-nouns"),
+    # the reported sentences split: a time with a zone ends the first
+    pytest.param("The pod was evicted at 14:02:01Z. At 14:01:30 the pod restarted.",
+                 ["The pod was evicted at 14:02:01Z.", "At 14:01:30 the pod restarted."],
+                 id="reported-evicted-then-restarted"),
+]
 
 
-def test_glued_sentences_split() -> None:
-    assert texts("He co-founded the band.Jimmie joined in 1990.") == [
-        "He co-founded the band.", "Jimmie joined in 1990."]
-
-
-def test_abbreviations_initials_decimals_versions_and_ips_do_not_end_sentences() -> None:
-    answer = "Dr. J. Smith deployed v1.2.3 to 10.0.0.1 at 41.2% load, e.g. on Mon. Then it held."
-    assert texts(answer) == ["Dr. J. Smith deployed v1.2.3 to 10.0.0.1 at 41.2% load, e.g. on Mon.",
-                             "Then it held."]
-
-
-def test_clauses_split_where_each_side_is_a_fact() -> None:
-    assert texts("CPU on db-1 reached 97% and request rate dropped to 12 RPS.") == [
-        "CPU on db-1 reached 97%", "request rate dropped to 12 RPS."]
-
-
-def test_a_list_of_nouns_is_one_claim() -> None:
-    assert texts("The team included Alice and Bob.") == ["The team included Alice and Bob."]
+@pytest.mark.parametrize(("answer", "expected"), SPLITS)
+def test_an_answer_is_cut_into_its_sentences_and_clauses(answer: str,
+                                                         expected: list[str]) -> None:
+    assert texts(answer) == expected
 
 
 def test_conclusion_clause_keeps_its_marker() -> None:
@@ -74,10 +80,6 @@ def test_inline_framing_before_a_colon() -> None:
     spans = segment("Here is what I found: CPU rose to 97%.")
     assert [s.text for s in spans] == ["CPU rose to 97%."]
     assert spans[0].lead_start == 0
-
-
-def test_bullets_and_lines_are_sentences() -> None:
-    assert len(sentence_spans("- a fact here\n* another fact\n1. third fact")) == 3
 
 
 def test_clause_spans_without_joiner_is_the_sentence() -> None:
@@ -238,14 +240,25 @@ def test_dots_inside_a_sentence_end_nothing(kind: str) -> None:
     check()
 
 
-def test_the_reported_sentences_split() -> None:
-    assert [s.text for s in segment("The pod was evicted at 14:02:01Z. At 14:01:30 the pod "
-                                    "restarted.")] == ["The pod was evicted at 14:02:01Z.",
-                                                       "At 14:01:30 the pod restarted."]
-    answer = ("The p99 latency was 250 ms. Errors rose. CPU reached 97%. CPU fell. It began at "
-              "09:13 UTC. Then we shipped version v2.3.1. The rollout stalled on host api-prod-3. "
-              "It was dep-5521. The deploy failed.")
-    assert len(sentence_spans(answer)) == 9
+# (answer, how many sentences sentence_spans finds in it)
+SENTENCE_COUNTS = [
+    # bullets and lines are sentences
+    pytest.param("- a fact here\n* another fact\n1. third fact", 3, id="bullets-and-lines"),
+    # the reported answer: every kind of token before its full stops ends a sentence
+    pytest.param("The p99 latency was 250 ms. Errors rose. CPU reached 97%. CPU fell. It began at "
+                 "09:13 UTC. Then we shipped version v2.3.1. The rollout stalled on host "
+                 "api-prod-3. It was dep-5521. The deploy failed.", 9, id="reported-nine"),
+    # a unit after a number ends where the abbreviation would not
+    pytest.param("It took 250 ms. The rest was fine.", 2, id="a-unit-ends-it"),
+    pytest.param("Ms. Lee was right.", 1, id="a-title-does-not"),
+    pytest.param("It was 5 vs. 6 at the end.", 1, id="vs-does-not"),
+    pytest.param("It failed on 14 Mar. The fix came later.", 2, id="a-month-after-a-day-ends-it"),
+]
+
+
+@pytest.mark.parametrize(("answer", "count"), SENTENCE_COUNTS)
+def test_an_answer_has_this_many_sentences(answer: str, count: int) -> None:
+    assert len(sentence_spans(answer)) == count, answer
 
 
 def test_abbreviations_initials_and_dotted_names_keep_one_sentence() -> None:
@@ -253,13 +266,6 @@ def test_abbreviations_initials_and_dotted_names_keep_one_sentence() -> None:
               "ip-10-0-3-17.ec2.internal, i.e. In config.yaml at 10.0.0.1 with v2.3.1 on 14 Mar. "
               "2026.")
     assert sentence_spans(answer) == [(0, len(answer))]
-
-
-def test_a_unit_after_a_number_ends_where_the_abbreviation_would_not() -> None:
-    assert len(sentence_spans("It took 250 ms. The rest was fine.")) == 2
-    assert len(sentence_spans("Ms. Lee was right.")) == 1
-    assert len(sentence_spans("It was 5 vs. 6 at the end.")) == 1
-    assert len(sentence_spans("It failed on 14 Mar. The fix came later.")) == 2
 
 
 # ================================================================================================
