@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -225,20 +226,23 @@ def test_a_trigger_no_record_states_is_not_grounded(value: str, verb: str, noun:
     assert _verdict(said, [record, *TRIGGER_UNRELATED]) != "grounded", said
 
 
-def test_what_an_alert_was_triggered_by_is_still_a_cause() -> None:
-    # no run: "triggered by" states a cause, which a record must state
-    record = "ALERT ALRT-7 HighLatency on checkout-api fired at 10:02"
-    said = "Alert ALRT-7 was triggered by a bad config push on checkout-api."
-    verdicts = StagedJudge().explain(synthesis=said, evidence=EvidenceSet.coerce([record]))
-    assert [v.bucket for v in verdicts] == ["ungrounded"]
-    assert verdicts[0].reason.startswith("cause:")
-
-
-def test_what_a_deploy_triggered_is_still_a_cause() -> None:
+# (claim, evidence): "triggered by" where no run is the trigger states a cause, which a record
+# must state; the claim is ungrounded, for a cause
+STILL_CAUSES = [
+    # no run: what an alert was triggered by is a cause
+    pytest.param("Alert ALRT-7 was triggered by a bad config push on checkout-api.",
+                 ["ALERT ALRT-7 HighLatency on checkout-api fired at 10:02"],
+                 id="what-an-alert-was-triggered-by"),
     # the run is the trigger here, not what was triggered
-    items = ["2024-05-01T13:30:00Z INFO deployer: deploy of payments-api v2.12.4 finished",
-             "2024-05-01T13:34:39Z ALERT HighLatencyP99 fired for payments-api"]
-    said = "The latency spike was triggered by the deploy of payments-api v2.12.4."
+    pytest.param("The latency spike was triggered by the deploy of payments-api v2.12.4.",
+                 ["2024-05-01T13:30:00Z INFO deployer: deploy of payments-api v2.12.4 finished",
+                  "2024-05-01T13:34:39Z ALERT HighLatencyP99 fired for payments-api"],
+                 id="what-a-deploy-triggered"),
+]
+
+
+@pytest.mark.parametrize(("said", "items"), STILL_CAUSES)
+def test_what_a_trigger_names_is_still_a_cause(said: str, items: list[str]) -> None:
     verdicts = StagedJudge().explain(synthesis=said, evidence=EvidenceSet.coerce(items))
     assert [v.bucket for v in verdicts] == ["ungrounded"]
     assert verdicts[0].reason.startswith("cause:")
