@@ -8,6 +8,7 @@ memory") that need a record stating them, and verbs of reporting a result ("achi
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -89,12 +90,36 @@ def test_a_field_saying_true_or_false_decides_the_plain_and_the_negated_claim(
                                 else ("contradicted", "grounded"))
 
 
-def test_a_count_of_zero_states_that_it_did_not_happen() -> None:
-    item = "pod=checkout-api-7f9c6d restarts=0 status=Running"
-    assert bucket("The checkout-api-7f9c6d pod did not restart.", [item]) == "grounded"
-    assert bucket("The checkout-api-7f9c6d pod was never restarted.", [item]) == "grounded"
-    busy = "pod=checkout-api-7f9c6d restarts=4 status=Running"
-    assert bucket("The checkout-api-7f9c6d pod did not restart.", [busy]) != "grounded"
+# (claim, evidence, expected): a bucket, or "not <bucket>" for any other verdict
+SAID_OR_DENIED = [
+    # a count of zero states that it did not happen; a count above zero does not
+    pytest.param("The checkout-api-7f9c6d pod did not restart.",
+                 ["pod=checkout-api-7f9c6d restarts=0 status=Running"], "grounded",
+                 id="zero-restarts-did-not-restart"),
+    pytest.param("The checkout-api-7f9c6d pod was never restarted.",
+                 ["pod=checkout-api-7f9c6d restarts=0 status=Running"], "grounded",
+                 id="zero-restarts-never-restarted"),
+    pytest.param("The checkout-api-7f9c6d pod did not restart.",
+                 ["pod=checkout-api-7f9c6d restarts=4 status=Running"], "not grounded",
+                 id="four-restarts-did-not-restart"),
+    # a condition named as an event: "the rebalance of X led to the backlog" names the event a
+    # root-cause record states; it is no condition of X the records must state as such
+    pytest.param("The rebalance of clicks-consumer led to the queue backlog.",
+                 ["2025-03-19 03:12:22 UTC INFO rca-bot: root cause: consumer group "
+                  "clicks-consumer rebalance",
+                  "ALERT QueueBacklogHigh firing for clicks-stream since 03:07:19 UTC"],
+                 "grounded", id="a-condition-named-as-an-event"),
+]
+
+
+@pytest.mark.parametrize(("claim", "items", "expected"), SAID_OR_DENIED)
+def test_what_a_record_states_grounds_the_claim_said_or_denied(claim: str, items: list[str],
+                                                               expected: str) -> None:
+    got = bucket(claim, items)
+    if expected.startswith("not "):
+        assert got != expected.removeprefix("not "), claim
+    else:
+        assert got == expected, claim
 
 
 @settings(max_examples=30)
@@ -332,16 +357,6 @@ def test_a_condition_needs_a_record_stating_it(condition: tuple[str, str],
     assert bucket(claim, items) == "grounded", items
     items = [[*rows, elsewhere][i] for i in order] + noise
     assert bucket(claim, items) != "grounded", items
-
-
-def test_a_condition_named_as_an_event_is_read_as_the_event() -> None:
-    """"The rebalance of X led to the backlog" names the event a root-cause record states; it
-    is no condition of X the records must state as such."""
-    items = ["2025-03-19 03:12:22 UTC INFO rca-bot: root cause: consumer group clicks-consumer "
-             "rebalance",
-             "ALERT QueueBacklogHigh firing for clicks-stream since 03:07:19 UTC"]
-    assert bucket("The rebalance of clicks-consumer led to the queue backlog.", items) \
-        == "grounded"
 
 
 # ================================================================================================
