@@ -557,11 +557,19 @@ def test_observations_are_not_conclusions(claim: str) -> None:
     assert not facts_of(claim).conclusion
 
 
-def test_negation_markers() -> None:
-    assert facts_of("The job did not restart.").negated
-    assert facts_of("No errors were logged.").negated
-    assert facts_of("The pod failed to start.").negated
-    assert not facts_of("The deploy failed on web-1.").negated
+# (sentence, whether facts_of reads it as negated)
+NEGATIONS = [
+    # "not", "no" and "failed to" negate; a failure that happened is no negation
+    ("The job did not restart.", True),
+    ("No errors were logged.", True),
+    ("The pod failed to start.", True),
+    ("The deploy failed on web-1.", False),
+]
+
+
+@pytest.mark.parametrize(("sentence", "negated"), NEGATIONS)
+def test_negation_markers(sentence: str, negated: bool) -> None:
+    assert facts_of(sentence).negated is negated
 
 
 def test_names_are_whole_lowercased_tokens_not_the_first_word() -> None:
