@@ -99,11 +99,33 @@ def test_a_value_is_the_named_instances_own(hosts: list[int], ratios: list[int],
     assert bucket(f"Instance {ip}:8080 has an error ratio of {theirs}.", [text]) != "grounded"
 
 
-def test_a_value_of_a_records_nested_array_is_still_its_own() -> None:
-    record = json.dumps({"host": "10.0.0.5", "metrics": {"cpu_pct": 97},
-                         "events": [{"t": "14:02:01", "msg": "restart"}]})
-    assert bucket("10.0.0.5 had CPU at 97%, restarting at 14:02:01.", [record]) == "grounded"
-    assert bucket("10.0.0.5 had CPU at 97%, restarting at 14:05:01.", [record]) != "grounded"
+NESTED = json.dumps({"host": "10.0.0.5", "metrics": {"cpu_pct": 97},
+                     "events": [{"t": "14:02:01", "msg": "restart"}]})
+MATRIX = json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
+    {"metric": {"instance": "10.0.4.17:8080", "job": "api"},
+     "values": [[1718028000, "0.10"], [1718028060, "0.25"]]}]}})
+# (claim, the JSON record, expected): a bucket, or "not <bucket>" for any other verdict
+OWN_VALUES = [
+    # a value of a record's nested array is still its own
+    pytest.param("10.0.0.5 had CPU at 97%, restarting at 14:02:01.", NESTED, "grounded",
+                 id="nested-array-its-time"),
+    pytest.param("10.0.0.5 had CPU at 97%, restarting at 14:05:01.", NESTED, "not grounded",
+                 id="nested-array-another-time"),
+    # a range vector's value is its own sample's, at that sample's time
+    pytest.param("Instance 10.0.4.17:8080 had a value of 0.25 at 14:01 UTC.", MATRIX,
+                 "grounded", id="range-vector-its-sample"),
+    pytest.param("Instance 10.0.4.17:8080 had a value of 0.25 at 14:00 UTC.", MATRIX,
+                 "contradicted", id="range-vector-another-sample"),
+]
+
+
+@pytest.mark.parametrize(("claim", "record", "expected"), OWN_VALUES)
+def test_a_value_of_a_json_record_is_its_own(claim: str, record: str, expected: str) -> None:
+    got = bucket(claim, [record])
+    if expected.startswith("not "):
+        assert got != expected.removeprefix("not "), claim
+    else:
+        assert got == expected, claim
 
 
 IOSTAT = ("Device   r/s   rkB/s  r_await   w/s   wkB/s  w_await  %util\n"
@@ -216,16 +238,6 @@ def test_a_measure_and_its_time_are_of_one_sample(cpus: list[int], pick: int, ot
     if alert:  # the alert's time holds no CPU: the measure is the sample's, the time the alert's
         after = f"CPU on db-{host} was {cpus[at]}% at 14:{10 + len(cpus):02d} UTC."
         assert bucket(after, items) != "contradicted", items
-
-
-def test_a_range_vectors_value_is_its_own_samples() -> None:
-    matrix = json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
-        {"metric": {"instance": "10.0.4.17:8080", "job": "api"},
-         "values": [[1718028000, "0.10"], [1718028060, "0.25"]]}]}})
-    assert bucket("Instance 10.0.4.17:8080 had a value of 0.25 at 14:01 UTC.", [matrix]) \
-        == "grounded"
-    assert bucket("Instance 10.0.4.17:8080 had a value of 0.25 at 14:00 UTC.", [matrix]) \
-        == "contradicted"
 
 
 @settings(max_examples=40, deadline=None)
@@ -344,14 +356,22 @@ def _tokens(text: str) -> list[str]:
     return text.split()
 
 
-def test_the_word_beside_a_key_is_before_it_or_after_a_copula() -> None:
-    stems = frozenset({"namespac"})
-    assert _beside(_tokens("runs in the staging namespace"), stems) == ["staging"]
-    assert _beside(_tokens("runs in namespace staging"), stems) == ["staging"]
-    assert _beside(_tokens("the namespace was staging"), stems) == ["staging"]
+# (text, the words _beside finds for the key "namespace")
+BESIDE = [
+    # the word beside a key is before it, or after it or after a copula
+    ("runs in the staging namespace", ["staging"]),
+    ("runs in namespace staging", ["staging"]),
+    ("the namespace was staging", ["staging"]),
     # a stopword or a copula ends the words before it; none after it is a value
-    assert _beside(_tokens("was namespace of the pod"), stems) == []
-    assert _beside(_tokens("a mysql database namespace"), stems) == ["mysql", "database"]
+    ("was namespace of the pod", []),
+    ("a mysql database namespace", ["mysql", "database"]),
+]
+
+
+@pytest.mark.parametrize(("text", "words"), BESIDE)
+def test_the_word_beside_a_key_is_before_it_or_after_a_copula(text: str,
+                                                              words: list[str]) -> None:
+    assert _beside(_tokens(text), frozenset({"namespac"})) == words
 
 
 @settings(max_examples=30)
@@ -550,9 +570,12 @@ def test_a_range_of_seconds_is_read_against_milliseconds(low: int, width: int, m
         assert guarded(claim, [item])
 
 
-def test_a_change_from_one_value_to_another_is_no_range() -> None:
-    for text in ("CPU rose from 80 to 90%.", "p99 was 1-2 seconds.", "CPU was 80, then 90%."):
-        assert stated_ranges(text, extract_anchors(text)) == {}, text
+@pytest.mark.parametrize("text", [
+    # a change from one value to another is no range: stated_ranges reads none in these texts
+    "CPU rose from 80 to 90%.", "p99 was 1-2 seconds.", "CPU was 80, then 90%.",
+])
+def test_a_change_from_one_value_to_another_is_no_range(text: str) -> None:
+    assert stated_ranges(text, extract_anchors(text)) == {}, text
 
 
 @settings(max_examples=60)
