@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -212,9 +213,9 @@ COMPOUNDS = (
 particle or prefix. None of them names a thing."""
 
 
-def test_an_english_compound_is_no_name() -> None:
-    for sentence in COMPOUNDS:
-        assert slots_of(sentence).subjects == (), sentence
+@pytest.mark.parametrize("sentence", COMPOUNDS)
+def test_an_english_compound_is_no_name(sentence: str) -> None:
+    assert slots_of(sentence).subjects == (), sentence
 
 
 # ================================================================================================
