@@ -3,6 +3,8 @@ that state them, never off an event just before.
 
 Its sections cover causes stated by an incident record or a failure line, what triggered a run
 (``event: push``), and changes read in order off a record's fields before and after.
+
+Its table ``STILL_CAUSES`` holds claims of what a trigger names, each still a cause.
 """
 
 from __future__ import annotations

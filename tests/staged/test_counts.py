@@ -4,6 +4,8 @@ at once is read off all of them, never off one record that agrees.
 Its sections cover totals, counts, "only X" and first/last lines; "all" and "no" read against
 every record of a kind; claims of scope ("only", "always", "the busiest"); and differences
 between two rows or two samples of one subject.
+
+Its table ``GAPS`` holds claims of a gap between two rows, with the bucket each must get.
 """
 
 from __future__ import annotations

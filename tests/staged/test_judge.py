@@ -7,6 +7,9 @@ verdict); the paraphrase budget, names spelled one letter off, adjectives of a p
 documents inside signal items; and stage 2 (markers, names, stems, the anchors adapter). Cost
 and the ``lodo`` replay stay in their own files (``test_cost.py``, ``test_lodo_replay.py``),
 which docs and the test targets name by path.
+
+Its tables: ``NEGATIONS`` (sentences and whether they are negated), the conclusions and
+observations, the pronouns, and the bad budgets.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ its record.
 Its sections cover plain words written as names (a service before "service"), made-up names of
 tool subjects that no evidence holds, names a token carries (a pod named for its workload), and
 nouns for the kind of record ("the INFO line") that are no words the record must hold.
+
+Its table ``COMPOUNDS`` holds English compounds, none of them a name.
 """
 
 from __future__ import annotations

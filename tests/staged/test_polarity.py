@@ -4,6 +4,9 @@ said or denied, diagnosed or measured.
 Its sections cover negation as a value of the claim, conditions a claim diagnoses ("is leaking
 memory") that need a record stating them, and verbs of reporting a result ("achieved",
 "obtained") that are the claim's predicate, not words the evidence must hold.
+
+Its table ``SAID_OR_DENIED`` holds claims said or denied (a count of zero, a condition named
+as an event), with the bucket each must get.
 """
 
 from __future__ import annotations

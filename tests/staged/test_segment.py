@@ -4,6 +4,10 @@ each claim is said of.
 Its sections cover sentences, clauses, framing and what does not end a sentence; which full
 stops end a sentence by the kind of token before them; relative clauses said of the subject
 just before them; and coordinated subjects read as a claim about each.
+
+Its tables: ``SPLITS`` (answers and the sentences and clauses they are cut into),
+``SENTENCE_COUNTS`` (answers and how many sentences they hold), and ``ENDINGS`` and ``INNER``
+(the kinds of token that end a sentence, and the dots that end nothing).
 """
 
 from __future__ import annotations

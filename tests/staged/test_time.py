@@ -3,6 +3,9 @@ years a record holds, and an ordinal place is the value of the field numbering t
 
 Its sections cover ages and spans of years read off one record, decades and centuries as
 ranges of years, and ordinals ("the third attempt") against run and build numbers.
+
+Its tables: ``AGE_AND_SPAN_ROWS`` (claims of an age or a span against one record, with the
+bucket each must get).
 """
 
 from __future__ import annotations

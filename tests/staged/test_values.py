@@ -6,6 +6,10 @@ as values (``namespace=prod``); shares written in words ("more than half"); a pa
 as one pair (``READY 1/3``); stated ranges; short commit hashes and states under one key;
 two-pole states (allowed or denied, enabled or disabled, in sync or not); what a series or a
 statistic measures; and words written joined and protocol status lines.
+
+Its tables: ``OWN_VALUES`` (claims of a JSON record's own values, a nested array's and a
+range vector's samples), ``BESIDE`` (the word beside a key), the texts stating no range, and
+the shares and periods written in words.
 """
 
 from __future__ import annotations
