@@ -24,9 +24,9 @@ from gsar_otel.judges.records.record import (
     REQUEST_KEYS,
     Record,
     Value,
-    _as_text,
     _key_info,
     _measure,
+    json_text,
     nameable,
     short,
 )
@@ -127,9 +127,9 @@ def test_a_long_value_is_read_afresh_and_the_same() -> None:
 @given(st.integers() | st.floats(allow_nan=True, allow_infinity=True) | st.booleans()
        | st.none())
 def test_a_number_is_written_as_json_writes_it(raw: object) -> None:
-    assert _as_text(raw) == json.dumps(raw)
+    assert json_text(raw) == json.dumps(raw)
 
 
 def test_non_finite_floats_are_written_as_json_writes_them() -> None:
-    assert [_as_text(x) for x in (math.inf, -math.inf, math.nan)] == [
+    assert [json_text(x) for x in (math.inf, -math.inf, math.nan)] == [
         "Infinity", "-Infinity", "NaN"]

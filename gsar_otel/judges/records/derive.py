@@ -270,8 +270,7 @@ def _in_measure(anchor: Anchor, candidate: Anchor) -> Anchor | None:
             candidate.value, float) or measures_differ(anchor, candidate):
         return None
     measure = measure_of(anchor)
-    words = set(re.split(r"[._\-\s/]+", (candidate.key or "").lower()))
-    if not words & MEASURE_KEYS.get(measure, frozenset()):
+    if not _measure_words(candidate.key) & MEASURE_KEYS.get(measure, frozenset()):
         return None  # a ratio, a count or a column of no such measure is no duration
     if measure == "duration":
         return Anchor(AnchorKind.DURATION, f"{candidate.value:g}s", candidate.value, "s", 0, 0,
@@ -281,6 +280,12 @@ def _in_measure(anchor: Anchor, candidate: Anchor) -> Anchor | None:
         size = candidate.value / SIZE_FACTORS[unit]
         return Anchor(AnchorKind.NUMBER, f"{size:.6g}", size, anchor.unit, 0, 0, None, None)
     return None
+
+
+@lru_cache(maxsize=4096)
+def _measure_words(key: str | None) -> frozenset[str]:
+    """The words of a candidate's key, lower-cased, as :func:`_in_measure` reads them."""
+    return frozenset(re.split(r"[._\-\s/]+", (key or "").lower()))
 
 
 _SCALES: Final = (1.0, 100.0, 0.01)

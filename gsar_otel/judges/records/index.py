@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Final
 
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, compare_anchors
@@ -39,6 +39,19 @@ def _prose(record: Record) -> bool:
             and len(record.text.split()) <= PROSE_WORDS)
 
 
+@lru_cache(maxsize=16384)
+def _prefixes_of(name: str) -> tuple[str, ...]:
+    """The leading parts of a name a claim may name it by (``checkout-api`` of
+    ``checkout-api-7d9f8-q8lmn``), in order: at least three characters, one a letter."""
+    parts = _PART.split(name)
+    prefixes = []
+    for cut in range(1, len(parts)):
+        prefix = name[:len("-".join(parts[:cut]))]
+        if len(prefix) >= 3 and any(c.isalpha() for c in prefix):
+            prefixes.append(prefix)
+    return tuple(prefixes)
+
+
 class RecordIndex:
     """Records of an evidence set and the look-ups a claim needs."""
 
@@ -60,11 +73,8 @@ class RecordIndex:
             self._by_item.setdefault(record.item, []).append(position)
             for name in record.names:
                 self._names.setdefault(name, set()).add(position)
-                parts = _PART.split(name)
-                for cut in range(1, len(parts)):
-                    prefix = name[:len("-".join(parts[:cut]))]
-                    if len(prefix) >= 3 and any(c.isalpha() for c in prefix):
-                        self._prefixes.setdefault(prefix, set()).add(position)
+                for prefix in _prefixes_of(name):
+                    self._prefixes.setdefault(prefix, set()).add(position)
             level = record.level
             if level:
                 self._levels.setdefault(level, set()).add(position)

@@ -79,7 +79,7 @@ class Record:
 
     def add(self, key: str, raw: object) -> None:
         """Add a value under ``key`` (its anchors read with the key as context)."""
-        text = raw if isinstance(raw, str) else _as_text(raw)
+        text = raw if isinstance(raw, str) else json_text(raw)
         text = text.strip()
         if not text:
             return
@@ -108,8 +108,9 @@ class Record:
         return None
 
 
-def _as_text(raw: object) -> str:
-    """A JSON value as JSON writes it (an int or a finite float as ``repr`` writes it)."""
+def json_text(raw: object) -> str:
+    """A JSON value as ``json.dumps`` writes it (an int or a finite float as ``repr`` writes
+    it, without the encoder's cost)."""
     if type(raw) is int or (type(raw) is float and math.isfinite(raw)):
         return repr(raw)
     return json.dumps(raw)
