@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Final
 
-from gsar_otel.core.anchors import CACHE_CHARS, Anchor, AnchorKind, extract_anchors
+from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors
 from gsar_otel.judges.records.forms import LEVELS, NAME_KEYS, STOP_NAMES
 from gsar_otel.judges.records.units import record_anchor
 
@@ -183,13 +183,17 @@ def _read_value(key_l: str, text: str) -> tuple[tuple[Anchor, ...], tuple[str, .
     return anchors, tuple(names), tuple(_changes(text)), False
 
 
-_remembered: Final = lru_cache(maxsize=32768)(_read_value)
+READ_CACHE_CHARS: Final = 256
+"""Values up to this long have their reading remembered (a table's cells, which repeat: a
+status, a region, a time); longer ones (messages, documents) are read afresh."""
+_remembered: Final = lru_cache(maxsize=16384)(_read_value)
 
 
 def _reading(key_l: str, text: str) -> tuple[tuple[Anchor, ...], tuple[str, ...],
                                              tuple[tuple[Anchor, Anchor], ...], bool]:
-    """:func:`_read_value`, remembered for values up to :data:`CACHE_CHARS` long."""
-    return _remembered(key_l, text) if len(text) <= CACHE_CHARS else _read_value(key_l, text)
+    """:func:`_read_value`, remembered for values up to :data:`READ_CACHE_CHARS` long."""
+    return (_remembered(key_l, text) if len(text) <= READ_CACHE_CHARS
+            else _read_value(key_l, text))
 
 
 _PLAIN_NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?")
