@@ -136,7 +136,8 @@ class _Scope:
                 found = _first(exact, self._aggregates(asks))
             if found is None and asks & {"difference", "ratio", "sum", "product"}:
                 found = _first(exact, _pairs(self._pool(anchor, claim_numbers), asks,
-                                             _within(exact), meets_percents(exact)))
+                                             _within(exact), meets_percents(exact),
+                                             meets_unkeyed(exact)))
             if found is not None:
                 return found
         if anchor.kind in (AnchorKind.DURATION, AnchorKind.NUMBER) and (
@@ -221,10 +222,13 @@ def _first(anchor: Anchor, candidates: Iterable[tuple[Anchor, str]]) -> str | No
     far from every value the claim's written form allows (read as itself, a share or a
     percentage) is passed over without the full comparison: most pairs of values are."""
     bounds = _bounds(anchor)
-    percents = meets_percents(anchor)
+    percents, unkeyed = meets_percents(anchor), meets_unkeyed(anchor)
     for candidate, how in candidates:
         if not percents and candidate.kind is AnchorKind.PERCENT:
             continue  # never a match, in itself or in a measure
+        if not unkeyed and candidate.kind is AnchorKind.NUMBER and not candidate.unit and (
+                not candidate.key):
+            continue  # a bare number never matches a measure, nor is it read in one
         if bounds is not None and candidate.unit in (None, "%") and isinstance(
                 candidate.value, float) and not any(
                 bounds[0] <= candidate.value * scale <= bounds[1] for scale in _SCALES):
@@ -251,6 +255,14 @@ def meets_percents(anchor: Anchor) -> bool:
     which no percentage is)."""
     return any((query.space, dim) in PERCENT_FILINGS for query in queries(anchor)
                for dim in query.dims)
+
+
+def meets_unkeyed(anchor: Anchor) -> bool:
+    """Whether a number of no unit and no key (a ratio, a product) can match ``anchor``: not
+    when ``anchor`` names a measure by its unit (``3100 ms``, ``2 GB``, ``40%``), as such a
+    number is no match of a measure's value and no column a value is read in a measure from
+    (:func:`_in_measure` reads keyed numbers only)."""
+    return not claim_measure(anchor)
 
 
 MEASURE_KEYS: Final = {
@@ -380,12 +392,14 @@ def _within(anchor: Anchor) -> Callable[[float], bool]:
 
 def _pairs(pool: list[Entry], asks: set[str],
            within: Callable[[float], bool] = lambda _: True,
-           percents: bool = True) -> Iterator[tuple[Anchor, str]]:
+           percents: bool = True, unkeyed: bool = True) -> Iterator[tuple[Anchor, str]]:
     """Differences and percent changes of two values of one column (or stated by the claim);
     sums and products of two values the claim states; ratios and shares of two values of one
     row, of one column, or of a row and its column's total. Values of unrelated columns are
     never combined; a plain number or share that cannot meet the claimed value (``within``)
-    is not built, nor a percentage when ``percents`` is False (:func:`meets_percents`)."""
+    is not built, nor a percentage when ``percents`` is False (:func:`meets_percents`), nor a
+    number of no unit and no key (a ratio, a product) when ``unkeyed`` is False
+    (:func:`meets_unkeyed`)."""
     for i, x in enumerate(pool):
         for y in pool[i + 1:]:
             if x.row == y.row and x.anchor == y.anchor:
@@ -405,14 +419,14 @@ def _pairs(pool: list[Entry], asks: set[str],
             if "sum" in asks and both_claimed and x.anchor.kind == y.anchor.kind:
                 # two numbers the claim writes: "+1,842/-1,297, about 3,100 in total"
                 yield _like(x.anchor, x.number + y.number, ""), "sum of the two"
-            if "product" in asks and both_claimed and AnchorKind.NUMBER in (
+            if "product" in asks and unkeyed and both_claimed and AnchorKind.NUMBER in (
                     x.anchor.kind, y.anchor.kind):  # "32,768 that 8 workers x 4096 allow"
                 yield _number(x.number * y.number), "product of the two"
             if "ratio" in asks and (same_column or claimed or x.row == y.row):
                 for num, den in ((x.number, y.number), (y.number, x.number)):
                     if den:
                         ratio = num / den
-                        if within(ratio):
+                        if unkeyed and within(ratio):
                             yield _number(ratio), "ratio"
                         if percents and within(100.0 * ratio):
                             yield _percent(100.0 * ratio), "share"
