@@ -20,7 +20,7 @@ from gsar_otel.judges.records.derive import (
     meets_percents,
     meets_unkeyed,
 )
-from gsar_otel.judges.records.units import claim_measure, key_measure, measure_of
+from gsar_otel.judges.records.units import claim_measure, key_measure, measure_of, measures_differ
 
 NUMBERS = st.sampled_from(["0", "1", "2", "12", "12.5", "3100", "0.5", "97.2", "100", "1,842",
                            "40", "3", "0.01", "66.7", "250"])
@@ -124,3 +124,13 @@ def test_pairs_left_unbuilt_change_no_finding(text: str, numbers: list[float],
         assert _first(claim, _pairs(pool, asks, percents=meets_percents(claim),
                                     unkeyed=meets_unkeyed(claim))) == _reference_first(
             claim, everything)
+
+
+@settings(max_examples=300, deadline=None)
+@given(CLAIMS, _candidates())
+def test_a_claim_value_of_no_measure_differs_in_measure_from_no_held_value(
+        text: str, held: list[tuple[Anchor, str]]) -> None:
+    """RecordIndex.holding skips measures_differ for a claim value that names no measure."""
+    for claim in extract_anchors(text):
+        if not claim_measure(claim):
+            assert not any(measures_differ(claim, anchor) for anchor, _ in held)

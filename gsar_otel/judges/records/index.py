@@ -17,7 +17,7 @@ from gsar_otel.judges.records.derive import Derivations
 from gsar_otel.judges.records.forms import State, flags_of, prose_status, states_of, status_of
 from gsar_otel.judges.records.reading import read_evidence
 from gsar_otel.judges.records.record import Record, last_key
-from gsar_otel.judges.records.units import measures_differ
+from gsar_otel.judges.records.units import claim_measure, measures_differ
 
 MAX_HITS: Final = 256
 """Most records a typed value is looked up on."""
@@ -186,7 +186,10 @@ class RecordIndex:
 
     def holding(self, anchor: Anchor) -> frozenset[int]:
         """Records holding a value that matches ``anchor``."""
-        return frozenset(self._places[p] for p in self._anchors.matches(anchor, MAX_HITS)
+        found = self._anchors.matches(anchor, MAX_HITS)
+        if not claim_measure(anchor):  # a value of no measure differs in measure from none
+            return frozenset(self._places[p] for p in found)
+        return frozenset(self._places[p] for p in found
                          if not measures_differ(anchor, self._held[p]))
 
     def holding_among(self, records: frozenset[int], anchor: Anchor) -> frozenset[int]:
