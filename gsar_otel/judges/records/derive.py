@@ -21,7 +21,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from gsar_otel.core.anchor.compare import Interval, queries
+from gsar_otel.core.anchor.compare import ANY, UNITLESS, Interval, queries
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, AnchorKind, compare_anchors
 from gsar_otel.judges.records.forms import states_of
 from gsar_otel.judges.records.record import Record, Value
@@ -136,7 +136,8 @@ class _Scope:
                 found = _first(exact, self._aggregates(asks))
             if found is None and asks & {"difference", "ratio", "sum", "product"}:
                 found = _first(exact, _pairs(self._pool(anchor, claim_numbers), asks,
-                                             _within(exact)))
+                                             _within(exact), meets_percents(exact),
+                                             meets_unkeyed(exact)))
             if found is not None:
                 return found
         if anchor.kind in (AnchorKind.DURATION, AnchorKind.NUMBER) and (
@@ -221,7 +222,13 @@ def _first(anchor: Anchor, candidates: Iterable[tuple[Anchor, str]]) -> str | No
     far from every value the claim's written form allows (read as itself, a share or a
     percentage) is passed over without the full comparison: most pairs of values are."""
     bounds = _bounds(anchor)
+    percents, unkeyed = meets_percents(anchor), meets_unkeyed(anchor)
     for candidate, how in candidates:
+        if not percents and candidate.kind is AnchorKind.PERCENT:
+            continue  # never a match, in itself or in a measure
+        if not unkeyed and candidate.kind is AnchorKind.NUMBER and not candidate.unit and (
+                not candidate.key):
+            continue  # a bare number never matches a measure, nor is it read in one
         if bounds is not None and candidate.unit in (None, "%") and isinstance(
                 candidate.value, float) and not any(
                 bounds[0] <= candidate.value * scale <= bounds[1] for scale in _SCALES):
@@ -235,6 +242,27 @@ def _first(anchor: Anchor, candidates: Iterable[tuple[Anchor, str]]) -> str | No
         if measured is not None and compare_anchors(anchor, measured) is Agreement.MATCH:
             return f"{how} in {measure_of(anchor)}"
     return None
+
+
+PERCENT_FILINGS: Final = frozenset({("pct", UNITLESS), ("num", "%"), ("num", ANY)})
+"""The comparison spaces and dimensions every percentage offers its value in, whatever its
+value (:func:`gsar_otel.core.anchor.compare.views`)."""
+
+
+def meets_percents(anchor: Anchor) -> bool:
+    """Whether a percentage can match ``anchor`` at all: one of its queries asks in a space and
+    dimension a percentage offers (``3100 ms`` asks in seconds and in plain numbers of no unit,
+    which no percentage is)."""
+    return any((query.space, dim) in PERCENT_FILINGS for query in queries(anchor)
+               for dim in query.dims)
+
+
+def meets_unkeyed(anchor: Anchor) -> bool:
+    """Whether a number of no unit and no key (a ratio, a product) can match ``anchor``: not
+    when ``anchor`` names a measure by its unit (``3100 ms``, ``2 GB``, ``40%``), as such a
+    number is no match of a measure's value and no column a value is read in a measure from
+    (:func:`_in_measure` reads keyed numbers only)."""
+    return not claim_measure(anchor)
 
 
 MEASURE_KEYS: Final = {
@@ -254,8 +282,7 @@ def _in_measure(anchor: Anchor, candidate: Anchor) -> Anchor | None:
             candidate.value, float) or measures_differ(anchor, candidate):
         return None
     measure = measure_of(anchor)
-    words = set(re.split(r"[._\-\s/]+", (candidate.key or "").lower()))
-    if not words & MEASURE_KEYS.get(measure, frozenset()):
+    if not _measure_words(candidate.key) & MEASURE_KEYS.get(measure, frozenset()):
         return None  # a ratio, a count or a column of no such measure is no duration
     if measure == "duration":
         return Anchor(AnchorKind.DURATION, f"{candidate.value:g}s", candidate.value, "s", 0, 0,
@@ -265,6 +292,12 @@ def _in_measure(anchor: Anchor, candidate: Anchor) -> Anchor | None:
         size = candidate.value / SIZE_FACTORS[unit]
         return Anchor(AnchorKind.NUMBER, f"{size:.6g}", size, anchor.unit, 0, 0, None, None)
     return None
+
+
+@lru_cache(maxsize=4096)
+def _measure_words(key: str | None) -> frozenset[str]:
+    """The words of a candidate's key, lower-cased, as :func:`_in_measure` reads them."""
+    return frozenset(re.split(r"[._\-\s/]+", (key or "").lower()))
 
 
 _SCALES: Final = (1.0, 100.0, 0.01)
@@ -358,12 +391,15 @@ def _within(anchor: Anchor) -> Callable[[float], bool]:
 
 
 def _pairs(pool: list[Entry], asks: set[str],
-           within: Callable[[float], bool] = lambda _: True) -> Iterator[tuple[Anchor, str]]:
+           within: Callable[[float], bool] = lambda _: True,
+           percents: bool = True, unkeyed: bool = True) -> Iterator[tuple[Anchor, str]]:
     """Differences and percent changes of two values of one column (or stated by the claim);
     sums and products of two values the claim states; ratios and shares of two values of one
     row, of one column, or of a row and its column's total. Values of unrelated columns are
     never combined; a plain number or share that cannot meet the claimed value (``within``)
-    is not built."""
+    is not built, nor a percentage when ``percents`` is False (:func:`meets_percents`), nor a
+    number of no unit and no key (a ratio, a product) when ``unkeyed`` is False
+    (:func:`meets_unkeyed`)."""
     for i, x in enumerate(pool):
         for y in pool[i + 1:]:
             if x.row == y.row and x.anchor == y.anchor:
@@ -377,26 +413,27 @@ def _pairs(pool: list[Entry], asks: set[str],
                 key = x.column.split("\0", 1)[-1] or y.column.split("\0", 1)[-1]
                 yield _like(x.anchor, abs(x.number - y.number), key), "difference"
                 for low, high in ((x.number, y.number), (y.number, x.number)):
-                    if low and within(change := 100.0 * (high - low) / abs(low)):
+                    if percents and low and within(
+                            change := 100.0 * (high - low) / abs(low)):
                         yield _percent(change), "percent change"
             if "sum" in asks and both_claimed and x.anchor.kind == y.anchor.kind:
                 # two numbers the claim writes: "+1,842/-1,297, about 3,100 in total"
                 yield _like(x.anchor, x.number + y.number, ""), "sum of the two"
-            if "product" in asks and both_claimed and AnchorKind.NUMBER in (
+            if "product" in asks and unkeyed and both_claimed and AnchorKind.NUMBER in (
                     x.anchor.kind, y.anchor.kind):  # "32,768 that 8 workers x 4096 allow"
                 yield _number(x.number * y.number), "product of the two"
             if "ratio" in asks and (same_column or claimed or x.row == y.row):
                 for num, den in ((x.number, y.number), (y.number, x.number)):
                     if den:
                         ratio = num / den
-                        if within(ratio):
+                        if unkeyed and within(ratio):
                             yield _number(ratio), "ratio"
-                        if within(100.0 * ratio):
+                        if percents and within(100.0 * ratio):
                             yield _percent(100.0 * ratio), "share"
-                        if within(100.0 - 100.0 * ratio):
+                        if percents and within(100.0 - 100.0 * ratio):
                             yield _percent(100.0 - 100.0 * ratio), "share of the rest"
                 whole = x.number + y.number
-                if whole and _TOTAL not in (x.row, y.row):  # "hits against misses": a rate
+                if percents and whole and _TOTAL not in (x.row, y.row):  # "hits against misses"
                     for part in (x.number, y.number):
                         if within(100.0 * part / whole):
                             yield _percent(100.0 * part / whole), "share of the two"

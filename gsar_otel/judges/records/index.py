@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Final
 
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, compare_anchors
@@ -17,7 +17,7 @@ from gsar_otel.judges.records.derive import Derivations
 from gsar_otel.judges.records.forms import State, flags_of, prose_status, states_of, status_of
 from gsar_otel.judges.records.reading import read_evidence
 from gsar_otel.judges.records.record import Record, last_key
-from gsar_otel.judges.records.units import measures_differ
+from gsar_otel.judges.records.units import claim_measure, measures_differ
 
 MAX_HITS: Final = 256
 """Most records a typed value is looked up on."""
@@ -37,6 +37,19 @@ def _prose(record: Record) -> bool:
     said = [v for v in record.values if not v.key]
     return (len(said) == 1 and all(v.key in ("", "by") for v in record.values)
             and len(record.text.split()) <= PROSE_WORDS)
+
+
+@lru_cache(maxsize=16384)
+def _prefixes_of(name: str) -> tuple[str, ...]:
+    """The leading parts of a name a claim may name it by (``checkout-api`` of
+    ``checkout-api-7d9f8-q8lmn``), in order: at least three characters, one a letter."""
+    parts = _PART.split(name)
+    prefixes = []
+    for cut in range(1, len(parts)):
+        prefix = name[:len("-".join(parts[:cut]))]
+        if len(prefix) >= 3 and any(c.isalpha() for c in prefix):
+            prefixes.append(prefix)
+    return tuple(prefixes)
 
 
 class RecordIndex:
@@ -60,11 +73,8 @@ class RecordIndex:
             self._by_item.setdefault(record.item, []).append(position)
             for name in record.names:
                 self._names.setdefault(name, set()).add(position)
-                parts = _PART.split(name)
-                for cut in range(1, len(parts)):
-                    prefix = name[:len("-".join(parts[:cut]))]
-                    if len(prefix) >= 3 and any(c.isalpha() for c in prefix):
-                        self._prefixes.setdefault(prefix, set()).add(position)
+                for prefix in _prefixes_of(name):
+                    self._prefixes.setdefault(prefix, set()).add(position)
             level = record.level
             if level:
                 self._levels.setdefault(level, set()).add(position)
@@ -176,7 +186,10 @@ class RecordIndex:
 
     def holding(self, anchor: Anchor) -> frozenset[int]:
         """Records holding a value that matches ``anchor``."""
-        return frozenset(self._places[p] for p in self._anchors.matches(anchor, MAX_HITS)
+        found = self._anchors.matches(anchor, MAX_HITS)
+        if not claim_measure(anchor):  # a value of no measure differs in measure from none
+            return frozenset(self._places[p] for p in found)
+        return frozenset(self._places[p] for p in found
                          if not measures_differ(anchor, self._held[p]))
 
     def holding_among(self, records: frozenset[int], anchor: Anchor) -> frozenset[int]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from gsar_otel.judges.records.record import Record, epoch, timeish
+from gsar_otel.judges.records.record import Record, epoch, json_text, timeish
 from gsar_otel.judges.records.text_reader import PAIR, read_text
 
 MAX_DEPTH: Final = 40
@@ -98,7 +98,7 @@ def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, 
         for key, value in pairs:
             owner.add(f"{path}.{key}" if path else key, value.strip('"'))
         return
-    owner.add(path, stamp or (node if isinstance(node, str) else json.dumps(node)))
+    owner.add(path, stamp or (node if isinstance(node, str) else json_text(node)))
     if stamp and not isinstance(node, str):
         owner.add(path, json.dumps(node))  # the epoch as written too ("1733745600")
 

@@ -4,6 +4,7 @@ its values typed once and the names it carries."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -78,54 +79,25 @@ class Record:
 
     def add(self, key: str, raw: object) -> None:
         """Add a value under ``key`` (its anchors read with the key as context)."""
-        text = raw if isinstance(raw, str) else json.dumps(raw)
+        text = raw if isinstance(raw, str) else json_text(raw)
         text = text.strip()
         if not text:
             return
         key_l = key.lower()
-        last, words, naming = _key_info(key_l)
-        is_short = short(text)
-        anchors = extract_anchors(f"{last}={text}" if key_l and is_short else text)
-        if key_l and is_short:
-            anchors = tuple(a for a in anchors if a.start >= len(last) + 1)
-        anchors = tuple(record_anchor(words, text, a) for a in anchors)
-        anchors += tuple(  # ":214" of "CartFragment.kt:214" is also the number 214
-            Anchor(AnchorKind.NUMBER, a.text.lstrip(":"), float(a.text.lstrip(":")), None,
-                   a.start, a.end, a.key, None)
-            for a in anchors if a.kind is AnchorKind.PORT and a.text.lstrip(":").isdigit())
+        anchors, names, changes, plain = _reading(key_l, text)
         self.values.append(Value(key_l, text, anchors))
         self.text += (" " if self.text else "") + text.lower()
-        if _PLAIN_NUMBER.fullmatch(text):
-            if naming and _NUMBER_ID.fullmatch(text):
-                self.names.add(text)  # a number under a naming key is an id: "user 51277"
+        self.names.update(names)
+        if plain:
             return  # a plain number names nothing else and changes nothing
-        for change in _ARROW.finditer(text):
-            old, new = extract_anchors(change.group(1)), extract_anchors(change.group(2))
-            if len(old) == 1 and len(new) == 1 and old[0].kind is new[0].kind:
-                self.changes.append((old[0], new[0]))
-        request = _REQUEST.match(text) if last in REQUEST_KEYS else None
-        if request is not None and len(request.group(1)) > 1:  # "GET /v1/orders HTTP/1.1"
-            path = request.group(1).lower()
-            self.names.update({path, path.strip("/"), path.rstrip("/").rsplit("/", 1)[-1]})
-        name = text.lower()
-        if naming and (nameable(name) or _NUMBER_ID.fullmatch(name)):
-            self.names.add(name)  # a number under a naming key is an id: "user 51277"
-            last = name.rstrip("/").rsplit("/", 1)[-1].strip()
-            if "/" in name.strip("/") and nameable(last):  # a path: also by its last part
-                self.names.add(last)
-        if not key_l:  # prose names numbered things: "Ticket 6513", "Pull request 9130"
-            self.names.update(m.group(1) for m in NUMBERED.finditer(text))
-            for actor in AGENT.finditer(text):  # and says who did it: "closed by team-60"
-                self.values.append(Value("by", actor.group(2).lower().rstrip("."), ()))
-        keys = {v.key for v in self.values} if not key_l else set()
-        for token in NAME_TOKEN.findall(text):
-            token = token.rstrip(".:/")
-            if token.lower() in keys:
-                continue  # a key of the line's own pairs ("cpu_pct=97.2") names no record
-            if _NAMEISH.search(token) and nameable(token.lower()) and not _measure(token):
-                self.names.add(token.lower())
-                if "/" in token.strip("/"):  # "system.slice/kibana.service": kibana.service
-                    self.names.add(token.lower().rsplit("/", 1)[-1])
+        self.changes.extend(changes)
+        if key_l:
+            return  # its tokens' names are among ``names``
+        # prose names numbered things: "Ticket 6513", "Pull request 9130"
+        self.names.update(m.group(1) for m in NUMBERED.finditer(text))
+        for actor in AGENT.finditer(text):  # and says who did it: "closed by team-60"
+            self.values.append(Value("by", actor.group(2).lower().rstrip("."), ()))
+        self.names.update(_token_names(text, frozenset(v.key for v in self.values)))
 
     @property
     def level(self) -> str | None:
@@ -134,6 +106,94 @@ class Record:
             if value.key in ("level", "severity", "lvl", "loglevel", "log.level"):
                 return LEVELS.get(value.raw.lower().strip("[]"))
         return None
+
+
+def json_text(raw: object) -> str:
+    """A JSON value as ``json.dumps`` writes it (an int or a finite float as ``repr`` writes
+    it, without the encoder's cost)."""
+    if type(raw) is int or (type(raw) is float and math.isfinite(raw)):
+        return repr(raw)
+    return json.dumps(raw)
+
+
+def _anchors(key_l: str, text: str) -> tuple[Anchor, ...]:
+    """The typed anchors of a value, read with its key's last part as context."""
+    last, words, _ = _key_info(key_l)
+    is_short = short(text)
+    anchors = extract_anchors(f"{last}={text}" if key_l and is_short else text)
+    if key_l and is_short:
+        anchors = tuple(a for a in anchors if a.start >= len(last) + 1)
+    anchors = tuple(record_anchor(words, text, a) for a in anchors)
+    anchors += tuple(  # ":214" of "CartFragment.kt:214" is also the number 214
+        Anchor(AnchorKind.NUMBER, a.text.lstrip(":"), float(a.text.lstrip(":")), None,
+               a.start, a.end, a.key, None)
+        for a in anchors if a.kind is AnchorKind.PORT and a.text.lstrip(":").isdigit())
+    return anchors
+
+
+def _changes(text: str) -> list[tuple[Anchor, Anchor]]:
+    """The values ``text`` writes as changed, old and new (``max_size = 20 -> 12``)."""
+    changes = []
+    for change in _ARROW.finditer(text):
+        old, new = extract_anchors(change.group(1)), extract_anchors(change.group(2))
+        if len(old) == 1 and len(new) == 1 and old[0].kind is new[0].kind:
+            changes.append((old[0], new[0]))
+    return changes
+
+
+def _token_names(text: str, keys: frozenset[str]) -> list[str]:
+    """The names the tokens of ``text`` give its record, in order (not the keys of its own
+    pairs: "cpu_pct=97.2" names no record)."""
+    names = []
+    for token in NAME_TOKEN.findall(text):
+        token = token.rstrip(".:/")
+        if token.lower() in keys:
+            continue
+        if _NAMEISH.search(token) and nameable(token.lower()) and not _measure(token):
+            names.append(token.lower())
+            if "/" in token.strip("/"):  # "system.slice/kibana.service": kibana.service
+                names.append(token.lower().rsplit("/", 1)[-1])
+    return names
+
+
+def _read_value(key_l: str, text: str) -> tuple[tuple[Anchor, ...], tuple[str, ...],
+                                                tuple[tuple[Anchor, Anchor], ...], bool]:
+    """What a value under a key holds, a function of the key and the text alone: its
+    anchors, the names the key, the request line and (keyed values only) its tokens give its
+    record, in the order they are added, its changes, and whether it is a plain number (which
+    names nothing else and changes nothing)."""
+    last, _, naming = _key_info(key_l)
+    anchors = _anchors(key_l, text)
+    if _PLAIN_NUMBER.fullmatch(text):
+        # a number under a naming key is an id: "user 51277"
+        return anchors, (text,) if naming and _NUMBER_ID.fullmatch(text) else (), (), True
+    names: list[str] = []
+    request = _REQUEST.match(text) if last in REQUEST_KEYS else None
+    if request is not None and len(request.group(1)) > 1:  # "GET /v1/orders HTTP/1.1"
+        path = request.group(1).lower()
+        names.extend({path, path.strip("/"), path.rstrip("/").rsplit("/", 1)[-1]})
+    name = text.lower()
+    if naming and (nameable(name) or _NUMBER_ID.fullmatch(name)):
+        names.append(name)  # a number under a naming key is an id: "user 51277"
+        last_part = name.rstrip("/").rsplit("/", 1)[-1].strip()
+        if "/" in name.strip("/") and nameable(last_part):  # a path: also by its last part
+            names.append(last_part)
+    if key_l:  # a keyed value's tokens may name its record too (prose's depend on its keys)
+        names += _token_names(text, frozenset())
+    return anchors, tuple(names), tuple(_changes(text)), False
+
+
+READ_CACHE_CHARS: Final = 256
+"""Values up to this long have their reading remembered (a table's cells, which repeat: a
+status, a region, a time); longer ones (messages, documents) are read afresh."""
+_remembered: Final = lru_cache(maxsize=16384)(_read_value)
+
+
+def _reading(key_l: str, text: str) -> tuple[tuple[Anchor, ...], tuple[str, ...],
+                                             tuple[tuple[Anchor, Anchor], ...], bool]:
+    """:func:`_read_value`, remembered for values up to :data:`READ_CACHE_CHARS` long."""
+    return (_remembered(key_l, text) if len(text) <= READ_CACHE_CHARS
+            else _read_value(key_l, text))
 
 
 _PLAIN_NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?")

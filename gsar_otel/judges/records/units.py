@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import Final
 
 from gsar_otel.core.anchors import Anchor, AnchorKind
@@ -91,8 +92,10 @@ def claim_measure(anchor: Anchor) -> str:
     return "bytes" if unit.split("/")[0] in SIZE_FACTORS else ""
 
 
+@lru_cache(maxsize=4096)
 def key_measure(key: str | None) -> str:
-    """The measure a record's key names for its bare numbers, or ``""``."""
+    """The measure a record's key names for its bare numbers, or ``""`` (cached: a table's
+    keys repeat on every row)."""
     if not key:
         return ""
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", key).lower()
