@@ -46,7 +46,7 @@ def test_a_case_min_score_beats_the_options(gsar_pytester: pytest.Pytester) -> N
 
 def test_an_abstaining_judge_fails_a_min_score(gsar_pytester: pytest.Pytester) -> None:
     gsar_pytester.makeconftest("""
-        from gsar_otel import safe_default_judge_output
+        from gsar_otel.core.model import safe_default_judge_output
 
         class Abstainer:
             name = "abstainer"

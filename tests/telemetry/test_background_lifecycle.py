@@ -235,7 +235,8 @@ def run_exit_script(calls: int, setup: str = "", **env: str) -> subprocess.Compl
 
 @pytest.mark.parametrize(("setup", "env"), [
     ("", {"GSAR_EXIT_FLUSH_S": "0.5"}),
-    ("import gsar_otel; gsar_otel.set_exit_flush_timeout(0.5)", {"GSAR_EXIT_FLUSH_S": "60"}),
+    ("from gsar_otel.otel.background import set_exit_flush_timeout; "
+     "set_exit_flush_timeout(0.5)", {"GSAR_EXIT_FLUSH_S": "60"}),
 ], ids=["environment", "argument"])
 def test_at_exit_what_the_budget_cannot_judge_is_counted_and_reported(
         setup: str, env: dict[str, str]) -> None:
