@@ -67,6 +67,8 @@ def outcomes(answer: str, items: list[object]) -> list[str]:
     ("Run 9911 was a push at c3d4e5a on Kafka 3.6.", [BUILD], ["absent"]),
     ("Run 9911 was a push at c3d4e5f on Kafka 3.7.", [BUILD], ["absent"]),
     ("The PR-only check of c3d4e5f is no concern.", [BUILD], ["verified"]),
+    ("The write/flush stall of c3d4e5f is no I/O concern in MB/s.", [BUILD], ["verified"]),
+    ("The check of c3d4e5f ran on ci-runner/v2 only.", [BUILD], ["absent"]),
     # a quoted message states no state; the same word said of the record does
     ('It is an `OperationalError` ("could not connect to server: Connection timed out") in '
      '`billing.tasks.sync_invoices`.', [EVENT], ["unverified"]),

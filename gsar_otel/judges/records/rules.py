@@ -614,6 +614,11 @@ _ABBREVIATION: Final = re.compile(r"(?:[a-z]\.){1,3}[a-z]?", re.IGNORECASE)
 """Letters with full stops: an abbreviation ("e.g", "i.e", "a.m"), never a name."""
 
 
+_ALTERNATION: Final = re.compile(r"[a-z][a-z-]{0,15}/[a-z][a-z-]{0,15}", re.IGNORECASE)
+"""Two words or a unit joined by one slash ("write/flush", "keep-alive/pooling", "kb/s",
+"i/o"): an alternation or a rate, not a name (a path has a digit or more parts)."""
+
+
 def _name_like(token: str, written: str = "", before: str = "", after: str = "") -> bool:
     """A token only a name is written as: with a digit, ``_@/.``, in CamelCase of three parts
     or more (``ErrorRateCritical``; ``MySQL`` is a product), or hyphenated where a name stands
@@ -622,6 +627,8 @@ def _name_like(token: str, written: str = "", before: str = "", after: str = "")
     if not any(c.isalpha() for c in token) or states_of([token]) or _ABBREVIATION.fullmatch(
             token):
         return False  # "e.g", "i.e": an abbreviation's letters, no name
+    if _ALTERNATION.fullmatch(token):
+        return False  # "write/flush", "MB/s", "I/O": words or a unit, no name
     if any(c.isdigit() for c in token) or any(c in token for c in "_@/"):
         return True
     if "." in token.strip(".") or len(_CAMEL_PARTS.findall(written)) >= 3:
