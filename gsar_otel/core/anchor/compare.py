@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Final, NamedTuple
@@ -142,49 +142,42 @@ class AnchorIndex:
             self._sorted[where] = found
         return found
 
+    def _hits(self, query: Query) -> Iterator[tuple[int, Anchor]]:
+        """The evidence anchors one query accepts, with their positions: a lookup, or per
+        dimension a binary search and a walk over the matches, made as they are asked for."""
+        interval = query.accepts
+        if isinstance(interval, str):
+            yield from self._exact.get((query.space, interval), ())
+            return
+        for dim in query.dims:
+            space = self._space((query.space, dim))
+            if space is None:
+                continue
+            values, anchors, positions = space
+            at = (bisect_left(values, interval.low) if interval.low_closed
+                  else bisect_right(values, interval.low))
+            while at < len(values) and values[at] in interval:
+                yield positions[at], anchors[at]
+                at += 1
+
     def matches(self, claim: Anchor, limit: int) -> list[int]:
         """Positions (in the order the anchors were given) of up to ``limit`` evidence anchors
-        that match ``claim``: each a lookup or a binary search and a walk over the matches."""
+        that match ``claim`` (an exact query's hits are all taken, the lowest positions kept)."""
         found: dict[int, None] = {}
         for query in queries(claim):
-            interval = query.accepts
-            if isinstance(interval, str):
-                for position, _ in self._exact.get((query.space, interval), ()):
-                    found[position] = None
-                continue
-            for dim in query.dims:
-                space = self._space((query.space, dim))
-                if space is None:
-                    continue
-                values, _, positions = space
-                at = (bisect_left(values, interval.low) if interval.low_closed
-                      else bisect_right(values, interval.low))
-                while at < len(values) and values[at] in interval and len(found) < limit:
-                    found[positions[at]] = None
-                    at += 1
-            if len(found) >= limit:
+            bounded = not isinstance(query.accepts, str)
+            for position, _ in self._hits(query):
+                if bounded and len(found) >= limit:
+                    break
+                found[position] = None
+            if bounded and len(found) >= limit:
                 break
         return sorted(found)[:limit]
 
     def find(self, claim: Anchor) -> Anchor | None:
         """An evidence anchor that matches ``claim``, or None."""
-        for query in queries(claim):
-            interval = query.accepts
-            if isinstance(interval, str):
-                exact = self._exact.get((query.space, interval))
-                if exact:
-                    return exact[0][1]
-                continue
-            for dim in query.dims:
-                space = self._space((query.space, dim))
-                if space is None:
-                    continue
-                values, anchors, _ = space
-                at = (bisect_left(values, interval.low) if interval.low_closed
-                      else bisect_right(values, interval.low))
-                if at < len(values) and values[at] in interval:
-                    return anchors[at]
-        return None
+        return next((anchor for query in queries(claim) for _, anchor in self._hits(query)),
+                    None)
 
     def supports(self, claim: Anchor) -> bool:
         """True when some evidence anchor matches ``claim``."""

@@ -17,6 +17,7 @@ from gsar_otel.judges.records.record import Record
 NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                        "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 """Counts written as words."""
+_NUMBER_WORD: Final = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _STATUS_KEYS: Final = frozenset({"status", "code", "statuscode", "status_code", "response_code"})
 
 
@@ -87,7 +88,7 @@ def word_counts(text: str) -> list[Anchor]:
     """Counts written as words and followed by a class of :func:`counted_class` ("three 5xx
     responses"), as numbers."""
     found = []
-    for match in re.finditer(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", text, re.IGNORECASE):
+    for match in _NUMBER_WORD.finditer(text):
         if counted_class(text, match.end()) is not None:
             number = float(NUMBER_WORDS[match.group(1).lower()])
             found.append(Anchor(AnchorKind.NUMBER, f"{number:.0f}", number, None,
@@ -95,13 +96,13 @@ def word_counts(text: str) -> list[Anchor]:
     return found
 
 
-def class_counts(records: Iterable[tuple[Record, set[State]]], predicate: Predicate,
-                 group_of: Callable[[Record], str]) -> list[int]:
-    """How many records of each group are in a class (groups with none left out), and the
-    total over the groups."""
+def class_counts(records: Iterable[tuple[Record, set[State]]], predicate: Predicate
+                 ) -> list[int]:
+    """How many records of each group (table, array, item) are in a class (groups with none
+    left out), and the total over the groups."""
     per_group: dict[str, int] = {}
     for record, states in records:
         if predicate(record, states):
-            per_group[group_of(record)] = per_group.get(group_of(record), 0) + 1
+            per_group[record.group] = per_group.get(record.group, 0) + 1
     counts = list(per_group.values())
     return [*counts, sum(counts)] if len(counts) > 1 else counts

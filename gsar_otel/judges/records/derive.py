@@ -322,7 +322,8 @@ def _like(source: Anchor, value: float, key: str) -> Anchor:
                   None)
 
 
-def _number(value: float) -> Anchor:
+def plain_number(value: float) -> Anchor:
+    """A derived plain number as an anchor (to six significant digits)."""
     return Anchor(AnchorKind.NUMBER, f"{value:.6g}", value, None, 0, 0, None, None)
 
 
@@ -350,7 +351,7 @@ def columns_of(records: list[Record],
 
 def _counts(records: list[Record]) -> Iterator[tuple[Anchor, str]]:
     """How many records there are, and how many hold each value or state of a column."""
-    yield _number(float(len(records))), "count of records"
+    yield plain_number(float(len(records))), "count of records"
     tally: Counter[str] = Counter()
     for record in records:
         seen: set[str] = set()
@@ -362,8 +363,8 @@ def _counts(records: list[Record]) -> Iterator[tuple[Anchor, str]]:
             seen.update(f"{s.family}:{s.name}" for s in states_of([word]))
         tally.update(seen)
     for count in sorted(set(tally.values())):
-        yield _number(float(count)), "count of records with one value"
-        yield _number(float(len(records) - count)), "count of the other records"
+        yield plain_number(float(count)), "count of records with one value"
+        yield plain_number(float(len(records) - count)), "count of the other records"
 
 
 class Entry(NamedTuple):
@@ -421,13 +422,13 @@ def _pairs(pool: list[Entry], asks: set[str],
                 yield _like(x.anchor, x.number + y.number, ""), "sum of the two"
             if "product" in asks and unkeyed and both_claimed and AnchorKind.NUMBER in (
                     x.anchor.kind, y.anchor.kind):  # "32,768 that 8 workers x 4096 allow"
-                yield _number(x.number * y.number), "product of the two"
+                yield plain_number(x.number * y.number), "product of the two"
             if "ratio" in asks and (same_column or claimed or x.row == y.row):
                 for num, den in ((x.number, y.number), (y.number, x.number)):
                     if den:
                         ratio = num / den
                         if unkeyed and within(ratio):
-                            yield _number(ratio), "ratio"
+                            yield plain_number(ratio), "ratio"
                         if percents and within(100.0 * ratio):
                             yield _percent(100.0 * ratio), "share"
                         if percents and within(100.0 - 100.0 * ratio):
@@ -511,7 +512,7 @@ def restates(claim_text: str, anchor: Anchor, stated: Anchor) -> bool:
            for value in record.values for held in value.anchors):
         return True
     if (stated.kind is AnchorKind.PERCENT and anchor.kind is AnchorKind.NUMBER
-            and isinstance(stated.value, float) and compare_anchors(anchor, _number(
+            and isinstance(stated.value, float) and compare_anchors(anchor, plain_number(
                 stated.value / 100.0)) is Agreement.MATCH):
         return True  # "121.7% CPU (about 1.2 of the 4 cores)": a share as a fraction
     return any(compare_anchors(anchor, found) is Agreement.MATCH

@@ -26,7 +26,7 @@ from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchor
 from gsar_otel.core.text import STOPWORDS, content_stems, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.counts import Predicate, class_counts
-from gsar_otel.judges.records.derive import OPERATIONS, restates
+from gsar_otel.judges.records.derive import OPERATIONS, plain_number, restates
 from gsar_otel.judges.records.forms import (
     AFFIXES,
     COMPOUND_ENDINGS,
@@ -250,9 +250,8 @@ def _tables_counted(anchor: Anchor, records: frozenset[int], index: RecordIndex)
         tables.setdefault(index.records[i].group, i)
     for first in tables.values():
         rows = index.scope([first])
-        if len(rows) > 1 and compare_anchors(anchor, Anchor(
-                AnchorKind.NUMBER, str(len(rows)), float(len(rows)), None, 0, 0, None,
-                None)) is Agreement.MATCH:
+        if len(rows) > 1 and compare_anchors(
+                anchor, plain_number(float(len(rows)))) is Agreement.MATCH:
             return rows
     return []
 
@@ -264,12 +263,10 @@ def _count(anchor: Anchor, counted: tuple[str, Predicate], own: frozenset[int],
     what these records hold)."""
     name, predicate = counted
     scope = index.scope(own)
-    counts = class_counts(((index.records[i], index.status(i)) for i in scope), predicate,
-                          lambda record: record.group)
+    counts = class_counts(((index.records[i], index.status(i)) for i in scope), predicate)
     if not counts:
         return None
-    if any(compare_anchors(anchor, Anchor(AnchorKind.NUMBER, str(n), float(n), None, 0, 0,
-                                          None, None)) is Agreement.MATCH for n in counts):
+    if any(compare_anchors(anchor, plain_number(float(n))) is Agreement.MATCH for n in counts):
         return Check("value", "verified", index.refs(frozenset(scope)),
                      f"{anchor.text} is the count of {name} records", derived=True)
     return Check("value", "absent", (), f"{anchor.text} {name}: the claim's records hold "
