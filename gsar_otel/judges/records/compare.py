@@ -296,7 +296,10 @@ def _first_side(text: str, before: int) -> str | None:
 
 
 _SIDE_CLAUSE: Final = re.compile(r"(?<!\d),|,(?!\d)|[;:\u2014(]|\.\s| and | but | while | whereas ")
-"""What ends a clause ("17,904" holds no end)."""
+"""What ends a side's clause: :data:`~gsar_otel.judges.records.subjects.CLAUSE` without the
+comma of a number ("17,904" holds no end). The value binding keeps splitting there: without it
+a value binds to a side across "versus" ("14,790 events versus just 33 in staging"), which moves
+verdicts of faithful answers."""
 
 
 def _clause(text: str, at: int) -> str:
