@@ -327,9 +327,13 @@ def _peer(raw: str, said: str) -> bool:
     """True when the claim names ``raw`` itself or by its leading part ("ip-10-42-11-87" of
     ``ip-10-42-11-87.eu-west-1.compute.internal``): two names of one attribute in a claim are
     peers in a list ("66.249.66.12 and 40.77.167.3"), not a record and its attribute."""
-    if raw in said:
-        return True
-    return any(len(token) >= 4 and raw.startswith(token) for token in NAME_TOKEN.findall(said))
+    return raw in said or any(raw.startswith(token) for token in _name_tokens(said))
+
+
+@lru_cache(maxsize=256)
+def _name_tokens(said: str) -> tuple[str, ...]:
+    """The name-like tokens of a claim's text of four characters or more (read once)."""
+    return tuple(t for t in NAME_TOKEN.findall(said) if len(t) >= 4)
 
 
 def _sibling(anchor: Anchor, own: frozenset[int], hits: frozenset[int],
@@ -428,9 +432,10 @@ def _held_under(record: Record, anchor: Anchor, words: Iterable[str], *,
                 whole: bool = True) -> bool:
     """True when ``record`` holds ``anchor``'s value under a key ``words`` name whole (every
     content word of the key), or, with ``whole=False``, under a key holding one of ``words``."""
+    wanted = set(words)
     for value in record.values:
         keys = key_stems(value.key_words)
-        named = names_whole(keys, set(words)) if whole else bool(value.key_words & set(words))
+        named = names_whole(keys, wanted) if whole else bool(value.key_words & wanted)
         if keys and named and any(
                 compare_anchors(anchor, held) is Agreement.MATCH for held in value.anchors):
             return True
