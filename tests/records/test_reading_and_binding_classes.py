@@ -297,6 +297,10 @@ QUIET = "2019-01-01T00:00:00Z INFO nightly-archive-zz9 finished quietly"
 @pytest.mark.parametrize(("answer", "items", "expected"), [
     # a claim naming nothing is never said of an unrelated line's level (severity family)
     ("The alert is critical.", ['{"monitor": {"id": 4412, "priority": "P2"}}'], ["unverified"]),
+    # a level word selects the lines at that level; it is no subject of its own state
+    ("There is also an info note about the `metrics` port on `legacy-worker`.",
+     ["Warning [IST0108] (Pod legacy-worker) Unknown annotation: sidecar.istio.io/proxyCPUlimit"],
+     ["unverified"]),
     # a consumer group's state: the one record holding that family
     ("Its state is CompletingRebalance.", [STATE], ["contradicted"]),
     # the claim's own numbers always enter a derivation, whatever else the items hold

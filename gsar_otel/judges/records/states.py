@@ -47,7 +47,11 @@ class StateRule:
 
     def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
         for stated in claim.states:
-            own = subjects.near(stated.position)
+            # a level word selects the lines at that level: it is no subject of its own state
+            # (an unrelated INFO line never makes "an info note" verified)
+            said_of = (subjects.without(stated.position, stated.position + 1)
+                       if stated.level is not None else subjects)
+            own = said_of.near(stated.position)
             if stated.level is not None and stated.state is None:
                 if stated.negated:
                     scope = own or frozenset(range(len(index.records)))
