@@ -181,7 +181,7 @@ def test_a_command_line_names_its_subject(source, names):
     ("The upstream timeout was logged at 09:12:44 by the ERROR line.", [ERRORS], ["verified"]),
     # a number inside a message is no value of the claim's attribute: 30 is found nowhere
     # (absent), not contradicted by the 1.1 of a request's "HTTP/1.1"
-    ("The last 30 requests on edge-lb-02 show one error.",
+    ("There were 30 requests on edge-lb-02 with one error.",
      [{"content": ERRORS, "source": "ssh edge-lb-02 'tail /var/log/nginx/error.log'"}],
      ["absent"]),
     # a value found on another record than the one named, under the attribute the claim names

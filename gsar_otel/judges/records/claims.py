@@ -10,7 +10,7 @@ from typing import Final
 
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors
 from gsar_otel.core.text import STOPWORDS, split_sentences, stem
-from gsar_otel.judges.records.counts import Predicate, counted_class, word_counts
+from gsar_otel.judges.records.counts import NUMBER_WORDS, Predicate, counted_class, word_counts
 from gsar_otel.judges.records.forms import (
     ADVICE,
     CAUSE,
@@ -24,6 +24,7 @@ from gsar_otel.judges.records.forms import (
     NEGATIONS,
     PHRASES,
     PLURAL_PRONOUNS,
+    SELECTORS,
     STATE_TABLES,
     UNIVERSALS,
     State,
@@ -47,6 +48,11 @@ _ANSWER: Final = re.compile(r"\s*[,.:;!\u2014\u2013-]")
 _WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]*(?:_[A-Za-z]+)*|\d[\w.]*")
 """A word; words joined by underscores are one (``past_due``, ``in_progress``: one state)."""
 _CODE: Final = re.compile(r"`([^`\n]+)`")
+_IN_NAME: Final = re.compile(r"[A-Za-z][-_@]?$")
+"""What stands right before a number that is part of a name (``rabbit@mq-03``, ``p99``)."""
+_SELECTED: Final = re.compile(r"\b(" + "|".join(sorted(SELECTORS)) + r")\s+$", re.IGNORECASE)
+_UNSET: Final = re.compile(r"[`'\"]?\s*(?:(?:is|was|=|:)\s*)?[`'\"]?(?:false|none)\b")
+"""A flag's value after it that says it is not set."""
 _QUOTED: Final = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d')
 """A message the claim quotes ("could not connect to server: Connection timed out")."""
 
@@ -99,6 +105,9 @@ class ClaimText:
     speaks of, whose rows a derivation may be over."""
     counted: dict[int, tuple[str, Predicate]] = field(default_factory=dict)
     """The class of records a count at a position counts ("three 5xx responses")."""
+    selections: set[int] = field(default_factory=set)
+    """Where numbers stand that say how many things a selector picks ("the last two
+    successful runs", "top 3"): no value of a record."""
 
 
 _RANGE: Final = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|or)\s*$")
@@ -123,6 +132,18 @@ def _ranges(values: list[Anchor], text: str) -> list[Anchor]:
     return out
 
 
+def _picks_out(words: list[tuple[int, str]], index: int) -> bool:
+    """True when the state at ``index`` follows a determiner, over any selectors and counts
+    between ("the failed job", "the last two successful runs"), and no copula before it ("is a
+    critical-level alert" states it)."""
+    at = index - 1
+    while at > 0 and (words[at][1] in SELECTORS or words[at][1] in NUMBER_WORDS
+                      or words[at][1].isdigit()):
+        at -= 1
+    return (at >= 0 and words[at][1] in DETERMINERS
+            and (at < 1 or words[at - 1][1] not in COPULAS))
+
+
 def split_claims(answer: str) -> list[str]:
     """The answer's claims: its sentences (a list item is a sentence of its own)."""
     return [s for s in split_sentences(answer) if any(ch.isalnum() for ch in s)]
@@ -141,7 +162,14 @@ def read_claim(text: str) -> ClaimText:
     taken = [(a.start, a.end) for a in read]
     read += [a for a in word_counts(clean)
              if not any(start < a.end and a.start < end for start, end in taken)]
+    # a number joined to letters is part of a name, not a value ("rabbit@mq-03")
+    read = [a for a in read if not (a.kind is AnchorKind.NUMBER and a.unit is None
+                                    and not a.text.startswith("-")
+                                    and _IN_NAME.search(clean, 0, a.start))]
     claim.values = _ranges(sorted(read, key=lambda a: a.start), clean)
+    claim.selections = {a.start for a in claim.values
+                        if a.kind is AnchorKind.NUMBER and a.unit is None
+                        and _SELECTED.search(clean, max(0, a.start - 12), a.start)}
     for value in claim.values:
         if value.kind is AnchorKind.NUMBER and isinstance(value.value, float):
             counted = counted_class(clean, value.end)
@@ -166,26 +194,28 @@ def read_claim(text: str) -> ClaimText:
             modal_at = index
         elif word not in STOPWORDS and not word[0].isdigit():
             since_negation += 1  # only content words count: "none of the 12 failed"
-        negated = since_negation <= NEGATION_REACH
+        # a flag written with its value says whether it is set ("`OOMKilled` is false")
+        negated = (since_negation <= NEGATION_REACH
+                   or bool(_UNSET.match(lowered, position + len(word))))
         joined = word.replace("-", "").replace("_", "")
         head = word.split("-", 1)[0]  # "critical-level": the modifier states the state
-        state = next((table.get(word) or table.get(joined) or table.get(head)
-                      for table in STATE_TABLES
-                      if table.get(word) or table.get(joined) or table.get(head)), None)
+        # the whole word before its head: "pending-upgrade" is a release's, not "pending"
+        state = next((table[form] for form in (word, joined, head) for table in STATE_TABLES
+                      if form in table), None)
         level = LEVELS.get(word)
         if any(start < position < end for start, end in quoted):
             continue  # a quoted message's words: the claim quotes it, it states no state
         if state is not None or level is not None:
             claim.states.append(StatedState(
                 position, state, level, negated, index - modal_at <= MODAL_REACH,
-                (index > 0 and words[index - 1][1] in DETERMINERS
-                 and (index < 2 or words[index - 2][1] not in COPULAS))
+                _picks_out(words, index)
                 or (index + 1 < len(words) and words[index + 1][1] == "by")))
     claim.key_names = tuple(dict.fromkeys(
         m.group(1).lower().lstrip("$") for m in _CODE.finditer(text)
         if len(m.group(1)) <= 40 and " " not in m.group(1)))
     claim.advice = bool(ADVICE.search(clean))
-    claim.plural = any(word in PLURAL_PRONOUNS for _, word in words[:6])
+    claim.plural = any(word in PLURAL_PRONOUNS for _, word in words[:6]) or any(
+        word == "respectively" for _, word in words)
     claim.universal = any(word in UNIVERSALS for _, word in words)
     predicting = FUTURE.search(clean)
     claim.future = predicting.start() if predicting else -1

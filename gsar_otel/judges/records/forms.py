@@ -69,6 +69,18 @@ _HEALTH: Final = {
                   "inactive"),
     "syncing": ("wait_bgsave", "send_bulk", "syncing", "resyncing", "catchingup"),
 }
+_RELEASES: Final = {
+    # a release of a package manager (Helm's STATUS): what runs, what is stuck, what is gone
+    "deployed": ("deployed",),
+    "pending_release": ("pending-upgrade", "pending-install", "pending-rollback",
+                        "pendingupgrade", "pendinginstall", "pendingrollback"),
+    "uninstalled": ("uninstalled", "uninstalling"),
+}
+_SYNC: Final = {
+    # a desired state's copy against its source (Argo CD's, Flux's sync status)
+    "synced": ("synced", "insync", "in-sync"),
+    "out_of_sync": ("outofsync", "out-of-sync", "out_of_sync", "drifted"),
+}
 _PAYMENTS: Final = {
     # a card payment's life: authorised, then captured (or voided), maybe refunded or disputed
     "authorized": ("authorized", "authorised", "requires_capture", "requirescapture"),
@@ -122,8 +134,13 @@ SUBSCRIPTION_STATES: Final = MappingProxyType(_rows("subscription", _SUBSCRIPTIO
 CONSUMER_GROUPS: Final = MappingProxyType(_rows("consumer_group", _CONSUMER_GROUPS))
 """A consumer group's state (Kafka's ``--state``)."""
 
+RELEASE_STATES: Final = MappingProxyType({**_rows("release", _RELEASES),
+                                          **_rows("sync", _SYNC)})
+"""Where a release stands (Helm's status) and whether a desired state is applied (a GitOps
+sync status)."""
+
 STATE_TABLES: Final = (POD_STATES, PAYMENT_STATES, SUBSCRIPTION_STATES, CONSUMER_GROUPS,
-                       STATES, HEALTH)
+                       RELEASE_STATES, STATES, HEALTH)
 """Where a word's state is looked up, most specific first: ``completed`` is a pod state beside
 a pod's row and a run's outcome beside a run."""
 
@@ -156,6 +173,10 @@ NEGATION_REACH: Final = 3
 """How many content words after a negation a negated state may stand."""
 COPULAS: Final = frozenset({"is", "was", "are", "were", "be", "been", "becomes", "became"})
 """Before a determiner, a state is said of the subject ("is a critical-level alert")."""
+SELECTORS: Final = frozenset({"last", "first", "latest", "previous", "next", "top", "recent",
+                               "earliest", "oldest", "newest", "past", "most", "only"})
+"""Words that pick things out of a sequence ("the last two successful runs", "top 3"): a
+number after one is how many are picked, a state after one picks them."""
 DETERMINERS: Final = frozenset({"the", "a", "an", "this", "that", "these", "those", "its",
                                  "their", "one", "each", "every", "another", "other", "any"})
 """Words before a state that make it pick a thing out ("the failed job") rather than state it."""
@@ -174,7 +195,8 @@ DECREASE_WORDS: Final = frozenset({"deletions", "deleted", "removed", "removals"
 UNIVERSALS: Final = frozenset({"all", "every", "each", "both"})
 """Words that say something of every one of the things a claim names."""
 PLURAL_PRONOUNS: Final = frozenset({"they", "them", "those", "these", "both", "all", "each",
-                                     "their", "none"})
+                                     "their", "none", "they've", "they're", "they'd",
+                                     "either", "neither", "respectively"})
 """Words opening a claim that speaks of several records it does not name."""
 MODALS: Final = frozenset({"can", "could", "would", "will", "should", "might", "may", "if",
                            "unless", "until", "once", "whether", "expect", "expected"})
@@ -222,6 +244,12 @@ STOP_NAMES: Final = frozenset({
 })
 """Values that name nothing (a record holding them is no subject of a claim that writes them):
 booleans, placeholders, levels and states (these are read as states and levels instead)."""
+NOTHING: Final = re.compile(r"\(?(?:none|empty|n/a|null|nil)\)?|\[\]|\{\}|-|<none>|false",
+                             re.IGNORECASE)
+"""What a tool writes for nothing, or a flag that is not set."""
+STATE_WORDS: Final = frozenset(form for table in STATE_TABLES for form in table)
+"""Every form a state is written in: a state names no record (``pending-upgrade`` is a
+release's status, not its name)."""
 
 
 AFFIXES: Final = frozenset({"non", "pre", "re", "co", "sub", "un", "anti", "mid", "out", "via",

@@ -14,7 +14,14 @@ from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, compare_ancho
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.text import content_stem_set, stem
 from gsar_otel.judges.records.derive import Derivations
-from gsar_otel.judges.records.forms import State, flags_of, prose_status, states_of, status_of
+from gsar_otel.judges.records.forms import (
+    NOTHING,
+    State,
+    flags_of,
+    prose_status,
+    states_of,
+    status_of,
+)
 from gsar_otel.judges.records.reading import read_evidence
 from gsar_otel.judges.records.record import Record, last_key
 from gsar_otel.judges.records.units import claim_measure, measures_differ
@@ -266,6 +273,20 @@ class RecordIndex:
     def stems(self, position: int) -> frozenset[str]:
         """The content stems of record ``position``'s text."""
         return content_stem_set(self.records[position].text)
+
+    @cached_property
+    def unset(self) -> tuple[tuple[int, str, str, bool], ...]:
+        """Values that hold nothing (``false``, ``(none)``, ``[]``): record, key, value, and
+        whether no record holds anything else under that key."""
+        found: list[tuple[int, str, str]] = []
+        holding: set[str] = set()
+        for i, record in enumerate(self.records[:SCOPE_LIMIT]):
+            for value in record.values:
+                if value.key and NOTHING.fullmatch(value.raw):
+                    found.append((i, value.key, value.raw))
+                elif value.key:
+                    holding.add(value.key)
+        return tuple((i, key, raw, key not in holding) for i, key, raw in found[:MAX_HITS])
 
     @cached_property
     def _status(self) -> list[set[State]]:

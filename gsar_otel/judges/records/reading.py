@@ -12,13 +12,16 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Final
 
+from gsar_otel.core.anchors import AnchorKind
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.records.derive import CURRENCIES
 from gsar_otel.judges.records.json_reader import read_json
-from gsar_otel.judges.records.record import Record, nameable
+from gsar_otel.judges.records.record import Record, Value, nameable
 from gsar_otel.judges.records.text_reader import read_text
+from gsar_otel.judges.records.units import column_unit
 
 MAX_RECORDS: Final = 20_000
 """Most records read from one evidence set."""
@@ -75,6 +78,19 @@ def source_names(source: str | None) -> set[str]:
             and (nameable(n.lower()) or (n.isdigit() and len(n) >= 3))}
 
 
+def _in_tool_units(record: Record, source: str | None) -> None:
+    """Give the bare numbers of the columns ``source``'s tool writes in a unit it does not
+    name that unit (:data:`~gsar_otel.judges.records.units.COLUMN_UNITS`)."""
+    if not source:
+        return
+    for position, value in enumerate(record.values):
+        unit = column_unit(source, value.key)
+        if unit is not None:
+            record.values[position] = Value(value.key, value.raw, tuple(
+                replace(a, unit=unit) if a.kind is AnchorKind.NUMBER and not a.unit else a
+                for a in value.anchors))
+
+
 def read_evidence(evidence: EvidenceSet) -> list[Record]:
     """Every record of every item, in order, at most :data:`MAX_RECORDS`; the names the
     item's command line gives its subject are names of each of its records."""
@@ -86,6 +102,7 @@ def read_evidence(evidence: EvidenceSet) -> list[Record]:
             if found:
                 for record in found:
                     record.names |= named
+                    _in_tool_units(record, evidence_item.source)
                 records.extend(found)
                 break
         if len(records) >= MAX_RECORDS:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Final
 
 from gsar_otel.core.anchors import Anchor, AnchorKind, extract_anchors
-from gsar_otel.judges.records.forms import LEVELS, NAME_KEYS, STOP_NAMES
+from gsar_otel.judges.records.forms import LEVELS, NAME_KEYS, STATE_WORDS, STOP_NAMES
 from gsar_otel.judges.records.units import record_anchor
 
 _UNTYPED: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.CLOCK,
@@ -224,7 +224,8 @@ def short(text: str) -> bool:
 
 
 def nameable(name: str) -> bool:
-    return 2 <= len(name) <= 120 and name not in STOP_NAMES and any(c.isalpha() for c in name)
+    return (2 <= len(name) <= 120 and name not in STOP_NAMES and name not in STATE_WORDS
+            and any(c.isalpha() for c in name))
 
 
 def _measure(token: str) -> bool:

@@ -19,15 +19,16 @@ from gsar_otel.judges.records.rules import (
     NameRule,
     ValueRule,
 )
-from gsar_otel.judges.records.states import NoneRule, PredicateRule, StateRule
+from gsar_otel.judges.records.states import FlagRule, NoneRule, PredicateRule, StateRule
 from gsar_otel.judges.records.subjects import Subjects, subjects_of
 
 RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
-                                     PredicateRule(), NoneRule(), CauseRule(), ComparisonRule(),
-                                     ComparativeRule(), RelationRule(), ActorRule())
+                                     PredicateRule(), NoneRule(), FlagRule(), CauseRule(),
+                                     ComparisonRule(), ComparativeRule(), RelationRule(),
+                                     ActorRule())
 """Every rule: values, moments, names, states, negated predicates, counts of what did not
-happen, causes, directions of change, comparisons between two sides, relations between the
-claim's own values, actors."""
+happen, what is there where a record holds nothing, causes, directions of change, comparisons
+between two sides, relations between the claim's own values, actors."""
 
 
 def check_claim(claim: ClaimText, index: RecordIndex,

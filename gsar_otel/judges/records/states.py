@@ -13,9 +13,10 @@ from typing import Final
 from gsar_otel.core.anchors import AnchorKind
 from gsar_otel.core.text import STOPWORDS, stem
 from gsar_otel.judges.records.claims import ClaimText
-from gsar_otel.judges.records.forms import State
+from gsar_otel.judges.records.forms import MODALS, NEGATIONS, NOTHING, State
 from gsar_otel.judges.records.index import RecordIndex
-from gsar_otel.judges.records.rules import Check, Outcome, key_stems, names_whole
+from gsar_otel.judges.records.record import key_words, last_key
+from gsar_otel.judges.records.rules import Check, Outcome, key_stems, names_key, names_whole
 from gsar_otel.judges.records.subjects import Subjects
 
 OWN_FAMILIES: Final = frozenset({"consumer_group", "pod", "payment", "subscription"})
@@ -71,6 +72,12 @@ class StateRule:
                 continue
             if claim.universal and not stated.negated and not stated.attributive:
                 yield from self._every(stated.state, own, index)
+                continue
+            listed = said_of.listed(stated.position, claim.clean) if subjects.all else []
+            if listed and not stated.attributive:
+                # said of each name of the list before it: each must hold it
+                for records in listed:
+                    yield from self._state(stated.state, stated.negated, records, index)
                 continue
             yield from self._state(stated.state, stated.negated, own, index,
                                    may_contradict=not stated.attributive)
@@ -205,3 +212,53 @@ def _counted(words: set[str], scope: Iterable[int],
             if len(numbers) == 1:
                 return value.key, numbers[0], record.item
     return None
+
+
+_CLAIM_WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_FLAG_REACH: Final = 4
+"""How many words before a flag's words a negation or a modal still governs them."""
+
+
+class FlagRule:
+    """Something the claim says is there, against a record holding nothing under the key the
+    claim names: "It's also being OOM-killed — `OOMKilled` is set" beside ``"OOMKilled": false``,
+    "There is a network partition" beside a "Network Partitions" section reading ``(none)``
+    (contradicted); "no network partition" beside it is verified. The key must be named whole
+    and held by the claim's record, or, when the claim names none there, held by no record with
+    anything in it; named by two words or more or as code (one word, "paid", is said of too
+    many things). A claim writing the nothing itself ("`ack_required` false") says what the
+    record holds."""
+
+    name = "flag"
+
+    def applies(self, claim: ClaimText) -> bool:
+        return bool(claim.stems)
+
+    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        words = [(m.start(), m.group(0).lower()) for m in _CLAIM_WORD.finditer(claim.clean)]
+        if any(NOTHING.fullmatch(w) for _, w in words):
+            return  # it says what the record holds ("`ack_required` false")
+        for i, key, raw, only in index.unset:
+            keys = key_stems(key_words(key))
+            # named whole by two words or more, or written as code: one word ("paid",
+            # "building") is said of too many things
+            if (not keys or not names_whole(keys, claim.stems)
+                    or (len(keys) < 2 and last_key(key) not in claim.key_names)):
+                continue
+            at = next((n for n, (_, w) in enumerate(words)
+                       if names_key(keys, {stem(p) for p in w.split("-")} | {stem(w)})), None)
+            if at is None:
+                continue
+            own = subjects.near(words[at][0], claim.clean)
+            if (i not in own) if own else not only:
+                continue
+            governing = [w for _, w in words[max(0, at - _FLAG_REACH):at]]
+            if any(w in MODALS or w == "if" for w in governing):
+                continue
+            item = index.records[i].item
+            if any(w in NEGATIONS or w.endswith("n't") for w in governing):
+                yield Check(self.name, "verified", (item,), f"says none; {item} has {key}={raw}")
+            else:
+                yield Check(self.name, "contradicted", (item,),
+                            f"says there is {key}; {item} has {key}={raw}")
+            return

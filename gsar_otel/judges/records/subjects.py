@@ -21,6 +21,8 @@ STATE_REACH: Final = 60
 """How far before a state the record it is said of may be named."""
 CLAUSE: Final = re.compile(r"[,;:\u2014(]|\.\s| and | but | while | whereas ")
 """What ends a clause: a value, a state or a word of an attribute stays within its own."""
+_LIST_GAP: Final = re.compile(r"[^\s,]+\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)[`'\"]?")
+"""A name and what joins it to the next of its list ("`tempo`, ", "nginx and ")."""
 _CLAUSE_AFTER: Final = re.compile(r"[,;:\u2014]|\.\s| and | but | while | whereas ")
 """What ends the clause a name opens (a parenthesis after a name speaks of it:
 "partition 1 (2,176,113)")."""
@@ -34,6 +36,8 @@ class Subjects:
     inherited: frozenset[int] = frozenset()
     naming: frozenset[int] = frozenset()
     """Where numbers stand that name records rather than state values ("partition 1")."""
+    asides: frozenset[int] = frozenset()
+    """Where mentions stand inside parentheses."""
     """The records the claim before spoke of last: a claim that names none speaks of them
     ("It has 57 events")."""
 
@@ -44,11 +48,14 @@ class Subjects:
         return named or self.inherited
 
     def passed_on(self, plural: bool) -> frozenset[int]:
-        """What the next claim inherits: the records this one named last, or all it named when
-        the next speaks of several ("None of them")."""
+        """What the next claim inherits: the records this one named last outside parentheses
+        (an aside names what qualifies its subject: "`payments-svc` (image
+        `payments-svc:2.14.1`) is crash-looping. It ..."), or all it named when the next speaks
+        of several ("None of them")."""
         if not self.mentions:
             return self.inherited
-        return self.all if plural else self.mentions[-1][1]
+        main = [r for p, r in self.mentions if p not in self.asides] or [self.mentions[-1][1]]
+        return self.all if plural else main[-1]
 
     def without(self, start: int, end: int) -> Subjects:
         """These subjects but the mentions standing between ``start`` and ``end``: what a name
@@ -57,7 +64,7 @@ class Subjects:
         if len(kept) == len(self.mentions):
             return self
         # a claim naming only this name speaks of its records: nothing is inherited
-        return Subjects(kept, self.inherited if kept else frozenset(), self.naming)
+        return Subjects(kept, self.inherited if kept else frozenset(), self.naming, self.asides)
 
     def stated_of(self, position: int, text: str) -> bool:
         """True when what stands at ``position`` of ``text`` is said of a record: one named
@@ -79,6 +86,20 @@ class Subjects:
         if after and not CLAUSE.search(text, position, after[0][0]):
             return after[0][1]
         return frozenset()
+
+    def listed(self, position: int, text: str) -> list[frozenset[int]]:
+        """The records of each name of a list standing right before ``position`` in its clause
+        ("`kube-prometheus-stack`, `tempo` and `grafana` are deployed"): what is said after it
+        is said of each; empty when no list of two or more names stands there."""
+        before = sorted({p: r for p, r in self.mentions if p <= position}.items())
+        if not before or _CLAUSE_AFTER.search(text, before[-1][0], position):
+            return []
+        names = [before[-1]]
+        for earlier in reversed(before[:-1]):
+            if not _LIST_GAP.fullmatch(text, earlier[0], names[0][0]):
+                break
+            names.insert(0, earlier)
+        return [records for _, records in names] if len(names) > 1 else []
 
     def near(self, position: int, text: str = "") -> frozenset[int]:
         """The records a value at ``position`` of ``text`` is said of: the one named last
@@ -116,8 +137,10 @@ def subjects_of(claim: ClaimText, index: RecordIndex,
               if s.level and not s.negated and index.at_level(s.level)]
     keyed = _keyed(claim, index)
     mentions = sorted(exact + levels + keyed, key=lambda m: m[0])
+    asides = frozenset(p for p, _ in mentions
+                       if claim.clean.count("(", 0, p) > claim.clean.count(")", 0, p))
     return Subjects([(p, frozenset(r)) for p, r in mentions], inherited,
-                    frozenset(p for p, _ in keyed))
+                    frozenset(p for p, _ in keyed), asides)
 
 
 _KEYED: Final = re.compile(r"(#)$|([A-Za-z]{2,})\s+$")

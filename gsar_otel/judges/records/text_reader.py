@@ -8,12 +8,13 @@ import re
 from typing import Final
 
 from gsar_otel.core.text import split_sentences
+from gsar_otel.judges.records.forms import NOTHING
 from gsar_otel.judges.records.record import Record, epoch, nameable, timeish
 
 _COLUMN_GAP: Final = re.compile(r"\s{2,}|\t|\s*\|\s*")
 _HEADER_WORD: Final = re.compile(r"^[%#]?[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
                                  r"(?: [A-Z][A-Z0-9_%()./:-]*)*$|"
-                                 r"^[a-z_][a-z0-9_]*$|^[A-Z][a-z]+(?: [A-Za-z]+)*$")
+                                 r"^[a-z_][a-z0-9_]*$|^[A-Z][a-z]+%?(?: [A-Za-z]+)*$")
 _RULE: Final = re.compile(r"^[\s|+:=-]+$")
 _TIMESTAMP: Final = re.compile(
     r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
@@ -64,9 +65,14 @@ def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
     lines = text.splitlines()
     position = 0
     block = 0
+    heading = ""
     while position < len(lines):
         line = lines[position]
         if not line.strip() or _RULE.match(line) or _ROWS_FOOTER.match(line.strip()):
+            position += 1
+            continue
+        if _heading(lines, position):
+            heading = line.strip().lower()
             position += 1
             continue
         table = _table(lines, position)
@@ -91,9 +97,22 @@ def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
             records.append(record)
             continue
         in_cells = _key_cells(line) is not None  # lines of cells are rows of one table
-        records.append(_line(item, f"{prefix}#c" if in_cells else f"{prefix}#l", line))
+        records.append(_line(item, f"{prefix}#c" if in_cells else f"{prefix}#l", line, heading))
         position += 1
     return records
+
+
+_HEADING: Final = re.compile(r"[A-Z][A-Za-z-]*(?: [A-Za-z][A-Za-z-]*){0,4}")
+"""A section's title (``rabbitmqctl cluster_status``'s "Network Partitions")."""
+
+
+def _heading(lines: list[str], at: int) -> bool:
+    """True when the line at ``at`` titles a section: a few words alone between blank lines
+    (or first), items following ("Network Partitions" over "(none)")."""
+    return (bool(_HEADING.fullmatch(lines[at].strip()))
+            and (at == 0 or not lines[at - 1].strip())
+            and at + 2 < len(lines) and not lines[at + 1].strip()
+            and bool(lines[at + 2].strip()))
 
 
 _COUNTED: Final = re.compile(r"^\s*(\d+) (\S.*?)\s*$")
@@ -129,10 +148,27 @@ SYMBOL_STATES: Final = {"\u2713": "pass", "\u2714": "pass", "X": "fail", "\u2717
 ``✓``, ``X``, ``*``, ``-``), read as the words they stand for."""
 
 
+def _spaced_header(line: str, count: int) -> list[str] | None:
+    """A header whose names one space parts (``df``'s "Size  Used Avail Use% Mounted on"),
+    split word by word, a word in lower case joined to the name before it ("Mounted on"),
+    when that gives as many names as its first row has words."""
+    names: list[str] = []
+    for word in line.split():
+        if names and word[0].islower():
+            names[-1] += f" {word}"
+        else:
+            names.append(word)
+    return names if len(names) == count else None
+
+
 def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
     """A header line of column names and the rows under it (at least one). A header indented
     past a leading column of status symbols names that column ``status``."""
     header = _cells(lines[start])
+    spaced = None
+    if start + 1 < len(lines) and len(lines[start + 1].split()) > len(header) > 1:
+        spaced = _spaced_header(lines[start], len(lines[start + 1].split()))
+        header = spaced or header
     indent = len(lines[start]) - len(lines[start].lstrip())
     if len(header) < 2 or not all(_HEADER_WORD.match(cell.strip()) for cell in header):
         return None
@@ -158,7 +194,9 @@ def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
             if rows[0] is header:
                 rows[0] = ["status", *header]
         elif len(cells) != len(header):
-            cells = _by_position(lines[start], line, len(header)) or cells
+            words = line.split()
+            cells = (words if spaced and len(words) == len(header)
+                     else _by_position(lines[start], line, len(header)) or cells)
         rows.append(cells)
         position += 1
     if len(rows) < 2:
@@ -270,9 +308,10 @@ def _formatted(item: str, group: str, line: str) -> Record | None:
     return None
 
 
-def _line(item: str, group: str, line: str) -> Record:
+def _line(item: str, group: str, line: str, heading: str = "") -> Record:
     """One line: a line of a known format, a named line of pairs, a log line (time, level,
-    ``key=value`` pairs, message) or a line of prose."""
+    ``key=value`` pairs, message) or a line of prose (under the title of its section when it
+    says the section is empty)."""
     formatted = _formatted(item, group, line)
     if formatted is not None:
         return formatted
@@ -320,5 +359,6 @@ def _line(item: str, group: str, line: str) -> Record:
     message = PAIR.sub("", rest).strip() if len(pairs) >= 2 else rest
     if message:
         for sentence in split_sentences(message) or [message]:
-            record.add("", sentence)
+            # an empty section says its title holds nothing ("Network Partitions" / "(none)")
+            record.add(heading if NOTHING.fullmatch(sentence) else "", sentence)
     return record

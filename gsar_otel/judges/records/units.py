@@ -39,6 +39,27 @@ KEY_UNITS: Final = (
 )
 """Units a key names for its unit-less number (``amount_cents``, ``duration_ms``). A key naming
 none is read as seconds for a duration, bytes for a size, cores for CPU."""
+COLUMN_UNITS: Final = (
+    # a tool's command line -> the columns it writes bare numbers of a size unit in
+    (re.compile(r"^\s*ps\b"), frozenset({"rss", "vsz", "sz"}), "kib"),
+    (re.compile(r"^\s*free\b.*\s(?:-m|--mebi)\b"),
+     frozenset({"total", "used", "free", "shared", "buff/cache", "available"}), "mib"),
+    (re.compile(r"^\s*free\b.*\s(?:-g|--gibi)\b"),
+     frozenset({"total", "used", "free", "shared", "buff/cache", "available"}), "gib"),
+    (re.compile(r"^\s*free(?:\s+-k)?\s*$"),
+     frozenset({"total", "used", "free", "shared", "buff/cache", "available"}), "kib"),
+    (re.compile(r"^\s*vmstat\b"), frozenset({"swpd", "free", "buff", "cache"}), "kib"),
+)
+"""Columns a tool writes in a unit its output does not name (``ps``'s RSS in KiB, ``free
+-m``'s in MiB): its bare numbers there are sizes in that unit."""
+
+
+def column_unit(source: str | None, key: str) -> str | None:
+    """The size unit ``source``'s tool writes the column ``key`` in, or None."""
+    if not source:
+        return None
+    return next((unit for command, columns, unit in COLUMN_UNITS
+                 if key in columns and command.search(source)), None)
 _CPU_WORDS: Final = re.compile(r"\s*(?:of\s+)?(?:cpu|cores?|millicores|vcpu)\b", re.IGNORECASE)
 _SPEAKS_OF_CPU: Final = re.compile(r"\b(?:cpu|cores?|millicores|vcpus?)\b", re.IGNORECASE)
 """A claim speaking of CPU writes ``95m`` for millicores, not minutes ("about 95m each")."""

@@ -1,0 +1,118 @@
+"""Flags and empty sections (something said to be there where the record holds nothing), a
+state said of each name of a list, release and sync states, selections ("the last two
+successful runs"), numbers that are part of a name, what a claim after a parenthesised aside
+inherits, another row's measure outside its clause, headers one space parts (``df``) and the
+units a tool writes its columns in (``ps``'s RSS in KiB). Each class a table row, with the row
+that must not pass beside the row that must."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.records.judge import RecordsJudge
+from gsar_otel.judges.records.text_reader import read_text
+
+judge = RecordsJudge()
+
+INSPECT = json.dumps([{"Name": "/payments-svc", "State": {
+    "Status": "restarting", "Running": True, "OOMKilled": False, "ExitCode": 1},
+    "Config": {"Image": "payments-svc:2.14.1"}}])
+PS = ("NAMES          IMAGE                 STATUS\n"
+      "payments-svc   payments-svc:2.14.1   Restarting (1) 2 seconds ago")
+CLUSTER = ("Cluster status of node rabbit@mq-01 ...\n\nRunning Nodes\n\nrabbit@mq-01\n"
+           "rabbit@mq-03\n\nAlarms\n\nMemory alarm on node rabbit@mq-03\n\n"
+           "Network Partitions\n\n(none)\n\nListeners\n\nNode: rabbit@mq-01, port: 5672")
+HELM = ("NAME         NAMESPACE   REVISION  STATUS           CHART\n"
+        "loki         monitoring  17        failed           loki-6.18.0\n"
+        "promtail     monitoring  9         deployed         promtail-6.16.6\n"
+        "tempo        monitoring  5         pending-upgrade  tempo-1.10.3\n"
+        "grafana      monitoring  23        deployed         grafana-8.5.2")
+ARGO = ("NAME        SYNC STATUS  HEALTH STATUS\n"
+        "kyverno     OutOfSync    Healthy\n"
+        "velero      Synced       Healthy")
+BUILDS = json.dumps({"builds": [
+    {"number": 405, "result": "SUCCESS"}, {"number": 404, "result": "FAILURE"},
+    {"number": 403, "result": "SUCCESS"}],
+    "lastBuild": {"number": 405}, "lastFailedBuild": {"number": 404}})
+NODES = json.dumps([{"name": "rabbit@mq-01", "mem_alarm": False, "mem_used": 2411204608},
+                    {"name": "rabbit@mq-03", "mem_alarm": True, "mem_used": 6812004352}])
+
+
+DF = ("Filesystem                  Size  Used Avail Use% Mounted on\n"
+      "/dev/mapper/vg0-log          20G   18G  2.1G  89% /var/log\n"
+      "/dev/mapper/vg1-pgdata      1.8T  1.6T  147G  92% /var/lib/postgresql\n"
+      "/dev/mapper/vg1-pgwal       197G  118G   70G  63% /var/lib/postgresql/16/main/pg_wal")
+PS_RSS = {"source": "ps -eo pid,user,rss,comm --sort=-rss | head -n 3",
+          "content": "    PID USER       RSS COMMAND\n  21877 elastic  41203512 java\n"
+                     "   3120 root     6102448 dockerd"}
+
+
+def outcomes(answer: str, items: list[object]) -> list[str]:
+    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
+
+
+@pytest.mark.parametrize(("answer", "items", "expected"), [
+    # a flag the record holds false, or a section reading "(none)": said to be there,
+    # contradicted; said not to be, verified; a claim writing the value itself says it
+    ("It is being OOM-killed: `OOMKilled` is set.", [INSPECT], ["contradicted"]),
+    ("It is not being OOM-killed: `OOMKilled` is not set.", [INSPECT], ["verified"]),
+    ("`payments-svc` has `OOMKilled` false.", [INSPECT], ["verified"]),
+    ("There is a network partition.", [CLUSTER], ["contradicted"]),
+    ("There is no network partition.", [CLUSTER], ["verified"]),
+    ("`rabbit@mq-01` has a memory alarm.", [NODES], ["contradicted"]),
+    ("`rabbit@mq-03` has a memory alarm.", [NODES], ["unverified"]),
+    # what follows a parenthesised aside is said of the name before it: "It" is the container
+    ("`payments-svc` (image `payments-svc:2.14.1`) restarts. It is being OOM-killed: "
+     "`OOMKilled` is set.", [PS, INSPECT], ["verified", "contradicted"]),
+    # release and sync states; the whole word decides before its head ("pending-upgrade" is
+    # no "pending"); a state is no name of the row holding it
+    ("`promtail` is stuck in `pending-upgrade`.", [HELM], ["contradicted"]),
+    ("`tempo` is stuck in `pending-upgrade`.", [HELM], ["verified"]),
+    ("`kyverno` is OutOfSync.", [ARGO], ["verified"]),
+    ("`velero` is OutOfSync.", [ARGO], ["contradicted"]),
+    # a state said after a list of names is said of each of them
+    ("`promtail`, `tempo` and `grafana` are `deployed`.", [HELM], ["contradicted"]),
+    ("`promtail` and `grafana` are `deployed`.", [HELM], ["verified"]),
+    # a selection: the number is how many are picked, the state picks them out
+    ("The last two successful runs are #405 and #403.", [BUILDS], ["verified"]),
+    ("The last successful run was #405.", [BUILDS], ["verified"]),
+    ("Run #404 was successful.", [BUILDS], ["contradicted"]),
+    # a flag written with its value says whether it is set
+    ("`payments-svc` has `OOMKilled` false.", [INSPECT], ["verified"]),
+    # a header one space parts is read word by word ("Mounted on" one name); a measure of
+    # another row is contradicted outside its clause too when the claim speaks of one row
+    ("`/var/lib/postgresql` is the fullest at 92% — 1.6T used with about 147G left.", [DF],
+     ["verified"]),
+    ("`/var/lib/postgresql` is the fullest at 92% — 1.6T used with about 70G left.", [DF],
+     ["contradicted"]),
+    # ... but not where the claim speaks of several ("either", "respectively") or picks one
+    # out ("the fullest")
+    ("Neither is full: 89% and 63%.", [DF], ["verified"]),
+    ("They are at 89% and 63% respectively.", [DF], ["verified"]),
+    # a tool's column in the unit the tool writes it in: ps's RSS in KiB
+    ("`java` (PID 21877) uses about 39.3 GiB RSS.", [PS_RSS], ["verified"]),
+    ("`java` (PID 21877) uses about 5.8 GiB RSS.", [PS_RSS], ["contradicted"]),
+    # a number joined to letters is part of a name, not a value
+    ("`rabbit@mq-03` uses 6.34 GiB.", [NODES], ["verified"]),
+    ("`rabbit@mq-03` uses 6812004352 bytes.", [NODES], ["verified"]),
+])
+def test_flags_lists_and_selections(answer, items, expected):
+    assert outcomes(answer, items) == expected
+
+
+def test_an_empty_section_is_read_under_its_title():
+    records = read_text("E1", CLUSTER)
+    held = {(value.key, value.raw) for record in records for value in record.values}
+    assert ("network partitions", "(none)") in held
+    assert ("", "Memory alarm on node rabbit@mq-03") in held
+
+
+def test_a_header_one_space_parts_is_read_word_by_word():
+    rows = read_text("E1", DF)
+    fields = {value.key: value.raw for value in rows[2].values}
+    assert fields == {"filesystem": "/dev/mapper/vg1-pgwal", "size": "197G", "used": "118G",
+                      "avail": "70G", "use%": "63%",
+                      "mounted on": "/var/lib/postgresql/16/main/pg_wal"}
