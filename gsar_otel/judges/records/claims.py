@@ -26,6 +26,7 @@ from gsar_otel.judges.records.forms import (
     PLURAL_PRONOUNS,
     SELECTORS,
     STATE_TABLES,
+    STATE_WORDS,
     UNIVERSALS,
     State,
 )
@@ -144,6 +145,21 @@ def _picks_out(words: list[tuple[int, str]], index: int) -> bool:
             and (at < 1 or words[at - 1][1] not in COPULAS))
 
 
+_CLAUSE_BREAK: Final = re.compile(r"\s[\u2014\u2013-]\s|;\s|:\s|,\s+(?:so|and|but)\s|\.\s")
+"""Where one clause of a sentence ends and the next begins."""
+
+
+def advice_clause(claim: ClaimText) -> int:
+    """Where the clause holding the claim's recommendation begins (0 when that is the whole
+    claim): what it states before ("... uses auto-ack with no prefetch limit — I'd switch it")
+    is stated as fact."""
+    advice = ADVICE.search(claim.clean)
+    if advice is None:
+        return 0
+    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(claim.clean, 0, advice.start())]
+    return breaks[-1] if breaks else 0
+
+
 def split_claims(answer: str) -> list[str]:
     """The answer's claims: its sentences (a list item is a sentence of its own)."""
     return [s for s in split_sentences(answer) if any(ch.isalnum() for ch in s)]
@@ -185,6 +201,11 @@ def read_claim(text: str) -> ClaimText:
     since_negation = NEGATION_REACH + 1
     modal_at = -MODAL_REACH - 1
     quoted = [m.span() for m in _QUOTED.finditer(lowered)]
+    # a gerund's phrase that is the subject of a modal is a supposition: "Bringing
+    # `mac-mini-01` back online would unblock the jobs" states no state of mac-mini-01
+    supposed = (next((p for p, w in words if w in MODALS), -1)
+                if words and words[0][1].endswith("ing") and words[0][1] not in STATE_WORDS
+                else -1)
     for index, (position, word) in enumerate(words):
         if word in NEGATIONS or word.endswith("n't"):
             if not _ANSWER.match(lowered, position + len(word)):
@@ -207,7 +228,8 @@ def read_claim(text: str) -> ClaimText:
             continue  # a quoted message's words: the claim quotes it, it states no state
         if state is not None or level is not None:
             claim.states.append(StatedState(
-                position, state, level, negated, index - modal_at <= MODAL_REACH,
+                position, state, level, negated,
+                index - modal_at <= MODAL_REACH or position < supposed,
                 _picks_out(words, index)
                 or (index + 1 < len(words) and words[index + 1][1] == "by")))
     claim.key_names = tuple(dict.fromkeys(

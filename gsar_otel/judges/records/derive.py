@@ -29,7 +29,7 @@ from gsar_otel.judges.records.units import (
     SIZE_FACTORS,
     claim_measure,
     cores,
-    key_factor,
+    key_factors,
     key_measure,
     measure_of,
     measures_differ,
@@ -536,15 +536,17 @@ def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor
                 if anchor.kind is AnchorKind.PERCENT and 0 < abs(number) <= 1:
                     yield _percent(100.0 * number), "share as a percentage"
                     continue
-                factor = key_factor(value.key_words, measure) if measure else 0.0
-                if measure == "money" and not factor and minor_units(record, value):
-                    factor = 0.01
-                if not factor:
+                factors = key_factors(value.key_words, measure) if measure else ()
+                if measure == "money" and not factors and minor_units(record, value):
+                    factors = (0.01,)
+                if not factors:
                     continue
+                factor = factors[0]
                 if measure == "duration":
-                    seconds = number * factor
-                    yield (Anchor(AnchorKind.DURATION, f"{seconds:g}s", seconds, "s", 0, 0,
-                                  None, None), f"{value.key} in seconds")
+                    for factor in factors:
+                        seconds = number * factor
+                        yield (Anchor(AnchorKind.DURATION, f"{seconds:g}s", seconds, "s", 0, 0,
+                                      None, None), f"{value.key} in seconds")
                 elif measure == "cpu":
                     yield cores(anchor, number * factor), f"{value.key} in cores"
                 elif measure == "bytes":

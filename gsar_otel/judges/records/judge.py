@@ -27,7 +27,7 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Bucket, Claim, EvidenceType, JudgeOutput, check_unit_interval
 from gsar_otel.core.result import UNVERIFIED
 from gsar_otel.core.scoring import gsar_score
-from gsar_otel.judges.records.claims import ClaimText, read_claim, split_claims
+from gsar_otel.judges.records.claims import ClaimText, advice_clause, read_claim, split_claims
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.registry import check_claim
 from gsar_otel.judges.records.rules import Check
@@ -101,13 +101,23 @@ class RecordsJudge:
         for text in split_claims(synthesis):
             claim = read_claim(text)
             inherited = before.passed_on(claim.plural) if before else frozenset()
-            found, before = check_claim(claim, index, inherited)
-            outcomes.append(_outcome(text, claim, found))
+            opened = before.opening() if before else frozenset()
+            found, before = check_claim(claim, index, inherited, opened)
+            stated: list[Check] = []
+            cut = advice_clause(claim) if claim.advice else 0
+            if cut > 0:  # what it states before its advice is checked as any claim is
+                stated, _ = check_claim(read_claim(claim.clean[:cut]), index, inherited,
+                                        opened)
+            outcomes.append(_outcome(text, claim, found, stated))
         return outcomes
 
 
-def _outcome(text: str, claim: ClaimText, found: list[Check]) -> ClaimOutcome:
+def _outcome(text: str, claim: ClaimText, found: list[Check],
+             stated: list[Check] | None = None) -> ClaimOutcome:
     checks = tuple(c for c in found if not (claim.advice and c.rule in ("value", "state")))
+    facts = [c for c in stated or () if c.rule in ("value", "state")
+             and c.outcome in ("contradicted", "absent")]
+    checks += tuple(c for c in facts if c not in checks)
     conclusion = claim.cause is not None
 
     def made(outcome: Outcome, bucket: Bucket, kind: EvidenceType, chosen: list[Check],
@@ -119,8 +129,8 @@ def _outcome(text: str, claim: ClaimText, found: list[Check]) -> ClaimOutcome:
     if contradicted:
         return made("contradicted", "contradicted", EvidenceType.TOOL_MATCH, contradicted,
                     contradicted[0].reason)
-    absent = [c for c in checks if c.outcome == "absent"]
-    if absent and not claim.advice:
+    absent = [c for c in checks if c.outcome == "absent" and (not claim.advice or c in facts)]
+    if absent:
         kind = EvidenceType.INFERENCE if absent[0].rule == "cause" else EvidenceType.SPECIFIC_DATA
         return made("absent", "ungrounded", kind, absent, absent[0].reason)
     if claim.advice:

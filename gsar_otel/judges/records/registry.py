@@ -31,9 +31,9 @@ happen, what is there where a record holds nothing, causes, directions of change
 between two sides, relations between the claim's own values, actors."""
 
 
-def check_claim(claim: ClaimText, index: RecordIndex,
-                inherited: frozenset[int] = frozenset()) -> tuple[list[Check], Subjects]:
+def check_claim(claim: ClaimText, index: RecordIndex, inherited: frozenset[int] = frozenset(),
+                opened: frozenset[int] = frozenset()) -> tuple[list[Check], Subjects]:
     """Every check of every rule that applies to ``claim``, and the records it spoke of."""
-    subjects = subjects_of(claim, index, inherited)
+    subjects = subjects_of(claim, index, inherited, opened)
     return [check for rule in RULES if rule.applies(claim)
             for check in rule.check(claim, subjects, index)], subjects

@@ -21,6 +21,12 @@ STATE_REACH: Final = 60
 """How far before a state the record it is said of may be named."""
 CLAUSE: Final = re.compile(r"[,;:\u2014(]|\.\s| and | but | while | whereas ")
 """What ends a clause: a value, a state or a word of an attribute stays within its own."""
+_PRONOUN: Final = re.compile(r"\s*(?:it|its|it's|it\u2019s|this one|that one)\b", re.IGNORECASE)
+"""A claim's opening word that stands for the record the claim before named last."""
+_OF_NEXT: Final = re.compile(r"\S+(?: [A-Za-z]+)?\s+(?:for|of|on)\s+(?:the\s+|its\s+|their\s+)?"
+                             r"(?:[a-z]+\s+)?[`'\"]?")
+"""A value and the preposition that says whose it is ("412K for the old `idx`", "89% on
+`/var/log`"): the name after it is the value's record."""
 _LIST_GAP: Final = re.compile(r"[^\s,]+\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)[`'\"]?")
 """A name and what joins it to the next of its list ("`tempo`, ", "nginx and ")."""
 _CLAUSE_AFTER: Final = re.compile(r"[,;:\u2014]|\.\s| and | but | while | whereas ")
@@ -38,6 +44,10 @@ class Subjects:
     """Where numbers stand that name records rather than state values ("partition 1")."""
     asides: frozenset[int] = frozenset()
     """Where mentions stand inside parentheses."""
+    opened: frozenset[int] = frozenset()
+    """What an opening "It" stood for (:meth:`opening` of the claim before)."""
+    pronoun: bool = False
+    """The claim opens with "It": its first mention is :attr:`opened`."""
     """The records the claim before spoke of last: a claim that names none speaks of them
     ("It has 57 events")."""
 
@@ -57,6 +67,12 @@ class Subjects:
         main = [r for p, r in self.mentions if p not in self.asides] or [self.mentions[-1][1]]
         return self.all if plural else main[-1]
 
+    def opening(self) -> frozenset[int]:
+        """What an opening "It" of the next claim stands for: the records this claim named
+        first outside parentheses (its subject), or what it was passed when it named none."""
+        main = [r for p, r in self.mentions if p not in self.asides]
+        return main[0] if main else self.opened
+
     def without(self, start: int, end: int) -> Subjects:
         """These subjects but the mentions standing between ``start`` and ``end``: what a name
         is said of is another name of its clause, not itself."""
@@ -64,7 +80,8 @@ class Subjects:
         if len(kept) == len(self.mentions):
             return self
         # a claim naming only this name speaks of its records: nothing is inherited
-        return Subjects(kept, self.inherited if kept else frozenset(), self.naming, self.asides)
+        return Subjects(kept, self.inherited if kept else frozenset(), self.naming, self.asides,
+                        self.opened, self.pronoun and 0 not in range(start, end))
 
     def stated_of(self, position: int, text: str) -> bool:
         """True when what stands at ``position`` of ``text`` is said of a record: one named
@@ -81,6 +98,8 @@ class Subjects:
         (empty when the clause names none)."""
         before = [(p, r) for p, r in self.mentions if p <= position]
         after = [(p, r) for p, r in self.mentions if 0 < p - position <= AFTER_REACH]
+        if after and _OF_NEXT.fullmatch(text, position, after[0][0]):
+            return after[0][1]  # "12.0M versus roughly 412K for the old `events_tenant_id_idx`"
         if before and not _CLAUSE_AFTER.search(text, before[-1][0], position):
             return before[-1][1]
         if after and not CLAUSE.search(text, position, after[0][0]):
@@ -111,6 +130,9 @@ class Subjects:
         if bound:
             return bound
         before = [(p, r) for p, r in self.mentions if p <= position]
+        if (self.pronoun and len(before) == 1 and text
+                and _CLAUSE_AFTER.search(text, 0, position)):
+            before = []  # an opening "It" speaks for its own clause only
         after = [(p, r) for p, r in self.mentions if 0 < p - position <= AFTER_REACH]
         if before:
             return before[-1][1]
@@ -119,11 +141,12 @@ class Subjects:
         return frozenset() if self.mentions else self.inherited
 
 
-def subjects_of(claim: ClaimText, index: RecordIndex,
-                inherited: frozenset[int] = frozenset()) -> Subjects:
+def subjects_of(claim: ClaimText, index: RecordIndex, inherited: frozenset[int] = frozenset(),
+                opened: frozenset[int] = frozenset()) -> Subjects:
     """The records ``claim`` names: exact names first, a name's leading parts when no name is
     exact; a log level it names selects the lines at that level. ``inherited`` are the records
-    the claim before named last."""
+    the claim before named last; ``opened`` what it named first, which an opening "It"
+    names."""
     exact = [(p, index.named(t)) for p, t in claim.tokens if index.named(t)]
     words = [(p, w, index.named(w) or (_proper(claim, p) and index.prefixed(w)))
              for p, w in _plain_words(claim)]
@@ -136,11 +159,13 @@ def subjects_of(claim: ClaimText, index: RecordIndex,
     levels = [(s.position, index.at_level(s.level)) for s in claim.states
               if s.level and not s.negated and index.at_level(s.level)]
     keyed = _keyed(claim, index)
-    mentions = sorted(exact + levels + keyed, key=lambda m: m[0])
+    # a claim opening with "It" names what the claim before named last: the pronoun is a mention
+    pronoun = [(0, opened)] if opened and _PRONOUN.match(claim.clean) else []
+    mentions = sorted(pronoun + exact + levels + keyed, key=lambda m: m[0])
     asides = frozenset(p for p, _ in mentions
                        if claim.clean.count("(", 0, p) > claim.clean.count(")", 0, p))
     return Subjects([(p, frozenset(r)) for p, r in mentions], inherited,
-                    frozenset(p for p, _ in keyed), asides)
+                    frozenset(p for p, _ in keyed), asides, opened, bool(pronoun))
 
 
 _KEYED: Final = re.compile(r"(#)$|([A-Za-z]{2,})\s+$")

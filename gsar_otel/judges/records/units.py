@@ -3,7 +3,7 @@
 A claim writes ``$402k``, ``19.9 MB/s``, ``380m`` of CPU or ``502s`` for HTTP statuses; a record
 keeps ``amount_cents``, ``duration_ms`` or ``CPU(cores) 380m``. Each table here is a row per
 unit, read by one mechanism: :func:`reread` gives a claim's values the unit their words say,
-:func:`record_anchor` does the same for a record's value by its key, :func:`key_factor` reads a
+:func:`record_anchor` does the same for a record's value by its key, :func:`key_factors` reads a
 unit-less number in the unit its key names.
 """
 
@@ -36,7 +36,13 @@ KEY_UNITS: Final = (
     (frozenset({"kb", "kib", "kilobytes"}), "bytes", 1024.0),
     (frozenset({"mb", "mib", "megabytes"}), "bytes", 2.0**20),
     (frozenset({"millicores", "millicpu"}), "cpu", 0.001),
+    (frozenset({"nano", "nanocpus"}), "cpu", 1e-9),  # Docker's NanoCpus
 )
+DURATION_KEYS: Final = frozenset({"duration", "latency", "interval", "timeout", "period",
+                                  "elapsed", "took"})
+"""Key words of a duration that name no unit."""
+UNNAMED_DURATION_FACTORS: Final = (1.0, 1e-3, 1e-9)
+"""The units a duration under a key naming none may be in: seconds, ms, ns."""
 """Units a key names for its unit-less number (``amount_cents``, ``duration_ms``). A key naming
 none is read as seconds for a duration, bytes for a size, cores for CPU."""
 COLUMN_UNITS: Final = (
@@ -61,6 +67,8 @@ def column_unit(source: str | None, key: str) -> str | None:
     return next((unit for command, columns, unit in COLUMN_UNITS
                  if key in columns and command.search(source)), None)
 _CPU_WORDS: Final = re.compile(r"\s*(?:of\s+)?(?:cpu|cores?|millicores|vcpu)\b", re.IGNORECASE)
+_CPU_COUNT: Final = re.compile(r"\s*(?:v?cpus?|cores?)\b", re.IGNORECASE)
+"""What follows a number of cores written bare ("1.5 CPUs", "8 cores")."""
 _SPEAKS_OF_CPU: Final = re.compile(r"\b(?:cpu|cores?|millicores|vcpus?)\b", re.IGNORECASE)
 """A claim speaking of CPU writes ``95m`` for millicores, not minutes ("about 95m each")."""
 _SPEAKS_OF_SIZE: Final = re.compile(
@@ -88,7 +96,7 @@ KEY_MEASURES: Final = (
     (frozenset({"pct", "percent", "percentage", "pcnt"}), "percent"),
     (frozenset({"rps", "qps", "rpm", "tps", "iops"}), "rate"),
     (frozenset({"ms", "millis", "milliseconds", "msec", "us", "micros", "usec", "ns", "nanos",
-                "seconds", "secs", "sec", "minutes", "mins", "hours", "duration", "latency"}),
+                "seconds", "secs", "sec", "minutes", "mins", "hours"} | DURATION_KEYS),
      "duration"),
     (frozenset({"bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"}), "bytes"),
     (frozenset({"count", "partition", "partitions", "replicas", "members", "restarts",
@@ -101,7 +109,7 @@ _KEY_WORD: Final = re.compile(r"[a-z]+|\d+")
 
 
 def claim_measure(anchor: Anchor) -> str:
-    """The measure a claim's value names by its unit: percent, rate, duration, bytes, or
+    """The measure a claim's value names by its unit: percent, rate, duration, bytes, cpu, or
     ``""`` (a bare number names none)."""
     unit = (anchor.unit or "").lower()
     if anchor.kind is AnchorKind.PERCENT:
@@ -110,6 +118,8 @@ def claim_measure(anchor: Anchor) -> str:
         return "duration"
     if unit in RATE_UNITS:
         return "rate"
+    if unit == CORES:
+        return "cpu"
     return "bytes" if unit.split("/")[0] in SIZE_FACTORS else ""
 
 
@@ -134,13 +144,17 @@ def measures_differ(claim: Anchor, held: Anchor) -> bool:
     return bool(asked and offered and asked != offered)
 
 
-def key_factor(words: frozenset[str], measure: str) -> float:
-    """The factor reading a unit-less number under a key of ``words`` in ``measure`` (0 when
-    the key names another measure)."""
+def key_factors(words: frozenset[str], measure: str) -> tuple[float, ...]:
+    """The factors reading a unit-less number under a key of ``words`` in ``measure`` (none
+    when the key names another measure). A duration under a key naming a duration but no unit
+    may be in seconds, milliseconds or nanoseconds, as tools keep them (Jenkins' ``duration``
+    in ms, Docker's ``Healthcheck.Interval`` in ns): each is tried."""
     for keys, unit, factor in KEY_UNITS:
         if words & keys:
-            return factor if unit == measure else 0.0
-    return 1.0 if measure in ("duration", "bytes", "cpu") else 0.0
+            return (factor,) if unit == measure else ()
+    if measure == "duration" and words & DURATION_KEYS:
+        return UNNAMED_DURATION_FACTORS
+    return (1.0,) if measure in ("duration", "bytes", "cpu") else ()
 
 
 def cores(anchor: Anchor, value: float) -> Anchor:
@@ -165,6 +179,8 @@ def reread(anchor: Anchor, text: str) -> Anchor:
                       anchor.end, None, None)
     if anchor.kind is not AnchorKind.NUMBER or not isinstance(anchor.value, float):
         return anchor
+    if anchor.unit is None and _CPU_COUNT.match(after):
+        return replace(anchor, unit=CORES)  # "1.5 CPUs": cores, as written
     rate = _RATE.match(after) if anchor.unit is None else None
     if rate is not None:
         return replace(anchor, text=f"{anchor.text} {rate.group(1)}", unit=rate.group(1).lower(),

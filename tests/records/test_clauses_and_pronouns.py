@@ -1,0 +1,69 @@
+"""What a clause, a pronoun and a key's unit say: a fact stated before a recommendation is
+checked as any fact; an opening "It" stands for what the claim before named first; a value
+followed by "for X" is X's; a gerund's phrase that a modal governs is a supposition; a duration
+under a key naming no unit may be in s, ms or ns; "1.5 CPUs" is cores. Each class a table row,
+with the row that must not pass beside the row that must."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gsar_otel.core.evidence import EvidenceSet
+from gsar_otel.judges.records.judge import RecordsJudge
+
+judge = RecordsJudge()
+
+REPL = ("slave0:ip=10.20.1.14,port=6379,state=online,offset=88412,lag=0\n"
+        "slave1:ip=10.20.1.15,port=6379,state=wait_bgsave,offset=0,lag=0")
+TABLES = ("relname         n_live_tup  n_dead_tup  dead_pct\n"
+          "sessions        4120331     2877410     41.1\n"
+          "login_attempts  90110233    2012004     2.2")
+INDEXES = ("indexrelname               idx_scan\n"
+           "events_tenant_created_idx  12044810\n"
+           "events_tenant_id_idx       412003")
+AGENTS = json.dumps({"computer": [{"displayName": "mac-mini-01", "offline": True},
+                                  {"displayName": "linux-04", "offline": False}]})
+BUILDS = json.dumps({"builds": [{"number": 405, "result": "SUCCESS", "duration": 1890412},
+                                {"number": 403, "result": "SUCCESS", "duration": 1404187}]})
+INSPECT = json.dumps([{"Name": "/orders-api", "HostConfig": {
+    "Memory": 2147483648, "NanoCpus": 1500000000}, "Config": {"Healthcheck": {
+        "Interval": 30000000000, "Timeout": 5000000000}}}])
+
+
+def outcomes(answer: str, items: list[object]) -> list[str]:
+    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
+
+
+@pytest.mark.parametrize(("answer", "items", "expected"), [
+    # a fact stated before a recommendation is checked; the recommendation is not
+    ("`10.20.1.15` is in `wait_bgsave` state, so I'd check the master's BGSAVE.", [REPL],
+     ["advice"]),
+    ("`10.20.1.15` is in `online` state, so I'd check the master's BGSAVE.", [REPL],
+     ["contradicted"]),
+    # an opening "It" stands for what the claim before named first, in its own clause
+    ("Most tables are fine except `sessions`. It has 41.1% dead tuples.", [TABLES],
+     ["unverified", "verified"]),
+    ("Most tables are fine except `sessions`. It has about 2.88M dead tuples (2.2% dead).",
+     [TABLES], ["unverified", "contradicted"]),
+    # a value followed by "for X" is X's, not the name's before it
+    ("`events_tenant_created_idx` has 12.0M scans versus 412K for the old "
+     "`events_tenant_id_idx`.", [INDEXES], ["verified"]),
+    ("`events_tenant_created_idx` has 12.0M scans versus 412K for the old "
+     "`events_tenant_created_idx`.", [INDEXES], ["contradicted"]),
+    # a gerund's phrase that a modal governs states nothing of its record
+    ("Bringing `mac-mini-01` back online would unblock the release jobs.", [AGENTS],
+     ["unverified"]),
+    ("`mac-mini-01` is back online.", [AGENTS], ["contradicted"]),
+    # a duration under a key naming no unit: seconds, milliseconds or nanoseconds
+    ("Build #405 took about 31.5 minutes.", [BUILDS], ["verified"]),
+    ("Build #405 took about 41.5 minutes.", [BUILDS], ["absent"]),
+    ("The healthcheck runs every 30 s with a 5 s timeout.", [INSPECT], ["verified"]),
+    ("The healthcheck runs every 20 s with a 5 s timeout.", [INSPECT], ["absent"]),
+    # Docker's NanoCpus, and a number of CPUs written bare
+    ("`orders-api` is capped at 2 GiB of memory and 1.5 CPUs.", [INSPECT], ["verified"]),
+    ("`orders-api` is capped at 2 GiB of memory and 2.5 CPUs.", [INSPECT], ["absent"]),
+])
+def test_clauses_and_pronouns(answer, items, expected):
+    assert outcomes(answer, items) == expected
