@@ -1,8 +1,9 @@
 """What a clause, a pronoun and a key's unit say: a fact stated before a recommendation is
 checked as any fact; an opening "It" stands for what the claim before named first; a value
 followed by "for X" is X's; a gerund's phrase that a modal governs is a supposition; a duration
-under a key naming no unit may be in s, ms or ns; "1.5 CPUs" is cores. Each class a table row,
-with the row that must not pass beside the row that must."""
+under a key naming no unit may be in s, ms or ns; "1.5 CPUs" is cores; a table row's time is
+that row's; an Erlang node is named by its host; "is what made" states a cause. Each class a
+table row, with the row that must not pass beside the row that must."""
 
 from __future__ import annotations
 
@@ -30,6 +31,15 @@ BUILDS = json.dumps({"builds": [{"number": 405, "result": "SUCCESS", "duration":
 INSPECT = json.dumps([{"Name": "/orders-api", "HostConfig": {
     "Memory": 2147483648, "NanoCpus": 1500000000}, "Config": {"Healthcheck": {
         "Interval": 30000000000, "Timeout": 5000000000}}}])
+
+
+HISTORY = ("REVISION\tUPDATED                 \tSTATUS    \tCHART\n"
+           "29      \tThu Nov  5 14:31:07 2026\tsuperseded\tingress-nginx-4.11.3\n"
+           "31      \tWed Dec  2 19:48:11 2026\tdeployed  \tingress-nginx-4.11.4")
+CLUSTER_NODES = ("Disk Nodes\n\nrabbit@mq-01\nrabbit@mq-02\n\nRunning Nodes\n\n"
+                 "rabbit@mq-01\n")
+CHECKPOINT = ("02:14:02 ERROR:  deadlock detected\n"
+              "02:14:05 LOG:  checkpoint complete: wrote 1203 buffers; sync=0.412 s")
 
 
 def outcomes(answer: str, items: list[object]) -> list[str]:
@@ -64,6 +74,16 @@ def outcomes(answer: str, items: list[object]) -> list[str]:
     # Docker's NanoCpus, and a number of CPUs written bare
     ("`orders-api` is capped at 2 GiB of memory and 1.5 CPUs.", [INSPECT], ["verified"]),
     ("`orders-api` is capped at 2 GiB of memory and 2.5 CPUs.", [INSPECT], ["absent"]),
+    # a row's time in a table is that row's: another row's is contradicted outside the clause
+    ("It is on revision 31, deployed on Wed 2 Dec at 19:48 UTC.", [HISTORY], ["verified"]),
+    ("It is on revision 31, deployed on Wed 2 Dec at 14:31 UTC.", [HISTORY], ["contradicted"]),
+    # an Erlang node is named by its host too
+    ("`mq-02` is a disk node.", [CLUSTER_NODES], ["verified"]),
+    ("`mq-05` is a disk node.", [CLUSTER_NODES], ["absent"]),
+    # "is what made" states a cause, which must be stated by a record
+    ("A checkpoint ran at 02:14:05.", [CHECKPOINT], ["verified"]),
+    ("A checkpoint ran at 02:14:05 and its stall is what made the deadlock happen.",
+     [CHECKPOINT], ["absent"]),
 ])
 def test_clauses_and_pronouns(answer, items, expected):
     assert outcomes(answer, items) == expected

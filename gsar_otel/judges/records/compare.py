@@ -12,6 +12,9 @@ A comparison between two sides (:data:`COMPARATIVES`: a comparative word and whi
 quantity it says is the greater) is checked against the values the claim itself binds to each
 side (each value to the side named in its clause), else against how many rows of one table
 hold each side's word.
+
+A record said to hold the extreme of its rows (:data:`SUPERLATIVES`: "the least", "the
+fullest") is checked against every row of its table under the key holding the claim's value.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchor
 from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.derive import columns_of
+from gsar_otel.judges.records.derive import conversions as converted
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import Record
 from gsar_otel.judges.records.rules import Check
@@ -369,3 +373,117 @@ def _by_rows(word: str, direction: int, first: str, second: str,
     yield Check("comparison", "verified" if holds else "contradicted", (),
                 f"{first} is on {a} rows, {second} on {b}" if holds else
                 f"says {first} has {word}; {first} is on {a} rows, {second} on {b}")
+
+
+SUPERLATIVES: Final = {
+    # word -> +1: the record holds the greatest value of its rows; -1: the least
+    "most": 1, "highest": 1, "largest": 1, "biggest": 1, "busiest": 1, "fullest": 1,
+    "slowest": 1, "longest": 1, "heaviest": 1, "hottest": 1, "greatest": 1,
+    "least": -1, "lowest": -1, "smallest": -1, "fewest": -1, "emptiest": -1, "shortest": -1,
+    "lightest": -1, "quietest": -1,
+}
+"""Words that say a record's value is the extreme of its rows, and which extreme ("fastest",
+"best", "worst" are not here: which way they point depends on the measure)."""
+_RANKED: Final = re.compile(r"\b(?:second|third|next|after|among|one of|other)\b", re.IGNORECASE)
+"""Words that make a superlative a rank or a choice among some ("the second largest", "the
+most ... after it"), not the extreme of all rows."""
+_RANK_REACH: Final = 25
+_NOT_EXTREME: Final = re.compile(r"(?:most|least)\s+(?:\w+ly|recent|of|likely)\b")
+""""most recently", "at least", "most of": no extreme of a value."""
+_MAX_OWN: Final = 4
+"""Most records one name may stand for in a superlative (the same node in a few items)."""
+
+
+class SuperlativeRule:
+    """A record said to hold the extreme of its rows ("`mq-03` uses the least, about 4.4 GiB",
+    "`/var/lib/postgresql` is the fullest at 92%"): the key is the one holding the claim's value
+    on that record, and every row of its table holding that key is compared. The extreme is
+    verified, another row's greater (or lesser) value contradicts it."""
+
+    name = "superlative"
+
+    def applies(self, claim: ClaimText) -> bool:
+        return bool(claim.values) and any(w in SUPERLATIVES for w in _WORD.findall(
+            claim.clean.lower()))
+
+    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        lowered = claim.clean.lower()
+        for match in re.finditer(r"[a-z]+", lowered):
+            direction = SUPERLATIVES.get(match.group(0))
+            if (direction is None or _NOT_EXTREME.match(lowered, match.start())
+                    or lowered.endswith("at ", 0, match.start())
+                    or _RANKED.search(lowered, max(0, match.start() - _RANK_REACH),
+                                      match.end() + _RANK_REACH)):
+                continue
+            own = subjects.near(match.start(), claim.clean)
+            clause = _clause_span(claim.clean, match.start())
+            measured = [a for a in claim.values
+                        if a.kind in _MEASURED and a.start not in subjects.naming]
+            values = [a for a in measured if clause[0] <= a.start < clause[1]] or [
+                a for a in measured if 0 <= a.start - match.end() <= _RANK_REACH]
+            if not own or len(own) > _MAX_OWN or not values:
+                continue
+            family = frozenset(i for w in _WORD.findall(claim.plain.lower()) if len(w) > 2
+                               for i in index.prefixed(w) if i not in own)
+            for position in sorted(own):  # the record of the claim's that holds its value
+                found = _extreme(index, position, values[0], direction, subjects.all,
+                                 family | own if family else frozenset())
+                if found is not None:
+                    yield found
+                    break
+
+
+def _clause_span(text: str, at: int) -> tuple[int, int]:
+    starts = [m.end() for m in CLAUSE.finditer(text, 0, at)]
+    end = CLAUSE.search(text, at)
+    return (starts[-1] if starts else 0), (end.start() if end else len(text))
+
+
+def _extreme(index: RecordIndex, position: int, value: Anchor, direction: int,
+             named: frozenset[int], family: frozenset[int] = frozenset()) -> Check | None:
+    """Whether the record at ``position`` holds the extreme of its rows under the key its
+    ``value`` is held under (of the rows the claim ``named`` or names by a leading part of
+    their names, the ``family``, when that is several: "the three Kafka brokers ..., `kafka-1`
+    the highest"), or None when no key of it holds the value or it has no peers."""
+    record = index.records[position]
+    key = next((v.key for v in record.values if v.key and any(
+        compare_anchors(value, a) is Agreement.MATCH for a in v.anchors)), None)
+    if key is None:
+        key = next((v.key for v in record.values if v.key and any(
+            compare_anchors(value, a) is Agreement.MATCH
+            for a, _ in converted(value, _alone(record, v)))), None)
+    if key is None:
+        return None
+    rows = index.scope([position])
+    chosen = [i for i in rows if i in named or i in family]
+    column = {i: n for i in (chosen if len(chosen) > 1 else rows)
+              if (n := _number(index.records[i], key)) is not None}
+    mine = column.get(position)
+    if mine is None or len(column) < 2:
+        return None
+    best = max(column.values()) if direction > 0 else min(column.values())
+    word = "greatest" if direction > 0 else "least"
+    if mine == best:
+        return Check("superlative", "verified", (record.item,),
+                     f"{record.item} holds the {word} {key} of its {len(column)} rows")
+    other = index.records[next(i for i, n in column.items() if n == best)]
+    name = next(iter(sorted(other.names)), other.item)
+    return Check("superlative", "contradicted", (record.item, other.item),
+                 f"says the {word} {key}; {name} has {key}={best:g}")
+
+
+def _alone(record: Record, value: object) -> list[Record]:
+    """``record`` with only ``value``: a conversion read from that one key."""
+    single = Record(record.item, record.group)
+    single.values = [value]  # type: ignore[list-item]
+    single.currency = record.currency
+    return [single]
+
+
+def _number(record: Record, key: str) -> float | None:
+    for value in record.values:
+        if value.key == key:
+            numbers = [a.value for a in value.anchors if a.kind in _MEASURED
+                       and isinstance(a.value, float)]
+            return numbers[0] if len(numbers) == 1 else None
+    return None

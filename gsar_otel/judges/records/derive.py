@@ -150,8 +150,8 @@ class _Scope:
         key = (measure_of(anchor), unit, anchor.kind is AnchorKind.PERCENT)
         found = self._conversions.get(key)
         if found is None:
-            found = self._conversions[key] = _Candidates(list(_conversions(anchor,
-                                                                           self.records)))
+            found = self._conversions[key] = _Candidates(list(conversions(anchor,
+                                                                          self.records)))
         return found
 
     def counts(self) -> _Candidates:
@@ -516,10 +516,10 @@ def restates(claim_text: str, anchor: Anchor, stated: Anchor) -> bool:
                 stated.value / 100.0)) is Agreement.MATCH):
         return True  # "121.7% CPU (about 1.2 of the 4 cores)": a share as a fraction
     return any(compare_anchors(anchor, found) is Agreement.MATCH
-               for found, _ in _conversions(anchor, [record]))
+               for found, _ in conversions(anchor, [record]))
 
 
-def _conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor, str]]:
+def conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor, str]]:
     """Unit-less numbers of the records read in the claim's unit: a share (0.042) as a
     percentage, a duration or a size in the unit its key names (seconds and bytes when it
     names none), cents as an amount."""

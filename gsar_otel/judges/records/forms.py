@@ -218,7 +218,8 @@ CAUSE: Final = re.compile(
     r"\b(?:because(?: of)?|due to|caused by|(?:the )?root cause|as a result of|led to|"
     r"leading to|resulting in|resulted in|which (?:caused|triggered)|triggered by|"
     r"attributable to|explains? (?:why|the)|is why|that'?s why|thanks to|owing to|"
-    r"caused(?! by)|causes|causing|triggered(?! by)|brought down|took down|broke)\b",
+    r"caused(?! by)|causes|causing|triggered(?! by)|brought down|took down|broke|"
+    r"(?:is|was) what (?:made|caused|triggered|led to|broke))\b",
     re.IGNORECASE)
 """The words of a stated cause: the cause itself must be stated of the claim's records."""
 

@@ -42,6 +42,8 @@ REQUEST_KEYS: Final = frozenset({"request", "request_line", "req"})
 _REQUEST: Final = re.compile(r"^[A-Z]{3,7} (/[^\s?]*)")
 _ARROW: Final = re.compile(r"([^\s=:>]+)\s*(?:->|=>|\u2192)\s*([^\s,;]+)")
 """A value written as a change: ``max_size = 20 -> 12``."""
+_NODE: Final = re.compile(r"[A-Za-z][\w-]*@([A-Za-z][\w-]*\d[\w-]*)")
+"""A node name, ``name@host`` with no dots (an e-mail address has them)."""
 _NAMEISH: Final = re.compile(r"[-_.@/:]|\d")
 _KEY_SPLIT: Final = re.compile(r"[._\-\s\[\]/()]+|(?<=[a-z])(?=[A-Z])")
 
@@ -144,10 +146,14 @@ def _changes(text: str) -> list[tuple[Anchor, Anchor]]:
 def _token_names(text: str, keys: frozenset[str]) -> list[str]:
     """The names the tokens of ``text`` give its record, in order (not the keys of its own
     pairs: "cpu_pct=97.2" names no record)."""
-    names = []
+    names: list[str] = []
     for token in NAME_TOKEN.findall(text):
         token = token.rstrip(".:/")
         if token.lower() in keys:
+            continue
+        node = _NODE.fullmatch(token)
+        if node is not None:  # an Erlang node "rabbit@mq-03" is named by its host too
+            names.extend((token.lower(), node.group(1).lower()))
             continue
         if _NAMEISH.search(token) and nameable(token.lower()) and not _measure(token):
             names.append(token.lower())

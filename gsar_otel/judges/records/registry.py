@@ -9,7 +9,12 @@ from typing import Final
 
 from gsar_otel.judges.records.actors import ActorRule
 from gsar_otel.judges.records.claims import ClaimText
-from gsar_otel.judges.records.compare import ComparativeRule, ComparisonRule, RelationRule
+from gsar_otel.judges.records.compare import (
+    ComparativeRule,
+    ComparisonRule,
+    RelationRule,
+    SuperlativeRule,
+)
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.rules import (
     CauseRule,
@@ -24,11 +29,12 @@ from gsar_otel.judges.records.subjects import Subjects, subjects_of
 
 RULES: Final[Sequence[ClaimRule]] = (ValueRule(), MomentRule(), NameRule(), StateRule(),
                                      PredicateRule(), NoneRule(), FlagRule(), CauseRule(),
-                                     ComparisonRule(), ComparativeRule(), RelationRule(),
-                                     ActorRule())
+                                     ComparisonRule(), ComparativeRule(), SuperlativeRule(),
+                                     RelationRule(), ActorRule())
 """Every rule: values, moments, names, states, negated predicates, counts of what did not
 happen, what is there where a record holds nothing, causes, directions of change, comparisons
-between two sides, relations between the claim's own values, actors."""
+between two sides, extremes of a table's rows, relations between the claim's own values,
+actors."""
 
 
 def check_claim(claim: ClaimText, index: RecordIndex, inherited: frozenset[int] = frozenset(),

@@ -174,7 +174,8 @@ class ValueRule:
         if own and hits & own:
             return Check(self.name, "verified", index.refs(hits & own), f"{written} found")
         if own and hits and (in_clause or anchor.kind in NAMED_KINDS or (
-                anchor.kind not in _MOMENT_KINDS and not claim.plural
+                (anchor.kind not in _MOMENT_KINDS or _in_tables(own, index))
+                and not claim.plural
                 and not OPERATIONS["extreme"].cue.search(claim.clean)  # "the busiest node"
                 and (anchor.unit or anchor.kind is not AnchorKind.NUMBER)
                 and _one_row(own, subjects.all, index))):
@@ -344,6 +345,12 @@ def _name_tokens(said: str) -> tuple[str, ...]:
     return tuple(t for t in NAME_TOKEN.findall(said) if len(t) >= 4)
 
 
+def _in_tables(own: frozenset[int], index: RecordIndex) -> bool:
+    """True when one of ``own`` is a row of a text table: a time in it is that row's (a log's
+    lines each record their own event's)."""
+    return any("#t" in index.records[i].group for i in own)
+
+
 def _one_row(own: frozenset[int], spoken: frozenset[int], index: RecordIndex) -> bool:
     """True when the claim speaks of no other row of the group of each of ``own``
     ("`/var/lib/postgresql` is the fullest at 92% — 1.6T used with about 70G left": every
@@ -365,7 +372,8 @@ def _sibling(anchor: Anchor, own: frozenset[int], hits: frozenset[int],
         mine = groups.get(other.group)
         if mine is None or (other.group.endswith("#l") and anchor.kind in _MOMENT_KINDS):
             continue  # a log's lines are rows, but each line's time is its own event's
-        keys = {v.key for v in other.values if v.key and not _time_key(v.key)
+        keys = {v.key for v in other.values if v.key
+                and (not _time_key(v.key) or "#t" in other.group)
                 and _sole(v, anchor) and any(
             compare_anchors(anchor, a) is Agreement.MATCH for a in v.anchors)}
         record = index.records[mine]
