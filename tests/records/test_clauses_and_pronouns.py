@@ -2,8 +2,9 @@
 checked as any fact; an opening "It" stands for what the claim before named first; a value
 followed by "for X" is X's; a gerund's phrase that a modal governs is a supposition; a duration
 under a key naming no unit may be in s, ms or ns; "1.5 CPUs" is cores; a table row's time is
-that row's; an Erlang node is named by its host; "is what made" states a cause. Each class a
-table row, with the row that must not pass beside the row that must."""
+that row's; an Erlang node is named by its host; "is what made" states a cause, in the words a
+tool writes it in; a total of the parts a claim gives. Each class a table row, with the row that
+must not pass beside the row that must."""
 
 from __future__ import annotations
 
@@ -40,6 +41,25 @@ CLUSTER_NODES = ("Disk Nodes\n\nrabbit@mq-01\nrabbit@mq-02\n\nRunning Nodes\n\n"
                  "rabbit@mq-01\n")
 CHECKPOINT = ("02:14:02 ERROR:  deadlock detected\n"
               "02:14:05 LOG:  checkpoint complete: wrote 1203 buffers; sync=0.412 s")
+
+
+STATS = ("NAME                    CPU %     MEM USAGE / LIMIT\n"
+         "analytics-clickhouse-1  182.40%   11.21GiB / 16GiB\n"
+         "analytics-kafka-1       37.15%    3.904GiB / 6GiB\n"
+         "analytics-ingest-1      70.45%    1.118GiB / 2GiB")
+TESTS = json.dumps({"passCount": 412, "skipCount": 11, "failCount": 3})
+BACKUP = ("2026-12-06T02:00:03Z starting pg_dump of orders@pg-orders-r1.internal\n"
+          '2026-12-06T02:00:33Z pg_dump: error: connection to server at "pg-orders-r1.internal" '
+          "(10.20.4.11), port 5432 failed: timeout expired\n"
+          "2026-12-06T02:00:33Z backup FAILED")
+SYNC = ("Name:               argocd/search-prod\n"
+        "Sync Status:        OutOfSync from main (71d0c3e)\n"
+        "Operation:          Sync\n"
+        "Phase:              Failed\n"
+        'Message:            admission webhook "validate.kyverno.svc-fail" denied the request\n'
+        "\nresource StatefulSet/search/opensearch was blocked due to the following policies\n"
+        "\nrequire-resource-limits:\n"
+        "  check-limits: 'validation error: CPU and memory limits are required.'")
 
 
 def outcomes(answer: str, items: list[object]) -> list[str]:
@@ -84,6 +104,28 @@ def outcomes(answer: str, items: list[object]) -> list[str]:
     ("A checkpoint ran at 02:14:05.", [CHECKPOINT], ["verified"]),
     ("A checkpoint ran at 02:14:05 and its stall is what made the deadlock happen.",
      [CHECKPOINT], ["absent"]),
+    # a total of the parts the claim gives (three or more), each part checked on its own
+    ("3 of 426 tests failed (412 passed, 11 skipped).", [TESTS], ["verified"]),
+    ("3 of 436 tests failed (412 passed, 11 skipped).", [TESTS], ["absent"]),
+    # a header with "%" and "/" words; a sum over its rows restated in cores after a dash
+    ("The `analytics` containers add up to about 290% CPU — roughly 2.9 cores.", [STATS],
+     ["verified"]),
+    ("The `analytics` containers add up to about 290% CPU — roughly 3.4 cores.", [STATS],
+     ["absent"]),
+    # a cause in the words a tool writes it in ("timed out": "timeout"), on one line or
+    # over the lines of the output that records the effect
+    ("The backup failed because it timed out connecting to `pg-orders-r1.internal`.",
+     [BACKUP], ["verified"]),
+    ("The backup failed because the disk on `pg-orders-r1.internal` was full.", [BACKUP],
+     ["absent"]),
+    ("The sync of `search-prod` failed because Kyverno's admission webhook rejected the "
+     "`opensearch` "
+     "StatefulSet: the `require-resource-limits` policy requires CPU and memory limits.",
+     [SYNC], ["verified"]),
+    ("The sync of `search-prod` failed because Kyverno's admission webhook timed out on the "
+     "`opensearch` "
+     "StatefulSet: the `require-resource-limits` policy requires CPU and memory limits.",
+     [SYNC], ["absent"]),
 ])
 def test_clauses_and_pronouns(answer, items, expected):
     assert outcomes(answer, items) == expected

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from gsar_otel.judges.records.actors import ActorRule
+from gsar_otel.judges.records.causes import CauseRule
 from gsar_otel.judges.records.claims import ClaimText
 from gsar_otel.judges.records.compare import (
     ComparativeRule,
@@ -17,7 +18,6 @@ from gsar_otel.judges.records.compare import (
 )
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.rules import (
-    CauseRule,
     Check,
     ClaimRule,
     MomentRule,

@@ -14,6 +14,7 @@ names (not past a neighbouring value), and conflicts only with a value of the sa
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ from typing import Final, Literal, Protocol
 
 from gsar_otel.core.anchor.compare import queries, views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
-from gsar_otel.core.text import STOPWORDS, content_stems, stem
+from gsar_otel.core.text import STOPWORDS, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.counts import Predicate, class_counts
 from gsar_otel.judges.records.derive import OPERATIONS, plain_number, restates
@@ -33,7 +34,6 @@ from gsar_otel.judges.records.forms import (
     COMPOUND_PARTS,
     DECREASE_WORDS,
     ENTITY_NOUNS,
-    LEVELS,
     MODIFIER_ENDS,
     NAME_PREPOSITIONS,
     SCHEDULE_WORDS,
@@ -58,12 +58,6 @@ LOCAL_REACH: Final = 30
 _WHOLE: Final = re.compile(r"\d[\d,.]*\s+(?:of|out of)(?: the| all)?\s*$", re.IGNORECASE)
 _WORDS: Final = re.compile(r"\b[A-Za-z][A-Za-z-]*\b")
 _CAMEL_PARTS: Final = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|\b)|[A-Z][a-z]+")
-_NAMEISH_STEM: Final = re.compile(r"[\d_./@-]")
-CAUSE_FIRST: Final = frozenset({"led", "leading", "resulting", "resulted", "which", "caused",
-                                 "causes", "causing", "triggered", "brought", "took", "broke"})
-"""Cause words after which the effect comes ("X caused the errors"); the cause is before."""
-CAUSE_SHARE: Final = 0.6
-"""The share of a stated cause's content words one record of the claim must hold."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +93,10 @@ LEADING_FORMS: Final = (
 """Values a claim writes as the leading part of one the evidence writes whole: a commit id's
 short form, a version's release line ("3.6" of 3.6.1 or 3.6-IV2)."""
 _RESTATING: Final = re.compile(
-    r"(?:\s+[A-Za-z%]{1,12})?\s*(?:\(|,?\s*(?:i\.e\.|that is|or|which is),?)\s*"
-    r"(?:about|~|roughly)?\s*", re.IGNORECASE)
-"""Between a value and its restatement in another unit: "5368709120 (5 GiB)", ", i.e."."""
+    r"(?:\s+[A-Za-z%]{1,12})?\s*(?:\(|\u2014|,?\s*(?:i\.e\.|that is|or|which is),?)\s*"
+    r"(?:about|~|roughly|around|some)?\s*", re.IGNORECASE)
+"""Between a value and its restatement in another unit: "5368709120 (5 GiB)", ", i.e.",
+"290% CPU — roughly 2.9 cores"."""
 FORETOLD_KINDS: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION,
                                    AnchorKind.CLOCK, AnchorKind.TIMESTAMP, AnchorKind.DATE})
 """Values a prediction foretells (a quantity, a time); a name or an address in a predicting
@@ -209,6 +204,11 @@ class ValueRule:
                     if how is not None:
                         scope = keyed
                         break
+            if how is None and _sum_of_parts(anchor, exact, numbers):
+                # "About 270 GB is reclaimable: 131.6 GB of images, 87.4 GB of build cache,
+                # 48.1 GB of volumes and 3.1 GB of containers" (each part checked on its own)
+                return Check(self.name, "verified", (), f"{written} is the sum of the parts "
+                             f"the claim gives", derived=True)
             if how is None and anchor.kind is AnchorKind.NUMBER and not anchor.unit:
                 # "Of the 9 open PRs" naming four of them: the rows of the tables they are in
                 tables = _tables_counted(anchor, own or subjects.all, index)
@@ -249,6 +249,26 @@ class ValueRule:
                              f"{written} is a decrease the record keeps as its size")
         return Check(self.name, "absent", (), f"{written} is in no evidence item and derives "
                      f"from none")
+
+
+MIN_PARTS: Final = 3
+"""Fewest values a claim must give for their sum to be a total it states (two are the sum
+and product rules' pairs)."""
+
+
+def _sum_of_parts(anchor: Anchor, exact: Anchor, numbers: list[Anchor]) -> bool:
+    """True when ``anchor`` is the sum of the other values the claim writes in its kind and
+    unit, at least :data:`MIN_PARTS` of them ("3 of 426 tests failed (412 passed, 11
+    skipped)")."""
+    parts = [a for a in numbers if a is not anchor and a.kind is anchor.kind
+             and a.unit == anchor.unit and isinstance(a.value, float)]
+    if len(parts) < MIN_PARTS or not isinstance(anchor.value, float):
+        return False
+    total = math.fsum(float(a.value) for a in parts)  # type: ignore[arg-type]
+    if total > anchor.value * 1.5:
+        return False  # the parts of something larger: no total of them
+    summed = replace(anchor, text=f"{total:g}", value=total, qualifier=None)
+    return compare_anchors(exact, summed) is Agreement.MATCH
 
 
 def _tables_counted(anchor: Anchor, records: frozenset[int], index: RecordIndex) -> list[int]:
@@ -669,62 +689,3 @@ def _name_like(token: str, written: str = "", before: str = "", after: str = "")
             p.endswith(COMPOUND_ENDINGS) for p in parts):
         return False
     return after in ENTITY_NOUNS or (before in NAME_PREPOSITIONS and not after)
-
-
-def _failure_line(record: Record) -> bool:
-    """True when ``record`` is a log line at an error level (a level key or a level word
-    in its text: ``... error failed to connect ...``)."""
-    if record.level in ("error", "fatal"):
-        return True
-    return any(LEVELS.get(word) in ("error", "fatal") for word in record.text[:300].split())
-
-
-_CAUSE_END: Final = re.compile(r"[;\u2014]|,\s+(?:and|but|so|while|which)\b|\.\s")
-"""Where a stated cause's clause ends."""
-
-
-class CauseRule:
-    """A stated cause holds only when one record states it (most of its words) beside the
-    effect (a word of the effect that is no name): a record naming the cause's subject alone
-    ("config push cfg-8070 applied") does not say it caused anything."""
-
-    name = "cause"
-
-    def applies(self, claim: ClaimText) -> bool:
-        return claim.cause is not None
-
-    def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
-        assert claim.cause is not None
-        rest = claim.clean[claim.cause.end():]
-        # the cause is its own clause: "because it can't reach Postgres (...), and systemd
-        # restarts it every 25 s" states one cause and one more fact
-        cause_text = rest[:m.start()] if (m := _CAUSE_END.search(rest)) else rest
-        effect_text = claim.clean[:claim.cause.start()]
-        said = claim.cause.group(0).lower()
-        if said.split()[0] in CAUSE_FIRST and not said.endswith(" by"):
-            cause_text, effect_text = effect_text, cause_text
-        cause = content_stems(cause_text)
-        effect = content_stems(effect_text)
-        if not cause:
-            return
-        scope = subjects.all or frozenset(range(len(index.records)))
-        for i in sorted(scope)[:2000]:
-            record_stems = index.stems(i)
-            if (len(cause & record_stems) >= CAUSE_SHARE * len(cause)
-                    and any(not _NAMEISH_STEM.search(w) for w in effect & record_stems)):
-                yield Check(self.name, "verified", (index.records[i].item,),
-                            "the cause is stated of the claim's record")
-                return
-        # a failure a log line states ("error failed to connect to postgres: ... connection
-        # refused") is the cause of the effect a line of the same log records about the
-        # claim's record ("worker.service: Main process exited")
-        effects = {index.records[i].item for i in sorted(scope)[:2000]
-                   if any(not _NAMEISH_STEM.search(w) for w in effect & index.stems(i))}
-        for item in sorted(effects)[:MAX_ATTRIBUTED]:
-            if any(len(cause & index.stems(j)) >= CAUSE_SHARE * len(cause)
-                   and _failure_line(index.records[j]) for j in index.of_item(item)):
-                yield Check(self.name, "verified", (item,),
-                            "the cause is a failure its own log states beside the effect")
-                return
-        yield Check(self.name, "absent", (), "the stated cause is not stated by any record "
-                    "of the claim")

@@ -13,7 +13,7 @@ from gsar_otel.judges.records.record import Record, epoch, nameable, timeish
 
 _COLUMN_GAP: Final = re.compile(r"\s{2,}|\t|\s*\|\s*")
 _HEADER_WORD: Final = re.compile(r"^[%#]?[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
-                                 r"(?: [A-Z][A-Z0-9_%()./:-]*)*$|"
+                                 r"(?: [A-Z%/][A-Z0-9_%()./:-]*)*$|"
                                  r"^[a-z_][a-z0-9_]*$|^[A-Z][a-z]+%?(?: [A-Za-z]+)*$")
 _RULE: Final = re.compile(r"^[\s|+:=-]+$")
 _TIMESTAMP: Final = re.compile(
