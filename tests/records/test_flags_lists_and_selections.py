@@ -1,9 +1,10 @@
 """Flags and empty sections (something said to be there where the record holds nothing), a
 state said of each name of a list, release and sync states, selections ("the last two
 successful runs"), numbers that are part of a name, what a claim after a parenthesised aside
-inherits, another row's measure outside its clause, headers one space parts (``df``) and the
-units a tool writes its columns in (``ps``'s RSS in KiB). Each class a table row, with the row
-that must not pass beside the row that must."""
+inherits, another row's measure outside its clause, headers one space parts (``df``), the
+units a tool writes its columns in (``ps``'s RSS in KiB), row labels a header leaves unnamed
+(``free``), sizes in GB of a tool's GiB, and the key a claim writes as code beside a value.
+Each class a table row, with the row that must not pass beside the row that must."""
 
 from __future__ import annotations
 
@@ -48,6 +49,15 @@ DF = ("Filesystem                  Size  Used Avail Use% Mounted on\n"
 PS_RSS = {"source": "ps -eo pid,user,rss,comm --sort=-rss | head -n 3",
           "content": "    PID USER       RSS COMMAND\n  21877 elastic  41203512 java\n"
                      "   3120 root     6102448 dockerd"}
+
+
+FREE = {"source": "free -b",
+        "content": "               total        used        free      shared  buff/cache   "
+                   "available\n"
+                   "Mem:     33566244864  9123418112  1043206144   211238912 23399620608 "
+                   "23845560320\n"
+                   "Swap:     4294963200           0  4294963200"}
+MEMINFO = "Dirty:             48120 kB\nWriteback:             0 kB"
 
 
 def outcomes(answer: str, items: list[object]) -> list[str]:
@@ -95,6 +105,19 @@ def outcomes(answer: str, items: list[object]) -> list[str]:
     # a tool's column in the unit the tool writes it in: ps's RSS in KiB
     ("`java` (PID 21877) uses about 39.3 GiB RSS.", [PS_RSS], ["verified"]),
     ("`java` (PID 21877) uses about 5.8 GiB RSS.", [PS_RSS], ["contradicted"]),
+    # a label the header leaves unnamed names its row (free's "Mem:", "Swap:" with fewer values)
+    ("Only about 0.97 GiB of memory is free. Swap is 4294963200 bytes, 0 used.", [FREE],
+     ["verified", "verified"]),
+    ("Only about 0.97 GiB of memory is free. Swap is 4294963200 bytes, 9123418112 used.",
+     [FREE], ["verified", "contradicted"]),
+    ("Only about 1.97 GiB of memory is free.", [FREE], ["absent"]),
+    # a size in GB holds where the tool keeps it in GiB; the whole after "of" is no value of
+    # the part's attribute
+    ("Swap is 0 GB of 4 GB used.", [FREE], ["verified"]),
+    ("Swap is 0 GB of 6 GB used.", [FREE], ["absent"]),
+    # the key written as code beside a value decides, whatever else holds the value
+    ("Dirty pages are negligible (~47 MiB in `Dirty`).", [MEMINFO], ["verified"]),
+    ("Dirty pages are negligible (~47 MiB in `Writeback`).", [MEMINFO], ["contradicted"]),
     # a number joined to letters is part of a name, not a value
     ("`rabbit@mq-03` uses 6.34 GiB.", [NODES], ["verified"]),
     ("`rabbit@mq-03` uses 6812004352 bytes.", [NODES], ["verified"]),

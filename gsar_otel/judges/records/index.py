@@ -31,6 +31,8 @@ MAX_HITS: Final = 256
 SCOPE_LIMIT: Final = 2000
 """Most records a derivation reads."""
 MAX_KEY_GROUPS: Final = 4
+MAX_HOLDERS: Final = 2
+"""Most records a key written as code may name (``Writeback`` of one ``/proc/meminfo``)."""
 """Most groups a key a claim names scopes a derivation to."""
 _PART: Final = re.compile(r"[-_.]")
 _NUMBER_CELL: Final = re.compile(r"#?\d{1,12}")
@@ -125,6 +127,16 @@ class RecordIndex:
         holds a different number on each record of its group: the number names the record
         ("partition 1", "worker 8831", ``#1468``)."""
         return frozenset(self._keyed.get((stem(word.lower()), number), ()))
+
+    def holders(self, key: str) -> frozenset[int]:
+        """The records holding ``key`` (a key's last part), when at most
+        :data:`MAX_HOLDERS` do: a key that few records hold names them."""
+        groups = self._key_groups.get(key, {})
+        if len(groups) > MAX_HOLDERS:
+            return frozenset()
+        held = [i for g in groups for i in self._groups[g][:MAX_HOLDERS + 1]
+                if any(last_key(v.key) == key for v in self.records[i].values)]
+        return frozenset(held) if len(held) <= MAX_HOLDERS else frozenset()
 
     def keyed_groups(self, keys: Iterable[str]) -> list[list[int]]:
         """The records of each group holding one of ``keys`` (a key's last part, as a claim

@@ -40,7 +40,7 @@ from gsar_otel.judges.records.forms import (
     states_of,
 )
 from gsar_otel.judges.records.index import RecordIndex
-from gsar_otel.judges.records.record import NAME_TOKEN, Record, Value
+from gsar_otel.judges.records.record import NAME_TOKEN, Record, Value, last_key
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
 
 Outcome = Literal["verified", "contradicted", "absent", "elsewhere"]
@@ -55,7 +55,10 @@ IDENTITY_KEYS: Final = frozenset({"id", "ids", "uuid", "guid", "sha", "hash", "p
 """Key words of values that identify rather than measure."""
 LOCAL_REACH: Final = 30
 """How many characters around a value are read for the words of an operation."""
-_WHOLE: Final = re.compile(r"\d[\d,.]*\s+(?:of|out of)(?: the| all)?\s*$", re.IGNORECASE)
+_WHOLE: Final = re.compile(r"\d[\d,.]*\s*(?:[A-Za-z%]{1,5}\s+)?(?:of|out of)(?: the| all)?\s*$",
+                    re.IGNORECASE)
+"""A part before a whole ("2,210 of the 11,049", "6.1 GB of 8 GB"): the whole is no value of
+the part's attribute."""
 _WORDS: Final = re.compile(r"\b[A-Za-z][A-Za-z-]*\b")
 _CAMEL_PARTS: Final = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|\b)|[A-Z][a-z]+")
 
@@ -121,6 +124,12 @@ class ValueRule:
                     anchor.text.lower())) or anchor.start in subjects.naming:
                 continue  # a name of a record ("order 769877"): read as the claim's subject
             found = self._one(claim, anchor, subjects, index)
+            binary = _BINARY.get(anchor.unit or "")
+            if found.outcome != "verified" and binary is not None:
+                # "8 GB" of a tool's 8191 MiB: sizes are written in GB that tools keep in GiB
+                read = self._one(claim, replace(anchor, unit=binary), subjects, index)
+                if read.outcome == "verified":
+                    found = read
             if (found.outcome != "verified" and before is not None
                     and before[1].outcome == "verified"
                     and _RESTATING.fullmatch(claim.clean[before[0].end:anchor.start])
@@ -144,6 +153,9 @@ class ValueRule:
             found = _count(anchor, counted, own or subjects.all, index)
             if found is not None:
                 return found
+        coded = _coded(claim, anchor, index)
+        if coded is not None:
+            return coded
         hits = index.holding(anchor) | index.holding_among(own, anchor)
         if 0 <= claim.future < anchor.start and anchor.kind in FORETOLD_KINDS:
             # a foretold quantity or time is recorded only where a record schedules it
@@ -251,6 +263,8 @@ class ValueRule:
                      f"from none")
 
 
+_BINARY: Final = {"kb": "kib", "mb": "mib", "gb": "gib", "tb": "tib"}
+"""The binary unit a decimal size is often written for: a claimed size holds in either."""
 MIN_PARTS: Final = 3
 """Fewest values a claim must give for their sum to be a total it states (two are the sum
 and product rules' pairs)."""
@@ -269,6 +283,53 @@ def _sum_of_parts(anchor: Anchor, exact: Anchor, numbers: list[Anchor]) -> bool:
         return False  # the parts of something larger: no total of them
     summed = replace(anchor, text=f"{total:g}", value=total, qualifier=None)
     return compare_anchors(exact, summed) is Agreement.MATCH
+
+
+_CODE_AFTER: Final = re.compile(
+    r"\s*\)?\s*(?:in|of|for|as|under)\s+`([A-Za-z_][\w.-]{0,40})`")
+_CODE_BEFORE: Final = re.compile(
+    r"`([A-Za-z_][\w.-]{0,40})`\s*(?:is|was|=|:|of|at)?\s*(?:about\s+|~)?$")
+"""A key written as code right after a value ("~47 MiB in `Writeback`") or before it
+("`maxclients` of 10,000", "`MemoryHigh=`")."""
+
+
+def _coded(claim: ClaimText, anchor: Anchor, index: RecordIndex) -> Check | None:
+    """The value of the key the claim writes as code right beside ``anchor`` ("~47 MiB in
+    `Writeback`", "`maxclients` of 10,000"), where one record or two hold that key: the same
+    (verified) or another of the same measure (contradicted), whatever else holds the value."""
+    after = _CODE_AFTER.match(claim.text, _written_at(claim, anchor.end))
+    before = _CODE_BEFORE.search(claim.text, 0, _written_at(claim, anchor.start))
+    key = (after or before).group(1).lower() if (after or before) else None
+    if key is None or anchor.kind in NAMED_KINDS:
+        return None
+    conflict = None
+    for i in sorted(index.holders(key)):
+        record = index.records[i]
+        for value in record.values:
+            if last_key(value.key) != key or not _sole(value, anchor):
+                continue
+            for held in value.anchors:
+                agreement = compare_anchors(anchor, held)
+                if agreement is Agreement.MATCH:
+                    return Check("value", "verified", (record.item,),
+                                 f"{anchor.text} is {record.item}'s {value.key}")
+                if agreement is Agreement.CONFLICT and same_measure(anchor, held):
+                    conflict = Check("value", "contradicted", (record.item,),
+                                     f"says {anchor.text} for {key}; {record.item} has "
+                                     f"{value.key}={value.raw}")
+    return conflict
+
+
+def _written_at(claim: ClaimText, position: int) -> int:
+    """Where the ``position``-th character of ``clean`` stands in ``text`` (markup removed from
+    ``clean`` is skipped over)."""
+    read = 0
+    for at, char in enumerate(claim.text):
+        if read == position:
+            return at
+        if read < len(claim.clean) and char == claim.clean[read]:
+            read += 1
+    return len(claim.text)
 
 
 def _tables_counted(anchor: Anchor, records: frozenset[int], index: RecordIndex) -> list[int]:

@@ -159,6 +159,7 @@ def subjects_of(claim: ClaimText, index: RecordIndex, inherited: frozenset[int] 
     levels = [(s.position, index.at_level(s.level)) for s in claim.states
               if s.level and not s.negated and index.at_level(s.level)]
     keyed = _keyed(claim, index)
+
     # a claim opening with "It" names what the claim before named last: the pronoun is a mention
     pronoun = [(0, opened)] if opened and _PRONOUN.match(claim.clean) else []
     mentions = sorted(pronoun + exact + levels + keyed, key=lambda m: m[0])

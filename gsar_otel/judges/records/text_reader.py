@@ -14,7 +14,7 @@ from gsar_otel.judges.records.record import Record, epoch, nameable, timeish
 _COLUMN_GAP: Final = re.compile(r"\s{2,}|\t|\s*\|\s*")
 _HEADER_WORD: Final = re.compile(r"^[%#]?[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
                                  r"(?: [A-Z%/][A-Z0-9_%()./:-]*)*$|"
-                                 r"^[a-z_][a-z0-9_]*$|^[A-Z][a-z]+%?(?: [A-Za-z]+)*$")
+                                 r"^[a-z_%][a-z0-9_%/.-]*$|^[A-Z][a-z]+%?(?: [A-Za-z]+)*$")
 _RULE: Final = re.compile(r"^[\s|+:=-]+$")
 _TIMESTAMP: Final = re.compile(
     r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
@@ -148,6 +148,10 @@ SYMBOL_STATES: Final = {"\u2713": "pass", "\u2714": "pass", "X": "fail", "\u2717
 ``✓``, ``X``, ``*``, ``-``), read as the words they stand for."""
 
 
+_ROW_LABEL: Final = re.compile(r"[A-Za-z][\w-]*:")
+"""A row's label in a column its header leaves unnamed."""
+
+
 def _spaced_header(line: str, count: int) -> list[str] | None:
     """A header whose names one space parts (``df``'s "Size  Used Avail Use% Mounted on"),
     split word by word, a word in lower case joined to the name before it ("Mounted on"),
@@ -193,6 +197,13 @@ def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
             cells = [SYMBOL_STATES[lead], *(placed or cells[1:])]
             if rows[0] is header:
                 rows[0] = ["status", *header]
+        elif (indent and _ROW_LABEL.fullmatch(line.split()[0])
+              and 1 < len(line.split()) <= len(header) + 1):
+            # a label the header leaves unnamed names the row (``free``'s "Mem:", "Swap:"; a
+            # row with fewer values has the first columns': "Swap:" total, used, free)
+            cells = [line.split()[0].rstrip(":"), *line.split()[1:]]
+            if rows[0] is header:
+                rows[0] = ["name", *header]
         elif len(cells) != len(header):
             words = line.split()
             cells = (words if spaced and len(words) == len(header)
