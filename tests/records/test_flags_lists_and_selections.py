@@ -57,6 +57,15 @@ FREE = {"source": "free -b",
                    "Mem:     33566244864  9123418112  1043206144   211238912 23399620608 "
                    "23845560320\n"
                    "Swap:     4294963200           0  4294963200"}
+IOSTAT = {"source": "iostat -x 5 2 | tail -n 4",
+          "content": "Device            r/s     rkB/s   %rrqm r_await     w/s     wkB/s  %util\n"
+                     "nvme0n1         12.40    198.40    0.00    0.21   41.20    880.00   1.88\n"
+                     "sdb            188.00  24064.00    2.08   18.44  612.40  78380.80  99.60"}
+LSBLK = ("NAME        SIZE ROTA TYPE MOUNTPOINT\n"
+         "sda       447.1G    0 disk \n"
+         "└─sda1    447.1G    0 part /\n"
+         "nvme0n1     3.5T    0 disk \n"
+         "nvme1n1     3.5T    0 disk ")
 MEMINFO = "Dirty:             48120 kB\nWriteback:             0 kB"
 
 
@@ -115,6 +124,12 @@ def outcomes(answer: str, items: list[object]) -> list[str]:
     # the part's attribute
     ("Swap is 0 GB of 4 GB used.", [FREE], ["verified"]),
     ("Swap is 0 GB of 6 GB used.", [FREE], ["absent"]),
+    # iostat's columns, "r/s" and "r_await" names of their own, kB/s in KiB
+    ("`sdb` is at 99.6% utilisation, writing about 76.5 MB/s.", [IOSTAT], ["verified"]),
+    ("`sdb` is at 99.6% utilisation, writing about 96.5 MB/s.", [IOSTAT], ["absent"]),
+    # a last column left empty; a count before a value speaks of other rows than the one named
+    ("It has a 447G boot disk (`sda`) and two 3.5T NVMe drives.", [LSBLK], ["unverified"]),
+    ("`sda` is the boot disk — 3.5T.", [LSBLK], ["contradicted"]),
     # the key written as code beside a value decides, whatever else holds the value
     ("Dirty pages are negligible (~47 MiB in `Dirty`).", [MEMINFO], ["verified"]),
     ("Dirty pages are negligible (~47 MiB in `Writeback`).", [MEMINFO], ["contradicted"]),

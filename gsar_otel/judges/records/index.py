@@ -76,6 +76,7 @@ class RecordIndex:
         self._key_groups: dict[str, dict[str, None]] = {}
         places: list[int] = []
         anchors: list[Anchor] = []
+        keys: list[str] = []
         numbered: dict[tuple[str, str], list[tuple[int, str, frozenset[str]]]] = {}
         for position, record in enumerate(self.records):
             self._groups.setdefault(record.group, []).append(position)
@@ -96,6 +97,7 @@ class RecordIndex:
                 for anchor in value.anchors:
                     places.append(position)
                     anchors.append(anchor)
+                    keys.append(last_key(value.key))
         for cells in numbered.values():
             if len({number for _, number, _ in cells}) < len(cells):
                 continue  # a column that names its rows holds a different number in each
@@ -104,6 +106,7 @@ class RecordIndex:
                     self._keyed.setdefault((stem(word), number), set()).add(position)
         self._places = places
         self._held = anchors
+        self._keys = keys
         self._anchors = AnchorIndex(anchors)
         self._text = "\n".join(item.content.lower() for item in evidence)
         self._items = [item.id for item in evidence]
@@ -209,7 +212,7 @@ class RecordIndex:
         if not claim_measure(anchor):  # a value of no measure differs in measure from none
             return frozenset(self._places[p] for p in found)
         return frozenset(self._places[p] for p in found
-                         if not measures_differ(anchor, self._held[p]))
+                         if not measures_differ(anchor, self._held[p], self._keys[p]))
 
     def holding_among(self, records: frozenset[int], anchor: Anchor) -> frozenset[int]:
         """Which of ``records`` hold a value matching ``anchor``, read on the records themselves
@@ -218,7 +221,8 @@ class RecordIndex:
         if len(records) > MAX_HITS:
             return frozenset()
         return frozenset(i for i in records if any(
-            compare_anchors(anchor, held) is Agreement.MATCH and not measures_differ(anchor, held)
+            compare_anchors(anchor, held) is Agreement.MATCH
+            and not measures_differ(anchor, held, last_key(value.key))
             for value in self.records[i].values for held in value.anchors))
 
     @cached_property
@@ -229,7 +233,7 @@ class RecordIndex:
     def matching(self, anchor: Anchor) -> list[Anchor]:
         """The evidence values (anchors) that match ``anchor``."""
         return [self._held[p] for p in self._anchors.matches(anchor, MAX_HITS)
-                if not measures_differ(anchor, self._held[p])]
+                if not measures_differ(anchor, self._held[p], self._keys[p])]
 
     def scope(self, records: Iterable[int]) -> list[int]:
         """The records of the group (table, array, item) one given record is a row of, with the

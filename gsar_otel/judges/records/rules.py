@@ -124,10 +124,12 @@ class ValueRule:
                     anchor.text.lower())) or anchor.start in subjects.naming:
                 continue  # a name of a record ("order 769877"): read as the claim's subject
             found = self._one(claim, anchor, subjects, index)
-            binary = _BINARY.get(anchor.unit or "")
+            size, rate = (anchor.unit or "").partition("/")[::2]
+            binary = _BINARY.get(size)
             if found.outcome != "verified" and binary is not None:
                 # "8 GB" of a tool's 8191 MiB: sizes are written in GB that tools keep in GiB
-                read = self._one(claim, replace(anchor, unit=binary), subjects, index)
+                unit = f"{binary}/{rate}" if rate else binary
+                read = self._one(claim, replace(anchor, unit=unit), subjects, index)
                 if read.outcome == "verified":
                     found = read
             if (found.outcome != "verified" and before is not None
@@ -185,6 +187,7 @@ class ValueRule:
                 and not claim.plural
                 and not OPERATIONS["extreme"].cue.search(claim.clean)  # "the busiest node"
                 and (anchor.unit or anchor.kind is not AnchorKind.NUMBER)
+                and not _COUNTED_BEFORE.search(claim.clean, 0, anchor.start)
                 and _one_row(own, subjects.all, index))):
             # a value is another row's where the record named last before it holds another;
             # a measure outside its clause too when the claim speaks of one row of each table
@@ -297,11 +300,13 @@ def _coded(claim: ClaimText, anchor: Anchor, index: RecordIndex) -> Check | None
     """The value of the key the claim writes as code right beside ``anchor`` ("~47 MiB in
     `Writeback`", "`maxclients` of 10,000"), where one record or two hold that key: the same
     (verified) or another of the same measure (contradicted), whatever else holds the value."""
-    after = _CODE_AFTER.match(claim.text, _written_at(claim, anchor.end))
-    before = _CODE_BEFORE.search(claim.text, 0, _written_at(claim, anchor.start))
-    key = (after or before).group(1).lower() if (after or before) else None
-    if key is None or anchor.kind in NAMED_KINDS:
+    if anchor.kind in NAMED_KINDS:
         return None
+    beside = (_CODE_AFTER.match(claim.text, _written_at(claim, anchor.end))
+              or _CODE_BEFORE.search(claim.text, 0, _written_at(claim, anchor.start)))
+    if beside is None:
+        return None
+    key = beside.group(1).lower()
     conflict = None
     for i in sorted(index.holders(key)):
         record = index.records[i]
@@ -424,6 +429,12 @@ def _peer(raw: str, said: str) -> bool:
 def _name_tokens(said: str) -> tuple[str, ...]:
     """The name-like tokens of a claim's text of four characters or more (read once)."""
     return tuple(t for t in NAME_TOKEN.findall(said) if len(t) >= 4)
+
+
+_COUNTED_BEFORE: Final = re.compile(
+    r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*[x\u00d7]?\s*$",
+    re.IGNORECASE)
+"""A count before a value ("four 3.5T drives"): the value is of other things than one row."""
 
 
 def _in_tables(own: frozenset[int], index: RecordIndex) -> bool:

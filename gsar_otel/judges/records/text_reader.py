@@ -14,7 +14,7 @@ from gsar_otel.judges.records.record import Record, epoch, nameable, timeish
 _COLUMN_GAP: Final = re.compile(r"\s{2,}|\t|\s*\|\s*")
 _HEADER_WORD: Final = re.compile(r"^[%#]?[A-Z][A-Z0-9_%()./:-]*(?:\([a-z]+\))?"
                                  r"(?: [A-Z%/][A-Z0-9_%()./:-]*)*$|"
-                                 r"^[a-z_%][a-z0-9_%/.-]*$|^[A-Z][a-z]+%?(?: [A-Za-z]+)*$")
+                                 r"^[a-z_%][A-Za-z0-9_%/.-]*$|^[A-Z][a-z]+%?(?: [A-Za-z]+)*$")
 _RULE: Final = re.compile(r"^[\s|+:=-]+$")
 _TIMESTAMP: Final = re.compile(
     r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
@@ -154,15 +154,17 @@ _ROW_LABEL: Final = re.compile(r"[A-Za-z][\w-]*:")
 
 def _spaced_header(line: str, count: int) -> list[str] | None:
     """A header whose names one space parts (``df``'s "Size  Used Avail Use% Mounted on"),
-    split word by word, a word in lower case joined to the name before it ("Mounted on"),
-    when that gives as many names as its first row has words."""
+    split word by word, a word of lower-case letters joined to a capitalised name before it
+    ("Mounted on"; ``iostat``'s "r/s" and "r_await" are names of their own),
+    when that gives as many names as its first row has words (or one more: a last column
+    left empty, ``lsblk``'s MOUNTPOINT of a whole disk)."""
     names: list[str] = []
     for word in line.split():
-        if names and word[0].islower():
+        if names and word.isalpha() and word.islower() and names[-1][0].isupper():
             names[-1] += f" {word}"
         else:
             names.append(word)
-    return names if len(names) == count else None
+    return names if count <= len(names) <= count + 1 else None
 
 
 def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
@@ -170,7 +172,8 @@ def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
     past a leading column of status symbols names that column ``status``."""
     header = _cells(lines[start])
     spaced = None
-    if start + 1 < len(lines) and len(lines[start + 1].split()) > len(header) > 1:
+    if (start + 1 < len(lines) and "|" not in lines[start]
+            and len(lines[start + 1].split()) > len(header) > 1):
         spaced = _spaced_header(lines[start], len(lines[start + 1].split()))
         header = spaced or header
     indent = len(lines[start]) - len(lines[start].lstrip())
@@ -206,7 +209,7 @@ def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
                 rows[0] = ["name", *header]
         elif len(cells) != len(header):
             words = line.split()
-            cells = (words if spaced and len(words) == len(header)
+            cells = (words if spaced and len(header) - 1 <= len(words) <= len(header)
                      else _by_position(lines[start], line, len(header)) or cells)
         rows.append(cells)
         position += 1

@@ -55,6 +55,7 @@ COLUMN_UNITS: Final = (
     (re.compile(r"^\s*free(?:\s+-k)?\s*$"),
      frozenset({"total", "used", "free", "shared", "buff/cache", "available"}), "kib"),
     (re.compile(r"^\s*vmstat\b"), frozenset({"swpd", "free", "buff", "cache"}), "kib"),
+    (re.compile(r"^\s*iostat\b"), frozenset({"rkb/s", "wkb/s", "dkb/s"}), "kib"),
 )
 """Columns a tool writes in a unit its output does not name (``ps``'s RSS in KiB, ``free
 -m``'s in MiB): its bare numbers there are sizes in that unit."""
@@ -129,18 +130,21 @@ def key_measure(key: str | None) -> str:
     keys repeat on every row)."""
     if not key:
         return ""
+    if "%" in key:  # iostat's "%util", docker's "CPU %"
+        return "percent"
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", key).lower()
     words = frozenset(_KEY_WORD.findall(spaced))
     return next((measure for keys, measure in KEY_MEASURES if words & keys), "")
 
 
-def measures_differ(claim: Anchor, held: Anchor) -> bool:
-    """True when ``claim`` is written in one measure and ``held`` is a bare number its key
-    names another of: "97.2 RPS" is no ``cpu_pct=97.2``, "41%" no ``latency_ms=41``."""
+def measures_differ(claim: Anchor, held: Anchor, key: str | None = None) -> bool:
+    """True when ``claim`` is written in one measure and ``held`` is a bare number its key (or
+    the ``key`` of the record's value holding it) names another of: "97.2 RPS" is no
+    ``cpu_pct=97.2``, "41%" no ``latency_ms=41``, "96.5 MB" no ``%util`` 99.60."""
     if held.unit or held.kind is not AnchorKind.NUMBER:
         return False
     asked = claim_measure(claim)
-    offered = key_measure(held.key) if asked else ""
+    offered = key_measure(held.key or key) if asked else ""
     return bool(asked and offered and asked != offered)
 
 
