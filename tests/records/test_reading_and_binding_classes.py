@@ -101,6 +101,14 @@ def test_a_messages_key_number_fields_are_read_as_keyed_values():
     assert fields["total-vm"] == "1893220kB"
 
 
+def test_a_message_stating_numbers_in_sentences_is_read_field_by_field():
+    line = ("2026-12-07 04:12:31.002334+00:00 [warning] <0.412.0> Free disk space is "
+            "insufficient. Free bytes: 48211204. Limit: 50000000")
+    fields = {v.key: v.raw for r in read_text("E1", line) for v in r.values if v.key}
+    assert fields["free bytes"] == "48211204"
+    assert fields["limit"] == "50000000"
+
+
 @pytest.mark.parametrize(("line", "keys"), [
     ("http://example.org/x", set()),           # a URL is no key and value
     ("ERROR:root:boom", set()),                # a level is no key
@@ -118,6 +126,12 @@ def test_lines_that_are_no_keyed_values(line, keys):
     ("systemctl status nginx", {"nginx"}),
     ("ssh edge-lb-02 'sudo tail -n 30 /var/log/nginx/access.log'", {"edge-lb-02"}),
     ("kubectl top pods -n search", set()),
+    # a log file's name (a node's by its host too), a URL's named and numbered segments
+    ("sudo tail -n 14 /var/log/rabbitmq/rabbit@mq-02.log", {"rabbit@mq-02", "mq-02"}),
+    ("sudo tail -n 14 /var/log/nginx/error.log", set()),
+    ("curl -s https://jenkins.internal/job/infra-terraform/77/consoleText | head -n 6",
+     {"infra-terraform", "77"}),
+    ("curl -s https://api.example.com/v1/status", set()),
     ("grep 'unterminated", set()),
     (None, set()),
 ])

@@ -51,6 +51,32 @@ KIND_WORDS: Final = frozenset({"pod", "pods", "pr", "run", "issue", "deployment"
 _SOURCE_NAME: Final = re.compile(r"[A-Za-z0-9][\w.@:/-]*[A-Za-z0-9]|\d+")
 
 
+_URL: Final = re.compile(r"https?://[^/\s]+(/[^?#\s]*)")
+_FILE: Final = re.compile(r"(?:^|/)([^/\s]+)\.(?:log|txt|out|err|json)$")
+_NODE_HOST: Final = re.compile(r"[A-Za-z][\w-]*@([A-Za-z][\w-]*\d[\w-]*)")
+
+
+def _path_names(word: str) -> list[str]:
+    """What a command's operand names by its path: a log file's name (``rabbit@mq-02.log``:
+    ``rabbit@mq-02`` and its host ``mq-02``), a URL's named and numbered segments
+    (``/job/infra-terraform/77/consoleText``: ``infra-terraform``, ``77``); a plain word
+    (``error.log``) names nothing."""
+    url = _URL.match(word)
+    if url is not None:
+        return [part for part in url.group(1).split("/")
+                if (part.isdigit() and len(part) >= 2) or _JOINED.search(part)]
+    found = _FILE.search(word)
+    if found is None or not _COMPOUND_NAME.search(found.group(1)):
+        return []
+    node = _NODE_HOST.fullmatch(found.group(1))
+    return [found.group(1), *([node.group(1)] if node else [])]
+
+
+_COMPOUND_NAME: Final = re.compile(r"[-_@]|\d")
+_JOINED: Final = re.compile(r"\w[-_@.]\w")
+"""Words joined into a name (``infra-terraform``); an API's ``v1`` is none."""
+
+
 def source_names(source: str | None) -> set[str]:
     """The names a command line gives its output's subject (:data:`SUBJECT_FLAGS`,
     :data:`SUBJECT_VERBS`), lower-cased; none for a source that is no command line."""
@@ -71,11 +97,13 @@ def source_names(source: str | None) -> set[str]:
                 rest = rest[1:]
             if rest and rest[0].lower() not in KIND_WORDS:
                 names.add(rest[0])
+    for word in words:  # a file it reads or a URL's path names what it is about
+        names.update(_path_names(word))
     if "=" in source:  # --name=value
         names.update(value for flag, _, value in (w.partition("=") for w in words)
                      if flag in SUBJECT_FLAGS and value)
     return {n.lower().rstrip(":") for n in names if _SOURCE_NAME.fullmatch(n)
-            and (nameable(n.lower()) or (n.isdigit() and len(n) >= 3))}
+            and (nameable(n.lower()) or (n.isdigit() and len(n) >= 2))}
 
 
 def _in_tool_units(record: Record, source: str | None) -> None:

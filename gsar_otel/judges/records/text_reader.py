@@ -50,6 +50,9 @@ _ROWS_FOOTER: Final = re.compile(r"^\(\d+ rows?\)$")
 _COLON_MEASURES: Final = re.compile(
     r"(?<![\w:/.-])([A-Za-z][\w-]*):(-?\d+(?:\.\d+)?(?:[kKMG]i?B|B)?)(?![\w:./])")
 """A message's ``key:number`` fields, a unit of size written on the number."""
+_SENTENCE_MEASURES: Final = re.compile(
+    r"(?:^|[.;,]\s+|\s)([A-Z][a-z]+(?: [a-z]+)?): (-?\d+(?:\.\d+)?)(?=[.;,]?(?:\s|$))")
+"""A message's sentences each stating a number ("Free bytes: 48211204. Limit: 50000000")."""
 _COMMA_FIELDS: Final = re.compile(r',\s+([a-z][\w-]{0,30}):\s+("[^"]*"|[^,\s][^,]*)')
 """A log message's trailing ``, key: value`` fields (nginx's error log)."""
 
@@ -369,6 +372,10 @@ def _line(item: str, group: str, line: str, heading: str = "") -> Record:
     measured = _COLON_MEASURES.findall(rest)
     if len(measured) >= 2:  # the kernel's "total-vm:1893220kB, anon-rss:1622104kB"
         for key, value in measured:
+            record.add(key, value)
+    stated = _SENTENCE_MEASURES.findall(rest)
+    if len(stated) >= 2:  # RabbitMQ's "Free bytes: 48211204. Limit: 50000000"
+        for key, value in stated:
             record.add(key, value)
     message = PAIR.sub("", rest).strip() if len(pairs) >= 2 else rest
     if message:
