@@ -50,6 +50,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 )
 
 from gsar_otel.judges.factory import make_judge
+from gsar_otel.judges.process import ProcessJudge
 from gsar_otel.sidecar.assembly.assembler import AssemblyLimits
 from tests.sidecar.support import (
     GROUNDED,
@@ -149,12 +150,13 @@ def _client(url: str, runs: int, batch: int, pace: float | None, realistic: bool
 
 def measure(mode: str, runs: int, batch: int, decision_wait_s: float,
             pace: float | None = None, judge: str = "staged", realistic: bool = False,
-            client_process: bool = False) -> dict[str, Any]:
+            client_process: bool = False, processes: int = 0) -> dict[str, Any]:
     sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
     judging = not mode.startswith("forward")
     running = start_sidecar(
-        judge=make_judge(judge),
+        judge=ProcessJudge(judge, processes) if processes else make_judge(judge),
+        concurrency=max(4, processes),
         limits=AssemblyLimits(decision_wait_s=decision_wait_s, max_age_s=600),
         queue_size=max(1_000, runs), sample_rate=1.0 if judging else 0.0,
         max_body_bytes=64 * 1024 * 1024, max_decompressed_bytes=64 * 1024 * 1024,
@@ -219,13 +221,18 @@ def main(argv: list[str] | None = None) -> int:
                              "of 3-5 sentences) instead of the short ones")
     parser.add_argument("--client-process", action="store_true",
                         help="build and send the spans from a process of its own")
+    parser.add_argument("--judge-processes", type=int, action="append", default=None,
+                        metavar="N", help="also judge in N worker processes "
+                        "(--judge-processes, repeatable; 0 is the sidecar's own process)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     kind = {"realistic": args.realistic, "client_process": args.client_process}
     rows = [measure("forward", args.runs, args.batch, args.decision_wait, **kind)]
     for judge in args.judge or ["staged"]:
-        rows.append(measure(f"{judge}", args.runs, args.batch, args.decision_wait,
-                            judge=judge, **kind))
+        for processes in args.judge_processes or [0]:
+            rows.append(measure(f"{judge}" + (f" x{processes}" if processes else ""),
+                                args.runs, args.batch, args.decision_wait, judge=judge,
+                                processes=processes, **kind))
         if args.pace:
             rows.append(measure(f"{judge}@{args.pace:g}/s", args.runs, args.batch,
                                 args.decision_wait, pace=args.pace, judge=judge, **kind))

@@ -58,6 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"({_default('queue_size')})")
     parser.add_argument("--concurrency", type=int, default=None,
                         help=f"runs judged at once ({_default('concurrency')})")
+    parser.add_argument("--judge-processes", type=int, default=None, metavar="N",
+                        help="run the offline judge (records, staged) in N worker processes, "
+                             "off the sidecar's interpreter lock, runs judged at once raised "
+                             "to at least N; 0: in the sidecar's process "
+                             f"({_default('judge_processes')})")
     parser.add_argument("--sample-rate", type=float, default=None,
                         help="share of runs judged, decided on the trace id (default "
                              "GSAR_SAMPLE_RATE, else 1)")
@@ -179,6 +184,7 @@ def build_config(args: argparse.Namespace, settings: Any,
             token=v["token"], limits=limits,
             judge=args.judge or settings.judge, judge_model=args.model or settings.judge_model,
             queue_size=v["queue_size"], concurrency=v["concurrency"],
+            judge_processes=v["judge_processes"],
             max_body_bytes=v["max_body_bytes"], max_grpc_inflight=v["max_grpc_inflight"],
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
             forward=v["forward"], capture_content=settings.capture_content,

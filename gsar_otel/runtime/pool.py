@@ -175,3 +175,15 @@ def _forget_pool() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
+
+
+def stop_processes(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Shut a process pool down without waiting for the work in progress: its processes are
+    terminated (a judgement or a parse in progress is given up), then joined."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(5)

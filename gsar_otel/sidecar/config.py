@@ -29,6 +29,8 @@ class SidecarConfig:
     judge_model: str | None = None
     queue_size: int = 1_000
     concurrency: int = 4
+    judge_processes: int = 0
+    """Worker processes an offline judge runs in (0: in the sidecar's own process)."""
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_decompressed_bytes: int = 4 * DEFAULT_MAX_BODY_BYTES
     sample_rate: float = 1.0
@@ -77,7 +79,7 @@ class SidecarConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        for name in ("max_judge_pairs", "model_token_budget"):
+        for name in ("max_judge_pairs", "model_token_budget", "judge_processes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")

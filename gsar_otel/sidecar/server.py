@@ -21,6 +21,7 @@ from typing import Any
 from opentelemetry import metrics, trace
 
 from gsar_otel.core.protocol import Judge
+from gsar_otel.judges.process import OFFLINE, ProcessJudge
 from gsar_otel.otel.instruments import Telemetry, get_telemetry
 from gsar_otel.runtime.guards import failure_name
 from gsar_otel.runtime.pool import WorkerPool, pool_in_use
@@ -65,6 +66,24 @@ logger = logging.getLogger(__name__)
 RELEASE_PER_TICK = 1_000
 """Traces released per tick at most (a wave reaching the hard cap together is spread over
 ticks, so the loop never stalls on it)."""
+
+def _configured_judge(config: SidecarConfig) -> Judge:
+    """The judge ``config`` names; the offline one in worker processes with
+    ``judge_processes``.
+
+    Raises:
+        ValueError: ``judge_processes`` with a judge that is not offline.
+    """
+    from gsar_otel.judges.factory import default_judge_name, make_judge
+
+    if not config.judge_processes:
+        return make_judge(config.judge, model=config.judge_model)
+    name = (config.judge or default_judge_name()).strip().lower()
+    if name not in OFFLINE:
+        raise ValueError(f"--judge-processes runs an offline judge ({', '.join(sorted(OFFLINE))})"
+                         f" in worker processes; the judge is {name!r}")
+    return ProcessJudge(name, config.judge_processes)
+
 class Sidecar:
     """Receive, assemble, judge, emit. ``await start()``, then ``await stop()``.
 
@@ -95,9 +114,7 @@ class Sidecar:
         self._filter = RunFilter(self.config.services, self.config.agents, self.config.matches)
         self.options = dict(options or {})
         if judge is None:
-            from gsar_otel.judges.factory import make_judge
-
-            judge = make_judge(self.config.judge, model=self.config.judge_model)
+            judge = _configured_judge(self.config)
         self.judge = judge
         self.model_budget = ModelTokenBudget(self.config.model_token_budget, judge)
         self.grpc_interceptors = tuple(grpc_interceptors)
@@ -141,7 +158,8 @@ class Sidecar:
             self._forwarder.start()
         loop = asyncio.get_running_loop()
         self._tasks.append(loop.create_task(self._tick()))
-        self._tasks.extend(loop.create_task(self._work()) for _ in range(config.concurrency))
+        self._tasks.extend(loop.create_task(self._work())
+                           for _ in range(max(config.concurrency, config.judge_processes)))
         http = HttpReceiver(self, config.host, config.http_port)
         self.http_port = await http.start()
         self._receivers.append(http)
@@ -195,6 +213,9 @@ class Sidecar:
             self._api_pool.close()
         if self._extractor is not None:
             self._extractor.close()
+        close = getattr(self.judge, "close", None)
+        if isinstance(self.judge, ProcessJudge) and close is not None:
+            close()
 
     # --- what the receivers call ------------------------------------------------------------------
 

@@ -50,6 +50,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("max_held_bytes", sc.ENV_SIDECAR_MAX_HELD_BYTES, 512 * 1024 * 1024),
     Setting("queue_size", sc.ENV_SIDECAR_QUEUE_SIZE, 1_000),
     Setting("concurrency", sc.ENV_SIDECAR_CONCURRENCY, 4),
+    Setting("judge_processes", sc.ENV_SIDECAR_JUDGE_PROCESSES, 0),
     Setting("max_body_bytes", sc.ENV_SIDECAR_MAX_BODY_BYTES, 20 * 1024 * 1024),
     Setting("max_grpc_inflight", sc.ENV_SIDECAR_MAX_GRPC_INFLIGHT, 64),
     Setting("header_timeout", sc.ENV_SIDECAR_HEADER_TIMEOUT, _NET.header_timeout_s),

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
+from gsar_otel.runtime.pool import stop_processes
 from gsar_otel.sidecar.intake.spans import (
     Decoded,
     MalformedRequest,
@@ -119,7 +120,7 @@ class JsonDecodeProcess:
     def _restart(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
-            _stop(pool)
+            stop_processes(pool)
 
     def close(self) -> None:
         """Stop the process (a body it is reading is given up); later bodies are decoded in a
@@ -127,17 +128,8 @@ class JsonDecodeProcess:
         self._closed = True
         pool, self._pool = self._pool, None
         if pool is not None:
-            _stop(pool)
+            stop_processes(pool)
 
-
-def _stop(pool: concurrent.futures.ProcessPoolExecutor) -> None:
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:  # do not wait for a parse at shutdown
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(5)
 
 
 def _read_back(data: bytes, rejected: Mapping[str, int], signal: str) -> Decoded:
