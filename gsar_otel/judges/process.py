@@ -21,6 +21,7 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final
 
@@ -32,6 +33,10 @@ logger = logging.getLogger(__name__)
 
 OFFLINE: Final = frozenset({"records", "staged"})
 """The judges that may run in worker processes: deterministic, no model, no credentials."""
+JUDGE_PROCESS_COUNT: Final = "judge_process"
+"""The ``note`` name of a call judged in process because a worker failed (the sidecar serves it
+as ``gsar_sidecar_judge_process_total{gsar_sidecar_reason="process_failed"}``)."""
+PROCESS_FAILED: Final = "process_failed"
 _judges: dict[str, Any] = {}
 """A worker's judges, made at its first call (one per name)."""
 
@@ -54,7 +59,8 @@ class ProcessJudge:
         ValueError: ``name`` is no offline judge, or ``processes`` is below 1.
     """
 
-    def __init__(self, name: str, processes: int, *, context: str = "spawn") -> None:
+    def __init__(self, name: str, processes: int, *, context: str = "spawn",
+                 note: Callable[[str, str], None] | None = None) -> None:
         if name not in OFFLINE:
             raise ValueError(f"only an offline judge ({', '.join(sorted(OFFLINE))}) "
                                      f"runs in worker processes, not {name!r}")
@@ -71,7 +77,9 @@ class ProcessJudge:
         self.features_version = getattr(self._inner, "features_version", None)
         self.checks_values = getattr(self._inner, "checks_values", False)
         self.fallbacks = 0
-        """Calls judged in process because a worker could not start or died."""
+        """Calls judged in process because a worker could not start or died (each also given
+        to ``note`` as ``(JUDGE_PROCESS_COUNT, PROCESS_FAILED)``)."""
+        self._note = note or (lambda name, reason: None)
         self._context = context
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._closed = False
@@ -99,6 +107,7 @@ class ProcessJudge:
             logger.warning("gsar: a %s judging process failed (%s: %s); judging in process",
                            self._name, type(error).__name__, error)
             self.fallbacks += 1
+            self._note(JUDGE_PROCESS_COUNT, PROCESS_FAILED)
             self._restart()
             return await self._inner.judge(synthesis=synthesis, evidence=evidence)
 

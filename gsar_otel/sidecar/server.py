@@ -15,7 +15,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from opentelemetry import metrics, trace
@@ -67,9 +67,10 @@ RELEASE_PER_TICK = 1_000
 """Traces released per tick at most (a wave reaching the hard cap together is spread over
 ticks, so the loop never stalls on it)."""
 
-def _configured_judge(config: SidecarConfig) -> Judge:
+def _configured_judge(config: SidecarConfig,
+                      note: Callable[[str, str], None] | None = None) -> Judge:
     """The judge ``config`` names; the offline one in worker processes with
-    ``judge_processes``.
+    ``judge_processes`` (a worker that fails counted through ``note``).
 
     Raises:
         ValueError: ``judge_processes`` with a judge that is not offline.
@@ -82,7 +83,7 @@ def _configured_judge(config: SidecarConfig) -> Judge:
     if name not in OFFLINE:
         raise ValueError(f"--judge-processes runs an offline judge ({', '.join(sorted(OFFLINE))})"
                          f" in worker processes; the judge is {name!r}")
-    return ProcessJudge(name, config.judge_processes)
+    return ProcessJudge(name, config.judge_processes, note=note)
 
 class Sidecar:
     """Receive, assemble, judge, emit. ``await start()``, then ``await stop()``.
@@ -114,7 +115,7 @@ class Sidecar:
         self._filter = RunFilter(self.config.services, self.config.agents, self.config.matches)
         self.options = dict(options or {})
         if judge is None:
-            judge = _configured_judge(self.config)
+            judge = _configured_judge(self.config, self.stats.note)
         self.judge = judge
         self.model_budget = ModelTokenBudget(self.config.model_token_budget, judge)
         self.grpc_interceptors = tuple(grpc_interceptors)

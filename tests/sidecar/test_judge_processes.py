@@ -17,6 +17,7 @@ from gsar_otel.sidecar.config import SidecarConfig
 from gsar_otel.sidecar.server import Sidecar, _configured_judge
 from tests.sidecar.support import GROUNDED, agent_tracer, run_genai_agent, start_sidecar
 
+NOTED: list[tuple[str, str]] = []
 PODS = ("NAME                      READY   STATUS             RESTARTS   AGE\n"
         "checkout-7d9f8-x2x9k      0/1     CrashLoopBackOff   14         2h\n"
         "checkout-7d9f8-q8lmn      1/1     Running            0          2h")
@@ -29,7 +30,8 @@ CASES = [
 
 @pytest.fixture
 def judge():
-    made = ProcessJudge("records", 1)
+    made = ProcessJudge("records", 1, note=lambda name, reason: NOTED.append((name, reason)))
+    NOTED.clear()
     yield made
     made.close()
 
@@ -54,7 +56,7 @@ def test_a_worker_that_dies_is_judged_in_process_and_counted(judge):
         process.kill()
         process.join(5)
     assert _judged(judge, answer, items) == expected
-    assert judge.fallbacks == 1
+    assert judge.fallbacks == 1 and NOTED == [("judge_process", "process_failed")]
     assert _judged(judge, answer, items) == expected  # a pool started again
     assert judge.started and judge.fallbacks == 1
 
