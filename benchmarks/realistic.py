@@ -52,6 +52,10 @@ SETS: dict[str, tuple[Path, dict[str, tuple[str, ...]]]] = {
         "dev": ("postgres", "docker", "linux", "argocd", "jenkins", "rabbitmq"),
         "heldout": ("gcp", "pagerduty", "jira", "mongodb", "envoy", "tls"),
     }),
+    "realistic4": (HERE.parent / "realistic4", {
+        "dev": ("haproxy", "cassandra", "consul", "celery", "nomad", "clickhouse"),
+        "heldout": ("istio", "minio", "cloudflare", "zookeeper", "spark", "snowflake"),
+    }),
 }
 """Each answer set's directory and its halves (``benchmarks/<set>/README.md``)."""
 
