@@ -3,8 +3,9 @@ checked as any fact; an opening "It" stands for what the claim before named firs
 followed by "for X" is X's; a gerund's phrase that a modal governs is a supposition; a duration
 under a key naming no unit may be in s, ms or ns; "1.5 CPUs" is cores; a table row's time is
 that row's; an Erlang node is named by its host; "is what made" states a cause, in the words a
-tool writes it in; a total of the parts a claim gives. Each class a table row, with the row that
-must not pass beside the row that must."""
+tool writes it in; a total of the parts a claim gives; CSV under a header of names; a value
+glossed with the record's. Each class a table row, with the row that must not pass beside the
+row that must."""
 
 from __future__ import annotations
 
@@ -60,6 +61,12 @@ SYNC = ("Name:               argocd/search-prod\n"
         "\nresource StatefulSet/search/opensearch was blocked due to the following policies\n"
         "\nrequire-resource-limits:\n"
         "  check-limits: 'validation error: CPU and memory limits are required.'")
+
+
+STAT = ("# pxname,svname,scur,status,lastchg,check_status\n"
+        "be_api,api-03,98,UP,1051602,L7OK\n"
+        "be_api,api-04,0,DOWN,1260,L4TOUT\n"
+        "be_api,BACKEND,295,UP,1051602,")
 
 
 def outcomes(answer: str, items: list[object]) -> list[str]:
@@ -126,6 +133,14 @@ def outcomes(answer: str, items: list[object]) -> list[str]:
      "`opensearch` "
      "StatefulSet: the `require-resource-limits` policy requires CPU and memory limits.",
      [SYNC], ["absent"]),
+    # comma-separated values under a header of names are a table (HAProxy's show stat)
+    ("`api-04` is DOWN with `L4TOUT`.", [STAT], ["verified"]),
+    ("`api-03` is DOWN.", [STAT], ["contradicted"]),
+    # a value the claim glosses with the record's own ("31 minutes (`lastchg` 1260 s)"): the two
+    # must agree
+    ("`api-04` has been down for about 21 minutes (`lastchg` 1260 s).", [STAT], ["verified"]),
+    ("`api-04` has been down for about 31 minutes (`lastchg` 1260 s).", [STAT],
+     ["contradicted"]),
 ])
 def test_clauses_and_pronouns(answer, items, expected):
     assert outcomes(answer, items) == expected

@@ -42,6 +42,7 @@ from gsar_otel.judges.records.forms import (
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import NAME_TOKEN, Record, Value, last_key
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
+from gsar_otel.judges.records.units import claim_measure
 
 Outcome = Literal["verified", "contradicted", "absent", "elsewhere"]
 
@@ -95,6 +96,9 @@ LEADING_FORMS: Final = (
 )
 """Values a claim writes as the leading part of one the evidence writes whole: a commit id's
 short form, a version's release line ("3.6" of 3.6.1 or 3.6-IV2)."""
+_GLOSS: Final = re.compile(r"\s*\((?:`[\w.-]+`|[A-Za-z_]+)\s*[=:]?\s*")
+"""Between a value and the record's value the claim glosses it with: "31 minutes (`lastchg`
+1260 s)"."""
 _RESTATING: Final = re.compile(
     r"(?:\s+[A-Za-z%]{1,12})?\s*(?:\(|\u2014|,?\s*(?:i\.e\.|that is|or|which is),?)\s*"
     r"(?:about|~|roughly|around|some)?\s*", re.IGNORECASE)
@@ -116,6 +120,23 @@ class ValueRule:
         return bool(claim.values)
 
     def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
+        checked = list(self._checked(claim, subjects, index))
+        for at, (anchor, found) in enumerate(checked):
+            after = checked[at + 1] if at + 1 < len(checked) else None
+            if ((found.outcome in ("elsewhere", "absent") or found.derived) and after is not None
+                    and after[1].outcome == "verified" and not after[1].derived
+                    and _GLOSS.fullmatch(claim.clean[anchor.end:after[0].start])
+                    and claim_measure(anchor) and claim_measure(anchor) == claim_measure(
+                        after[0]) and not restates(claim.clean, anchor, after[0])):
+                # "about 31 minutes (`lastchg` 1260 s)": the claim glosses its value with the
+                # record's, and the two differ (whatever else the value might be derived from)
+                found = Check(self.name, "contradicted", after[1].refs,
+                              f"says {anchor.text}, glossed as {after[0].text} "
+                              f"({after[1].reason})")
+            yield found
+
+    def _checked(self, claim: ClaimText, subjects: Subjects,
+                 index: RecordIndex) -> Iterable[tuple[Anchor, Check]]:
         before: tuple[Anchor, Check] | None = None
         for anchor in claim.values:
             if anchor.start in claim.selections:
@@ -139,7 +160,7 @@ class ValueRule:
                 found = Check(self.name, "verified", before[1].refs,
                               f"{anchor.text} restates {before[0].text}", derived=True)
             before = anchor, found
-            yield found
+            yield anchor, found
 
     def _one(self, claim: ClaimText, anchor: Anchor, subjects: Subjects,
              index: RecordIndex) -> Check:

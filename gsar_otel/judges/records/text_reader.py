@@ -78,7 +78,7 @@ def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
             heading = line.strip().lower()
             position += 1
             continue
-        table = _table(lines, position)
+        table = _csv(lines, position) or _table(lines, position)
         if table is not None:
             rows, position = table
             table_group = f"{prefix}#t{block}"
@@ -153,6 +153,29 @@ SYMBOL_STATES: Final = {"\u2713": "pass", "\u2714": "pass", "X": "fail", "\u2717
 
 _ROW_LABEL: Final = re.compile(r"[A-Za-z][\w-]*:")
 """A row's label in a column its header leaves unnamed."""
+
+
+_CSV_NAME: Final = re.compile(r"[A-Za-z_%][\w%/.()-]*")
+
+
+def _csv(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
+    """Comma-separated values under a header of names (``# pxname,svname,scur,...`` of HAProxy's
+    ``show stat``, any tool's ``--format csv``): the rows with as many fields as the header
+    (at least three)."""
+    header = [name.strip() for name in lines[start].strip().lstrip("#").split(",")]
+    while header and not header[-1]:
+        header.pop()  # a trailing comma
+    if len(header) < 3 or not all(_CSV_NAME.fullmatch(name) for name in header):
+        return None
+    rows = [header]
+    position = start + 1
+    while position < len(lines):
+        fields = lines[position].strip().split(",")
+        if len(fields) not in (len(header), len(header) + 1) or not lines[position].strip():
+            break
+        rows.append([field.strip() for field in fields[:len(header)]])
+        position += 1
+    return (rows, position) if len(rows) > 1 else None
 
 
 def _spaced_header(line: str, count: int) -> list[str] | None:
