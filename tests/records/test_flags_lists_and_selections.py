@@ -154,3 +154,33 @@ def test_a_header_one_space_parts_is_read_word_by_word():
     assert fields == {"filesystem": "/dev/mapper/vg1-pgwal", "size": "197G", "used": "118G",
                       "avail": "70G", "use%": "63%",
                       "mounted on": "/var/lib/postgresql/16/main/pg_wal"}
+
+
+TPSTATS = ("Pool Name                                     Active Pending Completed Blocked "
+           "All time blocked\n"
+           "ReadStage                                          2       0 184022913       0  "
+           "              0\n"
+           "Native-Transport-Requests                        128     902  88120431      34  "
+           "          48211")
+COMPACTIONS = ("id                                   compaction type keyspace table  completed\n"
+               "8e1f42a0-08a1-11ef-9b1c-4d5e6f708192 Compaction      shop     orders 21474836480\n"
+               "9a0b1c2d-08a1-11ef-9b1c-4d5e6f708192 Compaction      shop     events 5368709120")
+
+
+@pytest.mark.parametrize(("text", "row", "expected"), [
+    # a name of two words, numbers right-aligned under "All time blocked"
+    (TPSTATS, 1, {"pool name": "Native-Transport-Requests", "active": "128", "pending": "902",
+                  "completed": "88120431", "blocked": "34", "all time blocked": "48211"}),
+    # a name's last word with no values of its own ("compaction type")
+    (COMPACTIONS, 0, {"id": "8e1f42a0-08a1-11ef-9b1c-4d5e6f708192",
+                      "compaction type": "Compaction", "keyspace": "shop", "table": "orders",
+                      "completed": "21474836480"}),
+    # a value right-aligned across its header's start (ps's RSS)
+    (PS_RSS["content"], 0, {"pid": "21877", "user": "elastic", "rss": "41203512",
+                            "command": "java"}),
+    # a label the header leaves unnamed, a row with fewer values
+    (FREE["content"], 1, {"name": "Swap", "total": "4294963200", "used": "0",
+                          "free": "4294963200"}),
+])
+def test_a_fixed_width_table_is_read_by_its_columns(text, row, expected):
+    assert {v.key: v.raw for v in read_text("E1", text)[row].values} == expected

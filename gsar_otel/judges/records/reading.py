@@ -66,13 +66,12 @@ def _path_names(word: str) -> list[str]:
         return [part for part in url.group(1).split("/")
                 if (part.isdigit() and len(part) >= 2) or _JOINED.search(part)]
     found = _FILE.search(word)
-    if found is None or not _COMPOUND_NAME.search(found.group(1)):
+    if found is None or not _JOINED.search(found.group(1)):
         return []
     node = _NODE_HOST.fullmatch(found.group(1))
     return [found.group(1), *([node.group(1)] if node else [])]
 
 
-_COMPOUND_NAME: Final = re.compile(r"[-_@]|\d")
 _JOINED: Final = re.compile(r"\w[-_@.]\w")
 """Words joined into a name (``infra-terraform``); an API's ``v1`` is none."""
 

@@ -204,7 +204,8 @@ class ValueRule:
         if own and hits & own:
             return Check(self.name, "verified", index.refs(hits & own), f"{written} found")
         if own and hits and (in_clause or anchor.kind in NAMED_KINDS or (
-                (anchor.kind not in _MOMENT_KINDS or _in_tables(own, index))
+                (anchor.kind not in _MOMENT_KINDS  # a table row's time is its own
+                 or any("#t" in index.records[i].group for i in own))
                 and not claim.plural
                 and not OPERATIONS["extreme"].cue.search(claim.clean)  # "the busiest node"
                 and (anchor.unit or anchor.kind is not AnchorKind.NUMBER)
@@ -458,19 +459,11 @@ _COUNTED_BEFORE: Final = re.compile(
 """A count before a value ("four 3.5T drives"): the value is of other things than one row."""
 
 
-def _in_tables(own: frozenset[int], index: RecordIndex) -> bool:
-    """True when one of ``own`` is a row of a text table: a time in it is that row's (a log's
-    lines each record their own event's)."""
-    return any("#t" in index.records[i].group for i in own)
-
-
 def _one_row(own: frozenset[int], spoken: frozenset[int], index: RecordIndex) -> bool:
-    """True when the claim speaks of no other row of the group of each of ``own``
-    ("`/var/lib/postgresql` is the fullest at 92% — 1.6T used with about 70G left": every
-    value is said of that row)."""
+    """True when the claim speaks of no other row of the group of each of ``own`` ("`/data` is
+    at 92% — 1.6T used with about 70G left": every value is said of that row)."""
     groups = [index.records[i].group for i in own]
-    return all(sum(index.records[i].group == group for i in spoken | own) <= 1
-               for group in groups)
+    return all(sum(index.records[i].group == g for i in spoken | own) <= 1 for g in groups)
 
 
 def _sibling(anchor: Anchor, own: frozenset[int], hits: frozenset[int],

@@ -220,14 +220,10 @@ _FLAG_REACH: Final = 4
 
 
 class FlagRule:
-    """Something the claim says is there, against a record holding nothing under the key the
-    claim names: "It's also being OOM-killed — `OOMKilled` is set" beside ``"OOMKilled": false``,
-    "There is a network partition" beside a "Network Partitions" section reading ``(none)``
-    (contradicted); "no network partition" beside it is verified. The key must be named whole
-    and held by the claim's record, or, when the claim names none there, held by no record with
-    anything in it; named by two words or more or as code (one word, "paid", is said of too
-    many things). A claim writing the nothing itself ("`ack_required` false") says what the
-    record holds."""
+    """Something said to be there against a record holding nothing under the key the claim
+    names whole, by two words or more or as code ("`OOMKilled` is set" beside false, "a network
+    partition" beside a section reading ``(none)``): contradicted; said not to be: verified. The
+    key is held by the claim's record, or, naming none, by no record with anything in it."""
 
     name = "flag"
 

@@ -151,9 +151,8 @@ SYMBOL_STATES: Final = {"\u2713": "pass", "\u2714": "pass", "X": "fail", "\u2717
 ``✓``, ``X``, ``*``, ``-``), read as the words they stand for."""
 
 
-_ROW_LABEL: Final = re.compile(r"[A-Za-z][\w-]*:")
-"""A row's label in a column its header leaves unnamed."""
-
+_NUMBER_CELL: Final = re.compile(r"-?[\d.,]+%?[A-Za-z]{0,3}")
+"""A cell holding a number (right-aligned in a fixed-width column)."""
 
 _CSV_NAME: Final = re.compile(r"[A-Za-z_%][\w%/.()-]*")
 
@@ -178,32 +177,73 @@ def _csv(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
     return (rows, position) if len(rows) > 1 else None
 
 
-def _spaced_header(line: str, count: int) -> list[str] | None:
-    """A header whose names one space parts (``df``'s "Size  Used Avail Use% Mounted on"),
-    split word by word, a word of lower-case letters joined to a capitalised name before it
-    ("Mounted on"; ``iostat``'s "r/s" and "r_await" are names of their own),
-    when that gives as many names as its first row has words (or one more: a last column
-    left empty, ``lsblk``'s MOUNTPOINT of a whole disk)."""
-    names: list[str] = []
-    for word in line.split():
-        if names and word.isalpha() and word.islower() and names[-1][0].isupper():
-            names[-1] += f" {word}"
+Span = tuple[int, int, int, int]
+"""A fixed-width column: where it begins and ends, and which of how many words of it it is."""
+
+
+def _fixed_width(lines: list[str], start: int) -> tuple[list[str], list[Span]] | None:
+    """A fixed-width table's columns (``df``, ``ps``, ``free``, ``nodetool tpstats``): a position
+    blank in the header and every row ends one; a column of as many words in every row as in its
+    header is that many; an empty column's header words go to the next if it holds numbers ("All
+    time blocked"), else the one before ("compaction type"); unnamed values: a label or None."""
+    body = []
+    for line in lines[start + 1:]:
+        if not line.strip() or _RULE.match(line) or _ROWS_FOOTER.match(line.strip()):
+            break
+        body.append(line)
+    if not body:
+        return None
+    header = lines[start]
+    blank = [all(at >= len(line) or line[at] == " " for line in (header, *body))
+             for at in range(max(map(len, (header, *body))))]
+    spans: list[tuple[Span, str]] = []
+    for found in re.finditer(r"F+", "".join(" " if b else "F" for b in blank)):
+        begin, end = found.span()
+        words = header[begin:end].split()
+        if len(words) > 1 and all(len(line[begin:end].split()) == len(words) for line in body):
+            spans += [((begin, end, part, len(words)), word) for part, word in enumerate(words)]
         else:
-            names.append(word)
-    return names if count <= len(names) <= count + 1 else None
+            spans.append(((begin, end, 0, 1), header[begin:end].strip()))
+    names: list[str] = []
+    kept: list[Span] = []
+    waiting = ""
+    for at, (span, head) in enumerate(spans):
+        name = f"{waiting} {head}".strip()
+        if not any(_cell(line, span) for line in body):
+            following = spans[at + 1][0] if at + 1 < len(spans) else None
+            if following and all(_NUMBER_CELL.fullmatch(_cell(line, following) or "0")
+                                 for line in body):
+                waiting = name  # a right-aligned number's header begins here
+            elif names:
+                names[-1] = f"{names[-1]} {name}".strip()  # a name's last words
+            continue
+        waiting = ""
+        if not name and (at or not all(line[span[0]:span[1]].strip().endswith(":")
+                                       for line in body)):
+            return None
+        names.append(name or "name")  # a label the header leaves unnamed: "Mem:", "Swap:"
+        kept.append(span)
+    return (names, kept) if len(names) >= 2 else None
+
+
+def _cell(line: str, span: Span) -> str:
+    begin, end, part, parts = span
+    return line[begin:end].split()[part] if parts > 1 else line[begin:end].strip().rstrip(":")
 
 
 def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
     """A header line of column names and the rows under it (at least one). A header indented
     past a leading column of status symbols names that column ``status``."""
     header = _cells(lines[start])
-    spaced = None
+    fixed = None
     if (start + 1 < len(lines) and "|" not in lines[start]
             and len(lines[start + 1].split()) > len(header) > 1):
-        spaced = _spaced_header(lines[start], len(lines[start + 1].split()))
-        header = spaced or header
+        fixed = _fixed_width(lines, start)
+        header = fixed[0] if fixed else header
     indent = len(lines[start]) - len(lines[start].lstrip())
-    if len(header) < 2 or not all(_HEADER_WORD.match(cell.strip()) for cell in header):
+    named = all(_HEADER_WORD.match(cell.strip()) for cell in header) or (
+        fixed and all(_HEADER_WORD.match(part) for name in header for part in name.split()))
+    if len(header) < 2 or not named:  # a fixed-width name may be of words ("compaction type")
         return None
     if "=" in lines[start] or (":" in lines[start] and "|" not in lines[start]
                                and lines[start].strip().endswith(":")):
@@ -220,23 +260,18 @@ def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
         cells = _cells(line)
         if len(cells) < 2:
             break
+        if fixed:
+            rows.append([_cell(line, span) for span in fixed[1]])
+            position += 1
+            continue
         lead = line[:indent].strip() if indent else ""
         if lead in SYMBOL_STATES:
             placed = _by_position(lines[start], line, len(header))
             cells = [SYMBOL_STATES[lead], *(placed or cells[1:])]
             if rows[0] is header:
                 rows[0] = ["status", *header]
-        elif (indent and _ROW_LABEL.fullmatch(line.split()[0])
-              and 1 < len(line.split()) <= len(header) + 1):
-            # a label the header leaves unnamed names the row (``free``'s "Mem:", "Swap:"; a
-            # row with fewer values has the first columns': "Swap:" total, used, free)
-            cells = [line.split()[0].rstrip(":"), *line.split()[1:]]
-            if rows[0] is header:
-                rows[0] = ["name", *header]
         elif len(cells) != len(header):
-            words = line.split()
-            cells = (words if spaced and len(header) - 1 <= len(words) <= len(header)
-                     else _by_position(lines[start], line, len(header)) or cells)
+            cells = _by_position(lines[start], line, len(header)) or cells
         rows.append(cells)
         position += 1
     if len(rows) < 2:
