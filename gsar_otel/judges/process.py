@@ -18,16 +18,14 @@ error. ``close`` stops the workers (a judgement in progress is given up).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
-import multiprocessing
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final
 
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import JudgeOutput
-from gsar_otel.runtime.pool import stop_processes
+from gsar_otel.runtime.pool import ProcessPool
 
 logger = logging.getLogger(__name__)
 
@@ -80,44 +78,30 @@ class ProcessJudge:
         """Calls judged in process because a worker could not start or died (each also given
         to ``note`` as ``(JUDGE_PROCESS_COUNT, PROCESS_FAILED)``)."""
         self._note = note or (lambda name, reason: None)
-        self._context = context
-        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
-        self._closed = False
+        self._pool = ProcessPool(processes, context)
 
     @property
     def started(self) -> bool:
         """Whether the worker pool exists (it is made at the first call)."""
-        return self._pool is not None
-
-    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=self.processes, mp_context=multiprocessing.get_context(self._context))
-        return self._pool
+        return self._pool.started
 
     async def judge(self, *, synthesis: str, evidence: EvidenceSet) -> JudgeOutput:
         """The named judge's output for ``synthesis`` against ``evidence``, from a worker."""
-        if self._closed:
+        if self._pool.closed:
             return await self._inner.judge(synthesis=synthesis, evidence=evidence)
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._executor(), _judge_in_worker, self._name,
+            return await loop.run_in_executor(self._pool.executor(), _judge_in_worker, self._name,
                                               synthesis, evidence)
         except (BrokenProcessPool, OSError) as error:
             logger.warning("gsar: a %s judging process failed (%s: %s); judging in process",
                            self._name, type(error).__name__, error)
             self.fallbacks += 1
             self._note(JUDGE_PROCESS_COUNT, PROCESS_FAILED)
-            self._restart()
+            self._pool.restart()
             return await self._inner.judge(synthesis=synthesis, evidence=evidence)
-
-    def _restart(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            stop_processes(pool)
 
     def close(self) -> None:
         """Stop the workers; later calls are judged in process."""
-        self._closed = True
-        self._restart()
+        self._pool.close()
 

@@ -20,6 +20,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import contextvars
+import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -175,6 +176,39 @@ def _forget_pool() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
+
+
+class ProcessPool:
+    """A pool of ``workers`` processes started (``context``: ``spawn`` by default, no copy of
+    the caller's threads or memory) at the first :meth:`executor` call, never before; started
+    again after :meth:`restart`; never again after :meth:`close`."""
+
+    def __init__(self, workers: int, context: str = "spawn") -> None:
+        self.workers, self._context = workers, context
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self.closed = False
+
+    @property
+    def started(self) -> bool:
+        """Whether the processes exist."""
+        return self._pool is not None
+
+    def executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context(self._context))
+        return self._pool
+
+    def restart(self) -> None:
+        """Stop the processes (:func:`stop_processes`); the next call starts new ones."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            stop_processes(pool)
+
+    def close(self) -> None:
+        """Stop the processes for good."""
+        self.closed = True
+        self.restart()
 
 
 def stop_processes(pool: concurrent.futures.ProcessPoolExecutor) -> None:

@@ -121,7 +121,7 @@ def test_the_byte_budget_holds_the_process_copies_while_it_decodes() -> None:
     body = big_body()
     running = _sidecar(decode_process_bytes=MiB, max_inflight_bytes=64 * MiB)
     pool = _GatedPool()
-    _receiver(running).big_json._pool = pool
+    _receiver(running).big_json._pool._pool = pool
     answer: list[int] = []
     sender = threading.Thread(target=lambda: answer.append(post(running, body)[0]))
     sender.start()
@@ -180,7 +180,8 @@ def test_stopping_the_sidecar_stops_the_decoding_process() -> None:
     running = _sidecar(decode_process_bytes=MiB)
     try:
         assert post(running, big_body())[0] == 200
-        pool = _receiver(running).big_json._pool
+        pool = _receiver(running).big_json._pool._pool
+        assert pool is not None
         processes = list(pool._processes.values())
         assert processes and all(p.is_alive() for p in processes)
     finally:
@@ -243,7 +244,7 @@ def test_a_process_that_cannot_start_falls_back_to_a_thread_logged_and_counted(
         caplog: pytest.LogCaptureFixture) -> None:
     notes: list[tuple[str, str]] = []
     process = JsonDecodeProcess(MiB, lambda name, reason: notes.append((name, reason)))
-    process._pool = _Broken()  # type: ignore[assignment]
+    process._pool._pool = _Broken()  # type: ignore[assignment]
     body = big_body()
     assert process.wanted(body, True) and not process.wanted(body, False)
     with caplog.at_level(logging.WARNING):

@@ -51,8 +51,8 @@ def test_a_worker_gives_the_output_the_judge_gives_in_process(judge):
 def test_a_worker_that_dies_is_judged_in_process_and_counted(judge):
     answer, items = CASES[0]
     expected = _judged(judge, answer, items)
-    assert judge._pool is not None
-    for process in list(judge._pool._processes.values()):  # type: ignore[attr-defined]
+    assert judge._pool._pool is not None
+    for process in list(judge._pool._pool._processes.values()):  # type: ignore[attr-defined]
         process.kill()
         process.join(5)
     assert _judged(judge, answer, items) == expected

@@ -30,15 +30,13 @@ receiver's close, on SIGTERM or ``Sidecar.stop``) stops the process.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
-import multiprocessing
 from collections import Counter
 from collections.abc import Callable, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
-from gsar_otel.runtime.pool import stop_processes
+from gsar_otel.runtime.pool import ProcessPool
 from gsar_otel.sidecar.intake.spans import (
     Decoded,
     MalformedRequest,
@@ -76,25 +74,17 @@ class JsonDecodeProcess:
                  context: str = "spawn") -> None:
         self.min_bytes = min_bytes
         self._note = note or (lambda name, reason: None)
-        self._context = context
-        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
-        self._closed = False
+        self._pool = ProcessPool(WORKERS, context)
 
     @property
     def started(self) -> bool:
         """Whether the process pool exists (it is made at the first large body)."""
-        return self._pool is not None
+        return self._pool.started
 
     def wanted(self, body: bytes, json_encoded: bool) -> bool:
         """True for a body this process should read."""
         return (json_encoded and self.min_bytes > 0 and len(body) >= self.min_bytes
-                and not self._closed)
-
-    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=WORKERS, mp_context=multiprocessing.get_context(self._context))
-        return self._pool
+                and not self._pool.closed)
 
     async def decode(self, body: bytes, signal: str,
                      fallback: Callable[[], Decoded]) -> Decoded:
@@ -105,30 +95,22 @@ class JsonDecodeProcess:
         loop = asyncio.get_running_loop()
         try:
             data, rejected = await loop.run_in_executor(
-                self._executor(), read_serialized, body, signal, MAX_VALUE_BYTES)
+                self._pool.executor(), read_serialized, body, signal, MAX_VALUE_BYTES)
         except MalformedRequest:
             raise  # the body itself: answered as in a thread
         except (BrokenProcessPool, OSError, RuntimeError) as error:
             logger.warning("gsar sidecar: the JSON decoding process failed (%s: %s); decoding "
                            "in a thread", type(error).__name__, error)
             self._note(DECODE_COUNT, PROCESS_FAILED)
-            self._restart()
+            self._pool.restart()
             return await asyncio.to_thread(fallback)
         self._note(DECODE_COUNT, PROCESS)
         return await asyncio.to_thread(_read_back, data, rejected, signal)
 
-    def _restart(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            stop_processes(pool)
-
     def close(self) -> None:
         """Stop the process (a body it is reading is given up); later bodies are decoded in a
         thread."""
-        self._closed = True
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            stop_processes(pool)
+        self._pool.close()
 
 
 
