@@ -11,16 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gsar_otel.core.anchors import extract_anchors
-from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.records.claims import read_claim
 from gsar_otel.judges.records.judge import RecordsJudge
 from gsar_otel.judges.records.rules import names_key, same_measure
+from tests.records.support import outcomes
 
 judge = RecordsJudge()
-
-
-def outcomes(answer: str, items: list[str]) -> list[str]:
-    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
 
 
 @pytest.mark.parametrize(("claimed", "evidence", "same"), [

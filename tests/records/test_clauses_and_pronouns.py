@@ -13,10 +13,7 @@ import json
 
 import pytest
 
-from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.judges.records.judge import RecordsJudge
-
-judge = RecordsJudge()
+from tests.records.support import outcomes
 
 REPL = ("slave0:ip=10.20.1.14,port=6379,state=online,offset=88412,lag=0\n"
         "slave1:ip=10.20.1.15,port=6379,state=wait_bgsave,offset=0,lag=0")
@@ -67,10 +64,6 @@ STAT = ("# pxname,svname,scur,status,lastchg,check_status\n"
         "be_api,api-03,98,UP,1051602,L7OK\n"
         "be_api,api-04,0,DOWN,1260,L4TOUT\n"
         "be_api,BACKEND,295,UP,1051602,")
-
-
-def outcomes(answer: str, items: list[object]) -> list[str]:
-    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
 
 
 @pytest.mark.parametrize(("answer", "items", "expected"), [

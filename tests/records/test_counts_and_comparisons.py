@@ -11,11 +11,8 @@ import json
 
 import pytest
 
-from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.judges.records.judge import RecordsJudge
 from gsar_otel.judges.records.text_reader import read_text
-
-judge = RecordsJudge()
+from tests.records.support import outcomes
 
 ACCESS = "\n".join(
     f'10.0.0.{n} - - [07/Dec/2024:14:2{n}:03 +0000] "GET /api/{path} HTTP/1.1" {status} 512 '
@@ -40,10 +37,6 @@ ISSUES = ("ID    TITLE                     LABELS\n"
           "#938  Push delayed              bug, ios\n"
           "#930  Login loops               bug, ios, p1\n"
           "#922  Dark mode contrast        bug, android")
-
-
-def outcomes(answer: str, items: list[object]) -> list[str]:
-    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
 
 
 @pytest.mark.parametrize(("answer", "items", "expected"), [

@@ -12,11 +12,8 @@ import json
 
 import pytest
 
-from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.judges.records.judge import RecordsJudge
 from gsar_otel.judges.records.text_reader import read_text
-
-judge = RecordsJudge()
+from tests.records.support import outcomes
 
 INSPECT = json.dumps([{"Name": "/payments-svc", "State": {
     "Status": "restarting", "Running": True, "OOMKilled": False, "ExitCode": 1},
@@ -67,10 +64,6 @@ LSBLK = ("NAME        SIZE ROTA TYPE MOUNTPOINT\n"
          "nvme0n1     3.5T    0 disk \n"
          "nvme1n1     3.5T    0 disk ")
 MEMINFO = "Dirty:             48120 kB\nWriteback:             0 kB"
-
-
-def outcomes(answer: str, items: list[object]) -> list[str]:
-    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
 
 
 @pytest.mark.parametrize(("answer", "items", "expected"), [

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.records.judge import RecordsJudge
+from tests.records.support import outcomes
 
 judge = RecordsJudge()
-
-
-def outcomes(answer: str, items: list[str]) -> list[str]:
-    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
 
 
 DEPLOY = ('{"deploy_id": "dep-5716", "service": "loyalty-api", "status": "failed", '

@@ -17,6 +17,7 @@ from gsar_otel.core.text import split_sentences
 from gsar_otel.judges.records.judge import RecordsJudge
 from gsar_otel.judges.records.reading import source_names
 from gsar_otel.judges.records.text_reader import read_text
+from tests.records.support import outcomes
 
 judge = RecordsJudge()
 
@@ -76,10 +77,6 @@ UPSTREAMS = (
     '"http://kibana/app/home", host: "kibana.internal"')
 STATE = ("GROUP          COORDINATOR (ID)   ASSIGNMENT-STRATEGY  STATE               #MEMBERS\n"
          "fraud-scoring  kafka-2:9092 (2)   range                PreparingRebalance  4")
-
-
-def outcomes(answer: str, items: list[object]) -> list[str]:
-    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
 
 
 @pytest.mark.parametrize(("text", "key", "value"), [

@@ -17,6 +17,7 @@ from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.model import Decision
 from gsar_otel.core.scoring import gsar_score, unverified_share
 from gsar_otel.judges.records.judge import RecordsJudge, RecordsSettings
+from tests.records.support import outcomes
 
 judge = RecordsJudge()
 
@@ -25,11 +26,6 @@ WORDS = {"RESTARTS": "{} restarts", "CPU_PCT": "{}% CPU", "CONNS": "{} open conn
 STATUSES = ("Running", "CrashLoopBackOff", "Pending")
 UNRELATED = ("deploy checkout-api v1.4.15 finished at 09:12:44 by release-bot",
              "2024-03-05T10:02:09Z WARN cache-7 eviction storm keys=120000")
-
-
-def outcomes(answer: str, items: list[str]) -> list[str]:
-    return [o.outcome for o in judge.explain(synthesis=answer,
-                                             evidence=EvidenceSet.coerce(items))]
 
 
 def table(shape: str, rows: list[tuple[str, str, list[int]]]) -> str:

@@ -10,10 +10,7 @@ from __future__ import annotations
 import pytest
 
 from gsar_otel.core.anchors import extract_anchors
-from gsar_otel.core.evidence import EvidenceSet
-from gsar_otel.judges.records.judge import RecordsJudge
-
-judge = RecordsJudge()
+from tests.records.support import outcomes
 
 LIMITS = "[Service]\nMemoryMax=6442450944\nMemoryHigh=5368709120"
 PR = '{"number": 311, "commits": 14, "additions": 1842, "deletions": 1297, "changed_files": 38}'
@@ -29,10 +26,6 @@ BUILD = ('{"id": 9911, "head_sha": "c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2", "
          '"conclusion": "failure", "kafka_version": "3.6.1"}')
 EVENT = ('{"title": "OperationalError", "culprit": "billing.tasks.sync_invoices", "message": '
          '"could not connect to server: Connection timed out", "status": "unresolved"}')
-
-
-def outcomes(answer: str, items: list[object]) -> list[str]:
-    return [o.outcome for o in judge.explain(synthesis=answer, evidence=EvidenceSet.coerce(items))]
 
 
 @pytest.mark.parametrize(("answer", "items", "expected"), [
