@@ -26,7 +26,7 @@ from gsar_otel.core.anchor.compare import queries, views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.core.text import STOPWORDS, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
-from gsar_otel.judges.records.counts import Predicate, class_counts
+from gsar_otel.judges.records.counts import NUMBER_WORDS, Predicate, class_counts
 from gsar_otel.judges.records.derive import OPERATIONS, plain_number, restates
 from gsar_otel.judges.records.forms import (
     AFFIXES,
@@ -42,7 +42,7 @@ from gsar_otel.judges.records.forms import (
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import NAME_TOKEN, Record, Value, last_key
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
-from gsar_otel.judges.records.units import claim_measure
+from gsar_otel.judges.records.units import BINARY_SIZES, claim_measure
 
 Outcome = Literal["verified", "contradicted", "absent", "elsewhere"]
 
@@ -146,7 +146,7 @@ class ValueRule:
                 continue  # a name of a record ("order 769877"): read as the claim's subject
             found = self._one(claim, anchor, subjects, index)
             size, rate = (anchor.unit or "").partition("/")[::2]
-            binary = _BINARY.get(size)
+            binary = BINARY_SIZES.get(size)
             if found.outcome != "verified" and binary is not None:
                 # "8 GB" of a tool's 8191 MiB: sizes are written in GB that tools keep in GiB
                 unit = f"{binary}/{rate}" if rate else binary
@@ -288,8 +288,6 @@ class ValueRule:
                      f"from none")
 
 
-_BINARY: Final = {"kb": "kib", "mb": "mib", "gb": "gib", "tb": "tib"}
-"""The binary unit a decimal size is often written for: a claimed size holds in either."""
 MIN_PARTS: Final = 3
 """Fewest values a claim must give for their sum to be a total it states (two are the sum
 and product rules' pairs)."""
@@ -454,8 +452,7 @@ def _name_tokens(said: str) -> tuple[str, ...]:
 
 
 _COUNTED_BEFORE: Final = re.compile(
-    r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*[x\u00d7]?\s*$",
-    re.IGNORECASE)
+    r"\b(?:\d+|" + "|".join(NUMBER_WORDS) + r")\s*[x\u00d7]?\s*$", re.IGNORECASE)
 """A count before a value ("four 3.5T drives"): the value is of other things than one row."""
 
 

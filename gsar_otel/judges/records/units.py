@@ -22,6 +22,9 @@ SIZE_FACTORS: Final = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2.0**
                        "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "ki": 2.0**10,
                        "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}
 """Bytes per size unit a claim may write."""
+BINARY_SIZES: Final = {"kb": "kib", "mb": "mib", "gb": "gib", "tb": "tib"}
+"""The binary unit a decimal size is often written for ("8 GB" of a tool's 8191 MiB): a claimed
+size holds in either."""
 MONEY_UNITS: Final = frozenset({"$", "€", "£", "usd", "eur", "gbp"})
 CORES: Final = "cores"
 """CPU is read in cores on both sides (``380m`` is 0.38 cores)."""
