@@ -214,9 +214,8 @@ class Sidecar:
             self._api_pool.close()
         if self._extractor is not None:
             self._extractor.close()
-        close = getattr(self.judge, "close", None)
-        if isinstance(self.judge, ProcessJudge) and close is not None:
-            close()
+        if isinstance(self.judge, ProcessJudge):
+            self.judge.close()
 
     # --- what the receivers call ------------------------------------------------------------------
 
