@@ -31,7 +31,7 @@ from gsar_otel.core.anchor.compare import views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
-from gsar_otel.judges.records.derive import columns_of
+from gsar_otel.judges.records.derive import NUMERIC, columns_of, magnitudes, own_share
 from gsar_otel.judges.records.derive import conversions as converted
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import Record
@@ -54,7 +54,7 @@ MAX_STEPS: Final = 8
 """How many rows down a column a move is looked for from each row."""
 REACH: Final = 40
 """How far before a value its direction word may stand (in its clause)."""
-_NUMERIC: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION})
+
 COMPARATIVES: Final = {
     # word -> (+1: the first side's quantity is the greater; -1: the smaller), and for speed
     # words the measure they are said in (a slower request takes longer, a slower rate is less)
@@ -86,10 +86,10 @@ class ComparisonRule:
     name = "comparison"
 
     def applies(self, claim: ClaimText) -> bool:
-        return any(_direction(claim, a) for a in claim.values if a.kind in _NUMERIC)
+        return any(_direction(claim, a) for a in claim.values if a.kind in NUMERIC)
 
     def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
-        numbers = [a for a in claim.values if a.kind in _NUMERIC]
+        numbers = [a for a in claim.values if a.kind in NUMERIC]
         for position, value in enumerate(numbers):
             sign = _direction(claim, value)
             if not sign:
@@ -223,15 +223,23 @@ class RelationRule:
     name = "relation"
 
     def applies(self, claim: ClaimText) -> bool:
-        return len(claim.values) >= 2 and any(w in claim.clean.lower() for w in RELATIONS)
+        return len(claim.values) >= 2 and ("%" in claim.clean or any(
+            w in claim.clean.lower() for w in RELATIONS))
 
     def check(self, claim: ClaimText, subjects: Subjects, index: RecordIndex) -> Iterable[Check]:
-        numbers = [a for a in claim.values if a.kind in _NUMERIC]
+        numbers = [a for a in claim.values if a.kind in NUMERIC]
+        for share in numbers:
+            found = own_share(claim.clean, numbers, share)
+            if found is not None:
+                part, whole, ratio, holds = found
+                yield Check(self.name, "verified" if holds else "contradicted", (),
+                            f"{part.text} is {ratio:.3g}% of {whole.text}"
+                            f"{'' if holds else f', not {share.text}'}")
         for first, second in pairwise(numbers):
             said = _RELATION.match(claim.clean[first.end:second.start])
             if said is None:
                 continue
-            pair = _magnitudes(first, second)
+            pair = magnitudes(first, second)
             if pair is None or pair[0] == pair[1]:
                 continue
             sign = RELATIONS[said.group(1).lower()]
@@ -239,20 +247,6 @@ class RelationRule:
             what = f"{first.text} {said.group(1)} {second.text}"
             yield Check(self.name, "verified" if holds else "contradicted", (),
                         f"{what}: {'so it is' if holds else 'the numbers say the opposite'}")
-
-
-def _magnitudes(first: Anchor, second: Anchor) -> tuple[Decimal, Decimal] | None:
-    """The two values in the one strict space both offer (bytes, seconds, percent), or None
-    when they measure different things."""
-    for a in views(first):
-        for b in views(second):
-            if (a.strict and b.strict and a.space == b.space and a.space != "num"
-                    and isinstance(a.value, Decimal) and isinstance(b.value, Decimal)):
-                return a.value, b.value
-    if (first.kind is second.kind is AnchorKind.NUMBER and not first.unit and not second.unit
-            and isinstance(first.value, float) and isinstance(second.value, float)):
-        return Decimal(str(first.value)), Decimal(str(second.value))
-    return None
 
 
 class ComparativeRule:
@@ -483,7 +477,12 @@ def _alone(record: Record, value: object) -> list[Record]:
 def _number(record: Record, key: str) -> float | None:
     for value in record.values:
         if value.key == key:
-            numbers = [a.value for a in value.anchors if a.kind in _MEASURED
+            numbers = [a for a in value.anchors if a.kind in _MEASURED
                        and isinstance(a.value, float)]
-            return numbers[0] if len(numbers) == 1 else None
+            if len(numbers) != 1:
+                return None
+            # in the measure's own unit: 1.412GiB is more than 734.2MiB
+            strict = [v.value for v in views(numbers[0]) if v.strict and v.space != "num"
+                      and isinstance(v.value, Decimal)]
+            return float(strict[0]) if strict else float(numbers[0].value)  # type: ignore[arg-type]
     return None

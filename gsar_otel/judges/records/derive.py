@@ -18,10 +18,12 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
+from decimal import Decimal
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from gsar_otel.core.anchor.compare import ANY, UNITLESS, Interval, queries
+from gsar_otel.core.anchor.compare import ANY, UNITLESS, Interval, queries, views
+from gsar_otel.core.anchor.scan import number_text
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, AnchorKind, compare_anchors
 from gsar_otel.judges.records.forms import states_of
 from gsar_otel.judges.records.record import Record, Value
@@ -39,7 +41,7 @@ CUE_REACH: Final = 40
 """How many characters around a claimed number are read for the words of an operation."""
 MAX_VALUES: Final = 40
 """Most numbers of a claim's records that enter pairwise operations (differences, ratios)."""
-_NUMERIC: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION})
+NUMERIC: Final = frozenset({AnchorKind.NUMBER, AnchorKind.PERCENT, AnchorKind.DURATION})
 _MOMENTS: Final = frozenset({AnchorKind.TIMESTAMP, AnchorKind.CLOCK})
 
 
@@ -128,7 +130,7 @@ class _Scope:
               claim_numbers: list[Anchor], spans: bool = False) -> str | None:
         """How ``exact`` derives from these records; with ``spans``, a duration may be the
         time between two of their moments with no cue."""
-        if anchor.kind in _NUMERIC:
+        if anchor.kind in NUMERIC:
             found = self.conversions(anchor).find(exact)
             if found is None and anchor.kind is AnchorKind.NUMBER and not anchor.unit:
                 found = self.counts().find(exact)
@@ -327,7 +329,8 @@ def plain_number(value: float) -> Anchor:
     return Anchor(AnchorKind.NUMBER, f"{value:.6g}", value, None, 0, 0, None, None)
 
 
-def _percent(value: float) -> Anchor:
+def percent(value: float) -> Anchor:
+    """A derived percentage as an anchor."""
     return Anchor(AnchorKind.PERCENT, f"{value:.6g}%", value, "%", 0, 0, None, None)
 
 
@@ -339,7 +342,7 @@ def columns_of(records: list[Record],
     columns: dict[str, list[tuple[float, Anchor, int]]] = {}
     for position, record in enumerate(records):
         for value in record.values:
-            numeric = [(a.value, a) for a in value.anchors if a.kind in _NUMERIC
+            numeric = [(a.value, a) for a in value.anchors if a.kind in NUMERIC
                        and isinstance(a.value, float)]
             if len(numeric) == 1:
                 number, anchor = numeric[0]
@@ -416,7 +419,7 @@ def _pairs(pool: list[Entry], asks: set[str],
                 for low, high in ((x.number, y.number), (y.number, x.number)):
                     if percents and low and within(
                             change := 100.0 * (high - low) / abs(low)):
-                        yield _percent(change), "percent change"
+                        yield percent(change), "percent change"
             if "sum" in asks and both_claimed and x.anchor.kind == y.anchor.kind:
                 # two numbers the claim writes: "+1,842/-1,297, about 3,100 in total"
                 yield _like(x.anchor, x.number + y.number, ""), "sum of the two"
@@ -430,14 +433,14 @@ def _pairs(pool: list[Entry], asks: set[str],
                         if unkeyed and within(ratio):
                             yield plain_number(ratio), "ratio"
                         if percents and within(100.0 * ratio):
-                            yield _percent(100.0 * ratio), "share"
+                            yield percent(100.0 * ratio), "share"
                         if percents and within(100.0 - 100.0 * ratio):
-                            yield _percent(100.0 - 100.0 * ratio), "share of the rest"
+                            yield percent(100.0 - 100.0 * ratio), "share of the rest"
                 whole = x.number + y.number
                 if percents and whole and _TOTAL not in (x.row, y.row):  # "hits against misses"
                     for part in (x.number, y.number):
                         if within(100.0 * part / whole):
-                            yield _percent(100.0 * part / whole), "share of the two"
+                            yield percent(100.0 * part / whole), "share of the two"
 
 
 @lru_cache(maxsize=4096)
@@ -534,7 +537,7 @@ def conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor,
                     continue
                 number = evidence.value
                 if anchor.kind is AnchorKind.PERCENT and 0 < abs(number) <= 1:
-                    yield _percent(100.0 * number), "share as a percentage"
+                    yield percent(100.0 * number), "share as a percentage"
                     continue
                 factors = key_factors(value.key_words, measure) if measure else ()
                 if measure == "money" and not factors and minor_units(record, value):
@@ -557,3 +560,54 @@ def conversions(anchor: Anchor, records: list[Record]) -> Iterator[tuple[Anchor,
                     amount = number * factor
                     yield (Anchor(AnchorKind.NUMBER, f"{amount:.2f}", amount, anchor.unit, 0,
                                   0, None, None), f"{value.key} as an amount")
+
+
+SHARE_REACH: Final = 40
+"""Most characters between a part and the share the claim says it is of a whole."""
+_SHARE_OF: Final = re.compile(r"\s*of\s+(?:(?:the|its|their|all|a|an|total|[\w-]+['\u2019]s)\s+)*$",
+                             re.IGNORECASE)
+
+
+def own_share(clean: str, numbers: list[Anchor], share: Anchor
+              ) -> tuple[Anchor, Anchor, float, bool] | None:
+    """Where the claim says ``share`` is the share one value it states is of another ("352.18
+    GiB compressed, about 75% of the table's 612.40 GiB"): the part, the whole, their share and
+    whether ``share`` is it (each value as precise as written); else None."""
+    at = numbers.index(share) if share in numbers else -1
+    if share.kind is not AnchorKind.PERCENT or at < 1 or at + 1 >= len(numbers):
+        return None
+    part, whole = numbers[at - 1], numbers[at + 1]
+    if (part.kind is AnchorKind.PERCENT or share.start - part.end > SHARE_REACH
+            or not _SHARE_OF.match(clean[share.end:whole.start])):
+        return None
+    pair = magnitudes(part, whole)
+    if pair is None or not pair[1]:
+        return None
+    ratio = float(100 * pair[0] / pair[1])
+    slack = _slack(part) + _slack(whole)
+    holds = (any(compare_anchors(share, percent(r)) is Agreement.MATCH
+                 for r in (ratio * (1 - slack), ratio, ratio * (1 + slack)))
+             or abs(float(share.value) - ratio) <= ratio * slack)  # type: ignore[arg-type]
+    return part, whole, ratio, holds
+
+
+def _slack(anchor: Anchor) -> float:
+    """How far off a value may be as written, relative to it ("1.41" is 1.405 to 1.415; a
+    whole number, a limit's "2 GiB", is exact)."""
+    written = number_text(anchor)
+    value = float(written[0].replace(",", "")) if written else 0.0
+    return 0.5 * 10.0 ** -written[1] / abs(value) if written and written[1] and value else 0.0
+
+
+def magnitudes(first: Anchor, second: Anchor) -> tuple[Decimal, Decimal] | None:
+    """The two values in the one strict space both offer (bytes, seconds, percent), or None
+    when they measure different things."""
+    for a in views(first):
+        for b in views(second):
+            if (a.strict and b.strict and a.space == b.space and a.space != "num"
+                    and isinstance(a.value, Decimal) and isinstance(b.value, Decimal)):
+                return a.value, b.value
+    if (first.kind is second.kind is AnchorKind.NUMBER and not first.unit and not second.unit
+            and isinstance(first.value, float) and isinstance(second.value, float)):
+        return Decimal(str(first.value)), Decimal(str(second.value))
+    return None

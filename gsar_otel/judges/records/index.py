@@ -165,32 +165,28 @@ class RecordIndex:
         return frozenset(self._levels.get(level, ()))
 
     def mentions(self, token: str) -> tuple[str, ...]:
-        """The evidence ids of the items in whose text ``token`` stands as a word of its own
-        (empty when none)."""
-        found: list[str] = []
-        at = self._text.find(token)
-        while at >= 0:
-            before = self._text[at - 1] if at else " "
-            after = self._text[at + len(token)] if at + len(token) < len(self._text) else " "
-            if not (before.isalnum() or after.isalnum()):
-                item = self._items[bisect_right(self._starts, at) - 1]
-                if item not in found:
-                    found.append(item)
-            at = self._text.find(token, at + 1)
-        return tuple(found)
+        """The evidence ids of the items in whose text ``token`` stands as a word of its own,
+        else in whose command line it does (``nodetool -h 10.0.1.11``); empty when none."""
+        return self.leading(token, None) or tuple(
+            item.id for item in self.evidence if item.source and re.search(
+                rf"(?<![\w.-]){re.escape(token)}(?![\w-]|\.\w)", item.source.lower()))
 
-    def leading(self, token: str, rest: re.Pattern[str]) -> tuple[str, ...]:
+    def leading(self, token: str, rest: re.Pattern[str] | None) -> tuple[str, ...]:
         """The evidence ids of the items in whose text ``token`` begins a word whose rest
-        ``rest`` matches ("c3d4e5f" of a full commit id, "3.6" of "3.6.1")."""
+        ``rest`` matches ("c3d4e5f" of a full commit id, "3.6" of "3.6.1"); with no ``rest``,
+        where it is a word of its own."""
         found: list[str] = []
-        at = self._text.find(token)
+        text = self._text
+        at = text.find(token)
         while at >= 0:
-            before = self._text[at - 1] if at else " "
-            if not before.isalnum() and rest.match(self._text, at + len(token)):
+            end = at + len(token)
+            if not (at and text[at - 1].isalnum()) and (
+                    rest.match(text, end) if rest is not None
+                    else not (end < len(text) and text[end].isalnum())):
                 item = self._items[bisect_right(self._starts, at) - 1]
                 if item not in found:
                     found.append(item)
-            at = self._text.find(token, at + 1)
+            at = text.find(token, at + 1)
         return tuple(found)
 
     def of_item(self, item: str) -> list[int]:

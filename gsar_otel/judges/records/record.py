@@ -86,6 +86,12 @@ class Record:
         if not text:
             return
         key_l = key.lower()
+        fraction = _OF_WHOLE.fullmatch(text) if "/" in text else None
+        if fraction is not None:  # "26 GiB/30 GiB", "10400/15600 MHz": a part and its whole
+            unit = fraction.group(4)
+            self.add(f"{key_l}.used", f"{fraction.group(1)} {fraction.group(2) or unit}")
+            self.add(f"{key_l}.total", f"{fraction.group(3)} {unit}")
+            return
         anchors, names, changes, plain = _reading(key_l, text)
         self.values.append(Value(key_l, text, anchors))
         self.text += (" " if self.text else "") + text.lower()
@@ -108,6 +114,11 @@ class Record:
             if value.key in ("level", "severity", "lvl", "loglevel", "log.level"):
                 return LEVELS.get(value.raw.lower().strip("[]"))
         return None
+
+
+_OF_WHOLE: Final = re.compile(r"(\d[\d.,]*)\s?([A-Za-z]{1,4})?\s?/\s?(\d[\d.,]*)\s?([A-Za-z]{1,4})")
+"""A value written as a part of a whole in a unit (Nomad's ``26 GiB/30 GiB``, ``docker
+stats``' ``1.41GiB / 2GiB``): the part and the whole are values of their own."""
 
 
 def json_text(raw: object) -> str:
@@ -250,9 +261,14 @@ TIME_WORDS: Final = frozenset({"time", "ts", "timestamp", "date", "stamp", "seen
 @lru_cache(maxsize=8192)
 def timeish(path: str) -> bool:
     """A key whose number may be an epoch time: one of its words names a time (``ts``,
-    ``timestamp``, ``created``, ``lastSeen``), or it ends in ``_at``/``At``."""
+    ``timestamp``, ``created``, ``lastSeen``), it ends in ``_at``/``At``, or it is an event's
+    participle alone (Flower's ``received``, ``failed``, ``succeeded``)."""
     last = last_key(path)
-    return bool(key_words(last) & TIME_WORDS) or last.endswith(("_at", "At"))
+    return (bool(key_words(last) & TIME_WORDS) or last.endswith(("_at", "At"))
+            or bool(_EVENT_KEY.fullmatch(last)))
+
+
+_EVENT_KEY: Final = re.compile(r"[A-Za-z]{3,}ed")
 
 
 def epoch(value: object) -> str | None:

@@ -27,7 +27,7 @@ from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchor
 from gsar_otel.core.text import STOPWORDS, stem
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.counts import NUMBER_WORDS, Predicate, class_counts
-from gsar_otel.judges.records.derive import OPERATIONS, plain_number, restates
+from gsar_otel.judges.records.derive import NUMERIC, OPERATIONS, own_share, plain_number, restates
 from gsar_otel.judges.records.forms import (
     AFFIXES,
     COMPOUND_ENDINGS,
@@ -43,6 +43,7 @@ from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import NAME_TOKEN, Record, Value, last_key
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
 from gsar_otel.judges.records.units import BINARY_SIZES, claim_measure
+from gsar_otel.judges.records.written import leading_form, numbered_form
 
 Outcome = Literal["verified", "contradicted", "absent", "elsewhere"]
 
@@ -87,15 +88,6 @@ class ClaimRule(Protocol):
         """The checks of this rule on ``claim``."""
 
 
-LEADING_FORMS: Final = (
-    # (a value written as, the rest of the evidence's word it begins, what it is)
-    (re.compile(r"[0-9a-f]{7,12}"), re.compile(r"[0-9a-f]{8,40}\b"),
-     "the short form of a commit id"),
-    (re.compile(r"v?\d+\.\d+"), re.compile(r"(?:\.\d+[\w.+-]*|-[a-z][\w.]*)\b"),
-     "the release line of a version"),
-)
-"""Values a claim writes as the leading part of one the evidence writes whole: a commit id's
-short form, a version's release line ("3.6" of 3.6.1 or 3.6-IV2)."""
 _GLOSS: Final = re.compile(r"\s*\((?:`[\w.-]+`|[A-Za-z_]+)\s*[=:]?\s*")
 """Between a value and the record's value the claim glosses it with: "31 minutes (`lastchg`
 1260 s)"."""
@@ -138,6 +130,7 @@ class ValueRule:
     def _checked(self, claim: ClaimText, subjects: Subjects,
                  index: RecordIndex) -> Iterable[tuple[Anchor, Check]]:
         before: tuple[Anchor, Check] | None = None
+        numbers = [a for a in claim.values if a.kind in NUMERIC]
         for anchor in claim.values:
             if anchor.start in claim.selections:
                 continue  # how many a selector picks ("the last two runs"): no record's value
@@ -153,6 +146,12 @@ class ValueRule:
                 read = self._one(claim, replace(anchor, unit=unit), subjects, index)
                 if read.outcome == "verified":
                     found = read
+            if found.outcome == "absent":  # "the v7 allocations" beside ``Version 7``
+                found = _numbered(anchor, index) or found
+            share = own_share(claim.clean, numbers, anchor) if found.outcome != "verified" else None
+            if share is not None and share[3]:  # "1.41 GiB (70.6% of its 2 GiB limit)"
+                found = Check(self.name, "verified", (), f"{anchor.text} is the share of "
+                              f"{share[0].text} in {share[1].text}", derived=True)
             if (found.outcome != "verified" and before is not None
                     and before[1].outcome == "verified"
                     and _RESTATING.fullmatch(claim.clean[before[0].end:anchor.start])
@@ -220,7 +219,9 @@ class ValueRule:
         if subjects.all and hits & subjects.all:
             return Check(self.name, "verified", index.refs(hits & subjects.all),
                          f"{written} found")
-        mentioned = index.mentions(anchor.text.lower()) if anchor.kind in NAMED_KINDS else ()
+        # a name is found in an item's text or names its records (``nodetool -h 10.0.1.11``)
+        mentioned = (index.mentions(anchor.text.lower()) or index.refs(index.named(
+            anchor.text.lower()))) if anchor.kind in NAMED_KINDS else ()
         if mentioned:
             return Check(self.name, "verified", mentioned, f"{written} found")
         if anchor.kind not in NAMED_KINDS:
@@ -269,13 +270,9 @@ class ValueRule:
                              f"{written} is a tool's whole output")
             return Check(self.name, "elsewhere", index.refs(hits), f"{written} is found only on "
                          f"records the claim does not speak of")
-        if not anchor.unit:
-            for written_as, rest, what in LEADING_FORMS:
-                if written_as.fullmatch(anchor.text.lower()):
-                    leading = index.leading(anchor.text.lower(), rest)
-                    if leading:
-                        return Check(self.name, "verified", leading,
-                                     f"{written} is {what}")
+        leading = leading_form(anchor, index) if not anchor.unit else None
+        if leading is not None:
+            return Check(self.name, "verified", leading[0], f"{written} is {leading[1]}")
         if (anchor.kind is AnchorKind.NUMBER and isinstance(anchor.value, float)
                 and anchor.value < 0 and anchor.text.startswith("-")):
             size = replace(anchor, text=anchor.text[1:], value=-anchor.value)
@@ -554,6 +551,19 @@ def at_precision(anchor: Anchor) -> Anchor:
         return plain
     thousands = format(Decimal(anchor.text.lstrip("$€£").replace(",", "")) / 1000, "f")
     return replace(plain, text=f"{thousands.rstrip('0').rstrip('.')}k")
+
+
+def _numbered(anchor: Anchor, index: RecordIndex) -> Check | None:
+    """``anchor`` written with a letter (``written.NUMBERED_FORMS``: "v7"), found as the number
+    it stands for under its key."""
+    form = numbered_form(anchor)
+    if form is None:
+        return None
+    number, words, what = form
+    held = frozenset(i for i in sorted(index.holding(number))[:MAX_ATTRIBUTED]
+                     if _held_under(index.records[i], number, words, whole=False))
+    return Check("value", "verified", index.refs(held), f"{anchor.text} is {what}") if held \
+        else None
 
 
 def _held_under(record: Record, anchor: Anchor, words: Iterable[str], *,

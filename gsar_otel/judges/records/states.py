@@ -100,7 +100,7 @@ class StateRule:
 
     def _state(self, state: State, negated: bool, own: frozenset[int],
                index: RecordIndex, may_contradict: bool = True) -> Iterable[Check]:
-        holders = [i for i in sorted(own) if state in index.states(i)]
+        holders = [i for i in sorted(own) if state in index.states(i) | index.status(i)]
         if holders:
             # negated, it contradicts a record holding the state as its status, whichever of
             # the claim's records that is (the evidence's order decides nothing)

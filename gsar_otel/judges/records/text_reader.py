@@ -57,10 +57,19 @@ _COMMA_FIELDS: Final = re.compile(r',\s+([a-z][\w-]{0,30}):\s+("[^"]*"|[^,\s][^,
 """A log message's trailing ``, key: value`` fields (nginx's error log)."""
 
 
+BOX_LINES: Final = str.maketrans({**dict.fromkeys("─━═", " "),
+                                  **dict.fromkeys("│┃║┌┐└┘├┤┬┴┼┏┓┗┛┣┫┳┻╋╔╗╚╝╠╣╦╩╬╭╮╰╯", "|")})
+"""Box-drawing characters as the pipes and spaces of a table (ClickHouse's and DuckDB's
+``Pretty`` formats: the header in the top border, ``│`` between cells)."""
+_BOXED: Final = re.compile(r"[│┃║]")
+
+
 def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
     """Text as records: tables, ``key: value`` blocks, ``key=value`` and log lines, prose
     (``group`` names the records' groups when the text is a part of a larger item)."""
     prefix = group or item
+    if _BOXED.search(text):  # a table drawn in box characters is a table of pipes
+        text = text.translate(BOX_LINES)
     counted = _counted_lines(item, prefix, text)
     if counted is not None:
         return counted
@@ -69,6 +78,7 @@ def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
     position = 0
     block = 0
     heading = ""
+    section: set[str] = set()
     while position < len(lines):
         line = lines[position]
         if not line.strip() or _RULE.match(line) or _ROWS_FOOTER.match(line.strip()):
@@ -100,7 +110,12 @@ def read_text(item: str, text: str, group: str | None = None) -> list[Record]:
             records.append(record)
             continue
         in_cells = _key_cells(line) is not None  # lines of cells are rows of one table
-        records.append(_line(item, f"{prefix}#c" if in_cells else f"{prefix}#l", line, heading))
+        record = _line(item, f"{prefix}#c" if in_cells else f"{prefix}#l", line, heading)
+        if not line[:1].isspace():
+            section = record.names
+        else:  # a line indented under a title is of what the title names ("frontend fe_https")
+            record.names |= section
+        records.append(record)
         position += 1
     return records
 
@@ -236,8 +251,10 @@ def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
     past a leading column of status symbols names that column ``status``."""
     header = _cells(lines[start])
     fixed = None
-    if (start + 1 < len(lines) and "|" not in lines[start]
-            and len(lines[start + 1].split()) > len(header) > 1):
+    units = start + 1 < len(lines) and bool(_UNITS_LINE.fullmatch(lines[start + 1]))
+    first = start + 1 + units  # the first row, past a line of the columns' units
+    if (first < len(lines) and "|" not in lines[start]
+            and len(lines[first].split()) != len(header) > 1):  # cells of words, empty cells
         fixed = _fixed_width(lines, start)
         header = fixed[0] if fixed else header
     indent = len(lines[start]) - len(lines[start].lstrip())
@@ -274,9 +291,31 @@ def _table(lines: list[str], start: int) -> tuple[list[list[str]], int] | None:
             cells = _by_position(lines[start], line, len(header)) or cells
         rows.append(cells)
         position += 1
+    if units and len(rows) > 2:  # "Read Latency" over "(micros)": the unit is the key's
+        below = rows[1] if fixed else _under(lines[start], lines[start + 1], len(rows[0]))
+        rows = [[f"{name} {unit}".strip() for name, unit in zip(rows[0], below, strict=False)],
+                *rows[2:]]
     if len(rows) < 2:
         return None
     return rows, position
+
+
+_UNITS_LINE: Final = re.compile(r"\s*(?:\([A-Za-z/%\u00b5]{1,12}\)\s*)+")
+"""A line of units in parentheses under a header (``nodetool``'s histograms: "(micros)")."""
+
+
+def _under(header_line: str, line: str, count: int) -> list[str]:
+    """The words of ``line`` under each of a header's ``count`` columns (each word under the
+    column it overlaps most)."""
+    starts = [m.start() for m in re.finditer(r"(?:(?<=\s\s)|(?<=\t)|^)\S", header_line)]
+    spans = list(zip(starts, [*starts[1:], 10**6], strict=True))
+    found = [""] * count
+    for word in re.finditer(r"\S+", line):
+        overlap = [min(end, word.end()) - max(begin, word.start()) for begin, end in spans]
+        at = overlap.index(max(overlap))
+        if at < count:
+            found[at] = word.group(0)
+    return found
 
 
 def _by_position(header_line: str, line: str, count: int) -> list[str] | None:
@@ -361,6 +400,8 @@ LINE_FORMATS: Final = (
         r'^(?P<remote_addr>\S+) (?P<ident>\S+) (?P<remote_user>\S+) \[(?P<time_local>[^\]]+)\] '
         r'"(?P<request>[^"]*)" (?P<status>\d{3}) (?P<body_bytes_sent>\d+|-)'
         r'(?: "(?P<http_referer>[^"]*)" "(?P<http_user_agent>[^"]*)")?(?P<rest>.*)$')),
+    ("JVM heap option", re.compile(  # a Java service's heap (Cassandra, Elasticsearch, Kafka)
+        r"^-Xm(?:s(?P<heap_initial>\d+[kKmMgGtT])|x(?P<heap_max>\d+[kKmMgGtT]))$")),
 )
 """Line formats read field by field: (name, pattern); a field ``rest`` is read for
 ``key=value`` pairs."""

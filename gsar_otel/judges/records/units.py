@@ -18,6 +18,9 @@ from gsar_otel.core.anchors import Anchor, AnchorKind
 
 SHORT: Final = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9}
 """Multipliers of a number written short (``14.8k``, ``3.2M``, ``$402k``)."""
+SCALE_WORDS: Final = {"thousand": "k", "million": "M", "billion": "B"}
+"""Words of a number's scale, as the letter a number written short ends in."""
+_SCALE_WORD: Final = re.compile(r"\s+(thousand|million|billion)\b", re.IGNORECASE)
 SIZE_FACTORS: Final = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2.0**10,
                        "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "ki": 2.0**10,
                        "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}
@@ -198,6 +201,11 @@ def reread(anchor: Anchor, text: str) -> Anchor:
         return replace(anchor, unit=_BARE_SIZES[anchor.unit or ""])  # "3.21G" of memory
     if (anchor.unit or "") in ("m", "k") and _SPEAKS_OF_SIZE.search(text):
         return replace(anchor, unit=_BARE_SIZES[anchor.unit or ""])  # "702.4M" of memory
+    scale = _SCALE_WORD.match(after) if anchor.unit is None else None
+    if scale is not None:  # "8.12 billion rows" as "8.12B": at its scale, as written
+        written = anchor.text.rstrip() + SCALE_WORDS[scale.group(1).lower()]
+        return Anchor(AnchorKind.NUMBER, written, anchor.value * SHORT[written[-1]], None,
+                      anchor.start, anchor.end + scale.end(), anchor.key, anchor.qualifier)
     written = anchor.text.rstrip()
     suffix = next((s for s in SHORT if written.endswith(s) and (
         anchor.unit == s.lower() or anchor.unit in MONEY_UNITS)), None)
