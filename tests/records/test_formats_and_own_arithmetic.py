@@ -1,9 +1,10 @@
 """Tables drawn in box characters, values written as a part of a whole (``26 GiB/30 GiB``),
 units on a line under a header, lines indented under a title, epoch times under an event's
-participle, a version written ``v7``, numbers written with their scale in words, a name a
-command line gives its output, a state word ending a line, access decisions and read-only
-stores as states, a Java service's heap options, and the claim's own share of two values it
-states. Each class a table row, with the row that must not pass beside the row that must."""
+participle, a version written ``v7``, numbers written with their scale in words, a name or a
+date a command line writes, a state word ending a line, access decisions and read-only stores
+as states, a Java service's heap options, aggregates in the claim's unit, instructions, and the
+claim's own share of two values it states. Each class a table row, with the row that must not
+pass beside the row that must."""
 
 from __future__ import annotations
 
@@ -50,6 +51,10 @@ INTENTIONS = ("ID  Source          Action  Destination  Precedence\n"
               "    reporting       deny    *            6")
 REPLICAS = json.dumps([{"host": "ch-02", "is_readonly": 0}, {"host": "ch-03", "is_readonly": 1}])
 JVM = "-XX:+UseG1GC\n-Xms16G\n-Xmx16G"
+REFUNDS = {"source": "psql -c \"SELECT reason, sum(amount_cents) AS total_cents FROM refunds "
+                     "WHERE created_at >= '2024-04-01' GROUP BY reason\"",
+           "content": "   reason   | total_cents\n------------+-------------\n"
+                      " wrong_size |      702830\n damaged    |      318450\n(2 rows)"}
 LINT = ("Checking /etc/prometheus/rules/node.rules.yml\n  SUCCESS: 14 rules found\n\n"
         "Checking /etc/prometheus/rules/kafka.rules.yml\n  FAILED:\n")
 
@@ -96,6 +101,18 @@ LINT = ("Checking /etc/prometheus/rules/node.rules.yml\n  SUCCESS: 14 rules foun
     # a line format as a row: a Java service's heap options
     ("The JVM runs with a 16 GiB heap.", [JVM], ["verified"]),
     ("The JVM runs with an 8 GiB heap.", [JVM], ["absent"]),
+    # an aggregate in the claim's unit (a sum of cents as an amount); a date the command line
+    # writes (a query's filter) is the item's
+    ("Since April 1 refunds total $10,212.80.", [REFUNDS], ["verified"]),
+    ("Since April 1 refunds total $10,312.80.", [REFUNDS], ["absent"]),
+    ("Since April 3 refunds total $10,212.80.", [REFUNDS], ["absent"]),
+    # a claim opening with an imperative is an instruction: complementary, whatever it names;
+    # a number opening a claim ("Run #405 ...") is no instruction
+    ("Add `resources.limits` to the container and let auto-sync retry.", [ALLOCATIONS],
+     ["advice"]),
+    ("So restart `c7d8e9f0` once the limit is raised.", [ALLOCATIONS], ["advice"]),
+    ("Run #405 failed.", [json.dumps({"builds": [{"number": 405, "result": "SUCCESS"}]})],
+     ["contradicted"]),
     # the claim's own share of two values it states
     ("`payload` holds 352.18 GiB, about 57.5% of the table's 612.40 GiB.", [COLUMNS],
      ["verified"]),

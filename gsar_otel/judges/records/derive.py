@@ -136,6 +136,8 @@ class _Scope:
                 found = self.counts().find(exact)
             if found is None:
                 found = _first(exact, self._aggregates(asks))
+            if found is None and anchor.unit:  # "totalling $13,505.00": a sum of cents
+                found = _first(exact, self._converted(anchor, asks))
             if found is None and asks & {"difference", "ratio", "sum", "product"}:
                 found = _first(exact, _pairs(self._pool(anchor, claim_numbers), asks,
                                              _within(exact), meets_percents(exact),
@@ -190,6 +192,14 @@ class _Scope:
             if "extreme" in asks:
                 yield _like(source, max(values), key), f"max of {key}"
                 yield _like(source, min(values), key), f"min of {key}"
+
+    def _converted(self, anchor: Anchor, asks: set[str]) -> Iterator[tuple[Anchor, str]]:
+        """The aggregates of the columns read in the claim's unit (cents as an amount)."""
+        for aggregate, how in self._aggregates(asks):
+            alone = Record(self.records[0].item, "", currency=self.records[0].currency)
+            alone.values = [Value(aggregate.key or "", aggregate.text, (aggregate,))]
+            for converted, _ in conversions(anchor, [alone]):
+                yield converted, f"{how} in the claim's unit"
 
     def _pool(self, anchor: Anchor, claim_numbers: list[Anchor]) -> list[Entry]:
         pool: list[Entry] = []

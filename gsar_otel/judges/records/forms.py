@@ -87,8 +87,13 @@ ADVICE: Final = re.compile(
     r"look|check|start)|next steps?|worth (?:checking|looking|investigating|a look)|"
     r"it (?:may|might|would) (?:be|help)|might want|may want|try (?:to|increasing|raising|"
     r"restarting|scaling)|to be safe|(?:please|make sure|ensure)\b|follow(?:-| )up|"
-    r"i (?:can|could)|let me know|if (?:you|needed|it)|keep an eye)", re.IGNORECASE)
-"""A recommendation, a hedged suggestion or an offer: complementary, not a fact about the
+    r"i (?:can|could)|let me know|if (?:you|needed|it)|keep an eye|"
+    r"^(?:(?:so|then|next|first|instead|also|meanwhile),?\s+)?(?:add|set|raise|increase|lower|"
+    r"reduce|restart|enable|disable|remove|upgrade|bump|delete|terminate|kill|rotate|renew|grow|"
+    r"expand|trim|revert|investigate|batch|pin|roll back|re-?run|retry|purge|flush|drain|"
+    r"cordon|tune|find out|track down|fix|free up)\b)", re.IGNORECASE | re.MULTILINE)
+"""A recommendation, a hedged suggestion, an offer, or an instruction (a claim opening with an
+imperative: "Add `resources.limits` ...", "So run ..."): complementary, not a fact about the
 evidence."""
 
 CAUSE: Final = re.compile(

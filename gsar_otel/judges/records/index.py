@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from typing import Final
 
-from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, compare_anchors
+from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, compare_anchors, extract_anchors
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.core.text import content_stem_set, stem
 from gsar_otel.judges.records.derive import Derivations
@@ -188,6 +188,17 @@ class RecordIndex:
                     found.append(item)
             at = text.find(token, at + 1)
         return tuple(found)
+
+    def in_command(self, anchor: Anchor) -> tuple[str, ...]:
+        """The evidence ids of the items whose command line writes ``anchor``'s value (a query's
+        ``WHERE created_at >= '2024-05-13'``, ``--since '09:20'``)."""
+        return tuple(item for item, held in self._commands
+                     if any(compare_anchors(anchor, a) is Agreement.MATCH for a in held))
+
+    @cached_property
+    def _commands(self) -> list[tuple[str, tuple[Anchor, ...]]]:
+        return [(item.id, extract_anchors(re.sub(r"[\"'`]", " ", item.source)))
+                for item in self.evidence if item.source]  # its quotes read as the text inside
 
     def of_item(self, item: str) -> list[int]:
         """The records of evidence item ``item``, in order."""

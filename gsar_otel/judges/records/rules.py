@@ -273,6 +273,9 @@ class ValueRule:
         leading = leading_form(anchor, index) if not anchor.unit else None
         if leading is not None:
             return Check(self.name, "verified", leading[0], f"{written} is {leading[1]}")
+        commanded = index.in_command(anchor) if anchor.kind in _MOMENT_KINDS else ()
+        if commanded:  # "On May 13 ..." beside a query ``WHERE created_at >= '2024-05-13'``
+            return Check(self.name, "verified", commanded, f"{written} is in the command line")
         if (anchor.kind is AnchorKind.NUMBER and isinstance(anchor.value, float)
                 and anchor.value < 0 and anchor.text.startswith("-")):
             size = replace(anchor, text=anchor.text[1:], value=-anchor.value)
