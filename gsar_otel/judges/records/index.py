@@ -36,6 +36,7 @@ MAX_HOLDERS: Final = 2
 """Most groups a key a claim names scopes a derivation to."""
 _PART: Final = re.compile(r"[-_.]")
 _NUMBER_CELL: Final = re.compile(r"#?\d{1,12}")
+_CELL_START: Final = frozenset("#0123456789")
 PROSE_WORDS: Final = 30
 """A sentence of prose up to this many words states the states its words assert."""
 
@@ -78,6 +79,7 @@ class RecordIndex:
         anchors: list[Anchor] = []
         keys: list[str] = []
         numbered: dict[tuple[str, str], list[tuple[int, str, frozenset[str]]]] = {}
+        lasts: dict[str, str] = {}  # each key's last part, read once
         for position, record in enumerate(self.records):
             self._groups.setdefault(record.group, []).append(position)
             self._by_item.setdefault(record.item, []).append(position)
@@ -89,15 +91,18 @@ class RecordIndex:
             if level:
                 self._levels.setdefault(level, set()).add(position)
             for value in record.values:
-                if value.key:
-                    self._key_groups.setdefault(last_key(value.key), {})[record.group] = None
-                if value.key and _NUMBER_CELL.fullmatch(value.raw):
-                    numbered.setdefault((record.group, value.key), []).append(
-                        (position, value.raw.lstrip("#"), value.key_words))
+                last = lasts.get(value.key)
+                if last is None:
+                    last = lasts[value.key] = last_key(value.key)
+                if last:
+                    self._key_groups.setdefault(last, {})[record.group] = None
+                    if value.raw[:1] in _CELL_START and _NUMBER_CELL.fullmatch(value.raw):
+                        numbered.setdefault((record.group, value.key), []).append(
+                            (position, value.raw.lstrip("#"), value.key_words))
                 for anchor in value.anchors:
                     places.append(position)
                     anchors.append(anchor)
-                    keys.append(last_key(value.key))
+                    keys.append(last)
         for cells in numbered.values():
             if len({number for _, number, _ in cells}) < len(cells):
                 continue  # a column that names its rows holds a different number in each

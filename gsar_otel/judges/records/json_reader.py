@@ -56,8 +56,12 @@ def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, 
         return
     if isinstance(node, dict):
         for key, child in node.items():
-            _flatten(child, f"{path}.{key}" if path else str(key), owner, out, item, depth + 1,
-                     inherited)
+            at = f"{path}.{key}" if path else str(key)
+            kind = type(child)
+            if (kind is int or kind is float) and not timeish(at):
+                owner.add(at, json_text(child))  # a plain number: the common cell, read at once
+                continue
+            _flatten(child, at, owner, out, item, depth + 1, inherited)
         return
     if isinstance(node, list):
         if node and all(isinstance(e, dict) and _tag(e) for e in node):
@@ -93,7 +97,7 @@ def _flatten(node: Any, path: str, owner: Record, out: list[Record], item: str, 
         # read as the text it is, its records of their own
         out.extend(read_text(item, node, group=f"{item}:{path}"))
         return
-    pairs = PAIR.findall(node)[:MAX_PAIRS] if isinstance(node, str) else []
+    pairs = PAIR.findall(node)[:MAX_PAIRS] if isinstance(node, str) and "=" in node else []
     if len(pairs) >= 2:  # "host=batch-14 gc_pause_ms=157": its keys, not one string of them
         for key, value in pairs:
             owner.add(f"{path}.{key}" if path else key, value.strip('"'))
