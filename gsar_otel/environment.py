@@ -138,6 +138,7 @@ _SIDECAR: Final[tuple[tuple[str, Callable[[str, object], Any]], ...]] = (
     (sc.ENV_SIDECAR_QUEUE_SIZE, int_parser(1)),
     (sc.ENV_SIDECAR_CONCURRENCY, int_parser(1)),
     (sc.ENV_SIDECAR_JUDGE_PROCESSES, int_parser(0)),
+    (sc.ENV_SIDECAR_MALLOC_ARENAS, int_parser(0)),
     (sc.ENV_SIDECAR_MAX_BODY_BYTES, int_parser(1)),
     (sc.ENV_SIDECAR_MAX_GRPC_INFLIGHT, int_parser(1)),
     (sc.ENV_SIDECAR_HEADER_TIMEOUT, _POSITIVE_SECONDS),

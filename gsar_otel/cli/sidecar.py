@@ -63,6 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "off the sidecar's interpreter lock, runs judged at once raised "
                              "to at least N; 0: in the sidecar's process "
                              f"({_default('judge_processes')})")
+    parser.add_argument("--malloc-arenas", type=int, default=None, metavar="N",
+                        help="glibc malloc arenas the sidecar keeps: freed blocks of large "
+                             "bodies stay in each thread's arena, so fewer arenas hold less "
+                             "memory; 0: glibc's default, eight per core; MALLOC_ARENA_MAX, "
+                             f"where set, decides ({_default('malloc_arenas')})")
     parser.add_argument("--sample-rate", type=float, default=None,
                         help="share of runs judged, decided on the trace id (default "
                              "GSAR_SAMPLE_RATE, else 1)")
@@ -184,7 +189,7 @@ def build_config(args: argparse.Namespace, settings: Any,
             token=v["token"], limits=limits,
             judge=args.judge or settings.judge, judge_model=args.model or settings.judge_model,
             queue_size=v["queue_size"], concurrency=v["concurrency"],
-            judge_processes=v["judge_processes"],
+            judge_processes=v["judge_processes"], malloc_arenas=v["malloc_arenas"],
             max_body_bytes=v["max_body_bytes"], max_grpc_inflight=v["max_grpc_inflight"],
             sample_rate=settings.sample_rate if args.sample_rate is None else args.sample_rate,
             forward=v["forward"], capture_content=settings.capture_content,
@@ -218,9 +223,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise BadInput(str(error)) from None
     config = build_config(args, settings)
+    from gsar_otel.environment import environ
+    from gsar_otel.runtime.memory import limit_arenas
+
+    arenas = limit_arenas(config.malloc_arenas, environ())  # before any thread of ours starts
     handle = _telemetry(args, config)
     try:
-        asyncio.run(_serve(config, handle, settings.evaluator_options()))
+        asyncio.run(_serve(config, handle, settings.evaluator_options(), arenas))
     finally:
         handle.shutdown()
     return EXIT_OK
@@ -250,7 +259,7 @@ def _otlp_configured() -> bool:
     return otlp_endpoint_set("traces")
 
 
-async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
+async def _serve(config: Any, handle: Any, options: dict[str, Any], arenas: str = "") -> None:
     import asyncio
     import contextlib
     import signal
@@ -278,7 +287,8 @@ async def _serve(config: Any, handle: Any, options: dict[str, Any]) -> None:
     grpc_text = f", OTLP/gRPC on {config.host}:{sidecar.grpc_port}" if sidecar.grpc_port else ""
     print(f"gsar sidecar: OTLP/HTTP on http://{config.host}:{sidecar.http_port}{grpc_text}; "
           f"judging with {type(sidecar.judge).__name__}; {frozen} start-up objects frozen for "
-          "the garbage collector", file=sys.stderr, flush=True)
+          f"the garbage collector; malloc arenas: {arenas or 'glibc default'}", file=sys.stderr,
+          flush=True)
     if not config.forward and not _otlp_configured():
         print("gsar sidecar: warning: no --forward and no OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT: "
               "the grounding spans are not exported (the counts on /metrics still are kept)",

@@ -17,6 +17,7 @@ from typing import Any, Final
 from gsar_otel import environment
 from gsar_otel import semconv as sc
 from gsar_otel.config import GSARSettings, SettingsError
+from gsar_otel.sidecar.config import DEFAULT_MALLOC_ARENAS
 from gsar_otel.sidecar.intake.admission import NetworkLimits
 from gsar_otel.sidecar.run_budget import DEFAULT_MAX_JUDGE_PAIRS
 
@@ -51,6 +52,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("queue_size", sc.ENV_SIDECAR_QUEUE_SIZE, 1_000),
     Setting("concurrency", sc.ENV_SIDECAR_CONCURRENCY, 4),
     Setting("judge_processes", sc.ENV_SIDECAR_JUDGE_PROCESSES, 0),
+    Setting("malloc_arenas", sc.ENV_SIDECAR_MALLOC_ARENAS, DEFAULT_MALLOC_ARENAS),
     Setting("max_body_bytes", sc.ENV_SIDECAR_MAX_BODY_BYTES, 20 * 1024 * 1024),
     Setting("max_grpc_inflight", sc.ENV_SIDECAR_MAX_GRPC_INFLIGHT, 64),
     Setting("header_timeout", sc.ENV_SIDECAR_HEADER_TIMEOUT, _NET.header_timeout_s),

@@ -28,6 +28,8 @@ def test_defaults_follow_the_otlp_ports_and_bind_localhost() -> None:
     assert (config.host, config.http_port, config.grpc_port) == (  # type: ignore[attr-defined]
         "127.0.0.1", 4318, 4317)
     assert config.limits.decision_wait_s == 10.0  # type: ignore[attr-defined]
+    assert config.malloc_arenas == 4  # type: ignore[attr-defined]
+    assert _config("--malloc-arenas", "0").malloc_arenas == 0  # type: ignore[attr-defined]
 
 
 def test_match_is_repeatable_and_keeps_equals_signs_in_the_value() -> None:
@@ -39,7 +41,7 @@ def test_match_is_repeatable_and_keeps_equals_signs_in_the_value() -> None:
     ("--http-port", "70000"), ("--decision-wait", "-1"), ("--max-traces", "0"),
     ("--decision-wait", "20", "--max-trace-age", "5"), ("--sample-rate", "1.5"),
     ("--concurrency", "0"), ("--match", "no-value"), ("--match", "=x"),
-    ("--max-grpc-inflight", "0"),
+    ("--max-grpc-inflight", "0"), ("--malloc-arenas", "-1"),
 ])
 def test_bad_options_are_bad_input(argv: tuple[str, ...]) -> None:
     with pytest.raises(BadInput):

@@ -33,37 +33,24 @@ from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
 from gsar_otel.judges.records.derive import NUMERIC, columns_of, magnitudes, own_share
 from gsar_otel.judges.records.derive import conversions as converted
+from gsar_otel.judges.records.forms import WORDS
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import Record
 from gsar_otel.judges.records.rules import Check
 from gsar_otel.judges.records.subjects import CLAUSE, Subjects
 from gsar_otel.judges.records.units import claim_measure
 
-DIRECTIONS: Final = {
-    "up": 1, "rose": 1, "rise": 1, "rises": 1, "risen": 1, "increase": 1, "increased": 1,
-    "increases": 1, "grew": 1, "grows": 1, "grown": 1, "raised": 1, "raise": 1, "raises": 1,
-    "higher": 1, "more": 1, "doubled": 1, "doubles": 1, "tripled": 1, "climbed": 1,
-    "jumped": 1, "bumped": 1, "spiked": 1, "larger": 1, "bigger": 1, "greater": 1,
-    "down": -1, "fell": -1, "falls": -1, "fallen": -1, "dropped": -1, "drops": -1,
-    "decrease": -1, "decreased": -1, "decreases": -1, "lowered": -1, "lower": -1,
-    "reduced": -1, "reduces": -1, "less": -1, "fewer": -1, "halved": -1, "shrank": -1,
-    "shrunk": -1, "declined": -1, "slipped": -1, "cut": -1, "smaller": -1,
-}
+DIRECTIONS: Final = {**dict.fromkeys(WORDS["directions"]["up"], 1),
+                     **dict.fromkeys(WORDS["directions"]["down"], -1)}
 """Words that give a value a direction, and which: one table, one row per word."""
 MAX_STEPS: Final = 8
 """How many rows down a column a move is looked for from each row."""
 REACH: Final = 40
 """How far before a value its direction word may stand (in its clause)."""
 
-COMPARATIVES: Final = {
-    # word -> (+1: the first side's quantity is the greater; -1: the smaller), and for speed
-    # words the measure they are said in (a slower request takes longer, a slower rate is less)
-    "more": (1, ""), "higher": (1, ""), "greater": (1, ""), "bigger": (1, ""),
-    "larger": (1, ""), "heavier": (1, ""), "busier": (1, ""), "longer": (1, ""),
-    "fewer": (-1, ""), "less": (-1, ""), "lower": (-1, ""), "smaller": (-1, ""),
-    "shorter": (-1, ""), "lighter": (-1, ""),
-    "slower": (1, "duration"), "faster": (-1, "duration"),
-}
+COMPARATIVES: Final = {word: (sign, measure) for (name, sign, measure) in (
+    ("greater", 1, ""), ("lesser", -1, ""), ("greater_duration", 1, "duration"),
+    ("lesser_duration", -1, "duration")) for word in WORDS["comparatives"][name]}
 """Comparative words: which side's quantity each says is the greater."""
 _THAN: Final = re.compile(
     r"\b(" + "|".join(COMPARATIVES) + r")\b((?:\s+[\w-]+){0,4}?)\s+than\s+(?:the\s+|that\s+of\s+)?"
@@ -197,12 +184,8 @@ def _sign(before: Anchor, after: Anchor) -> int:
     return (after.value > before.value) - (after.value < before.value)
 
 
-RELATIONS: Final = {
-    "over": 1, "above": 1, "exceeds": 1, "exceeding": 1, "beyond": 1, "past": 1,
-    "more than": 1, "greater than": 1, "higher than": 1, "larger than": 1, "bigger than": 1,
-    "under": -1, "below": -1, "less than": -1, "lower than": -1, "fewer than": -1,
-    "smaller than": -1, "short of": -1,
-}
+RELATIONS: Final = {**dict.fromkeys(WORDS["relations"]["over"], 1),
+                    **dict.fromkeys(WORDS["relations"]["under"], -1)}
 """Words that set one value of a claim against another of the same measure ("3.8G, just over
 its 4G cap"), and which way: one row per phrase."""
 _HEDGES: Final = (r"(?:just|well|barely|slightly|far|way|still|already|now|comfortably|safely|"
@@ -369,13 +352,8 @@ def _by_rows(word: str, direction: int, first: str, second: str,
                 f"says {first} has {word}; {first} is on {a} rows, {second} on {b}")
 
 
-SUPERLATIVES: Final = {
-    # word -> +1: the record holds the greatest value of its rows; -1: the least
-    "most": 1, "highest": 1, "largest": 1, "biggest": 1, "busiest": 1, "fullest": 1,
-    "slowest": 1, "longest": 1, "heaviest": 1, "hottest": 1, "greatest": 1,
-    "least": -1, "lowest": -1, "smallest": -1, "fewest": -1, "emptiest": -1, "shortest": -1,
-    "lightest": -1, "quietest": -1,
-}
+SUPERLATIVES: Final = {**dict.fromkeys(WORDS["superlatives"]["greatest"], 1),
+                       **dict.fromkeys(WORDS["superlatives"]["least"], -1)}
 """Words that say a record's value is the extreme of its rows, and which extreme ("fastest",
 "best", "worst" are not here: which way they point depends on the measure)."""
 _RANKED: Final = re.compile(r"\b(?:second|third|next|after|among|one of|other)\b", re.IGNORECASE)

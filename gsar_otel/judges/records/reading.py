@@ -18,6 +18,7 @@ from typing import Final
 from gsar_otel.core.anchors import AnchorKind
 from gsar_otel.core.evidence import EvidenceSet
 from gsar_otel.judges.records.derive import CURRENCIES
+from gsar_otel.judges.records.forms import WORDS
 from gsar_otel.judges.records.json_reader import read_json
 from gsar_otel.judges.records.record import Record, Value, nameable
 from gsar_otel.judges.records.text_reader import read_text
@@ -33,21 +34,11 @@ READERS: Final[tuple[Reader, ...]] = (read_json, read_text)
 """Readers in the order they are tried; the first that returns records wins."""
 
 
-SUBJECT_FLAGS: Final = frozenset({
-    "-h", "--host", "--hostname", "--group", "--topic", "--entity-name", "--name", "-u",
-    "--unit", "--user", "--repo", "-R", "--instance-id", "--instance-ids", "--cluster",
-    "--service", "--services", "--function-name", "--db-instance-identifier", "--bucket",
-    "--queue", "--index", "--job", "--pod", "--container", "--table-name", "--stack-name"})
-"""Options of a tool's command line whose value names what the whole output is about
-(``redis-cli -h sessions-redis-01 INFO``, ``kafka-consumer-groups --group etl``)."""
-SUBJECT_VERBS: Final = frozenset({"logs", "view", "status", "show", "inspect", "describe",
-                                  "checks", "policy", "ssh"})
-"""Verbs after which the first operand (past a kind word) names what the output is about
-(``kubectl logs fraud-scoring-7c9f-2``, ``gh pr view 318``, ``systemctl status nginx``,
-``ssh edge-lb-02 '...'``)."""
-KIND_WORDS: Final = frozenset({"pod", "pods", "pr", "run", "issue", "deployment", "service",
-                               "node", "job", "release", "unit", "container", "instance",
-                               "topic", "group", "svc", "deploy", "statefulset", "secret"})
+SUBJECT_FLAGS: Final = frozenset(WORDS["subject_flags"])
+"""Options whose value names what the whole output is about (``redis-cli -h H``)."""
+SUBJECT_VERBS: Final = frozenset(WORDS["subject_verbs"])
+"""Verbs after which the first operand names it (``kubectl logs P``, ``ssh H``)."""
+KIND_WORDS: Final = frozenset(WORDS["kind_words"])
 _SOURCE_NAME: Final = re.compile(r"[A-Za-z0-9][\w.@:/-]*[A-Za-z0-9]|\d+")
 
 
