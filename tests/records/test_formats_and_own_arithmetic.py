@@ -2,9 +2,9 @@
 units on a line under a header, lines indented under a title, epoch times under an event's
 participle, a version written ``v7``, numbers written with their scale in words, a name or a
 date a command line writes, a state word ending a line, access decisions and read-only stores
-as states, a Java service's heap options, aggregates in the claim's unit, instructions, and the
-claim's own share of two values it states. Each class a table row, with the row that must not
-pass beside the row that must."""
+as states, a Java service's heap options, aggregates in the claim's unit, instructions, plural
+names of rows, and the claim's own share of two values it states. Each class a table row, with
+the row that must not pass beside the row that must."""
 
 from __future__ import annotations
 
@@ -55,6 +55,8 @@ REFUNDS = {"source": "psql -c \"SELECT reason, sum(amount_cents) AS total_cents 
                      "WHERE created_at >= '2024-04-01' GROUP BY reason\"",
            "content": "   reason   | total_cents\n------------+-------------\n"
                       " wrong_size |      702830\n damaged    |      318450\n(2 rows)"}
+SOURCES = (" signup_source | count\n---------------+-------\n organic       |  9120\n"
+           " referral      |  2874\n partner       |  1437\n(3 rows)")
 LINT = ("Checking /etc/prometheus/rules/node.rules.yml\n  SUCCESS: 14 rules found\n\n"
         "Checking /etc/prometheus/rules/kafka.rules.yml\n  FAILED:\n")
 
@@ -112,6 +114,10 @@ LINT = ("Checking /etc/prometheus/rules/node.rules.yml\n  SUCCESS: 14 rules foun
      ["advice"]),
     ("So restart `c7d8e9f0` once the limit is raised.", [ALLOCATIONS], ["advice"]),
     ("Run #405 failed.", [json.dumps({"builds": [{"number": 405, "result": "SUCCESS"}]})],
+     ["contradicted"]),
+    # a plural names the row its singular names ("referrals": ``referral``)
+    ("Organic brought 9,120, referrals 2,874 and partners 1,437.", [SOURCES], ["verified"]),
+    ("Organic brought 9,120, referrals 1,437 and partners 2,874.", [SOURCES],
      ["contradicted"]),
     # the claim's own share of two values it states
     ("`payload` holds 352.18 GiB, about 57.5% of the table's 612.40 GiB.", [COLUMNS],

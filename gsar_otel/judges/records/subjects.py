@@ -148,8 +148,8 @@ def subjects_of(claim: ClaimText, index: RecordIndex, inherited: frozenset[int] 
     the claim before named last; ``opened`` what it named first, which an opening "It"
     names."""
     exact = [(p, index.named(t)) for p, t in claim.tokens if index.named(t)]
-    words = [(p, w, index.named(w) or (_proper(claim, p) and index.prefixed(w)))
-             for p, w in _plain_words(claim)]
+    words = [(p, w, index.named(w) or index.named(_singular(w))
+              or (_proper(claim, p) and index.prefixed(w))) for p, w in _plain_words(claim)]
     exact += [(p, found) for p, _, found in words if found]
     exact += [(a.start, index.named(a.text)) for a in claim.values  # "order 5531877"
               if ((a.kind is AnchorKind.NUMBER and a.text.isdigit()) or a.kind is AnchorKind.IPV4)
@@ -210,6 +210,16 @@ def _proper(claim: ClaimText, position: int) -> bool:
     ``kibana.service`` by its leading part; "CPU" is an acronym, no name)."""
     word = claim.clean[position:].split(maxsplit=1)[0].strip(".,;:()[]\"'`")
     return len(word) > 1 and word[0].isupper() and word[1:].islower()
+
+
+def _singular(word: str) -> str:
+    """A plural word's singular ("referrals" names the row ``referral``, "batches" ``batch``,
+    "replicas" ``replica``); other words as they are."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
 
 
 def _plain_words(claim: ClaimText) -> list[tuple[int, str]]:

@@ -10,8 +10,10 @@ unit-less number in the unit its key names.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import replace
 from functools import lru_cache
+from importlib import resources
 from typing import Final
 
 from gsar_otel.core.anchors import Anchor, AnchorKind
@@ -31,26 +33,14 @@ size holds in either."""
 MONEY_UNITS: Final = frozenset({"$", "€", "£", "usd", "eur", "gbp"})
 CORES: Final = "cores"
 """CPU is read in cores on both sides (``380m`` is 0.38 cores)."""
-KEY_UNITS: Final = (
-    # key words -> (the measure the claim writes, factor to it); first match wins
-    (frozenset({"cents", "cent"}), "money", 0.01),
-    (frozenset({"ms", "millis", "milliseconds", "msec"}), "duration", 0.001),
-    (frozenset({"us", "micros", "microseconds", "usec"}), "duration", 1e-6),
-    (frozenset({"ns", "nanos", "nanoseconds", "nsec"}), "duration", 1e-9),
-    (frozenset({"minutes", "mins"}), "duration", 60.0),
-    (frozenset({"hours"}), "duration", 3600.0),
-    (frozenset({"kb", "kib", "kilobytes"}), "bytes", 1024.0),
-    (frozenset({"mb", "mib", "megabytes"}), "bytes", 2.0**20),
-    (frozenset({"millicores", "millicpu"}), "cpu", 0.001),
-    (frozenset({"nano", "nanocpus"}), "cpu", 1e-9),  # Docker's NanoCpus
-)
-DURATION_KEYS: Final = frozenset({"duration", "latency", "interval", "timeout", "period",
-                                  "elapsed", "took"})
-"""Key words of a duration that name no unit."""
+UNITS: Final = tomllib.loads(
+    resources.files(__package__).joinpath("units.toml").read_text(encoding="utf-8"))
+"""The units and measures record keys name (``units.toml``: what each table is for)."""
+KEY_UNITS: Final = tuple((frozenset(row["words"]), row["measure"], row["factor"])
+                         for row in UNITS["key_units"])
+DURATION_KEYS: Final = frozenset(UNITS["duration_keys"])
 UNNAMED_DURATION_FACTORS: Final = (1.0, 1e-3, 1e-9)
 """The units a duration under a key naming none may be in: seconds, ms, ns."""
-"""Units a key names for its unit-less number (``amount_cents``, ``duration_ms``). A key naming
-none is read as seconds for a duration, bytes for a size, cores for CPU."""
 COLUMN_UNITS: Final = (
     # a tool's command line -> the columns it writes bare numbers of a size unit in
     (re.compile(r"^\s*ps\b"), frozenset({"rss", "vsz", "sz"}), "kib"),
@@ -98,19 +88,9 @@ def measure_of(anchor: Anchor) -> str:
     return "cpu" if unit == CORES else ""
 
 
-KEY_MEASURES: Final = (
-    # key words -> the measure a bare number under that key is in; first match wins
-    (frozenset({"pct", "percent", "percentage", "pcnt"}), "percent"),
-    (frozenset({"rps", "qps", "rpm", "tps", "iops"}), "rate"),
-    (frozenset({"ms", "millis", "milliseconds", "msec", "us", "micros", "usec", "ns", "nanos",
-                "seconds", "secs", "sec", "minutes", "mins", "hours"} | DURATION_KEYS),
-     "duration"),
-    (frozenset({"bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"}), "bytes"),
-    (frozenset({"count", "partition", "partitions", "replicas", "members", "restarts",
-                "number", "num", "leader", "isr", "tasks", "threads", "workers"}), "count"),
-)
-"""The measure a key names for its bare numbers (``cpu_pct``, ``rps``, ``duration_ms``; a
-count: "4 days" is no ``Partition: 4``)."""
+KEY_MEASURES: Final = tuple(
+    (frozenset(row["words"]) | (DURATION_KEYS if row.get("duration_keys") else frozenset()),
+     row["measure"]) for row in UNITS["key_measures"])
 RATE_UNITS: Final = frozenset({"req/s", "qps", "rpm", "tps", "iops", "rps"})
 _KEY_WORD: Final = re.compile(r"[a-z]+|\d+")
 
