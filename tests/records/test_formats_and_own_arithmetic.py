@@ -57,6 +57,7 @@ REFUNDS = {"source": "psql -c \"SELECT reason, sum(amount_cents) AS total_cents 
                       " wrong_size |      702830\n damaged    |      318450\n(2 rows)"}
 SOURCES = (" signup_source | count\n---------------+-------\n organic       |  9120\n"
            " referral      |  2874\n partner       |  1437\n(3 rows)")
+SNAPSHOT = json.dumps({"kv_size": "31.2 MB", "snapshot_size": "46 MB"})
 LINT = ("Checking /etc/prometheus/rules/node.rules.yml\n  SUCCESS: 14 rules found\n\n"
         "Checking /etc/prometheus/rules/kafka.rules.yml\n  FAILED:\n")
 
@@ -126,6 +127,10 @@ LINT = ("Checking /etc/prometheus/rules/node.rules.yml\n  SUCCESS: 14 rules foun
      ["contradicted"]),
     ("`checkout-api-1` uses about 1.41 GiB (70.6% of its 2 GiB limit).", [STATS],
      ["verified"]),
+    # ... or the part of the whole first, then the share after a hedge or a parenthesis
+    ("KV takes 31.2 MB of the 46 MB snapshot, about 68%.", [SNAPSHOT], ["verified"]),
+    ("KV takes 31.2 MB of the 46 MB snapshot, about 78%.", [SNAPSHOT], ["contradicted"]),
+    ("3 of 5 pods, 90% CPU.", ["pods: 5, ready: 3, cpu: 90%"], ["verified"]),
     ("`checkout-api-1` uses about 1.41 GiB (80.6% of its 2 GiB limit).", [STATS],
      ["contradicted"]),
 ])
@@ -142,6 +147,7 @@ def test_units_under_a_header_join_the_column_names():
 @given(part=st.integers(1, 9_000), whole=st.integers(1, 9_000), off=st.integers(-30, 30))
 def test_a_share_of_two_stated_values_holds_only_where_it_is_their_share(part, whole, off):
     share = round(100 * part / whole, 1) + off
-    answer = f"The cache holds {part} MiB, {share:.1f}% of its {whole} MiB."
-    found = outcomes(answer, ["cache: 1 MiB"])
-    assert ("contradicted" in found) == (abs(off) >= 1)
+    for answer in (f"The cache holds {part} MiB, {share:.1f}% of its {whole} MiB.",
+                   f"The cache holds {part} MiB of its {whole} MiB ({share:.1f}%)."):
+        found = outcomes(answer, ["cache: 1 MiB"])
+        assert ("contradicted" in found) == (abs(off) >= 1), answer

@@ -578,17 +578,34 @@ _SHARE_OF: Final = re.compile(r"\s*of\s+(?:(?:the|its|their|all|a|an|total|[\w-]
                              re.IGNORECASE)
 
 
+_HEDGE: Final = (r"(?:about|roughly|around|approximately|nearly|almost|just over|just under|~|"
+                 r"\u2248|i\.e\.|or|that's|which is)")
+_THEN_SHARE: Final = re.compile(
+    rf"(?:\s*[\w-]+){{0,3}}\s*(?:\(\s*(?:{_HEDGE}\s*)?|[,\u2014\u2013-]?\s*{_HEDGE}\s*)",
+    re.IGNORECASE)
+"""Between a part of a whole the claim states and the share it says that is: a parenthesis or a
+hedge ("46 MB snapshot, about ", "requests (about "); not a bare comma ("3 of 5 pods, 90%
+CPU" gives no share)."""
+
+
 def own_share(clean: str, numbers: list[Anchor], share: Anchor
               ) -> tuple[Anchor, Anchor, float, bool] | None:
     """Where the claim says ``share`` is the share one value it states is of another ("352.18
-    GiB compressed, about 75% of the table's 612.40 GiB"): the part, the whole, their share and
-    whether ``share`` is it (each value as precise as written); else None."""
+    GiB compressed, about 75% of the table's 612.40 GiB", "31.2 MB of the 46 MB snapshot, about
+    78%"): the part, the whole, their share and whether ``share`` is it (each value as precise
+    as written); else None."""
     at = numbers.index(share) if share in numbers else -1
-    if share.kind is not AnchorKind.PERCENT or at < 1 or at + 1 >= len(numbers):
+    if share.kind is not AnchorKind.PERCENT or at < 1:
         return None
-    part, whole = numbers[at - 1], numbers[at + 1]
-    if (part.kind is AnchorKind.PERCENT or share.start - part.end > SHARE_REACH
-            or not _SHARE_OF.match(clean[share.end:whole.start])):
+    if at + 1 < len(numbers) and _SHARE_OF.match(clean[share.end:numbers[at + 1].start]):
+        part, whole = numbers[at - 1], numbers[at + 1]  # the share, then of what
+    elif at >= 2 and _SHARE_OF.match(clean[numbers[at - 2].end:numbers[at - 1].start]) and (
+            _THEN_SHARE.fullmatch(clean[numbers[at - 1].end:share.start])):
+        part, whole = numbers[at - 2], numbers[at - 1]  # the part of the whole, then the share
+    else:
+        return None
+    if part.kind is AnchorKind.PERCENT or share.start - part.end > 2 * SHARE_REACH or (
+            whole.kind is AnchorKind.PERCENT):
         return None
     pair = magnitudes(part, whole)
     if pair is None or not pair[1]:
