@@ -11,16 +11,14 @@ from typing import Final
 
 from gsar_otel.core.text import content_stems
 from gsar_otel.judges.records.claims import ClaimText
-from gsar_otel.judges.records.forms import LEVELS
+from gsar_otel.judges.records.forms import LEVELS, WORDS
 from gsar_otel.judges.records.index import RecordIndex
 from gsar_otel.judges.records.record import Record
 from gsar_otel.judges.records.rules import MAX_ATTRIBUTED, Check
 from gsar_otel.judges.records.subjects import Subjects
 
 _NAMEISH_STEM: Final = re.compile(r"[\d_./@-]")
-CAUSE_FIRST: Final = frozenset({"led", "leading", "resulting", "resulted", "which", "caused",
-                                 "causes", "causing", "triggered", "brought", "took", "broke"})
-"""Cause words after which the effect comes ("X caused the errors"); the cause is before."""
+CAUSE_FIRST: Final = frozenset(WORDS["cause_first"])
 CAUSE_SHARE: Final = 0.6
 """The share of a stated cause's content words one record of the claim must hold."""
 

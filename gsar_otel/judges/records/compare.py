@@ -186,8 +186,7 @@ def _sign(before: Anchor, after: Anchor) -> int:
 
 RELATIONS: Final = {**dict.fromkeys(WORDS["relations"]["over"], 1),
                     **dict.fromkeys(WORDS["relations"]["under"], -1)}
-"""Words that set one value of a claim against another of the same measure ("3.8G, just over
-its 4G cap"), and which way: one row per phrase."""
+"""Words setting one value of a claim against another ("3.8G, just over its 4G cap")."""
 _HEDGES: Final = (r"(?:just|well|barely|slightly|far|way|still|already|now|comfortably|safely|"
                   r"right|only|is|are|was|were|sits|sitting|stays|remains|which\s+is|that's)")
 _RELATION_WORDS: Final = "|".join(sorted(RELATIONS, key=len, reverse=True))

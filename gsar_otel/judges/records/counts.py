@@ -11,12 +11,10 @@ from collections.abc import Callable, Iterable
 from typing import Final
 
 from gsar_otel.core.anchors import Anchor, AnchorKind
-from gsar_otel.judges.records.forms import LEVELS, STATE_TABLES, State
+from gsar_otel.judges.records.forms import LEVELS, STATE_TABLES, WORDS, State
 from gsar_otel.judges.records.record import Record
 
-NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-                       "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-"""Counts written as words."""
+NUMBER_WORDS: Final[dict[str, int]] = dict(WORDS["number_words"])
 _NUMBER_WORD: Final = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _STATUS_KEYS: Final = frozenset({"status", "code", "statuscode", "status_code", "response_code"})
 

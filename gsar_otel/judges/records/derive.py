@@ -580,9 +580,8 @@ _SHARE_OF: Final = re.compile(r"\s*of\s+(?:(?:the|its|their|all|a|an|total|[\w-]
 
 _HEDGE: Final = (r"(?:about|roughly|around|approximately|nearly|almost|just over|just under|~|"
                  r"\u2248|i\.e\.|or|that's|which is)")
-_THEN_SHARE: Final = re.compile(
-    rf"(?:\s*[\w-]+){{0,3}}\s*(?:\(\s*(?:{_HEDGE}\s*)?|[,\u2014\u2013-]?\s*{_HEDGE}\s*)",
-    re.IGNORECASE)
+_THEN_SHARE: Final = re.compile(rf"(?:\s*[\w-]+){{0,3}}\s*(?:\(\s*(?:{_HEDGE}\s*)?|"
+                                rf"[,\u2014\u2013-]?\s*{_HEDGE}\s*)", re.IGNORECASE)
 """Between a part of a whole the claim states and the share it says that is: a parenthesis or a
 hedge ("46 MB snapshot, about ", "requests (about "); not a bare comma ("3 of 5 pods, 90%
 CPU" gives no share)."""
