@@ -3,8 +3,8 @@ units on a line under a header, lines indented under a title, epoch times under 
 participle, a version written ``v7``, numbers written with their scale in words, a name or a
 date a command line writes, a state word ending a line, access decisions and read-only stores
 as states, a Java service's heap options, aggregates in the claim's unit, instructions, plural
-names of rows, and the claim's own share of two values it states. Each class a table row, with
-the row that must not pass beside the row that must."""
+names of rows, a log's "brokers: 3", and the claim's own share of two values it states. Each
+class a table row, with the row that must not pass beside the row that must."""
 
 from __future__ import annotations
 
@@ -58,6 +58,12 @@ REFUNDS = {"source": "psql -c \"SELECT reason, sum(amount_cents) AS total_cents 
 SOURCES = (" signup_source | count\n---------------+-------\n organic       |  9120\n"
            " referral      |  2874\n partner       |  1437\n(3 rows)")
 SNAPSHOT = json.dumps({"kv_size": "31.2 MB", "snapshot_size": "46 MB"})
+CONTROLLER = ("[2024-12-07 03:41:55,118] INFO [Controller id=2] Newly added brokers: , deleted "
+              "brokers: 3, all live brokers: 1,2\n"
+              "[2024-12-07 04:09:12,771] INFO [Controller id=2] Newly added brokers: 3, deleted "
+              "brokers: , all live brokers: 1,2,3\n"
+              "[2024-12-07 04:11:40,002] INFO [Controller id=2] Newly added brokers: 4, deleted "
+              "brokers: , all live brokers: 1,2,3,4")
 LINT = ("Checking /etc/prometheus/rules/node.rules.yml\n  SUCCESS: 14 rules found\n\n"
         "Checking /etc/prometheus/rules/kafka.rules.yml\n  FAILED:\n")
 
@@ -120,6 +126,9 @@ LINT = ("Checking /etc/prometheus/rules/node.rules.yml\n  SUCCESS: 14 rules foun
     ("Organic brought 9,120, referrals 2,874 and partners 1,437.", [SOURCES], ["verified"]),
     ("Organic brought 9,120, referrals 1,437 and partners 2,874.", [SOURCES],
      ["contradicted"]),
+    # a thing a log line writes by its kind and number ("brokers: 3") is named by them
+    ("Broker 3 re-registered at 04:09:12.", [CONTROLLER], ["verified"]),
+    ("Broker 3 re-registered at 04:11:40.", [CONTROLLER], ["contradicted"]),
     # the claim's own share of two values it states
     ("`payload` holds 352.18 GiB, about 57.5% of the table's 612.40 GiB.", [COLUMNS],
      ["verified"]),

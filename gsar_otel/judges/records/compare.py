@@ -58,8 +58,7 @@ _THAN: Final = re.compile(
 _THE_ONE: Final = re.compile(
     r"\b(?:is|was|are|were)\s+(?:by far\s+|clearly\s+)?the\s+(" + "|".join(COMPARATIVES) +
     r")\s+(?:one|of the two)\b", re.IGNORECASE)
-_PRONOUNS: Final = frozenset({"it", "they", "this", "that", "these", "those", "which", "its",
-                              "there", "each", "both", "all", "none", "one"})
+_PRONOUNS: Final = frozenset(WORDS["side_pronouns"])
 _MEASURED: Final = frozenset({AnchorKind.NUMBER, AnchorKind.DURATION, AnchorKind.PERCENT})
 _WORD: Final = re.compile(r"[a-z]+")
 _FROM: Final = re.compile(r"\bfrom\s*$", re.IGNORECASE)

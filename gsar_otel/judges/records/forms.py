@@ -75,34 +75,19 @@ STATUS_KEYS: Final = frozenset(WORDS["status_keys"])
 TRUE_WORDS: Final = frozenset(WORDS["true_words"])
 NEGATION_REACH: Final = 3
 """How many content words after a negation a negated state may stand."""
-FUTURE: Final = re.compile(r"\b(?:will(?! not)|won't|is going to|are going to|expected to|"
-                           r"projected to|on track to|likely to)\b", re.IGNORECASE)
+FUTURE: Final = re.compile(rf"\b(?:{'|'.join(WORDS['future'])})\b", re.IGNORECASE)
 """Words of a prediction: a claim that foretells states nothing the evidence records."""
 MODAL_REACH: Final = 4
 """How many words after a modal a state is read as hypothetical."""
 
-ADVICE: Final = re.compile(
-    r"\b(?:consider(?:ing)?|recommend(?:ed|ation)?|suggest(?:ed|ion)?|should|you (?:may|might|"
-    r"could|can) (?:want|also|need)|(?:i'?d|i would|we'?d|we would) (?:recommend|suggest|"
-    r"look|check|start)|next steps?|worth (?:checking|looking|investigating|a look)|"
-    r"it (?:may|might|would) (?:be|help)|might want|may want|try (?:to|increasing|raising|"
-    r"restarting|scaling)|to be safe|(?:please|make sure|ensure)\b|follow(?:-| )up|"
-    r"i (?:can|could)|let me know|if (?:you|needed|it)|keep an eye|"
-    r"^(?:(?:so|then|next|first|instead|also|meanwhile),?\s+)?(?:add|set|raise|increase|lower|"
-    r"reduce|restart|enable|disable|remove|upgrade|bump|delete|terminate|kill|rotate|renew|grow|"
-    r"expand|trim|revert|investigate|batch|pin|roll back|re-?run|retry|purge|flush|drain|"
-    r"cordon|tune|find out|track down|fix|free up)\b)", re.IGNORECASE | re.MULTILINE)
+ADVICE: Final = re.compile(rf"\b(?:{'|'.join(WORDS['advice'])})|^(?:(?:so|then|next|first|instead|"
+                            rf"also|meanwhile),?\s+)?(?:{'|'.join(WORDS['instructions'])})\b",
+                            re.IGNORECASE | re.MULTILINE)
 """A recommendation, a hedged suggestion, an offer, or an instruction (a claim opening with an
 imperative: "Add `resources.limits` ...", "So run ..."): complementary, not a fact about the
 evidence."""
 
-CAUSE: Final = re.compile(
-    r"\b(?:because(?: of)?|due to|caused by|(?:the )?root cause|as a result of|led to|"
-    r"leading to|resulting in|resulted in|which (?:caused|triggered)|triggered by|"
-    r"attributable to|explains? (?:why|the)|is why|that'?s why|thanks to|owing to|"
-    r"caused(?! by)|causes|causing|triggered(?! by)|brought down|took down|broke|"
-    r"(?:is|was) what (?:made|caused|triggered|led to|broke))\b",
-    re.IGNORECASE)
+CAUSE: Final = re.compile(rf"\b(?:{'|'.join(WORDS['cause'])})\b", re.IGNORECASE)
 """The words of a stated cause: the cause itself must be stated of the claim's records."""
 
 

@@ -37,6 +37,7 @@ MAX_HOLDERS: Final = 2
 _PART: Final = re.compile(r"[-_.]")
 _NUMBER_CELL: Final = re.compile(r"#?\d{1,12}")
 _CELL_START: Final = frozenset("#0123456789")
+_PHRASE: Final = re.compile(r"\b([a-z][a-z_-]{2,})(?:\s*[:=#]\s*|\s+)(\d{1,9})\b")
 PROSE_WORDS: Final = 30
 """A sentence of prose up to this many words states the states its words assert."""
 
@@ -135,6 +136,18 @@ class RecordIndex:
         holds a different number on each record of its group: the number names the record
         ("partition 1", "worker 8831", ``#1468``)."""
         return frozenset(self._keyed.get((stem(word.lower()), number), ()))
+
+    def phrased(self, word: str, number: str) -> frozenset[int]:
+        """Records whose text writes ``word`` right before ``number`` (a log's "brokers: 3")."""
+        return frozenset(self._phrases.get((stem(word.lower()), number), ()))
+
+    @cached_property
+    def _phrases(self) -> dict[tuple[str, str], set[int]]:
+        found: dict[tuple[str, str], set[int]] = {}
+        for position, record in enumerate(self.records[:SCOPE_LIMIT]):
+            for match in _PHRASE.finditer(record.text):
+                found.setdefault((stem(match.group(1)), match.group(2)), set()).add(position)
+        return found
 
     def holders(self, key: str) -> frozenset[int]:
         """The records holding ``key`` (a key's last part), when at most

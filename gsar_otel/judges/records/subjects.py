@@ -12,6 +12,7 @@ from typing import Final
 from gsar_otel.core.anchors import AnchorKind
 from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.records.claims import ClaimText
+from gsar_otel.judges.records.forms import ENTITY_NOUNS
 from gsar_otel.judges.records.index import RecordIndex
 
 AFTER_REACH: Final = 40
@@ -200,6 +201,8 @@ def _keyed(claim: ClaimText, index: RecordIndex) -> list[tuple[int, frozenset[in
                             if index.keyed(k, anchor.text)), frozenset())
         else:
             records = index.keyed(word, anchor.text) if word else frozenset()
+            if not records and word.lower() in ENTITY_NOUNS:  # a log's "brokers: 3"
+                records = index.phrased(word, anchor.text)
         if records:
             out.append((anchor.start, records))
     return out
