@@ -10,9 +10,8 @@ the process starts its threads; elsewhere (musl, macOS, Windows) it does nothing
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Final
 
 M_ARENA_MAX: Final = -8
@@ -42,12 +41,13 @@ def limit_arenas(arenas: int, env: Mapping[str, str]) -> str:
     return str(arenas) if mallopt(M_ARENA_MAX, arenas) == 1 else "refused by mallopt"
 
 
-def _mallopt() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
-    """glibc's ``mallopt``, or None where the C library is not glibc."""
+def _mallopt() -> Callable[[int, int], int] | None:
+    """glibc's ``mallopt``, or None where the C library is not glibc (the running process's
+    own symbols: no search for the library, no subprocess)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL(None)
         libc.gnu_get_libc_version  # noqa: B018 - glibc only
         function = libc.mallopt
     except (OSError, AttributeError):

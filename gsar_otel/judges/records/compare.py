@@ -23,15 +23,19 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
-from decimal import Decimal
 from itertools import pairwise
 from typing import Final
 
-from gsar_otel.core.anchor.compare import views
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorKind, compare_anchors
 from gsar_otel.core.text import STOPWORDS
 from gsar_otel.judges.records.claims import NAMED_KINDS, ClaimText
-from gsar_otel.judges.records.derive import NUMERIC, columns_of, magnitudes, own_share
+from gsar_otel.judges.records.derive import (
+    NUMERIC,
+    columns_of,
+    magnitudes,
+    own_share,
+    strict_values,
+)
 from gsar_otel.judges.records.derive import conversions as converted
 from gsar_otel.judges.records.forms import WORDS
 from gsar_otel.judges.records.index import RecordIndex
@@ -457,8 +461,6 @@ def _number(record: Record, key: str) -> float | None:
                        and isinstance(a.value, float)]
             if len(numbers) != 1:
                 return None
-            # in the measure's own unit: 1.412GiB is more than 734.2MiB
-            strict = [v.value for v in views(numbers[0]) if v.strict and v.space != "num"
-                      and isinstance(v.value, Decimal)]
-            return float(strict[0]) if strict else float(numbers[0].value)  # type: ignore[arg-type]
+            strict = strict_values(numbers[0])  # 1.412GiB is more than 734.2MiB
+            return float(strict[0][1]) if strict else float(numbers[0].value)  # type: ignore[arg-type]
     return None

@@ -25,7 +25,7 @@ from typing import Final, NamedTuple
 from gsar_otel.core.anchor.compare import ANY, UNITLESS, Interval, queries, views
 from gsar_otel.core.anchor.scan import number_text
 from gsar_otel.core.anchors import Agreement, Anchor, AnchorIndex, AnchorKind, compare_anchors
-from gsar_otel.judges.records.forms import states_of
+from gsar_otel.judges.records.forms import WORDS, states_of
 from gsar_otel.judges.records.record import Record, Value
 from gsar_otel.judges.records.units import (
     SIZE_FACTORS,
@@ -578,8 +578,7 @@ _SHARE_OF: Final = re.compile(r"\s*of\s+(?:(?:the|its|their|all|a|an|total|[\w-]
                              re.IGNORECASE)
 
 
-_HEDGE: Final = (r"(?:about|roughly|around|approximately|nearly|almost|just over|just under|~|"
-                 r"\u2248|i\.e\.|or|that's|which is)")
+_HEDGE: Final = rf"(?:{'|'.join(WORDS['share_hedges'])})"
 _THEN_SHARE: Final = re.compile(rf"(?:\s*[\w-]+){{0,3}}\s*(?:\(\s*(?:{_HEDGE}\s*)?|"
                                 rf"[,\u2014\u2013-]?\s*{_HEDGE}\s*)", re.IGNORECASE)
 """Between a part of a whole the claim states and the share it says that is: a parenthesis or a
@@ -625,14 +624,20 @@ def _slack(anchor: Anchor) -> float:
     return 0.5 * 10.0 ** -written[1] / abs(value) if written and written[1] and value else 0.0
 
 
+def strict_values(anchor: Anchor) -> list[tuple[str, Decimal]]:
+    """The values ``anchor`` offers in a measure's own unit, each with its space (bytes,
+    seconds, percent): 1.412GiB and 734.2MiB compare there."""
+    return [(v.space, v.value) for v in views(anchor)
+            if v.strict and v.space != "num" and isinstance(v.value, Decimal)]
+
+
 def magnitudes(first: Anchor, second: Anchor) -> tuple[Decimal, Decimal] | None:
     """The two values in the one strict space both offer (bytes, seconds, percent), or None
     when they measure different things."""
-    for a in views(first):
-        for b in views(second):
-            if (a.strict and b.strict and a.space == b.space and a.space != "num"
-                    and isinstance(a.value, Decimal) and isinstance(b.value, Decimal)):
-                return a.value, b.value
+    for space, a in strict_values(first):
+        for other, b in strict_values(second):
+            if space == other:
+                return a, b
     if (first.kind is second.kind is AnchorKind.NUMBER and not first.unit and not second.unit
             and isinstance(first.value, float) and isinstance(second.value, float)):
         return Decimal(str(first.value)), Decimal(str(second.value))

@@ -307,7 +307,7 @@ _UNITS_LINE: Final = re.compile(r"\s*(?:\([A-Za-z/%\u00b5]{1,12}\)\s*)+")
 def _under(header_line: str, line: str, count: int) -> list[str]:
     """The words of ``line`` under each of a header's ``count`` columns (each word under the
     column it overlaps most)."""
-    starts = [m.start() for m in re.finditer(r"(?:(?<=\s\s)|(?<=\t)|^)\S", header_line)]
+    starts = [m.start() for m in _COLUMN_START.finditer(header_line)]
     spans = list(zip(starts, [*starts[1:], 10**6], strict=True))
     found = [""] * count
     for word in re.finditer(r"\S+", line):
@@ -318,8 +318,12 @@ def _under(header_line: str, line: str, count: int) -> list[str]:
     return found
 
 
+_COLUMN_START: Final = re.compile(r"(?:(?<=\s\s)|(?<=\t)|^)\S")
+"""Where a column of a header parted by two spaces or a tab begins."""
+
+
 def _by_position(header_line: str, line: str, count: int) -> list[str] | None:
-    starts = [m.start() for m in re.finditer(r"(?:(?<=\s\s)|(?<=\t)|^)\S", header_line)]
+    starts = [m.start() for m in _COLUMN_START.finditer(header_line)]
     if len(starts) != count:
         return None
     cells = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]

@@ -22,7 +22,7 @@ SHORT: Final = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9}
 """Multipliers of a number written short (``14.8k``, ``3.2M``, ``$402k``)."""
 SCALE_WORDS: Final = {"thousand": "k", "million": "M", "billion": "B"}
 """Words of a number's scale, as the letter a number written short ends in."""
-_SCALE_WORD: Final = re.compile(r"\s+(thousand|million|billion)\b", re.IGNORECASE)
+_SCALE_WORD: Final = re.compile(rf"\s+({'|'.join(SCALE_WORDS)})\b", re.IGNORECASE)
 SIZE_FACTORS: Final = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2.0**10,
                        "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40, "ki": 2.0**10,
                        "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}
@@ -41,20 +41,9 @@ KEY_UNITS: Final = tuple((frozenset(row["words"]), row["measure"], row["factor"]
 DURATION_KEYS: Final = frozenset(UNITS["duration_keys"])
 UNNAMED_DURATION_FACTORS: Final = (1.0, 1e-3, 1e-9)
 """The units a duration under a key naming none may be in: seconds, ms, ns."""
-COLUMN_UNITS: Final = (
-    # a tool's command line -> the columns it writes bare numbers of a size unit in
-    (re.compile(r"^\s*ps\b"), frozenset({"rss", "vsz", "sz"}), "kib"),
-    (re.compile(r"^\s*free\b.*\s(?:-m|--mebi)\b"),
-     frozenset({"total", "used", "free", "shared", "buff/cache", "available"}), "mib"),
-    (re.compile(r"^\s*free\b.*\s(?:-g|--gibi)\b"),
-     frozenset({"total", "used", "free", "shared", "buff/cache", "available"}), "gib"),
-    (re.compile(r"^\s*free(?:\s+-k)?\s*$"),
-     frozenset({"total", "used", "free", "shared", "buff/cache", "available"}), "kib"),
-    (re.compile(r"^\s*vmstat\b"), frozenset({"swpd", "free", "buff", "cache"}), "kib"),
-    (re.compile(r"^\s*iostat\b"), frozenset({"rkb/s", "wkb/s", "dkb/s"}), "kib"),
-)
-"""Columns a tool writes in a unit its output does not name (``ps``'s RSS in KiB, ``free
--m``'s in MiB): its bare numbers there are sizes in that unit."""
+COLUMN_UNITS: Final = tuple((re.compile(row["command"]), frozenset(row["columns"]), row["unit"])
+                           for row in UNITS["column_units"])
+"""Columns a tool writes in a unit its output does not name (``units.toml``)."""
 
 
 def column_unit(source: str | None, key: str) -> str | None:
